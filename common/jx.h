@@ -1,0 +1,68 @@
+/*
+ * jx.h: the accessor layer over jansson. Every value taken from untrusted
+ * JSON goes through here, so that its type and range are checked and an
+ * error names the field by its path ("repetitions.iterations").
+ *
+ * Getters take the object, the key, and the path of the object itself
+ * ("" for the document root). On failure they return a BF_ERR_* code and
+ * fill d. A missing optional key leaves *out untouched and returns 0
+ * (set the default before calling); a missing required key is
+ * BF_ERR_INVALID with "<path>.<key>: is required".
+ */
+#ifndef BF_JX_H
+#define BF_JX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "err.h"
+
+#define JX_REQUIRED	1
+#define JX_OPTIONAL	0
+
+/*
+ * Parse a JSON document of at most max bytes. It must be an object or array
+ * (JSON_REJECT_DUPLICATES is on: a repeated key is an error). Depth is capped
+ * by BF_MAX_JSON_DEPTH. On malformed input BF_ERR_PARSE with a message naming
+ * line, column and byte position; over max, BF_ERR_TOOBIG. *out is a new
+ * reference the caller json_decref()s.
+ */
+int jx_loads(const char *text, size_t len, size_t max, json_t **out, struct bf_diag *d);
+
+/* Build "parent.key" (or "key" when parent is "") into buf. */
+const char *jx_path(char *buf, size_t bufsz, const char *parent, const char *key);
+/* Build "parent[idx]". */
+const char *jx_path_idx(char *buf, size_t bufsz, const char *parent, size_t idx);
+
+/* Refuse keys outside allowed (a NULL-terminated list):
+ * 'repetitions.iteratons: unknown key; expected one of boots, iterations, warmup'. */
+int jx_only_keys(const json_t *obj, const char *const *allowed, const char *path, struct bf_diag *d);
+
+/* String of 1..maxlen bytes with no NUL. *out points into obj (borrowed). */
+int jx_str(const json_t *obj, const char *key, int required, size_t maxlen,
+    const char **out, const char *path, struct bf_diag *d);
+/* An integer (a JSON integer, not a real) in [min, max]. */
+int jx_int(const json_t *obj, const char *key, int required, int64_t min, int64_t max,
+    int64_t *out, const char *path, struct bf_diag *d);
+/* A finite number (integer or real) in [min, max]. */
+int jx_num(const json_t *obj, const char *key, int required, double min, double max,
+    double *out, const char *path, struct bf_diag *d);
+int jx_bool(const json_t *obj, const char *key, int required, int *out,
+    const char *path, struct bf_diag *d);
+/* An object; *out borrowed. */
+int jx_obj(const json_t *obj, const char *key, int required, json_t **out,
+    const char *path, struct bf_diag *d);
+/* An array of at most maxlen elements (and at least minlen); *out borrowed. */
+int jx_arr(const json_t *obj, const char *key, int required, size_t minlen, size_t maxlen,
+    json_t **out, const char *path, struct bf_diag *d);
+
+/* Check a name: 1..BF_MAX_NAME bytes of [A-Za-z0-9_.-], starting with an
+ * alphanumeric. Used for recipe, machine, parameter and axis names. */
+int jx_check_name(const char *s, const char *path, struct bf_diag *d);
+
+/* A value's JSON text for messages, cut to about 60 bytes ("\"alwayz\"").
+ * Writes into buf and returns it. */
+const char *jx_repr(const json_t *v, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * matrix.h: expansion of a job's matrix into cells, the cartesian product
+ * of its axes. Axes vary like nested loops in the order they are written:
+ * the first axis slowest, the last fastest. A job without a matrix has one
+ * cell.
+ */
+#ifndef BF_MATRIX_H
+#define BF_MATRIX_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "err.h"
+#include "job.h"
+#include "recipe.h"
+
+struct matrix_cell {
+	size_t index;		/* 0..ncells-1 */
+	json_t *axes;		/* object axis -> value of this cell (owned) */
+	json_t *values;		/* every parameter's value for this cell (owned) */
+	char *label;		/* "loops=1000 mode=a", or "default" with no axes */
+};
+
+/* Number of cells, or BF_ERR_TOOBIG over BF_MAX_CELLS (checked without
+ * overflow). */
+int matrix_count(const json_t *matrix, size_t *countp, struct bf_diag *d);
+/* The job must have passed job_validate(). Free with matrix_free(). */
+int matrix_expand(const struct job_spec *job, const struct recipe *r,
+    struct matrix_cell **cellsp, size_t *ncellsp, struct bf_diag *d);
+void matrix_free(struct matrix_cell *cells, size_t ncells);
+
+#endif

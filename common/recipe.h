@@ -1,0 +1,117 @@
+/*
+ * recipe.h: the recipe model. A recipe names its typed parameters, presets,
+ * the measured command as an argv template with {param} slots, and metrics.
+ *
+ * Recipe document (JSON):
+ * {
+ *   "name": "cpu-loop",                         required, jx_check_name
+ *   "description": "...",                       optional
+ *   "params": {                                 optional, <= BF_MAX_PARAMS
+ *     "loops": {"type": "int", "min": 1, "max": 1000000000, "default": 1000000,
+ *               "description": "..."},
+ *     "ratio": {"type": "number", "min": 0, "max": 1, "default": 0.5},
+ *     "mode":  {"type": "enum", "values": ["a", "b"], "default": "a"},
+ *     "msg":   {"type": "string", "max_len": 256, "default": "hi"},
+ *     "flag":  {"type": "bool", "default": false}
+ *   },                                          every param needs a default
+ *   "presets": {"test": {"loops": 1000}, "paper": {"loops": 100000000}},
+ *   "command": ["@agent", "work", "cpu", "--loops", "{loops}"],
+ *   "timeout_s": 600,                           optional, per iteration
+ *   "metrics": [
+ *     {"name": "wall_s", "unit": "s", "better": "lower", "source": "wall_s"},
+ *     {"name": "ops", "unit": "ops/s", "better": "higher", "source": "stdout",
+ *      "regex": "([0-9.]+) ops/s"}
+ *   ]
+ * }
+ *
+ * Slots: "{name}" anywhere inside an argv element is replaced by the value of
+ * parameter name; "{{" and "}}" are literal braces. Each element stays one
+ * argv element whatever the value contains: values never meet a shell.
+ * A slot naming an unknown parameter is an error at recipe load.
+ * "@agent" as the whole first element means the agent binary itself (its
+ * built-in workloads, "work ...").
+ *
+ * Metric sources: wall_s, user_s, sys_s, maxrss_kb (measured by the agent for
+ * every iteration) or stdout/stderr with a POSIX extended regex that has one
+ * capture group holding a number (commas are stripped before parsing).
+ */
+#ifndef BF_RECIPE_H
+#define BF_RECIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "err.h"
+
+enum recipe_ptype { RECIPE_P_INT, RECIPE_P_NUM, RECIPE_P_STR, RECIPE_P_ENUM, RECIPE_P_BOOL };
+
+struct recipe_param {
+	char *name;
+	enum recipe_ptype type;
+	int64_t imin, imax;		/* int */
+	double nmin, nmax;		/* number */
+	size_t max_len;			/* string; default BF_MAX_STR */
+	char **values;			/* enum */
+	size_t nvalues;
+	json_t *def;			/* owned reference */
+	char *description;
+};
+
+struct recipe_metric {
+	char *name;
+	char *unit;
+	int higher_better;		/* 1 "higher", 0 "lower" */
+	char *source;			/* wall_s|user_s|sys_s|maxrss_kb|stdout|stderr */
+	char *regex;			/* only for stdout/stderr */
+};
+
+struct recipe {
+	char *name;
+	char *description;
+	struct recipe_param *params;
+	size_t nparams;
+	json_t *presets;		/* object: preset -> object of param values; validated */
+	char **command;			/* argv template, ncommand elements */
+	size_t ncommand;
+	int64_t timeout_s;		/* default 600 */
+	struct recipe_metric *metrics;
+	size_t nmetrics;
+	json_t *json;			/* the document as loaded (owned) */
+};
+
+/* Parse and validate a recipe document. *out freed with recipe_free(). */
+int recipe_parse(const char *text, size_t len, struct recipe **out, struct bf_diag *d);
+/* Same from a parsed document (takes its own reference). */
+int recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d);
+/* Load one file (capped at BF_MAX_RECIPE_FILE). */
+int recipe_load_file(const char *path, struct recipe **out, struct bf_diag *d);
+void recipe_free(struct recipe *r);
+
+/* NULL when there is no such parameter. */
+const struct recipe_param *recipe_param(const struct recipe *r, const char *name);
+/* Comma-separated parameter names into buf, for messages. */
+const char *recipe_param_names(const struct recipe *r, char *buf, size_t bufsz);
+
+/*
+ * Check v against parameter p: type, range, enum membership, string length,
+ * no NUL bytes. path names v in messages: 'matrix.mode[2]: "x" is not one of a, b'.
+ */
+int recipe_check_value(const struct recipe_param *p, const json_t *v, const char *path,
+    struct bf_diag *d);
+
+/*
+ * Render the command for one set of values (object name -> value; every
+ * parameter present). *argvp is a NULL-terminated array of *argcp strings;
+ * free it with recipe_argv_free(). Numbers render as integers when integral
+ * ("%.17g" otherwise), bools as "true"/"false".
+ */
+int recipe_render_argv(const struct recipe *r, const json_t *values, char ***argvp,
+    size_t *argcp, struct bf_diag *d);
+void recipe_argv_free(char **argv);
+
+/* Public JSON description (name, description, params, presets, metrics,
+ * command). New reference. */
+json_t *recipe_to_json(const struct recipe *r);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * ssh.h: the SSH transport to lab machines, on libssh2. Host keys are
+ * pinned in a known_hosts file: an unknown or changed key refuses the
+ * machine (BF_ERR_HOSTKEY) and says which. Authentication is by key only.
+ * All I/O is non-blocking with select() on the session's directions and a
+ * deadline, so a dead link becomes BF_ERR_TIMEOUT / BF_ERR_LOST, never a
+ * hang. A connection keeps its session so the next exec is cheap; each exec
+ * opens a new channel.
+ *
+ * A struct ssh_conn is used by one thread at a time.
+ */
+#ifndef BF_SSH_H
+#define BF_SSH_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "buf.h"
+
+struct ssh_conn;
+
+struct ssh_target {
+	const char *host;		/* name or address */
+	int port;
+	const char *user;
+	const char *key_path;		/* private key; public is key_path + ".pub" if present */
+	const char *known_hosts;	/* OpenSSH known_hosts file */
+	int connect_timeout_ms;		/* TCP connect + handshake + auth */
+};
+
+/* Library init; call once at start-up (not thread-safe). */
+int ssh_global_init(void);
+void ssh_global_cleanup(void);
+
+int ssh_connect(const struct ssh_target *t, struct ssh_conn **out, struct bf_diag *d);
+void ssh_close(struct ssh_conn *c);		/* accepts NULL */
+
+#define SSH_STDOUT 1
+#define SSH_STDERR 2
+
+/* Called for each complete line (without "\n"); a line over BF_MAX_LOG_LINE
+ * is delivered cut at that length with truncated = 1, its rest dropped.
+ * A final unterminated line is delivered at EOF. Non-zero return aborts the
+ * exec with that code. */
+typedef int (*ssh_line_cb)(void *arg, int stream, const char *line, size_t len, int truncated);
+
+/*
+ * Run cmd (a fixed command line: callers shquote() any variable part), write
+ * stdin_data then send EOF, deliver output lines to cb, and wait for the
+ * exit status. idle_timeout_ms: no byte from the peer for that long is
+ * BF_ERR_TIMEOUT; total_timeout_ms bounds the whole exec (0 = none). A
+ * broken connection is BF_ERR_LOST and the connection is then unusable.
+ * *exit_status is the remote status, or -1 when killed by a signal.
+ */
+int ssh_exec(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_t stdin_len,
+    ssh_line_cb cb, void *arg, int idle_timeout_ms, int total_timeout_ms,
+    int *exit_status, struct bf_diag *d);
+/* ssh_exec collecting stdout into out (capped by out->max); stderr into err
+ * when non-NULL. */
+int ssh_exec_capture(struct ssh_conn *c, const char *cmd, struct buf *out, struct buf *err,
+    int timeout_ms, int *exit_status, struct bf_diag *d);
+
+/* Upload a local file over SFTP to remote_path + ".tmp", fsync, chmod mode,
+ * rename over remote_path. Creates the parent directory (one level). */
+int ssh_upload(struct ssh_conn *c, const char *local_path, const char *remote_path, int mode,
+    int timeout_ms, struct bf_diag *d);
+
+/* 1 while the connection is believed usable. */
+int ssh_alive(const struct ssh_conn *c);
+
+#endif

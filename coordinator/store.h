@@ -1,0 +1,159 @@
+/*
+ * store.h: the single source of truth. SQLite in WAL mode, schema migrations
+ * versioned in the file (PRAGMA user_version). Every state change is one
+ * transaction, so a coordinator killed at any moment restarts from a
+ * consistent store.
+ *
+ * Thread safety: one connection guarded by a mutex inside struct store;
+ * every function may be called from any thread.
+ *
+ * Run states: queued -> running -> done | failed | lost | cancelled.
+ * Job states: queued -> running -> done | failed | cancelled
+ *   (done: every run done; failed: every run ended and at least one not
+ *   done; cancelled: by a user).
+ * Machine states: idle, running, offline.
+ */
+#ifndef BF_STORE_H
+#define BF_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "err.h"
+
+struct store;
+
+/* Open or create, set WAL and busy timeout, migrate to the newest schema.
+ * A file with a schema newer than this binary knows is refused. */
+int store_open(const char *path, struct store **out, struct bf_diag *d);
+void store_close(struct store *s);			/* accepts NULL */
+int store_schema_version(struct store *s);
+
+/* --- machines --- */
+struct store_machine {
+	char *name;
+	char *host;
+	int port;
+	char *user;
+	char *key_path;
+	char *klass;		/* class, e.g. "demo", "zen4-2s" */
+	char *state;		/* idle | running | offline */
+	char *hostname;		/* last reported by the agent; may be NULL */
+	char *kernel;		/* may be NULL */
+	char *arch;		/* may be NULL */
+	char *last_error;	/* may be NULL */
+	int64_t created_at;	/* unix seconds */
+	int64_t last_seen;	/* 0 = never */
+};
+
+/* BF_ERR_EXISTS if the name is taken (d says so). */
+int store_machine_add(struct store *s, const struct store_machine *m, struct bf_diag *d);
+/* BF_ERR_NOTFOUND. *out freed with store_machine_free(). */
+int store_machine_get(struct store *s, const char *name, struct store_machine **out);
+/* All machines by name; free with store_machines_free(). */
+int store_machine_list(struct store *s, struct store_machine **out, size_t *nout);
+void store_machine_free(struct store_machine *m);
+void store_machines_free(struct store_machine *a, size_t n);
+/* BF_ERR_NOTFOUND; BF_ERR_STATE while a run holds the machine. */
+int store_machine_delete(struct store *s, const char *name);
+/* Update what is non-NULL; last_seen = now when touch is set. */
+int store_machine_update(struct store *s, const char *name, const char *state,
+    const char *hostname, const char *kernel, const char *arch,
+    const char *last_error, int touch);
+/* API view of a machine (no key path). New reference. */
+json_t *store_machine_json(const struct store_machine *m);
+
+/* --- jobs and runs --- */
+struct store_run_new {
+	size_t cell_index;
+	const char *label;		/* "loops=1000 mode=a" */
+	const char *axes_json;		/* the cell's axis values, JSON object text */
+	const char *values_json;	/* every parameter's value, JSON object text */
+	int boot;			/* boot repetition index, 0.. */
+};
+
+/* Insert the job and all its runs (state queued) in one transaction.
+ * machine_class or machine_names_json (a JSON array text) selects machines. */
+int store_job_create(struct store *s, const char *recipe, const char *name,
+    const char *spec_json, const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns, int64_t *idp);
+/* {"id","recipe","name","state","created_at","finished_at","runs_total",
+ *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
+ * BF_ERR_NOTFOUND. New reference in *out. */
+int store_job_get_json(struct store *s, int64_t id, json_t **out);
+/* {"jobs":[ job objects without "spec", newest first ]}; at most limit (<=1000). */
+int store_jobs_list_json(struct store *s, size_t limit, json_t **out);
+/* Queued runs become cancelled; the job is cancelled (running runs finish and
+ * keep their result). BF_ERR_NOTFOUND; BF_ERR_STATE if the job had ended. */
+int store_job_cancel(struct store *s, int64_t id);
+
+/* Run object: {"id","job_id","cell_index","label","axes":{},"values":{},
+ *  "boot","attempt","state","machine","hostname","kernel","boot_id",
+ *  "started_at","finished_at","exit_status","error",
+ *  "samples":[{"boot","iteration","metric","value","unit"}]}
+ * {"runs":[...]} ordered by cell_index, boot, id. BF_ERR_NOTFOUND when the
+ * job does not exist. */
+int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
+int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
+/* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
+ * at most limit lines. */
+int store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
+    json_t **out);
+
+/* --- for the scheduler --- */
+struct store_claim {
+	int64_t run_id;
+	int64_t job_id;
+	char *recipe;
+	char *spec_json;
+	char *values_json;
+	char *label;
+	int boot;
+	int attempt;
+};
+
+/*
+ * Atomically take the next queued run this machine may execute (its job
+ * names the machine's class or the machine itself): oldest job first, then
+ * boot, then cell_index. The run becomes running with machine, started_at and
+ * lease_until = now + lease_s; the job becomes running; the machine becomes
+ * running. Returns 0 with *out = NULL when there is nothing to do.
+ */
+int store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
+    struct store_claim **out);
+void store_claim_free(struct store_claim *c);
+/* Extend the lease of a running run. */
+int store_run_renew(struct store *s, int64_t run_id, int lease_s);
+
+struct store_sample {
+	const char *metric;
+	double value;
+	const char *unit;
+};
+/* All samples of one iteration in one transaction; idempotent: a sample
+ * already stored under (run, boot, iteration, metric) is left as it is. */
+int store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
+    const struct store_sample *samples, size_t n);
+/* Append a log line (cut to BF_MAX_LOG_LINE); stream: stdout|stderr|agent|coord. */
+int store_run_log_add(struct store *s, int64_t run_id, const char *stream, const char *line);
+int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
+    const char *kernel, const char *boot_id);
+/* End a run (state done|failed|lost), free its machine (state idle), and
+ * settle the job's state when none of its runs is queued or running. */
+int store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_status,
+    const char *error);
+/*
+ * At start-up: every run left running by a dead coordinator goes back to
+ * queued (attempt + 1) with its partial samples removed, in one transaction;
+ * machines marked running become idle. *nrequeued counts them.
+ */
+int store_recover(struct store *s, size_t *nrequeued);
+
+/* Samples of a job for reports:
+ * {"job":id,"recipe":..., "cells":[{"cell_index","label","axes":{},
+ *   "samples":[{"metric","unit","boot","iteration","value","run"}]}]}
+ * ordered by cell_index. */
+int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
+
+#endif
