@@ -65,4 +65,18 @@ int jx_check_name(const char *s, const char *path, struct bf_diag *d);
  * Writes into buf and returns it. */
 const char *jx_repr(const json_t *v, char *buf, size_t bufsz);
 
+/*
+ * Checks on a value itself rather than obj[key], for array elements and
+ * parameter values; path names v. Same rules and messages as the getters.
+ */
+int jx_as_str(const json_t *v, size_t maxlen, const char **out, const char *path,
+    struct bf_diag *d);
+int jx_as_int(const json_t *v, int64_t min, int64_t max, int64_t *out, const char *path,
+    struct bf_diag *d);
+int jx_as_num(const json_t *v, double min, double max, double *out, const char *path,
+    struct bf_diag *d);
+
+/* "a string", "an integer", "a real number", "an object", ... for messages. */
+const char *jx_type_name(const json_t *v);
+
 #endif

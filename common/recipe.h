@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "buf.h"
 #include "err.h"
 
 enum recipe_ptype { RECIPE_P_INT, RECIPE_P_NUM, RECIPE_P_STR, RECIPE_P_ENUM, RECIPE_P_BOOL };
@@ -109,6 +110,13 @@ int recipe_check_value(const struct recipe_param *p, const json_t *v, const char
 int recipe_render_argv(const struct recipe *r, const json_t *values, char ***argvp,
     size_t *argcp, struct bf_diag *d);
 void recipe_argv_free(char **argv);
+
+/*
+ * Append a parameter value as it appears in an argv element or a cell label:
+ * strings as is, integral numbers as integers, bools as "true"/"false".
+ * BF_ERR_INVALID for objects, arrays and null.
+ */
+int recipe_append_value(struct buf *b, const json_t *v);
 
 /* Public JSON description (name, description, params, presets, metrics,
  * command). New reference. */

@@ -29,6 +29,9 @@ struct store;
 int store_open(const char *path, struct store **out, struct bf_diag *d);
 void store_close(struct store *s);			/* accepts NULL */
 int store_schema_version(struct store *s);
+/* SQLite's text for the last store failure of the calling thread ("" if
+ * none yet), for logs next to bf_err_str(). Static per-thread storage. */
+const char *store_last_error(void);
 
 /* --- machines --- */
 struct store_machine {

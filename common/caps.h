@@ -1,8 +1,8 @@
 /*
- * limits.h: every cap on untrusted input, by name. Change them here only.
+ * caps.h: every cap on untrusted input, by name. Change them here only.
  */
-#ifndef BF_LIMITS_H
-#define BF_LIMITS_H
+#ifndef BF_CAPS_H
+#define BF_CAPS_H
 
 #define BF_MAX_API_BODY		(1024 * 1024)	/* HTTP request body */
 #define BF_MAX_RECIPE_FILE	(256 * 1024)	/* one recipe document */
@@ -19,6 +19,7 @@
 #define BF_MAX_ITERATIONS	10000
 #define BF_MAX_BOOTS		100
 #define BF_MAX_LOG_LINE		4096		/* one log line; longer is cut */
+#define BF_MAX_AGENT_LINE	(64 * 1024)	/* one JSON line from the agent */
 #define BF_MAX_STEP		(256 * 1024)	/* step JSON sent to the agent */
 #define BF_MAX_AGENT_OUTPUT	(16 * 1024 * 1024) /* one step's JSON lines */
 #define BF_MAX_CAPTURE		(4 * 1024 * 1024) /* workload stdout kept by the agent */
