@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The walking skeleton end to end on real parts: a 3-host netns fleet with
+# real OpenSSH sshd, a real benchfleetd with a SQLite store, the agent
+# uploaded over SFTP, a 4-cell x 3-iteration job, samples checked in the
+# store, the API and the CLI; then malformed and hostile input.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+work=$(mktemp -d /tmp/bf-skel.XXXXXX)
+defer "rm -rf '$work'"
+fleet=$work/fleet
+rm -f /tmp/bf-pwned /tmp/bf-pwned2 /tmp/bf-pwned3
+bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfit \
+	--subnet 10.78.0 --bridge bfbri --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+defer stop_daemon
+cli() { "$BIN/benchfleet" --url "$URL" "$@"; }
+
+# --- machines: two through the API, one through the CLI ---
+n=0
+while IFS=$'\t' read -r name addr port user key; do
+	n=$((n + 1))
+	if [ $n -le 2 ]; then
+		r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"it\"}")
+		check_eq "POST /machines $name" "$(status_of "$r")" 201
+	else
+		check "CLI machines add $name" cli machines add "$name" "$addr:$port" --user "$user" --key "$key" --class it
+	fi
+done < "$fleet/hosts.tsv"
+r=$(api POST /api/v1/machines "{\"name\":\"bfit1\",\"host\":\"10.78.0.11\",\"key\":\"$fleet/client_key\",\"class\":\"it\"}")
+check_eq "duplicate machine" "$(status_of "$r")" 409
+check_eq "machines listed" "$(curl -fsS "$URL/api/v1/machines" | jq '.machines | length')" 3
+check_contains "CLI machines" "$(cli machines)" bfit3
+
+# --- the job: 4 cells x 3 iterations on 3 hosts ---
+job='{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
+      "matrix":{"mb":[8,16],"passes":[1,2]},"repetitions":{"iterations":3,"warmup":1}}'
+r=$(api POST /api/v1/jobs "$job")
+check_eq "POST /jobs" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+st=$(wait_job "$id" 180)
+check_eq "job $id state" "$st" done
+runs=$(curl -fsS "$URL/api/v1/jobs/$id/runs")
+check_eq "runs" "$(jq '.runs | length' <<<"$runs")" 4
+check_eq "runs done" "$(jq '[.runs[] | select(.state=="done")] | length' <<<"$runs")" 4
+check_eq "every run on a netns host" \
+	"$(jq -r '[.runs[].hostname | test("^bfit[123]$")] | all' <<<"$runs")" true
+check_eq "3 measured iterations per run" \
+	"$(jq -r '[.runs[] | [.samples[] | select(.metric=="wall_s")] | length] | unique | @csv' <<<"$runs")" 3
+check_eq "pages_per_s extracted by the recipe's regex" \
+	"$(jq -r '[.runs[] | [.samples[] | select(.metric=="pages_per_s" and .value > 0)] | length] | unique | @csv' <<<"$runs")" 3
+echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
+# The store itself: one row per measured value, none twice.
+db=$work/bf.db
+check_eq "samples in the store" \
+	"$(sqlite3 "$db" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='wall_s'")" 12
+check_eq "no duplicate samples" \
+	"$(sqlite3 "$db" "select count(*) from (select run_id,boot,iteration,metric,count(*) c from samples group by 1,2,3,4 having c>1)")" 0
+check_eq "WAL mode" "$(sqlite3 "$db" 'pragma journal_mode')" wal
+# API and CLI serve them.
+check_contains "CLI runs" "$(cli runs "$id")" bfit
+check_contains "CLI status" "$(cli status "$id")" done
+rep=$(cli report "$id" --baseline passes:1)
+check_contains "CLI report" "$rep" "pages_per_s"
+check_contains "CLI report cells" "$rep" "mb=16"
+check_eq "report json" "$(curl -fsS "$URL/api/v1/jobs/$id/report?format=json" | jq -r type)" object
+r1=$(jq -r '.runs[0].id' <<<"$runs")
+check_eq "GET /runs/{id}" "$(curl -fsS "$URL/api/v1/runs/$r1" | jq -r .state)" done
+check_eq "agent uploaded to each host's home" \
+	"$(ls "$fleet"/bfit*/home/.benchfleet/benchfleet-agent 2>/dev/null | wc -l)" 3
+check_eq "agent copy matches" "$(sha256sum "$fleet"/bfit1/home/.benchfleet/benchfleet-agent | cut -c1-64)" \
+	"$(sha256sum "$BIN/benchfleet-agent" | cut -c1-64)"
+
+# --- bad input: clear errors, nothing written ---
+jobs_before=$(sqlite3 "$db" "select count(*) from jobs")
+runs_before=$(sqlite3 "$db" "select count(*) from runs")
+r=$(api POST /api/v1/jobs '{"recipe": "page-touch", "machines": ')
+check_eq "truncated JSON" "$(status_of "$r")" 400
+check_contains "truncated JSON names the position" "$(body_of "$r" | jq -r .error)" "line 1"
+r=$(api POST /api/v1/jobs 'garbage')
+check_eq "garbage" "$(status_of "$r")" 400
+check_eq "garbage error is JSON" "$(body_of "$r" | jq -r 'has("error")')" true
+r=$(api POST /api/v1/jobs '{"recipe":"nosuch","machines":{"class":"it"}}')
+check_eq "unknown recipe" "$(status_of "$r")" 400
+check_contains "unknown recipe named" "$(body_of "$r")" nosuch
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"class":"it"},"matrix":{"thpp":["never"]}}')
+check_eq "unknown axis" "$(status_of "$r")" 400
+check_contains "unknown axis named" "$(body_of "$r")" thpp
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"class":"it"},"matrix":{"mb":[8,0]}}')
+check_eq "axis value out of range" "$(status_of "$r")" 400
+check_contains "bad value named" "$(body_of "$r" | jq -r .error)" "matrix.mb[1]"
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfit1","ghost"]}}')
+check_eq "unknown machine" "$(status_of "$r")" 400
+check_contains "unknown machine named" "$(body_of "$r")" ghost
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"class":"nosuchclass"}}')
+check_eq "unknown class" "$(status_of "$r")" 400
+head -c 2000000 /dev/zero | tr '\0' ' ' > "$work/big"
+code=$(curl -sS -o "$work/big.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+	--data-binary @"$work/big" "$URL/api/v1/jobs")
+check_eq "huge body" "$code" 413
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs/999999")
+check_eq "unknown job" "$code" 404
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/nosuch")
+check_eq "unknown resource" "$code" 404
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X DELETE "$URL/api/v1/jobs")
+check_eq "wrong method" "$code" 405
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/machines/ghost")
+check_eq "unknown machine GET" "$code" 404
+r=$(api POST /api/v1/machines '{"name":"x;rm","host":"10.78.0.11","key":"/etc/hostname"}')
+check_eq "hostile machine name" "$(status_of "$r")" 400
+# Raw malformed HTTP on the socket: a 4xx or a closed connection, never a
+# crash or a hang.
+port=${URL##*:}
+raw() { (exec 3<>/dev/tcp/127.0.0.1/$port; printf "$1" >&3; timeout 5 cat <&3 | head -1) 2>/dev/null; }
+check_contains "bad header line" "$(raw 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n')" " 400 "
+check_contains "bad content-length" "$(raw 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n')" " 400 "
+check_contains "bad version" "$(raw 'GET /api/v1/jobs HTTP/9.9\r\n\r\n')" " 505 "
+raw 'GARBAGE\r\n\r\n' >/dev/null
+code=$(head -c 2000000 /dev/zero | tr '\0' ' ' | curl -sS -o /dev/null -w '%{http_code}' -X POST \
+	-H 'Transfer-Encoding: chunked' --data-binary @- "$URL/api/v1/jobs")
+check_eq "huge chunked body" "$code" 413
+check_eq "nothing written by rejected requests (jobs)" "$(sqlite3 "$db" "select count(*) from jobs")" "$jobs_before"
+check_eq "nothing written by rejected requests (runs)" "$(sqlite3 "$db" "select count(*) from runs")" "$runs_before"
+check "daemon still alive after bad input" kill -0 "$DAEMON_PID"
+
+# --- hostile values reach the workload as one literal argv element ---
+hostile=$(jq -n '{recipe:"echo", machines:{names:["bfit2"]}, repetitions:{iterations:1},
+	matrix:{msg:["; touch /tmp/bf-pwned", "$(touch /tmp/bf-pwned2)", "`touch /tmp/bf-pwned3`", "a\nb", "--help", "'"'"'quoted'"'"'"]}}')
+r=$(api POST /api/v1/jobs "$hostile")
+check_eq "hostile job accepted" "$(status_of "$r")" 201
+hid=$(body_of "$r" | jq -r .id)
+check_eq "hostile job" "$(wait_job "$hid" 120)" done
+hruns=$(curl -fsS "$URL/api/v1/jobs/$hid/runs")
+while read -r rid; do
+	want=$(jq -r --argjson r "$rid" '.runs[] | select(.id==$r) | .values.msg' <<<"$hruns")
+	got=$(curl -fsS "$URL/api/v1/runs/$rid/log" | jq -r '[.lines[] | select(.stream=="stdout") | .line] | join("\n")')
+	check_eq "run $rid printed its value literally" "$got" "$want"
+done < <(jq -r '.runs[].id' <<<"$hruns")
+check "no file created by a hostile value" test ! -e /tmp/bf-pwned -a ! -e /tmp/bf-pwned2 -a ! -e /tmp/bf-pwned3
+r=$(api POST /api/v1/jobs '{"recipe":"echo","machines":{"names":["bfit2"]},"params":{"msg":"nul\u0000byte"}}')
+check_eq "NUL in a value" "$(status_of "$r")" 400
+
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish
