@@ -1,0 +1,503 @@
+/*
+ * job.c: parse a job document (structure and types, no recipe needed) and
+ * validate it against its recipe. A job is untrusted input from the HTTP
+ * API; after job_validate() every value in it is one its recipe accepts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "job.h"
+#include "jx.h"
+#include "caps.h"
+#include "matrix.h"
+#include "recipe.h"
+
+#define JOB_NAME_MAX		200
+#define JOB_MAX_MACHINES	1024
+
+static const char *const job_keys[] = {
+	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order", NULL
+};
+/* Keys the design reserves for boot and knob control, which this version
+ * lacks: refused with their own message so that adding them later breaks
+ * no client that already checks for "unknown key". */
+static const char *const job_reserved[] = {
+	"kernel", "boot", "knobs", "bind", "cmdline", NULL
+};
+static const char *const job_machine_keys[] = { "class", "names", NULL };
+static const char *const job_rep_keys[] = { "boots", "iterations", "warmup", NULL };
+
+static const struct {
+	const char *name;
+	int interleaved;
+} job_orders[] = {
+	{"sequential", 0},
+	{"interleaved", 1},
+};
+
+/* A reserved name is also refused as a matrix axis (a kernel cmdline axis)
+ * unless the recipe has a parameter of that name. */
+static int
+job_is_reserved(const char *k)
+{
+	size_t i;
+
+	for (i = 0; job_reserved[i] != NULL; i++)
+		if (strcmp(k, job_reserved[i]) == 0)
+			return 1;
+	return 0;
+}
+
+void
+job_free(struct job_spec *job)
+{
+	size_t i;
+
+	if (job == NULL)
+		return;
+	free(job->recipe);
+	free(job->name);
+	free(job->preset);
+	free(job->machine_class);
+	for (i = 0; i < job->nmachine_names; i++)
+		free(job->machine_names[i]);
+	free(job->machine_names);
+	json_decref(job->matrix);
+	json_decref(job->params);
+	json_decref(job->json);
+	free(job);
+}
+
+/* Axis values are compared as a person would: 1 and 1.0 are the same run. */
+static int
+job_same_value(const json_t *a, const json_t *b)
+{
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	return json_equal((json_t *)a, (json_t *)b);
+}
+
+static int
+job_parse_machines(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char ep[BF_DIAG_FIELD], rep[80];
+	const char *s;
+	json_t *m, *names = NULL, *v;
+	size_t i, j;
+	int r;
+
+	if ((r = jx_obj(doc, "machines", JX_REQUIRED, &m, "", d)) != 0 ||
+	    (r = jx_only_keys(m, job_machine_keys, "machines", d)) != 0)
+		goto out;
+	if ((json_object_get(m, "class") != NULL) == (json_object_get(m, "names") != NULL)) {
+		bf_diag_set(d, "machines", "give exactly one of class or names");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (json_object_get(m, "class") != NULL) {
+		if ((r = jx_str(m, "class", JX_REQUIRED, BF_MAX_NAME, &s, "machines", d)) != 0 ||
+		    (r = jx_check_name(s, "machines.class", d)) != 0)
+			goto out;
+		if ((job->machine_class = strdup(s)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if ((r = jx_arr(m, "names", JX_REQUIRED, 1, JOB_MAX_MACHINES, &names, "machines",
+	    d)) != 0)
+		goto out;
+	if ((job->machine_names = calloc(json_array_size(names),
+	    sizeof(*job->machine_names))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(names, i, v) {
+		jx_path_idx(ep, sizeof(ep), "machines.names", i);
+		if ((r = jx_as_str(v, BF_MAX_NAME, &s, ep, d)) != 0 ||
+		    (r = jx_check_name(s, ep, d)) != 0)
+			goto out;
+		for (j = 0; j < i; j++)
+			if (strcmp(job->machine_names[j], s) == 0) {
+				bf_diag_set(d, ep, "%s repeats machines.names[%zu]",
+				    jx_repr(v, rep, sizeof(rep)), j);
+				r = BF_ERR_INVALID;
+				goto out;
+			}
+		if ((job->machine_names[i] = strdup(s)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		job->nmachine_names++;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+/* A parameter value must be a scalar; its type against the recipe comes later. */
+static int
+job_check_scalar(const json_t *v, const char *path, struct bf_diag *d)
+{
+	int r = 0;
+
+	if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
+		bf_diag_set(d, path, "expected a string, number or boolean, got %s",
+		    jx_type_name(v));
+		r = BF_ERR_INVALID;
+	}
+	return r;
+}
+
+static int
+job_parse_matrix(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char ap[BF_DIAG_FIELD], ep[BF_DIAG_FIELD], rep[80];
+	const char *k;
+	json_t *matrix = NULL, *arr, *v;
+	size_t i, j, n;
+	int r;
+
+	if ((r = jx_obj(doc, "matrix", JX_OPTIONAL, &matrix, "", d)) != 0)
+		goto out;
+	if (matrix == NULL) {
+		if ((job->matrix = json_object()) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if ((n = json_object_size(matrix)) > BF_MAX_AXES) {
+		bf_diag_set(d, "matrix", "has %zu axes; at most %d allowed", n, BF_MAX_AXES);
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	json_object_foreach(matrix, k, arr) {
+		jx_path(ap, sizeof(ap), "matrix", k);
+		if ((r = jx_check_name(k, ap, d)) != 0 ||
+		    (r = jx_arr(matrix, k, JX_REQUIRED, 1, BF_MAX_AXIS_VALUES, &arr, "matrix",
+		    d)) != 0)
+			goto out;
+		json_array_foreach(arr, i, v) {
+			jx_path_idx(ep, sizeof(ep), ap, i);
+			if ((r = job_check_scalar(v, ep, d)) != 0)
+				goto out;
+			for (j = 0; j < i; j++)
+				if (job_same_value(json_array_get(arr, j), v)) {
+					bf_diag_set(d, ep, "%s repeats %s[%zu]",
+					    jx_repr(v, rep, sizeof(rep)), ap, j);
+					r = BF_ERR_INVALID;
+					goto out;
+				}
+		}
+	}
+	if ((r = matrix_count(matrix, &n, d)) != 0)
+		goto out;
+	job->matrix = json_incref(matrix);
+	r = 0;
+out:
+	return r;
+}
+
+static int
+job_parse_params(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char pp[BF_DIAG_FIELD];
+	const char *k;
+	json_t *params = NULL, *v;
+	int r;
+
+	if ((r = jx_obj(doc, "params", JX_OPTIONAL, &params, "", d)) != 0)
+		goto out;
+	if (params == NULL) {
+		if ((job->params = json_object()) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if (json_object_size(params) > BF_MAX_PARAMS) {
+		bf_diag_set(d, "params", "has %zu values; at most %d allowed",
+		    json_object_size(params), BF_MAX_PARAMS);
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	json_object_foreach(params, k, v) {
+		jx_path(pp, sizeof(pp), "params", k);
+		if ((r = jx_check_name(k, pp, d)) != 0 || (r = job_check_scalar(v, pp, d)) != 0)
+			goto out;
+		if (json_object_get(job->matrix, k) != NULL) {
+			bf_diag_set(d, pp, "is also a matrix axis; a parameter is an axis or a "
+			    "fixed value, not both");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+	}
+	job->params = json_incref(params);
+	r = 0;
+out:
+	return r;
+}
+
+static int
+job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	json_t *reps = NULL;
+	int64_t it = 5, wu = 0, bo = 1;
+	int r;
+
+	if ((r = jx_obj(doc, "repetitions", JX_OPTIONAL, &reps, "", d)) != 0)
+		goto out;
+	if (reps != NULL &&
+	    ((r = jx_only_keys(reps, job_rep_keys, "repetitions", d)) != 0 ||
+	    (r = jx_int(reps, "iterations", JX_OPTIONAL, 1, BF_MAX_ITERATIONS, &it,
+	    "repetitions", d)) != 0 ||
+	    (r = jx_int(reps, "warmup", JX_OPTIONAL, 0, 100, &wu, "repetitions", d)) != 0 ||
+	    (r = jx_int(reps, "boots", JX_OPTIONAL, 1, BF_MAX_BOOTS, &bo, "repetitions",
+	    d)) != 0))
+		goto out;
+	job->iterations = (int)it;
+	job->warmup = (int)wu;
+	job->boots = (int)bo;
+	r = 0;
+out:
+	return r;
+}
+
+static int
+job_parse_order(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char rep[80];
+	const char *s = NULL;
+	size_t i;
+	int r;
+
+	if ((r = jx_str(doc, "order", JX_OPTIONAL, BF_MAX_NAME, &s, "", d)) != 0)
+		goto out;
+	job->interleaved = 0;
+	if (s == NULL) {
+		r = 0;
+		goto out;
+	}
+	for (i = 0; i < sizeof(job_orders) / sizeof(job_orders[0]); i++)
+		if (strcmp(s, job_orders[i].name) == 0) {
+			job->interleaved = job_orders[i].interleaved;
+			r = 0;
+			goto out;
+		}
+	bf_diag_set(d, "order", "%s is not one of sequential, interleaved",
+	    jx_repr(json_object_get(doc, "order"), rep, sizeof(rep)));
+	r = BF_ERR_INVALID;
+out:
+	return r;
+}
+
+/* strdup of an optional string that must also be a valid name when check_name. */
+static int
+job_dup_str(const json_t *doc, const char *key, int required, size_t maxlen, int check_name,
+    char **out, struct bf_diag *d)
+{
+	const char *s = NULL;
+	int r;
+
+	if ((r = jx_str(doc, key, required, maxlen, &s, "", d)) != 0)
+		goto out;
+	if (s != NULL && check_name && (r = jx_check_name(s, key, d)) != 0)
+		goto out;
+	if (s != NULL && (*out = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+int
+job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
+{
+	struct job_spec *job = NULL;
+	size_t i;
+	int r;
+
+	bf_diag_clear(d);
+	if (!json_is_object(doc)) {
+		bf_diag_set(d, "job", "expected an object, got %s",
+		    doc != NULL ? jx_type_name(doc) : "nothing");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	for (i = 0; job_reserved[i] != NULL; i++)
+		if (json_object_get(doc, job_reserved[i]) != NULL) {
+			bf_diag_set(d, job_reserved[i],
+			    "not supported by this version of benchfleet");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+	if ((r = jx_only_keys(doc, job_keys, "", d)) != 0)
+		goto out;
+	if ((job = calloc(1, sizeof(*job))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	job->json = json_incref(doc);
+	if ((r = job_dup_str(doc, "recipe", JX_REQUIRED, BF_MAX_NAME, 1, &job->recipe, d)) != 0 ||
+	    (r = job_dup_str(doc, "name", JX_OPTIONAL, JOB_NAME_MAX, 0, &job->name, d)) != 0 ||
+	    (r = job_dup_str(doc, "preset", JX_OPTIONAL, BF_MAX_NAME, 1, &job->preset, d)) != 0 ||
+	    (r = job_parse_machines(job, doc, d)) != 0 ||
+	    (r = job_parse_matrix(job, doc, d)) != 0 ||
+	    (r = job_parse_params(job, doc, d)) != 0 ||
+	    (r = job_parse_reps(job, doc, d)) != 0 ||
+	    (r = job_parse_order(job, doc, d)) != 0)
+		goto out;
+	*out = job;
+	job = NULL;
+	r = 0;
+out:
+	job_free(job);
+	return r;
+}
+
+int
+job_parse(const char *text, size_t len, struct job_spec **out, struct bf_diag *d)
+{
+	json_t *doc = NULL;
+	int r;
+
+	if ((r = jx_loads(text, len, BF_MAX_API_BODY, &doc, d)) != 0)
+		goto out;
+	r = job_from_json(doc, out, d);
+out:
+	json_decref(doc);
+	return r;
+}
+
+/* Preset names, comma-separated, for the message about a missing one. */
+static const char *
+job_preset_names(const struct recipe *r, char *buf, size_t bufsz)
+{
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+	int n;
+
+	buf[0] = '\0';
+	json_object_foreach(r->presets, k, v) {
+		if (off >= bufsz)
+			break;
+		n = snprintf(buf + off, bufsz - off, "%s%s", off ? ", " : "", k);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off == 0)
+		snprintf(buf, bufsz, "(none)");
+	return buf;
+}
+
+int
+job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag *d)
+{
+	char ap[BF_DIAG_FIELD], ep[BF_DIAG_FIELD], names[BF_DIAG_MSG];
+	const struct recipe_param *p;
+	const char *k;
+	json_t *arr, *v;
+	size_t i, n;
+	int r;
+
+	bf_diag_clear(d);
+	if (strcmp(job->recipe, rc->name) != 0) {
+		bf_diag_set(d, "recipe", "job names \"%s\" but the recipe is \"%s\"", job->recipe,
+		    rc->name);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (job->preset != NULL && json_object_get(rc->presets, job->preset) == NULL) {
+		bf_diag_set(d, "preset", "\"%s\" is not one of %s", job->preset,
+		    job_preset_names(rc, names, sizeof(names)));
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	json_object_foreach(job->matrix, k, arr) {
+		jx_path(ap, sizeof(ap), "matrix", k);
+		if ((p = recipe_param(rc, k)) == NULL) {
+			if (job_is_reserved(k))
+				bf_diag_set(d, ap, "not supported by this version of benchfleet");
+			else
+				bf_diag_set(d, ap, "names no parameter; parameters are %s",
+				    recipe_param_names(rc, names, sizeof(names)));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		json_array_foreach(arr, i, v) {
+			jx_path_idx(ep, sizeof(ep), ap, i);
+			if ((r = recipe_check_value(p, v, ep, d)) != 0)
+				goto out;
+		}
+	}
+	json_object_foreach(job->params, k, v) {
+		jx_path(ap, sizeof(ap), "params", k);
+		if ((p = recipe_param(rc, k)) == NULL) {
+			bf_diag_set(d, ap, "names no parameter; parameters are %s",
+			    recipe_param_names(rc, names, sizeof(names)));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = recipe_check_value(p, v, ap, d)) != 0)
+			goto out;
+	}
+	if ((r = matrix_count(job->matrix, &n, d)) != 0)
+		goto out;
+	r = 0;
+out:
+	return r;
+}
+
+int
+job_base_values(const struct job_spec *job, const struct recipe *rc, json_t **out,
+    struct bf_diag *d)
+{
+	json_t *vals = NULL, *preset = NULL, *v;
+	const char *k;
+	size_t i;
+	int r;
+
+	if ((vals = json_object()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	/* scalars are shared, not copied: nothing here mutates a value */
+	for (i = 0; i < rc->nparams; i++)
+		if (json_object_set(vals, rc->params[i].name, rc->params[i].def) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	if (job->preset != NULL && (preset = json_object_get(rc->presets, job->preset)) == NULL) {
+		bf_diag_set(d, "preset", "\"%s\" is not a preset of recipe %s", job->preset,
+		    rc->name);
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	if (preset != NULL)
+		json_object_foreach(preset, k, v)
+			if (json_object_set(vals, k, v) != 0) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+	json_object_foreach(job->params, k, v)
+		if (json_object_set(vals, k, v) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	*out = vals;
+	vals = NULL;
+	r = 0;
+out:
+	json_decref(vals);
+	return r;
+}

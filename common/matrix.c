@@ -1,0 +1,154 @@
+/*
+ * matrix.c: expand a job's matrix into its cells, the cartesian product of
+ * the axes in the order they are written (first axis slowest), like nested
+ * loops. The cell count is capped before anything is allocated.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "job.h"
+#include "jx.h"
+#include "caps.h"
+#include "matrix.h"
+#include "recipe.h"
+
+int
+matrix_count(const json_t *matrix, size_t *countp, struct bf_diag *d)
+{
+	const char *k;
+	json_t *arr;
+	size_t count = 1, n;
+	int r;
+
+	if (matrix != NULL && !json_is_object(matrix)) {
+		bf_diag_set(d, "matrix", "expected an object, got %s", jx_type_name(matrix));
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	json_object_foreach((json_t *)matrix, k, arr) {
+		if (!json_is_array(arr)) {
+			bf_diag_set(d, "matrix", "axis %s is %s, not an array", k,
+			    jx_type_name(arr));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		n = json_array_size(arr);
+		/* divide before multiplying: the product never exceeds the cap */
+		if (n != 0 && count > BF_MAX_CELLS / n) {
+			bf_diag_set(d, "matrix", "expands to more than %d cells", BF_MAX_CELLS);
+			r = BF_ERR_TOOBIG;
+			goto out;
+		}
+		count *= n;
+	}
+	*countp = count;
+	r = 0;
+out:
+	return r;
+}
+
+void
+matrix_free(struct matrix_cell *cells, size_t ncells)
+{
+	size_t i;
+
+	if (cells == NULL)
+		return;
+	for (i = 0; i < ncells; i++) {
+		json_decref(cells[i].axes);
+		json_decref(cells[i].values);
+		free(cells[i].label);
+	}
+	free(cells);
+}
+
+/* Fill cell idx: its axis values, all values, and its label. */
+static int
+matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_t *base)
+{
+	const char *keys[BF_MAX_AXES];
+	json_t *arrs[BF_MAX_AXES], *arr, *v;
+	size_t pick[BF_MAX_AXES], naxes = 0, rem = idx, i, n;
+	struct buf label;
+	const char *k;
+	int r;
+
+	buf_init(&label, 0);
+	c->index = idx;
+	json_object_foreach((json_t *)matrix, k, arr) {
+		if (naxes == BF_MAX_AXES) {
+			r = BF_ERR_TOOBIG;
+			goto out;
+		}
+		keys[naxes] = k;
+		arrs[naxes++] = arr;
+	}
+	/* mixed radix, the last axis the least significant digit */
+	for (i = naxes; i-- > 0;) {
+		n = json_array_size(arrs[i]);
+		pick[i] = rem % n;
+		rem /= n;
+	}
+	if ((c->axes = json_object()) == NULL || (c->values = json_copy((json_t *)base)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < naxes; i++) {
+		v = json_array_get(arrs[i], pick[i]);
+		if (json_object_set(c->axes, keys[i], v) != 0 ||
+		    json_object_set(c->values, keys[i], v) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		if ((r = buf_printf(&label, "%s%s=", i ? " " : "", keys[i])) != 0 ||
+		    (r = recipe_append_value(&label, v)) != 0)
+			goto out;
+	}
+	if (naxes == 0 && (r = buf_puts(&label, "default")) != 0)
+		goto out;
+	if ((c->label = buf_steal(&label)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	buf_free(&label);
+	return r;
+}
+
+int
+matrix_expand(const struct job_spec *job, const struct recipe *rc,
+    struct matrix_cell **cellsp, size_t *ncellsp, struct bf_diag *d)
+{
+	struct matrix_cell *cells = NULL;
+	json_t *base = NULL;
+	size_t n = 0, i;
+	int r;
+
+	if ((r = matrix_count(job->matrix, &n, d)) != 0)
+		goto out;
+	if (n == 0) {
+		bf_diag_set(d, "matrix", "has an axis without values");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = job_base_values(job, rc, &base, d)) != 0)
+		goto out;
+	if ((cells = calloc(n, sizeof(*cells))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if ((r = matrix_fill(&cells[i], i, job->matrix, base)) != 0)
+			goto out;
+	*cellsp = cells;
+	*ncellsp = n;
+	cells = NULL;
+	r = 0;
+out:
+	matrix_free(cells, n);
+	json_decref(base);
+	return r;
+}

@@ -1,0 +1,157 @@
+/*
+ * parse.c: the one range-checked way to turn text into numbers. libc only:
+ * the static agent compiles this file directly.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "parse.h"
+
+/* Longest text we accept for a number; longer is surely hostile. */
+#define PARSE_MAX_NUM	400
+
+int
+parse_i64_n(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0, r;
+	uint64_t acc = 0, lim;
+
+	if (s == NULL || len == 0) {
+		r = BF_ERR_PARSE;
+		goto out;
+	}
+	if (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-';
+		i = 1;
+	}
+	if (i == len) {
+		r = BF_ERR_PARSE;
+		goto out;
+	}
+	/* magnitude limit of int64 in the chosen sign */
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < len; i++) {
+		unsigned dgt;
+
+		if (s[i] < '0' || s[i] > '9') {
+			r = BF_ERR_PARSE;
+			goto out;
+		}
+		dgt = (unsigned)(s[i] - '0');
+		if (acc > (lim - dgt) / 10) {
+			/* keep scanning so that "99999x" is a parse error, not range */
+			for (i++; i < len; i++)
+				if (s[i] < '0' || s[i] > '9') {
+					r = BF_ERR_PARSE;
+					goto out;
+				}
+			r = BF_ERR_RANGE;
+			goto out;
+		}
+		acc = acc * 10 + dgt;
+	}
+	{
+		int64_t v;
+
+		if (neg)
+			v = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
+		else
+			v = (int64_t)acc;
+		if (v < min || v > max) {
+			r = BF_ERR_RANGE;
+			goto out;
+		}
+		*out = v;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+int
+parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	if (s == NULL)
+		return BF_ERR_PARSE;
+	return parse_i64_n(s, strlen(s), min, max, out);
+}
+
+/* strtod accepts hex floats, inf, nan and leading space; we take only plain decimals. */
+static int
+parse_is_decimal(const char *s, size_t len)
+{
+	size_t i = 0, digits = 0;
+
+	if (i < len && (s[i] == '-' || s[i] == '+'))
+		i++;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+	if (digits == 0)
+		return 0;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		size_t edig = 0;
+
+		i++;
+		if (i < len && (s[i] == '-' || s[i] == '+'))
+			i++;
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			edig++;
+		if (edig == 0)
+			return 0;
+	}
+	return i == len;
+}
+
+int
+parse_double_n(const char *s, size_t len, double *out)
+{
+	char tmp[PARSE_MAX_NUM + 1], *end;
+	double v;
+	int r;
+
+	if (s == NULL || len == 0) {
+		r = BF_ERR_PARSE;
+		goto out;
+	}
+	if (len > PARSE_MAX_NUM) {
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	if (!parse_is_decimal(s, len)) {
+		r = BF_ERR_PARSE;
+		goto out;
+	}
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	errno = 0;
+	v = strtod(tmp, &end);
+	if (end != tmp + len) {
+		r = BF_ERR_PARSE;
+		goto out;
+	}
+	/* ERANGE on underflow still gives a usable tiny value; overflow does not */
+	if (!isfinite(v)) {
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	*out = v;
+	r = 0;
+out:
+	return r;
+}
+
+int
+parse_double(const char *s, double *out)
+{
+	if (s == NULL)
+		return BF_ERR_PARSE;
+	return parse_double_n(s, strlen(s), out);
+}

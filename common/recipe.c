@@ -1,0 +1,1042 @@
+/*
+ * recipe.c: parse and validate recipe documents, check parameter values,
+ * and render the measured command into an argv array. Everything in a
+ * recipe is untrusted; every value is checked here once so that the rest
+ * of benchfleet can rely on the struct recipe it gets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "jx.h"
+#include "caps.h"
+#include "recipe.h"
+
+static const char *const recipe_keys[] = {
+	"name", "description", "params", "presets", "command", "timeout_s", "metrics", NULL
+};
+static const char *const recipe_metric_keys[] = {
+	"name", "unit", "better", "source", "regex", NULL
+};
+
+/* One row per parameter type: its name and the keys it may carry. */
+static const struct {
+	const char *name;
+	enum recipe_ptype type;
+	const char *const keys[6];
+} recipe_ptypes[] = {
+	{"int", RECIPE_P_INT, {"type", "min", "max", "default", "description", NULL}},
+	{"number", RECIPE_P_NUM, {"type", "min", "max", "default", "description", NULL}},
+	{"string", RECIPE_P_STR, {"type", "max_len", "default", "description", NULL}},
+	{"enum", RECIPE_P_ENUM, {"type", "values", "default", "description", NULL}},
+	{"bool", RECIPE_P_BOOL, {"type", "default", "description", NULL}},
+};
+#define RECIPE_NPTYPES	(sizeof(recipe_ptypes) / sizeof(recipe_ptypes[0]))
+
+static const struct {
+	const char *name;
+	int needs_regex;
+} recipe_sources[] = {
+	{"wall_s", 0}, {"user_s", 0}, {"sys_s", 0}, {"maxrss_kb", 0},
+	{"stdout", 1}, {"stderr", 1},
+};
+#define RECIPE_NSOURCES	(sizeof(recipe_sources) / sizeof(recipe_sources[0]))
+
+#define RECIPE_DESC_MAX	BF_MAX_STR
+#define RECIPE_UNIT_MAX	BF_MAX_NAME
+
+static void
+recipe_param_clear(struct recipe_param *p)
+{
+	size_t i;
+
+	free(p->name);
+	for (i = 0; i < p->nvalues; i++)
+		free(p->values[i]);
+	free(p->values);
+	json_decref(p->def);
+	free(p->description);
+}
+
+static void
+recipe_metric_clear(struct recipe_metric *m)
+{
+	free(m->name);
+	free(m->unit);
+	free(m->source);
+	free(m->regex);
+}
+
+void
+recipe_free(struct recipe *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	free(r->name);
+	free(r->description);
+	for (i = 0; i < r->nparams; i++)
+		recipe_param_clear(&r->params[i]);
+	free(r->params);
+	json_decref(r->presets);
+	for (i = 0; i < r->ncommand; i++)
+		free(r->command[i]);
+	free(r->command);
+	for (i = 0; i < r->nmetrics; i++)
+		recipe_metric_clear(&r->metrics[i]);
+	free(r->metrics);
+	json_decref(r->json);
+	free(r);
+}
+
+const struct recipe_param *
+recipe_param(const struct recipe *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nparams; i++)
+		if (strcmp(r->params[i].name, name) == 0)
+			return &r->params[i];
+	return NULL;
+}
+
+/* strlen-bounded join; output is cut (never overrun) when bufsz is small. */
+static void
+recipe_join(char *buf, size_t bufsz, const char *s, size_t i)
+{
+	size_t off = strlen(buf);
+
+	if (off < bufsz)
+		snprintf(buf + off, bufsz - off, "%s%s", i ? ", " : "", s);
+}
+
+const char *
+recipe_param_names(const struct recipe *r, char *buf, size_t bufsz)
+{
+	size_t i;
+
+	if (bufsz == 0)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < r->nparams; i++)
+		recipe_join(buf, bufsz, r->params[i].name, i);
+	if (r->nparams == 0)
+		snprintf(buf, bufsz, "(none)");
+	return buf;
+}
+
+int
+recipe_check_value(const struct recipe_param *p, const json_t *v, const char *path,
+    struct bf_diag *d)
+{
+	char rep[80], list[BF_DIAG_MSG];
+	const char *s;
+	int64_t iv;
+	double dv;
+	size_t i, n;
+	int r;
+
+	switch (p->type) {
+	case RECIPE_P_INT:
+		r = jx_as_int(v, p->imin, p->imax, &iv, path, d);
+		goto out;
+	case RECIPE_P_NUM:
+		r = jx_as_num(v, p->nmin, p->nmax, &dv, path, d);
+		goto out;
+	case RECIPE_P_BOOL:
+		if (!json_is_boolean(v)) {
+			bf_diag_set(d, path, "expected true or false, got %s", jx_type_name(v));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		break;
+	case RECIPE_P_STR:
+		if (!json_is_string(v)) {
+			bf_diag_set(d, path, "expected a string, got %s", jx_type_name(v));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		/* empty is a legitimate value here ("no extra flags") */
+		n = json_string_length(v);
+		if (n != strlen(json_string_value(v))) {
+			bf_diag_set(d, path, "contains a NUL byte");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (n > p->max_len) {
+			bf_diag_set(d, path, "is %zu bytes long; at most %zu allowed", n, p->max_len);
+			r = BF_ERR_TOOBIG;
+			goto out;
+		}
+		break;
+	case RECIPE_P_ENUM:
+		if (!json_is_string(v)) {
+			bf_diag_set(d, path, "expected a string, got %s", jx_type_name(v));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		/* strcmp stops at a NUL, so only a NUL-free value may match */
+		s = json_string_value(v);
+		for (i = 0; strlen(s) == json_string_length(v) && i < p->nvalues; i++)
+			if (strcmp(s, p->values[i]) == 0) {
+				r = 0;
+				goto out;
+			}
+		list[0] = '\0';
+		for (i = 0; i < p->nvalues; i++)
+			recipe_join(list, sizeof(list), p->values[i], i);
+		bf_diag_set(d, path, "%s is not one of %s", jx_repr(v, rep, sizeof(rep)), list);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+int
+recipe_append_value(struct buf *b, const json_t *v)
+{
+	double x;
+	int r;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		r = buf_append(b, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER:
+		r = buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		x = json_real_value(v);
+		/* 2.0 renders as "2": a program parsing an int argument must accept it */
+		if (isfinite(x) && x == trunc(x) && fabs(x) < 9e15)
+			r = buf_printf(b, "%lld", (long long)x);
+		else
+			r = buf_printf(b, "%.17g", x);
+		break;
+	case JSON_TRUE:
+		r = buf_puts(b, "true");
+		break;
+	case JSON_FALSE:
+		r = buf_puts(b, "false");
+		break;
+	default:
+		r = BF_ERR_INVALID;
+		break;
+	}
+	return r;
+}
+
+static int
+recipe_emit(struct buf *out, const char *s, size_t n, const char *path, struct bf_diag *d)
+{
+	int r;
+
+	if ((r = buf_append(out, s, n)) == BF_ERR_TOOBIG)
+		bf_diag_set(d, path, "rendered element is over %d bytes", BF_MAX_ARG);
+	return r;
+}
+
+/*
+ * Walk one argv template. With values == NULL only the syntax and the slot
+ * names are checked (at load); otherwise each slot's value is appended to
+ * out. Values go in as bytes of one element: nothing here is a shell.
+ */
+static int
+recipe_scan(const struct recipe *rc, const char *tmpl, const json_t *values, struct buf *out,
+    const char *path, struct bf_diag *d)
+{
+	char names[BF_DIAG_MSG], name[BF_MAX_NAME + 1], vpath[BF_DIAG_FIELD];
+	const struct recipe_param *p;
+	const char *s = tmpl, *e;
+	json_t *v;
+	size_t n;
+	int r = 0;
+
+	while (*s != '\0') {
+		if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
+			if (out != NULL && (r = recipe_emit(out, s, 1, path, d)) != 0)
+				goto out;
+			s += 2;
+			continue;
+		}
+		if (s[0] == '}') {
+			bf_diag_set(d, path, "unmatched \"}\" at byte %zu (write \"}}\" for a "
+			    "literal brace)", (size_t)(s - tmpl));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (s[0] != '{') {
+			for (e = s; *e != '\0' && *e != '{' && *e != '}'; e++)
+				;
+			if (out != NULL && (r = recipe_emit(out, s, (size_t)(e - s), path, d)) != 0)
+				goto out;
+			s = e;
+			continue;
+		}
+		for (e = s + 1; *e != '\0' && *e != '}' && *e != '{'; e++)
+			;
+		if (*e != '}') {
+			bf_diag_set(d, path, "unmatched \"{\" at byte %zu (write \"{{\" for a "
+			    "literal brace)", (size_t)(s - tmpl));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		n = (size_t)(e - s - 1);
+		if (n == 0 || n > BF_MAX_NAME) {
+			bf_diag_set(d, path, "slot {%.*s} names no parameter; parameters are %s",
+			    (int)(n > BF_MAX_NAME ? BF_MAX_NAME : n), s + 1,
+			    recipe_param_names(rc, names, sizeof(names)));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		memcpy(name, s + 1, n);
+		name[n] = '\0';
+		if ((p = recipe_param(rc, name)) == NULL) {
+			bf_diag_set(d, path, "slot {%s} names no parameter; parameters are %s",
+			    name, recipe_param_names(rc, names, sizeof(names)));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (out != NULL) {
+			jx_path(vpath, sizeof(vpath), "values", name);
+			if ((v = json_object_get(values, name)) == NULL) {
+				bf_diag_set(d, path, "no value for parameter %s", name);
+				r = BF_ERR_INVALID;
+				goto out;
+			}
+			if ((r = recipe_check_value(p, v, vpath, d)) != 0)
+				goto out;
+			if ((r = recipe_append_value(out, v)) != 0) {
+				if (r == BF_ERR_TOOBIG)
+					bf_diag_set(d, path, "rendered element is over %d bytes",
+					    BF_MAX_ARG);
+				goto out;
+			}
+		}
+		s = e + 1;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+/* A malloc'd copy of an optional string field, "" or NULL when absent. */
+static int
+recipe_dup_opt(const json_t *obj, const char *key, size_t maxlen, const char *dflt, char **out,
+    const char *path, struct bf_diag *d)
+{
+	const char *s = dflt;
+	int r;
+
+	if ((r = jx_str(obj, key, JX_OPTIONAL, maxlen, &s, path, d)) != 0)
+		goto out;
+	*out = NULL;
+	if (s != NULL && (*out = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_enum_values(struct recipe_param *p, const json_t *spec, const char *path,
+    struct bf_diag *d)
+{
+	char vp[BF_DIAG_FIELD], ep[BF_DIAG_FIELD], rep[80];
+	const char *s;
+	json_t *arr, *v;
+	size_t i, j;
+	int r;
+
+	if ((r = jx_arr(spec, "values", JX_REQUIRED, 1, BF_MAX_AXIS_VALUES, &arr, path, d)) != 0)
+		goto out;
+	jx_path(vp, sizeof(vp), path, "values");
+	if ((p->values = calloc(json_array_size(arr), sizeof(*p->values))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		jx_path_idx(ep, sizeof(ep), vp, i);
+		if ((r = jx_as_str(v, BF_MAX_STR, &s, ep, d)) != 0)
+			goto out;
+		for (j = 0; j < p->nvalues; j++)
+			if (strcmp(p->values[j], s) == 0) {
+				bf_diag_set(d, ep, "%s repeats %s[%zu]", jx_repr(v, rep, sizeof(rep)),
+				    vp, j);
+				r = BF_ERR_INVALID;
+				goto out;
+			}
+		if ((p->values[p->nvalues] = strdup(s)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		p->nvalues++;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
+    const char *path, struct bf_diag *d)
+{
+	char tp[BF_DIAG_FIELD], rep[80], list[BF_DIAG_MSG];
+	const char *type;
+	json_t *def;
+	int64_t ml;
+	size_t i;
+	int r;
+
+	if ((r = jx_check_name(name, path, d)) != 0)
+		goto out;
+	if ((p->name = strdup(name)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if (!json_is_object(spec)) {
+		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(spec));
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = jx_str(spec, "type", JX_REQUIRED, BF_MAX_NAME, &type, path, d)) != 0)
+		goto out;
+	for (i = 0; i < RECIPE_NPTYPES; i++)
+		if (strcmp(type, recipe_ptypes[i].name) == 0)
+			break;
+	if (i == RECIPE_NPTYPES) {
+		list[0] = '\0';
+		for (i = 0; i < RECIPE_NPTYPES; i++)
+			recipe_join(list, sizeof(list), recipe_ptypes[i].name, i);
+		bf_diag_set(d, jx_path(tp, sizeof(tp), path, "type"), "%s is not one of %s",
+		    jx_repr(json_object_get(spec, "type"), rep, sizeof(rep)), list);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	p->type = recipe_ptypes[i].type;
+	if ((r = jx_only_keys(spec, recipe_ptypes[i].keys, path, d)) != 0)
+		goto out;
+	if ((r = recipe_dup_opt(spec, "description", RECIPE_DESC_MAX, NULL, &p->description,
+	    path, d)) != 0)
+		goto out;
+	p->imin = INT64_MIN;
+	p->imax = INT64_MAX;
+	p->nmin = -DBL_MAX;
+	p->nmax = DBL_MAX;
+	p->max_len = BF_MAX_STR;
+	switch (p->type) {
+	case RECIPE_P_INT:
+		if ((r = jx_int(spec, "min", JX_OPTIONAL, INT64_MIN, INT64_MAX, &p->imin,
+		    path, d)) != 0 ||
+		    (r = jx_int(spec, "max", JX_OPTIONAL, INT64_MIN, INT64_MAX, &p->imax,
+		    path, d)) != 0)
+			goto out;
+		if (p->imin > p->imax) {
+			bf_diag_set(d, path, "min %" PRId64 " is above max %" PRId64, p->imin,
+			    p->imax);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		break;
+	case RECIPE_P_NUM:
+		if ((r = jx_num(spec, "min", JX_OPTIONAL, -DBL_MAX, DBL_MAX, &p->nmin,
+		    path, d)) != 0 ||
+		    (r = jx_num(spec, "max", JX_OPTIONAL, -DBL_MAX, DBL_MAX, &p->nmax,
+		    path, d)) != 0)
+			goto out;
+		if (p->nmin > p->nmax) {
+			bf_diag_set(d, path, "min %.17g is above max %.17g", p->nmin, p->nmax);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		break;
+	case RECIPE_P_STR:
+		ml = BF_MAX_STR;
+		if ((r = jx_int(spec, "max_len", JX_OPTIONAL, 1, BF_MAX_STR, &ml, path, d)) != 0)
+			goto out;
+		p->max_len = (size_t)ml;
+		break;
+	case RECIPE_P_ENUM:
+		if ((r = recipe_parse_enum_values(p, spec, path, d)) != 0)
+			goto out;
+		break;
+	case RECIPE_P_BOOL:
+		break;
+	}
+	/* a default makes every cell renderable without the job naming it */
+	def = json_object_get(spec, "default");
+	if (def == NULL) {
+		bf_diag_set(d, jx_path(tp, sizeof(tp), path, "default"), "is required");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = recipe_check_value(p, def, jx_path(tp, sizeof(tp), path, "default"), d)) != 0)
+		goto out;
+	p->def = json_incref(def);
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_params(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+{
+	char pp[BF_DIAG_FIELD];
+	const char *k;
+	json_t *params = NULL, *v;
+	size_t n;
+	int r;
+
+	if ((r = jx_obj(doc, "params", JX_OPTIONAL, &params, "", d)) != 0)
+		goto out;
+	if (params == NULL) {
+		r = 0;
+		goto out;
+	}
+	n = json_object_size(params);
+	if (n > BF_MAX_PARAMS) {
+		bf_diag_set(d, "params", "has %zu parameters; at most %d allowed", n,
+		    BF_MAX_PARAMS);
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	if (n != 0 && (rc->params = calloc(n, sizeof(*rc->params))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_object_foreach(params, k, v) {
+		/* counted first so that recipe_free() releases a half-built one */
+		rc->nparams++;
+		if ((r = recipe_parse_param(&rc->params[rc->nparams - 1], k, v,
+		    jx_path(pp, sizeof(pp), "params", k), d)) != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_presets(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+{
+	char pp[BF_DIAG_FIELD], vp[BF_DIAG_FIELD], names[BF_DIAG_MSG];
+	const struct recipe_param *p;
+	const char *pk, *k;
+	json_t *presets = NULL, *preset, *v;
+	int r;
+
+	if ((r = jx_obj(doc, "presets", JX_OPTIONAL, &presets, "", d)) != 0)
+		goto out;
+	if (presets == NULL) {
+		if ((rc->presets = json_object()) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	json_object_foreach(presets, pk, preset) {
+		jx_path(pp, sizeof(pp), "presets", pk);
+		if ((r = jx_check_name(pk, pp, d)) != 0)
+			goto out;
+		if (!json_is_object(preset)) {
+			bf_diag_set(d, pp, "expected an object, got %s", jx_type_name(preset));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		json_object_foreach(preset, k, v) {
+			jx_path(vp, sizeof(vp), pp, k);
+			if ((p = recipe_param(rc, k)) == NULL) {
+				bf_diag_set(d, vp, "names no parameter; parameters are %s",
+				    recipe_param_names(rc, names, sizeof(names)));
+				r = BF_ERR_INVALID;
+				goto out;
+			}
+			if ((r = recipe_check_value(p, v, vp, d)) != 0)
+				goto out;
+		}
+	}
+	rc->presets = json_incref(presets);
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_command(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+{
+	char ep[BF_DIAG_FIELD];
+	json_t *arr, *v;
+	size_t i, n;
+	int r;
+
+	if ((r = jx_arr(doc, "command", JX_REQUIRED, 1, BF_MAX_ARGV, &arr, "", d)) != 0)
+		goto out;
+	if ((rc->command = calloc(json_array_size(arr) + 1, sizeof(*rc->command))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		jx_path_idx(ep, sizeof(ep), "command", i);
+		if (!json_is_string(v)) {
+			bf_diag_set(d, ep, "expected a string, got %s", jx_type_name(v));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		n = json_string_length(v);
+		if (n != strlen(json_string_value(v))) {
+			bf_diag_set(d, ep, "contains a NUL byte");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (n > BF_MAX_ARG) {
+			bf_diag_set(d, ep, "is %zu bytes long; at most %d allowed", n, BF_MAX_ARG);
+			r = BF_ERR_TOOBIG;
+			goto out;
+		}
+		if (i == 0 && n == 0) {
+			bf_diag_set(d, ep, "must not be empty");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (i > 0 && strcmp(json_string_value(v), "@agent") == 0) {
+			bf_diag_set(d, ep, "\"@agent\" is allowed only as command[0]");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = recipe_scan(rc, json_string_value(v), NULL, NULL, ep, d)) != 0)
+			goto out;
+		if ((rc->command[i] = strdup(json_string_value(v))) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		rc->ncommand++;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *spec,
+    const char *path, struct bf_diag *d)
+{
+	char fp[BF_DIAG_FIELD], rep[80], list[BF_DIAG_MSG], ebuf[128];
+	const char *s;
+	regex_t re;
+	size_t i;
+	int r, rr;
+
+	if (!json_is_object(spec)) {
+		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(spec));
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = jx_only_keys(spec, recipe_metric_keys, path, d)) != 0)
+		goto out;
+	if ((r = jx_str(spec, "name", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0 ||
+	    (r = jx_check_name(s, jx_path(fp, sizeof(fp), path, "name"), d)) != 0)
+		goto out;
+	for (i = 0; i < rc->nmetrics; i++)
+		if (strcmp(rc->metrics[i].name, s) == 0) {
+			bf_diag_set(d, fp, "\"%s\" is used by metrics[%zu] too", s, i);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+	if ((m->name = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = recipe_dup_opt(spec, "unit", RECIPE_UNIT_MAX, "", &m->unit, path, d)) != 0)
+		goto out;
+	/* no default: a silently wrong direction would invert every comparison */
+	if ((r = jx_str(spec, "better", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0)
+		goto out;
+	if (strcmp(s, "higher") != 0 && strcmp(s, "lower") != 0) {
+		bf_diag_set(d, jx_path(fp, sizeof(fp), path, "better"),
+		    "%s is not one of higher, lower",
+		    jx_repr(json_object_get(spec, "better"), rep, sizeof(rep)));
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	m->higher_better = strcmp(s, "higher") == 0;
+	if ((r = jx_str(spec, "source", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0)
+		goto out;
+	for (i = 0; i < RECIPE_NSOURCES; i++)
+		if (strcmp(s, recipe_sources[i].name) == 0)
+			break;
+	if (i == RECIPE_NSOURCES) {
+		list[0] = '\0';
+		for (i = 0; i < RECIPE_NSOURCES; i++)
+			recipe_join(list, sizeof(list), recipe_sources[i].name, i);
+		bf_diag_set(d, jx_path(fp, sizeof(fp), path, "source"), "%s is not one of %s",
+		    jx_repr(json_object_get(spec, "source"), rep, sizeof(rep)), list);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((m->source = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	jx_path(fp, sizeof(fp), path, "regex");
+	if (!recipe_sources[i].needs_regex) {
+		if (json_object_get(spec, "regex") != NULL) {
+			bf_diag_set(d, fp, "only for source stdout or stderr");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if ((r = jx_str(spec, "regex", JX_REQUIRED, BF_MAX_REGEX, &s, path, d)) != 0)
+		goto out;
+	if ((rr = regcomp(&re, s, REG_EXTENDED)) != 0) {
+		regerror(rr, &re, ebuf, sizeof(ebuf));
+		bf_diag_set(d, fp, "does not compile: %s", ebuf);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	i = re.re_nsub;
+	regfree(&re);
+	if (i < 1) {
+		bf_diag_set(d, fp, "needs a capture group (...) holding the number");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((m->regex = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_metrics(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+{
+	char mp[BF_DIAG_FIELD];
+	json_t *arr = NULL, *v;
+	size_t i;
+	int r;
+
+	if ((r = jx_arr(doc, "metrics", JX_OPTIONAL, 1, BF_MAX_METRICS, &arr, "", d)) != 0)
+		goto out;
+	if (arr == NULL) {
+		/* every iteration is timed, so wall time is always there to compare */
+		if ((rc->metrics = calloc(1, sizeof(*rc->metrics))) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		rc->nmetrics = 1;
+		rc->metrics[0].name = strdup("wall_s");
+		rc->metrics[0].unit = strdup("s");
+		rc->metrics[0].source = strdup("wall_s");
+		rc->metrics[0].higher_better = 0;
+		if (rc->metrics[0].name == NULL || rc->metrics[0].unit == NULL ||
+		    rc->metrics[0].source == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if ((rc->metrics = calloc(json_array_size(arr), sizeof(*rc->metrics))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		jx_path_idx(mp, sizeof(mp), "metrics", i);
+		r = recipe_parse_metric(rc, &rc->metrics[i], v, mp, d);
+		/* counted after the duplicate check, which looks at metrics[0..n) */
+		rc->nmetrics++;
+		if (r != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+int
+recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
+{
+	struct recipe *rc = NULL;
+	const char *s;
+	int r;
+
+	bf_diag_clear(d);
+	if (!json_is_object(doc)) {
+		bf_diag_set(d, "recipe", "expected an object, got %s",
+		    doc != NULL ? jx_type_name(doc) : "nothing");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((rc = calloc(1, sizeof(*rc))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	rc->json = json_incref(doc);
+	rc->timeout_s = 600;
+	if ((r = jx_only_keys(doc, recipe_keys, "", d)) != 0)
+		goto out;
+	if ((r = jx_str(doc, "name", JX_REQUIRED, BF_MAX_NAME, &s, "", d)) != 0 ||
+	    (r = jx_check_name(s, "name", d)) != 0)
+		goto out;
+	if ((rc->name = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = recipe_dup_opt(doc, "description", RECIPE_DESC_MAX, NULL, &rc->description,
+	    "", d)) != 0)
+		goto out;
+	if ((r = recipe_parse_params(rc, doc, d)) != 0 ||
+	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
+	    (r = recipe_parse_command(rc, doc, d)) != 0 ||
+	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, 86400, &rc->timeout_s, "", d)) != 0 ||
+	    (r = recipe_parse_metrics(rc, doc, d)) != 0)
+		goto out;
+	*out = rc;
+	rc = NULL;
+	r = 0;
+out:
+	recipe_free(rc);
+	return r;
+}
+
+int
+recipe_parse(const char *text, size_t len, struct recipe **out, struct bf_diag *d)
+{
+	json_t *doc = NULL;
+	int r;
+
+	if ((r = jx_loads(text, len, BF_MAX_RECIPE_FILE, &doc, d)) != 0)
+		goto out;
+	r = recipe_from_json(doc, out, d);
+out:
+	json_decref(doc);
+	return r;
+}
+
+int
+recipe_load_file(const char *path, struct recipe **out, struct bf_diag *d)
+{
+	struct bf_diag sub;
+	struct buf b;
+	char chunk[8192];
+	ssize_t n;
+	int fd = -1, r;
+
+	buf_init(&b, BF_MAX_RECIPE_FILE);
+	bf_diag_clear(&sub);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		bf_diag_set(d, NULL, "%s: %s", path, strerror(errno));
+		r = errno == ENOENT ? BF_ERR_NOTFOUND : BF_ERR_IO;
+		goto out;
+	}
+	/* read to the cap, never trusting a size reported for the file */
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			bf_diag_set(d, NULL, "%s: %s", path, strerror(errno));
+			r = BF_ERR_IO;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if ((r = buf_append(&b, chunk, (size_t)n)) != 0) {
+			if (r == BF_ERR_TOOBIG)
+				bf_diag_set(d, NULL, "%s: recipe file is over %d bytes", path,
+				    BF_MAX_RECIPE_FILE);
+			goto out;
+		}
+	}
+	if ((r = recipe_parse(b.data != NULL ? b.data : "", b.len, out, &sub)) != 0) {
+		/* the message gains the file name; field stays the JSON path */
+		bf_diag_set(d, NULL, "%s: %s", path, sub.msg);
+		if (d != NULL)
+			memcpy(d->field, sub.field, sizeof(d->field));
+		goto out;
+	}
+	r = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	buf_free(&b);
+	return r;
+}
+
+int
+recipe_render_argv(const struct recipe *rc, const json_t *values, char ***argvp,
+    size_t *argcp, struct bf_diag *d)
+{
+	char ep[BF_DIAG_FIELD];
+	char **argv = NULL;
+	struct buf b;
+	size_t i;
+	int r;
+
+	buf_init(&b, BF_MAX_ARG);
+	if ((argv = calloc(rc->ncommand + 1, sizeof(*argv))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < rc->ncommand; i++) {
+		jx_path_idx(ep, sizeof(ep), "command", i);
+		buf_reset(&b);
+		if ((r = recipe_scan(rc, rc->command[i], values, &b, ep, d)) != 0)
+			goto out;
+		if ((argv[i] = buf_steal(&b)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	*argvp = argv;
+	*argcp = rc->ncommand;
+	argv = NULL;
+	r = 0;
+out:
+	buf_free(&b);
+	recipe_argv_free(argv);
+	return r;
+}
+
+void
+recipe_argv_free(char **argv)
+{
+	size_t i;
+
+	if (argv == NULL)
+		return;
+	for (i = 0; argv[i] != NULL; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static const char *
+recipe_ptype_name(enum recipe_ptype t)
+{
+	size_t i;
+
+	for (i = 0; i < RECIPE_NPTYPES; i++)
+		if (recipe_ptypes[i].type == t)
+			return recipe_ptypes[i].name;
+	return "unknown";
+}
+
+/* json_object_set_new that remembers the first failure in *okp. */
+static void
+recipe_set(json_t *o, const char *k, json_t *v, int *okp)
+{
+	if (v == NULL || json_object_set_new(o, k, v) != 0)
+		*okp = 0;
+}
+
+json_t *
+recipe_to_json(const struct recipe *rc)
+{
+	json_t *o = NULL, *params = NULL, *cmd = NULL, *metrics = NULL, *p, *vals, *m, *res = NULL;
+	size_t i, j;
+	int ok = 1;
+
+	if ((o = json_object()) == NULL || (params = json_object()) == NULL ||
+	    (cmd = json_array()) == NULL || (metrics = json_array()) == NULL)
+		goto out;
+	recipe_set(o, "name", json_string(rc->name), &ok);
+	if (rc->description != NULL)
+		recipe_set(o, "description", json_string(rc->description), &ok);
+	for (i = 0; i < rc->nparams; i++) {
+		const struct recipe_param *rp = &rc->params[i];
+
+		if ((p = json_object()) == NULL) {
+			ok = 0;
+			break;
+		}
+		recipe_set(params, rp->name, p, &ok);
+		recipe_set(p, "type", json_string(recipe_ptype_name(rp->type)), &ok);
+		switch (rp->type) {
+		case RECIPE_P_INT:
+			/* the unbounded ends are left out rather than shown as INT64_MIN */
+			if (rp->imin != INT64_MIN)
+				recipe_set(p, "min", json_integer(rp->imin), &ok);
+			if (rp->imax != INT64_MAX)
+				recipe_set(p, "max", json_integer(rp->imax), &ok);
+			break;
+		case RECIPE_P_NUM:
+			if (rp->nmin != -DBL_MAX)
+				recipe_set(p, "min", json_real(rp->nmin), &ok);
+			if (rp->nmax != DBL_MAX)
+				recipe_set(p, "max", json_real(rp->nmax), &ok);
+			break;
+		case RECIPE_P_STR:
+			recipe_set(p, "max_len", json_integer((json_int_t)rp->max_len), &ok);
+			break;
+		case RECIPE_P_ENUM:
+			if ((vals = json_array()) == NULL) {
+				ok = 0;
+				break;
+			}
+			recipe_set(p, "values", vals, &ok);
+			for (j = 0; j < rp->nvalues; j++)
+				if (json_array_append_new(vals, json_string(rp->values[j])) != 0)
+					ok = 0;
+			break;
+		case RECIPE_P_BOOL:
+			break;
+		}
+		recipe_set(p, "default", json_incref(rp->def), &ok);
+		if (rp->description != NULL)
+			recipe_set(p, "description", json_string(rp->description), &ok);
+	}
+	recipe_set(o, "params", params, &ok);
+	params = NULL;
+	recipe_set(o, "presets", json_deep_copy(rc->presets), &ok);
+	for (i = 0; i < rc->ncommand; i++)
+		if (json_array_append_new(cmd, json_string(rc->command[i])) != 0)
+			ok = 0;
+	recipe_set(o, "command", cmd, &ok);
+	cmd = NULL;
+	recipe_set(o, "timeout_s", json_integer(rc->timeout_s), &ok);
+	for (i = 0; i < rc->nmetrics; i++) {
+		const struct recipe_metric *rm = &rc->metrics[i];
+
+		if ((m = json_object()) == NULL || json_array_append_new(metrics, m) != 0) {
+			ok = 0;
+			break;
+		}
+		recipe_set(m, "name", json_string(rm->name), &ok);
+		recipe_set(m, "unit", json_string(rm->unit), &ok);
+		recipe_set(m, "better", json_string(rm->higher_better ? "higher" : "lower"), &ok);
+		recipe_set(m, "source", json_string(rm->source), &ok);
+		if (rm->regex != NULL)
+			recipe_set(m, "regex", json_string(rm->regex), &ok);
+	}
+	recipe_set(o, "metrics", metrics, &ok);
+	metrics = NULL;
+	if (!ok)
+		goto out;
+	res = o;
+	o = NULL;
+out:
+	json_decref(o);
+	json_decref(params);
+	json_decref(cmd);
+	json_decref(metrics);
+	return res;
+}

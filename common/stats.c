@@ -1,0 +1,758 @@
+/*
+ * stats.c: summaries, Student t, Welch, Fieller, Mann-Whitney and the
+ * two-level boots x iterations analysis. See stats.h for the conventions
+ * (NAN for undefined statistics, BF_ERR_INVALID for malformed input).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "stats.h"
+
+#define CF_EPS		1e-15
+#define CF_TINY		1e-300
+#define CF_MAXIT	1000000
+/*
+ * Beyond this many dof the continued fraction needs O(sqrt(nu)) steps near
+ * the centre and loses precision (1e-12 at nu = 1e6); the expansion
+ * F(t) = Phi(t) - phi(t) (t^3 + t) / (4 nu) + O(nu^-2) is good to ~1e-13.
+ */
+#define T_NU_ASYM	1e6
+#define MW_EXACT_AUTO	10
+#define MW_EXACT_MAX	50
+
+static int
+all_finite(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return 0;
+	return 1;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+stats_summarize(const double *v, size_t n, struct stats_summary *out)
+{
+	struct stats_summary s;
+	double *sorted = NULL, mean = 0, m2 = 0, d, t;
+	size_t i;
+	int r;
+
+	s.n = n;
+	s.mean = s.var = s.sd = s.cov = s.min = s.max = s.median = NAN;
+	s.ci_lo = s.ci_hi = NAN;
+	if (out == NULL || (v == NULL && n > 0)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (n > STATS_MAX_SAMPLES) {
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	if (!all_finite(v, n)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (n == 0) {
+		*out = s;
+		r = 0;
+		goto out;
+	}
+	if ((sorted = malloc(n * sizeof(*sorted))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	/* Welford: no catastrophic cancellation for large, tightly spread values. */
+	for (i = 0; i < n; i++) {
+		d = v[i] - mean;
+		mean += d / (double)(i + 1);
+		m2 += d * (v[i] - mean);
+		sorted[i] = v[i];
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	s.mean = mean;
+	s.min = sorted[0];
+	s.max = sorted[n - 1];
+	s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	if (n >= 2) {
+		s.var = m2 / (double)(n - 1);
+		s.sd = sqrt(s.var);
+		if (mean != 0)
+			s.cov = 100 * s.sd / fabs(mean);
+		if ((r = stats_t_quantile(0.975, (double)(n - 1), &t)) != 0)
+			goto out;
+		d = t * s.sd / sqrt((double)n);
+		s.ci_lo = mean - d;
+		s.ci_hi = mean + d;
+	}
+	*out = s;
+	r = 0;
+out:
+	free(sorted);
+	return r;
+}
+
+/* Modified Lentz evaluation of the continued fraction for I_x(a,b)
+ * (Numerical Recipes 6.4). NAN if it does not converge. */
+static double
+betacf(double a, double b, double x)
+{
+	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d, h, aa, del;
+	int m, m2;
+
+	d = 1 - qab * x / qap;
+	if (fabs(d) < CF_TINY)
+		d = CF_TINY;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= CF_MAXIT; m++) {
+		m2 = 2 * m;
+		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < CF_TINY)
+			d = CF_TINY;
+		c = 1 + aa / c;
+		if (fabs(c) < CF_TINY)
+			c = CF_TINY;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < CF_TINY)
+			d = CF_TINY;
+		c = 1 + aa / c;
+		if (fabs(c) < CF_TINY)
+			c = CF_TINY;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < CF_EPS)
+			return h;
+	}
+	return NAN;
+}
+
+/* Stirling remainder lgamma(x) - ((x - 1/2) log x - x + log(2 pi)/2),
+ * good to ~1e-16 for x >= LBETA_BIG. */
+#define LBETA_BIG	20
+static double
+stirling_corr(double x)
+{
+	double x2 = 1 / (x * x);
+
+	return (1.0 / 12 - x2 * (1.0 / 360 - x2 * (1.0 / 1260 - x2 / 1680))) / x;
+}
+
+/*
+ * log B(a, b). lgamma(a + b) - lgamma(a) - lgamma(b) loses ~|lgamma(a)| *
+ * 1e-16 when a is large (1e-10 at a = 1e5), so for large arguments the big
+ * Stirling terms are cancelled analytically with log1p.
+ */
+static double
+lbeta(double a, double b)
+{
+	double big = a > b ? a : b, small = a > b ? b : a, s = big + small;
+
+	if (small >= LBETA_BIG)
+		return -(big - 0.5) * log1p(small / big) - small * log1p(big / small) -
+		    0.5 * log(small) + 0.5 * log(2 * M_PI) + stirling_corr(big) +
+		    stirling_corr(small) - stirling_corr(s);
+	if (big >= LBETA_BIG)
+		return lgamma(small) - (big - 0.5) * log1p(small / big) -
+		    small * log(s) + small + stirling_corr(big) - stirling_corr(s);
+	return lgamma(a) + lgamma(b) - lgamma(s);
+}
+
+/*
+ * I_x(a,b) given x, y = 1 - x and their logs lx, ly, so that callers that
+ * know them more precisely than log(x) of a rounded x keep that precision:
+ * for the t tail with large nu, a * log(x) would amplify the rounding of
+ * x = nu/(nu+t^2) by nu/2.
+ */
+static double
+ibeta_log(double a, double b, double x, double y, double lx, double ly)
+{
+	double lbt;
+
+	if (x <= 0)
+		return 0;
+	if (y <= 0)
+		return 1;
+	lbt = a * lx + b * ly - lbeta(a, b);
+	/* Symmetry I_x(a,b) = 1 - I_{1-x}(b,a) where the fraction converges fast. */
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * betacf(a, b, x) / a;
+	return 1 - exp(lbt) * betacf(b, a, y) / b;
+}
+
+static double
+ibeta(double a, double b, double x, double y)
+{
+	if (x <= 0 || y <= 0)
+		return ibeta_log(a, b, x, y, 0, 0);
+	return ibeta_log(a, b, x, y, log(x), log(y));
+}
+
+int
+stats_incbeta(double a, double b, double x, double *out)
+{
+	double v;
+	int r;
+
+	if (out == NULL || !isfinite(a) || !isfinite(b) || !(a > 0) || !(b > 0) ||
+	    !(x >= 0 && x <= 1)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	v = ibeta(a, b, x, 1 - x);
+	if (isnan(v)) {
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	*out = v;
+	r = 0;
+out:
+	return r;
+}
+
+/* P(|T| >= |t|); NAN if the fraction failed. */
+static double
+t_p2(double t, double nu)
+{
+	double q, a = fabs(t);
+
+	if (isinf(nu))
+		return erfc(a / M_SQRT2);
+	if (nu > T_NU_ASYM) {
+		q = erfc(a / M_SQRT2);
+		/* phi(t) underflows long before t^3 overflows. */
+		if (a < 100)
+			q += 2 * exp(-a * a / 2) / sqrt(2 * M_PI) * (a * a * a + a) / (4 * nu);
+		return q;
+	}
+	/* q = t^2/nu; x = 1/(1+q), y = q/(1+q), with logs by log1p. */
+	q = (t / sqrt(nu)) * (t / sqrt(nu));
+	if (!isfinite(q))
+		return 0;
+	if (q == 0)
+		return 1;
+	return ibeta_log(nu / 2, 0.5, 1 / (1 + q), q / (1 + q), -log1p(q),
+	    log(q) - log1p(q));
+}
+
+static int
+t_args_ok(double t, double nu)
+{
+	return !isnan(t) && !isnan(nu) && nu > 0;
+}
+
+int
+stats_t_p2(double t, double nu, double *out)
+{
+	double p;
+	int r;
+
+	if (out == NULL || !t_args_ok(t, nu)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (isnan(p = t_p2(t, nu))) {
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	*out = p > 1 ? 1 : p;
+	r = 0;
+out:
+	return r;
+}
+
+int
+stats_t_cdf(double t, double nu, double *out)
+{
+	double p;
+	int r;
+
+	if (out == NULL || !t_args_ok(t, nu)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (isnan(p = t_p2(t, nu))) {
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	p = p > 1 ? 0.5 : p / 2;
+	*out = t > 0 ? 1 - p : p;
+	r = 0;
+out:
+	return r;
+}
+
+/*
+ * Bisection for the t >= 0 with upper tail tail(t) = q, 0 < q < 1/2. The
+ * tail is compared directly (not 1 - tail), so no precision is lost for
+ * p near 1. Bisection, not a series: the series expansions are poor for
+ * nu <= 3, and ~60 steps are cheap. Returns NAN if the tail failed.
+ */
+static double
+tail_inverse(double q, double nu, int normal)
+{
+	double lo = 0, hi = 1, mid, p;
+	int i;
+
+	for (;;) {
+		p = normal ? stats_norm_sf(hi) : t_p2(hi, nu) / 2;
+		if (isnan(p))
+			return NAN;
+		if (p < q || hi > 1e300)
+			break;
+		lo = hi;
+		hi *= 2;
+	}
+	for (i = 0; i < 2200; i++) {
+		mid = lo + (hi - lo) / 2;
+		if (mid <= lo || mid >= hi)
+			break;
+		p = normal ? stats_norm_sf(mid) : t_p2(mid, nu) / 2;
+		if (isnan(p))
+			return NAN;
+		if (p > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + (hi - lo) / 2;
+}
+
+static int
+quantile(double p, double nu, int normal, double *out)
+{
+	double q, t;
+	int r;
+
+	if (out == NULL || !(p > 0 && p < 1) || (!normal && !(nu > 0))) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (p == 0.5) {
+		*out = 0;
+		r = 0;
+		goto out;
+	}
+	q = p > 0.5 ? 1 - p : p;	/* exact for p in [0.5, 1] */
+	if (isnan(t = tail_inverse(q, nu, normal))) {
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	*out = p > 0.5 ? t : -t;
+	r = 0;
+out:
+	return r;
+}
+
+int
+stats_t_quantile(double p, double nu, double *out)
+{
+	return quantile(p, nu, isinf(nu), out);
+}
+
+double
+stats_norm_cdf(double z)
+{
+	return erfc(-z / M_SQRT2) / 2;
+}
+
+double
+stats_norm_sf(double z)
+{
+	return erfc(z / M_SQRT2) / 2;
+}
+
+int
+stats_norm_quantile(double p, double *out)
+{
+	return quantile(p, 0, 1, out);
+}
+
+static int
+summary_ok(const struct stats_summary *s)
+{
+	return s != NULL && !isnan(s->mean) && s->n >= 2 && isfinite(s->var) &&
+	    s->var >= 0;
+}
+
+int
+stats_welch(const struct stats_summary *a, const struct stats_summary *b,
+    struct stats_welch *out)
+{
+	struct stats_welch w = { NAN, NAN, NAN };
+	double va, vb, se2;
+	int r;
+
+	if (out == NULL || a == NULL || b == NULL) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (!summary_ok(a) || !summary_ok(b)) {
+		*out = w;
+		r = 0;
+		goto out;
+	}
+	va = a->var / (double)a->n;
+	vb = b->var / (double)b->n;
+	se2 = va + vb;
+	if (se2 > 0) {
+		w.t = (b->mean - a->mean) / sqrt(se2);
+		w.nu = se2 * se2 / (va * va / (double)(a->n - 1) +
+		    vb * vb / (double)(b->n - 1));
+		if ((r = stats_t_p2(w.t, w.nu, &w.p)) != 0)
+			goto out;
+	}
+	*out = w;
+	r = 0;
+out:
+	return r;
+}
+
+int
+stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
+    double nu, double level, struct stats_pct *out)
+{
+	struct stats_pct p = { NAN, NAN, NAN, 0 };
+	double ya, rho, va, vb, t = 0, g, h, l1, l2;
+	int r;
+
+	if (out == NULL || a == NULL || b == NULL || !(level > 0 && level < 1)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (a->n == 0 || b->n == 0 || isnan(a->mean) || isnan(b->mean) ||
+	    a->mean == 0) {
+		p.unbounded = a->n > 0 && a->mean == 0;
+		*out = p;
+		r = 0;
+		goto out;
+	}
+	ya = a->mean;
+	rho = b->mean / ya;
+	p.pct = 100 * (rho - 1);
+	if (!summary_ok(a) || !summary_ok(b)) {
+		*out = p;
+		r = 0;
+		goto out;
+	}
+	va = a->var / (double)a->n;
+	vb = b->var / (double)b->n;
+	if (va + vb > 0) {
+		if (isnan(nu) || !(nu > 0)) {
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = stats_t_quantile((1 + level) / 2, nu, &t)) != 0)
+			goto out;
+	}
+	g = t * t * va / (ya * ya);
+	if (g >= 1) {
+		p.unbounded = 1;
+		*out = p;
+		r = 0;
+		goto out;
+	}
+	h = fabs(t / ya) * sqrt(vb * (1 - g) + rho * rho * va);
+	l1 = (rho - h) / (1 - g);
+	l2 = (rho + h) / (1 - g);
+	p.lo = 100 * (l1 - 1);
+	p.hi = 100 * (l2 - 1);
+	*out = p;
+	r = 0;
+out:
+	return r;
+}
+
+int
+stats_compare(const struct stats_summary *a, const struct stats_summary *b,
+    struct stats_compare *out)
+{
+	struct stats_compare c;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	if (out == NULL) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = stats_welch(a, b, &c.welch)) != 0)
+		goto out;
+	if ((r = stats_fieller(a, b, c.welch.nu, 0.95, &c.pct)) != 0) {
+		/* nu is NAN when the Welch test is undefined: CI n/a, not an error. */
+		if (r != BF_ERR_INVALID || a == NULL || b == NULL)
+			goto out;
+		if ((r = stats_fieller(a, b, 1, 0.95, &c.pct)) != 0)
+			goto out;
+		c.pct.lo = c.pct.hi = NAN;
+		c.pct.unbounded = 0;
+	}
+	c.significant = c.welch.p < 0.05 && !c.pct.unbounded &&
+	    (c.pct.lo > 0 || c.pct.hi < 0);
+	*out = c;
+	r = 0;
+out:
+	return r;
+}
+
+struct mw_item {
+	double v;
+	int from_a;
+};
+
+static int
+cmp_mw(const void *x, const void *y)
+{
+	return cmp_double(&((const struct mw_item *)x)->v,
+	    &((const struct mw_item *)y)->v);
+}
+
+/*
+ * P(U >= u) under H0 for sizes n1, n2 without ties. The count of
+ * arrangements f(i, j, u) = f(i-1, j, u-j) + f(i, j-1, u) only adds, so
+ * doubles stay accurate far past 2^53 (relative error ~1e-15).
+ */
+static int
+mw_exact_sf(size_t n1, size_t n2, double u, double *out)
+{
+	double *prev = NULL, *cur = NULL, *tmp, total = 0, tail = 0;
+	size_t len = n1 * n2 + 1, i, j, k, ustart;
+	int r;
+
+	prev = calloc((n2 + 1) * len, sizeof(*prev));
+	cur = calloc((n2 + 1) * len, sizeof(*cur));
+	if (prev == NULL || cur == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	/* i = 0: one arrangement with U = 0 for every j. */
+	for (j = 0; j <= n2; j++)
+		prev[j * len] = 1;
+	for (i = 1; i <= n1; i++) {
+		memset(cur, 0, (n2 + 1) * len * sizeof(*cur));
+		cur[0] = 1;	/* j = 0 */
+		for (j = 1; j <= n2; j++)
+			for (k = 0; k <= i * j; k++)
+				cur[j * len + k] = (k >= j ? prev[j * len + k - j] : 0) +
+				    cur[(j - 1) * len + k];
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	ustart = u <= 0 ? 0 : (size_t)ceil(u);
+	for (k = 0; k < len; k++) {
+		total += prev[n2 * len + k];
+		if (k >= ustart)
+			tail += prev[n2 * len + k];
+	}
+	*out = tail / total;
+	r = 0;
+out:
+	free(prev);
+	free(cur);
+	return r;
+}
+
+int
+stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
+    enum stats_mw_method method, struct stats_mw *out)
+{
+	struct stats_mw m = { NAN, NAN, 0 };
+	struct mw_item *it = NULL;
+	size_t n, i, j, t;
+	double ra = 0, rank, ties = 0, u1, u2, umax, mu, s, z, p = NAN;
+	int r, tied = 0;
+
+	if (out == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
+	    (method != STATS_MW_AUTO && method != STATS_MW_EXACT &&
+	    method != STATS_MW_ASYMPTOTIC)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (na > STATS_MAX_SAMPLES || nb > STATS_MAX_SAMPLES) {
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	if (!all_finite(a, na) || !all_finite(b, nb)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	n = na + nb;
+	if ((it = malloc(n * sizeof(*it))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < na; i++)
+		it[i] = (struct mw_item){ a[i], 1 };
+	for (i = 0; i < nb; i++)
+		it[na + i] = (struct mw_item){ b[i], 0 };
+	qsort(it, n, sizeof(*it), cmp_mw);
+	/* Mid-ranks: a run of t ties at 1-based ranks i+1..i+t gets i + (t+1)/2. */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && it[j].v == it[i].v; j++)
+			;
+		t = j - i;
+		rank = (double)i + ((double)t + 1) / 2;
+		if (t > 1) {
+			tied = 1;
+			ties += (double)t * t * t - (double)t;
+		}
+		for (t = i; t < j; t++)
+			if (it[t].from_a)
+				ra += rank;
+	}
+	u1 = ra - (double)na * ((double)na + 1) / 2;
+	u2 = (double)na * nb - u1;
+	umax = u1 > u2 ? u1 : u2;
+	m.u = u1;
+	if (method == STATS_MW_EXACT && (tied || na > MW_EXACT_MAX || nb > MW_EXACT_MAX)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (method == STATS_MW_EXACT || (method == STATS_MW_AUTO && !tied &&
+	    na <= MW_EXACT_AUTO && nb <= MW_EXACT_AUTO)) {
+		if ((r = mw_exact_sf(na, nb, umax, &p)) != 0)
+			goto out;
+		m.exact = 1;
+		m.p = 2 * p;
+	} else {
+		mu = (double)na * nb / 2;
+		s = (double)na * nb / 12 * (((double)n + 1) -
+		    ties / ((double)n * ((double)n - 1)));
+		/* All values tied: no evidence of a shift; p = 1 as scipy gives. */
+		m.p = 1;
+		if (s > 0) {
+			z = (umax - mu - 0.5) / sqrt(s);
+			m.p = 2 * stats_norm_sf(z);
+		}
+	}
+	if (m.p > 1)
+		m.p = 1;
+	*out = m;
+	r = 0;
+out:
+	free(it);
+	return r;
+}
+
+struct tl_item {
+	int boot;
+	double v;
+};
+
+static int
+cmp_tl(const void *x, const void *y)
+{
+	const struct tl_item *p = x, *q = y;
+
+	return (p->boot > q->boot) - (p->boot < q->boot);
+}
+
+int
+stats_twolevel(const double *v, const int *boot, size_t n,
+    struct stats_twolevel *out)
+{
+	struct stats_twolevel tl;
+	struct tl_item *it = NULL;
+	double *means = NULL, mean, d, ssw = 0, inv_m = 0;
+	size_t i, j, k, mi, dfw = 0;
+	int r;
+
+	memset(&tl, 0, sizeof(tl));
+	if (out == NULL || v == NULL || boot == NULL || n == 0) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (n > STATS_MAX_SAMPLES) {
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	if (!all_finite(v, n)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	it = malloc(n * sizeof(*it));
+	means = malloc(n * sizeof(*means));
+	if (it == NULL || means == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		it[i] = (struct tl_item){ boot[i], v[i] };
+	qsort(it, n, sizeof(*it), cmp_tl);
+	tl.n = n;
+	tl.m_min = SIZE_MAX;
+	for (i = 0, k = 0; i < n; i = j, k++) {
+		for (j = i, mean = 0; j < n && it[j].boot == it[i].boot; j++) {
+			d = it[j].v - mean;
+			mean += d / (double)(j - i + 1);
+			ssw += d * (it[j].v - mean);
+		}
+		mi = j - i;
+		means[k] = mean;
+		dfw += mi - 1;
+		inv_m += 1 / (double)mi;
+		if (mi < tl.m_min)
+			tl.m_min = mi;
+		if (mi > tl.m_max)
+			tl.m_max = mi;
+	}
+	tl.nboots = k;
+	tl.m_h = (double)k / inv_m;
+	tl.sw2 = dfw > 0 ? ssw / (double)dfw : NAN;
+	if ((r = stats_summarize(means, k, &tl.bm)) != 0)
+		goto out;
+	tl.sb2 = tl.bm.var;
+	tl.sigma_boot2 = tl.sb2 - tl.sw2 / tl.m_h;
+	if (tl.sigma_boot2 < 0)
+		tl.sigma_boot2 = 0;
+	*out = tl;
+	r = 0;
+out:
+	free(it);
+	free(means);
+	return r;
+}
+
+int
+stats_optimal_iters(double cost_ratio, double sw2, double sigma_boot2,
+    size_t *out)
+{
+	double m;
+	int r;
+
+	if (out == NULL || !isfinite(cost_ratio) || !(cost_ratio > 0) ||
+	    !isfinite(sw2) || !(sw2 >= 0) || !isfinite(sigma_boot2) ||
+	    !(sigma_boot2 >= 0)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (sigma_boot2 == 0)
+		m = BF_MAX_ITERATIONS;
+	else
+		m = ceil(sqrt(cost_ratio * sw2 / sigma_boot2));
+	if (!(m >= 1))
+		m = 1;
+	if (m > BF_MAX_ITERATIONS)
+		m = BF_MAX_ITERATIONS;
+	*out = (size_t)m;
+	r = 0;
+out:
+	return r;
+}

@@ -1,0 +1,144 @@
+/*
+ * stats.h: the statistics behind every benchfleet comparison. Pure C (libc
+ * and libm): summaries (Welford), the regularised incomplete beta, Student t
+ * CDF and quantiles, Welch's t-test, the percent change with a Fieller CI,
+ * Mann-Whitney U, and the two-level (boots x iterations) analysis of
+ * Kalibera & Jones. Checked against scipy in tests/unit/test_stats.c.
+ *
+ * Conventions. Functions return 0 or a negative BF_ERR_* code:
+ * BF_ERR_INVALID for malformed input (NULL pointers, NaN or infinite
+ * samples, parameters outside their domain), BF_ERR_TOOBIG for more samples
+ * than STATS_MAX_SAMPLES, BF_ERR_ALLOC, and BF_ERR_RANGE when a continued
+ * fraction fails to converge. A statistic that is merely undefined for the
+ * data (the sd of one sample, a test with zero variance) is not an error:
+ * its field is NAN, which reports print as "n/a".
+ */
+#ifndef BF_STATS_H
+#define BF_STATS_H
+
+#include <stddef.h>
+
+#include "caps.h"
+
+/* Most samples one call accepts: every iteration of every boot of a cell. */
+#define STATS_MAX_SAMPLES	((size_t)BF_MAX_ITERATIONS * BF_MAX_BOOTS)
+
+/* One sample set. Fields that need more samples than n are NAN. */
+struct stats_summary {
+	size_t n;
+	double mean;		/* n >= 1 */
+	double var;		/* sample variance (n-1 denominator); n >= 2 */
+	double sd;		/* sqrt(var) */
+	double cov;		/* CoV in percent: 100 * sd / |mean|; NAN if mean == 0 */
+	double min, max, median;	/* n >= 1 */
+	double ci_lo, ci_hi;	/* 95% CI of the mean, Student t with n-1 dof; n >= 2 */
+};
+
+/* Summarise v[0..n) (n == 0 is allowed: everything NAN). */
+int stats_summarize(const double *v, size_t n, struct stats_summary *out);
+
+/* Regularised incomplete beta I_x(a, b); a, b > 0 finite, 0 <= x <= 1. */
+int stats_incbeta(double a, double b, double x, double *out);
+
+/* Student t CDF P(T <= t) with nu > 0 dof (non-integer allowed; nu = +inf
+ * gives the normal). t may be infinite. */
+int stats_t_cdf(double t, double nu, double *out);
+/* Two-sided tail P(|T| >= |t|) = I_{nu/(nu+t^2)}(nu/2, 1/2). */
+int stats_t_p2(double t, double nu, double *out);
+/* t quantile: the t with P(T <= t) = p, 0 < p < 1, by bisection on the CDF
+ * (accurate to about 1e-13 relative, also for nu <= 3; for nu > 1e6 an
+ * asymptotic expansion in 1/nu replaces the incomplete beta). */
+int stats_t_quantile(double p, double nu, double *out);
+
+/* Standard normal CDF and upper tail (via erfc; z may be infinite). */
+double stats_norm_cdf(double z);
+double stats_norm_sf(double z);
+/* Standard normal quantile, 0 < p < 1, by bisection. */
+int stats_norm_quantile(double p, double *out);
+
+/* Welch's unequal-variance t-test of B against baseline A. */
+struct stats_welch {
+	double t;	/* (mean_B - mean_A) / sqrt(vA + vB), v = s^2/n */
+	double nu;	/* Welch-Satterthwaite dof, not floored */
+	double p;	/* two-sided */
+};
+/* Both need n >= 2; if vA + vB == 0 all fields are NAN. */
+int stats_welch(const struct stats_summary *a, const struct stats_summary *b,
+    struct stats_welch *out);
+
+/* Percent change of B vs baseline A, 100 (mean_B - mean_A) / mean_A. */
+struct stats_pct {
+	double pct;		/* NAN if mean_A == 0 or either n == 0 */
+	double lo, hi;		/* the CI in percent; NAN when unbounded or n < 2 */
+	int unbounded;		/* 1: g >= 1, mean_A not distinguishable from 0 */
+};
+/*
+ * Fieller's CI of the ratio mean_B/mean_A at the given level (0.95 for a
+ * 95% CI, 0.90 for TOST), independent samples, with t = t_{(1+level)/2, nu}.
+ * g = t^2 vA / mean_A^2; g >= 1 means the interval is unbounded. Pass the
+ * Welch nu (stats_welch). If vA = vB = 0 the CI collapses to the point.
+ */
+int stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
+    double nu, double level, struct stats_pct *out);
+
+/* Everything a report row needs about B vs baseline A. */
+struct stats_compare {
+	struct stats_welch welch;
+	struct stats_pct pct;	/* 95% Fieller CI with the Welch nu */
+	int significant;	/* welch.p < 0.05 and pct CI bounded and excluding 0 */
+};
+int stats_compare(const struct stats_summary *a, const struct stats_summary *b,
+    struct stats_compare *out);
+
+/* Mann-Whitney U: how the p-value is computed. */
+enum stats_mw_method {
+	STATS_MW_AUTO = 0,	/* exact if na, nb <= 10 and no ties, else asymptotic */
+	STATS_MW_EXACT,		/* exact; BF_ERR_INVALID with ties or na, nb > 50 */
+	STATS_MW_ASYMPTOTIC	/* normal, tie and continuity corrected */
+};
+struct stats_mw {
+	double u;	/* U of sample a: R_a - na(na+1)/2, mid-ranks (scipy's statistic) */
+	double p;	/* two-sided; 1 if every value is tied (no evidence), as scipy */
+	int exact;	/* 1 if p came from the exact distribution */
+};
+/* Both samples need n >= 1. */
+int stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
+    enum stats_mw_method method, struct stats_mw *out);
+
+/*
+ * Two levels (Kalibera & Jones, ISMM 2013): samples v[i] tagged with their
+ * boot boot[i] (any int ids; order does not matter). Unequal iterations per
+ * boot are handled so that each formula stays unbiased:
+ *   - S_w^2 pools the within-boot sums of squares over N - k dof
+ *     (boots with one iteration add nothing);
+ *   - S_b^2 is the sample variance of the k boot means, each boot weighted
+ *     equally (the boot means are the independent samples);
+ *   - m in sigma_boot^2 = max(0, S_b^2 - S_w^2/m) is the harmonic mean of
+ *     the iterations per boot, since E[S_b^2] = sigma_b^2 + sigma_w^2 mean(1/m_i).
+ * With equal m these are exactly the balanced formulas of the notes.
+ */
+struct stats_twolevel {
+	size_t n;		/* samples */
+	size_t nboots;		/* k, distinct boot ids */
+	size_t m_min, m_max;	/* iterations per boot */
+	double m_h;		/* harmonic mean of iterations per boot */
+	double sw2;		/* within-boot variance; NAN if no boot has 2 iterations */
+	double sb2;		/* variance of boot means; NAN if k < 2 */
+	double sigma_boot2;	/* max(0, sb2 - sw2/m_h); NAN if either is NAN */
+	/* Summary of the k boot means: bm.mean is the grand mean, bm.var = sb2,
+	 * bm.ci_lo/hi its 95% CI with k - 1 dof. Feed bm to stats_compare. */
+	struct stats_summary bm;
+};
+int stats_twolevel(const double *v, const int *boot, size_t n,
+    struct stats_twolevel *out);
+
+/*
+ * Optimal iterations per boot m* = ceil(sqrt(cost_ratio * sw2 / sigma_boot2)),
+ * cost_ratio = c_boot / c_iter > 0. sigma_boot2 == 0 (no detectable
+ * between-boot variation: more boots buy nothing) gives BF_MAX_ITERATIONS;
+ * the result is clamped to [1, BF_MAX_ITERATIONS].
+ */
+int stats_optimal_iters(double cost_ratio, double sw2, double sigma_boot2,
+    size_t *out);
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * test_job.c: job parsing (structure and types) and validation against a
+ * recipe, table driven with hostile and malformed documents.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "err.h"
+#include "job.h"
+#include "jx.h"
+#include "recipe.h"
+#include "t.h"
+
+static const char recipe_text[] =
+    "{\"name\": \"cpu-loop\","
+    " \"params\": {\"loops\": {\"type\": \"int\", \"min\": 1, \"max\": 1000000000,"
+    " \"default\": 1000000},"
+    " \"ratio\": {\"type\": \"number\", \"min\": 0, \"max\": 1, \"default\": 0.5},"
+    " \"mode\": {\"type\": \"enum\", \"values\": [\"a\", \"b\"], \"default\": \"a\"},"
+    " \"msg\": {\"type\": \"string\", \"max_len\": 256, \"default\": \"hi\"},"
+    " \"flag\": {\"type\": \"bool\", \"default\": false}},"
+    " \"presets\": {\"test\": {\"loops\": 1000, \"msg\": \"t\"}, \"paper\": {\"loops\": 100000000}},"
+    " \"command\": [\"@agent\", \"work\", \"cpu\", \"--loops\", \"{loops}\"]}";
+#define NAMES "loops, ratio, mode, msg, flag"
+
+static void
+expect_msg(const char *what, const struct bf_diag *d, const char *want)
+{
+	t_checks++;
+	if (strncmp(d->msg, want, strlen(want)) != 0) {
+		t_fails++;
+		fprintf(stderr, "%s: message \"%s\", expected it to start with \"%s\"\n", what,
+		    d->msg, want);
+	}
+}
+
+#define J(rest) "{\"recipe\": \"cpu-loop\", \"machines\": {\"class\": \"demo\"}" rest "}"
+
+static const struct {
+	const char *text;
+	int r;
+	const char *msg;
+} parse_cases[] = {
+	{J(""), 0, ""},
+	{"{\"machines\": {\"class\": \"demo\"}}", BF_ERR_INVALID, "recipe: is required"},
+	{"{\"recipe\": 5, \"machines\": {\"class\": \"demo\"}}", BF_ERR_INVALID,
+	    "recipe: expected a string, got an integer"},
+	{"{\"recipe\": \"; touch /tmp/pwned\", \"machines\": {\"class\": \"demo\"}}", BF_ERR_INVALID,
+	    "recipe: \"; touch /tmp/pwned\" is not a valid name"},
+	{"{\"recipe\": \"$(id)\", \"machines\": {\"class\": \"demo\"}}", BF_ERR_INVALID,
+	    "recipe: \"$(id)\" is not a valid name"},
+	{"{\"recipe\": \"cpu-loop\"}", BF_ERR_INVALID, "machines: is required"},
+	{J(", \"knobs\": {\"governor\": \"performance\"}"), BF_ERR_INVALID,
+	    "knobs: not supported by this version of benchfleet"},
+	{J(", \"kernel\": \"6.10.0\""), BF_ERR_INVALID,
+	    "kernel: not supported by this version of benchfleet"},
+	{J(", \"boot\": {\"method\": \"kexec\"}"), BF_ERR_INVALID,
+	    "boot: not supported by this version of benchfleet"},
+	{J(", \"bind\": {\"numa_node\": 1}"), BF_ERR_INVALID,
+	    "bind: not supported by this version of benchfleet"},
+	{J(", \"cmdline\": \"x\""), BF_ERR_INVALID, "cmdline: not supported by this version of"},
+	{J(", \"matrx\": {}"), BF_ERR_INVALID, "matrx: unknown key; expected one of recipe, name, "
+	    "preset, machines, matrix, params, repetitions, order"},
+	{J(", \"name\": 5"), BF_ERR_INVALID, "name: expected a string, got an integer"},
+	{J(", \"name\": \"a\\u0000b\""), BF_ERR_INVALID, "name: contains a NUL byte"},
+	{J(", \"preset\": \"a b\""), BF_ERR_INVALID, "preset: \"a b\" is not a valid name"},
+	{"{\"recipe\": \"x\", \"machines\": {\"class\": \"a\", \"names\": [\"h\"]}}", BF_ERR_INVALID,
+	    "machines: give exactly one of class or names"},
+	{"{\"recipe\": \"x\", \"machines\": {}}", BF_ERR_INVALID,
+	    "machines: give exactly one of class or names"},
+	{"{\"recipe\": \"x\", \"machines\": []}", BF_ERR_INVALID,
+	    "machines: expected an object, got an array"},
+	{"{\"recipe\": \"x\", \"machines\": {\"clas\": \"a\"}}", BF_ERR_INVALID,
+	    "machines.clas: unknown key; expected one of class, names"},
+	{"{\"recipe\": \"x\", \"machines\": {\"class\": \"a b\"}}", BF_ERR_INVALID,
+	    "machines.class: \"a b\" is not a valid name"},
+	{"{\"recipe\": \"x\", \"machines\": {\"names\": [\"h1\", \"h1\"]}}", BF_ERR_INVALID,
+	    "machines.names[1]: \"h1\" repeats machines.names[0]"},
+	{"{\"recipe\": \"x\", \"machines\": {\"names\": [\"h1\", \"; touch /tmp/pwned\"]}}",
+	    BF_ERR_INVALID, "machines.names[1]: \"; touch /tmp/pwned\" is not a valid name"},
+	{"{\"recipe\": \"x\", \"machines\": {\"names\": [\"h1\", \"a\\nb\"]}}",
+	    BF_ERR_INVALID, "machines.names[1]: \"a\\nb\" is not a valid name"},
+	{"{\"recipe\": \"x\", \"machines\": {\"names\": [\"h1\", 7]}}", BF_ERR_INVALID,
+	    "machines.names[1]: expected a string, got an integer"},
+	{"{\"recipe\": \"x\", \"machines\": {\"names\": []}}", BF_ERR_INVALID,
+	    "machines.names: has 0 elements; at least 1 needed"},
+	{"{\"recipe\": \"x\", \"machines\": {\"names\": \"h1\"}}", BF_ERR_INVALID,
+	    "machines.names: expected an array, got a string"},
+	{J(", \"order\": \"random\""), BF_ERR_INVALID,
+	    "order: \"random\" is not one of sequential, interleaved"},
+	{J(", \"order\": 1"), BF_ERR_INVALID, "order: expected a string, got an integer"},
+	{J(", \"repetitions\": {\"iterations\": 0}"), BF_ERR_RANGE,
+	    "repetitions.iterations: 0 is out of range 1..10000"},
+	{J(", \"repetitions\": {\"iterations\": 10001}"), BF_ERR_RANGE,
+	    "repetitions.iterations: 10001 is out of range 1..10000"},
+	{J(", \"repetitions\": {\"iterations\": 99999999999}"), BF_ERR_RANGE,
+	    "repetitions.iterations: 99999999999 is out of range 1..10000"},
+	{J(", \"repetitions\": {\"iterations\": -9223372036854775808}"), BF_ERR_RANGE,
+	    "repetitions.iterations: -9223372036854775808 is out of range 1..10000"},
+	{J(", \"repetitions\": {\"iterations\": 1.5}"), BF_ERR_INVALID,
+	    "repetitions.iterations: expected an integer, got 1.5"},
+	{J(", \"repetitions\": {\"iterations\": 1e300}"), BF_ERR_INVALID,
+	    "repetitions.iterations: expected an integer, got 1"},
+	{J(", \"repetitions\": {\"iterations\": \"5\"}"), BF_ERR_INVALID,
+	    "repetitions.iterations: expected an integer, got a string"},
+	{J(", \"repetitions\": {\"iteratons\": 5}"), BF_ERR_INVALID,
+	    "repetitions.iteratons: unknown key; expected one of boots, iterations, warmup"},
+	{J(", \"repetitions\": {\"warmup\": 101}"), BF_ERR_RANGE,
+	    "repetitions.warmup: 101 is out of range 0..100"},
+	{J(", \"repetitions\": {\"warmup\": -1}"), BF_ERR_RANGE,
+	    "repetitions.warmup: -1 is out of range 0..100"},
+	{J(", \"repetitions\": {\"boots\": 0}"), BF_ERR_RANGE,
+	    "repetitions.boots: 0 is out of range 1..100"},
+	{J(", \"repetitions\": 5"), BF_ERR_INVALID, "repetitions: expected an object, got an integer"},
+	{J(", \"matrix\": []"), BF_ERR_INVALID, "matrix: expected an object, got an array"},
+	{J(", \"matrix\": {\"mode\": \"a\"}"), BF_ERR_INVALID,
+	    "matrix.mode: expected an array, got a string"},
+	{J(", \"matrix\": {\"mode\": []}"), BF_ERR_INVALID,
+	    "matrix.mode: has 0 elements; at least 1 needed"},
+	{J(", \"matrix\": {\"mode\": [\"a\", \"b\", \"a\"]}"), BF_ERR_INVALID,
+	    "matrix.mode[2]: \"a\" repeats matrix.mode[0]"},
+	{J(", \"matrix\": {\"loops\": [1, 2, 1.0]}"), BF_ERR_INVALID,
+	    "matrix.loops[2]: 1.0 repeats matrix.loops[0]"},
+	{J(", \"matrix\": {\"mode\": [[\"a\"]]}"), BF_ERR_INVALID,
+	    "matrix.mode[0]: expected a string, number or boolean, got an array"},
+	{J(", \"matrix\": {\"mode\": [null]}"), BF_ERR_INVALID,
+	    "matrix.mode[0]: expected a string, number or boolean, got null"},
+	{J(", \"matrix\": {\"a b\": [1]}"), BF_ERR_INVALID, "matrix.a b: \"a b\" is not a valid name"},
+	{J(", \"matrix\": {\"mode\": [\"a\"]}, \"params\": {\"mode\": \"b\"}"), BF_ERR_INVALID,
+	    "params.mode: is also a matrix axis; a parameter is an axis or a fixed value, not both"},
+	{J(", \"params\": {\"msg\": {}}"), BF_ERR_INVALID,
+	    "params.msg: expected a string, number or boolean, got an object"},
+	{J(", \"params\": {\"$(id)\": 1}"), BF_ERR_INVALID, "params.$(id): \"$(id)\" is not a valid"},
+	{J(", \"params\": []"), BF_ERR_INVALID, "params: expected an object, got an array"},
+	{"{\"recipe\": \"cpu-loop\", \"recipe\": \"x\", \"machines\": {\"class\": \"demo\"}}",
+	    BF_ERR_PARSE, "malformed JSON at line 1"},
+	{"{\"recipe\": \"cpu-loop\", \"machines\": {\"class\": \"demo\"}", BF_ERR_PARSE,
+	    "malformed JSON at line 1"},
+	{"{\"recipe\": \"cpu-loop\", \"machines\": {\"class\": \"demo\"}, \"repetitions\": "
+	    "{\"iterations\": 1e309}}", BF_ERR_PARSE, "malformed JSON at line 1"},
+	{"[]", BF_ERR_INVALID, "job: expected an object, got an array"},
+	{"", BF_ERR_PARSE, "malformed JSON at line 1"},
+};
+
+static void
+test_parse_cases(void)
+{
+	struct job_spec *job;
+	struct bf_diag d;
+	size_t i;
+
+	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+		job = NULL;
+		bf_diag_clear(&d);
+		T_EQ_INT(job_parse(parse_cases[i].text, strlen(parse_cases[i].text), &job, &d),
+		    parse_cases[i].r);
+		expect_msg(parse_cases[i].text, &d, parse_cases[i].msg);
+		T_CHECK((job != NULL) == (parse_cases[i].r == 0));
+		job_free(job);
+	}
+	job_free(NULL);
+}
+
+static void
+test_parse_caps(void)
+{
+	struct job_spec *job = NULL;
+	struct bf_diag d;
+	struct buf b;
+	int i, k;
+
+	/* 17 axes */
+	buf_init(&b, 0);
+	buf_puts(&b, J(", \"matrix\": {"));
+	b.len--;	/* drop J's closing brace */
+	for (i = 0; i <= BF_MAX_AXES; i++)
+		buf_printf(&b, "%s\"a%d\": [1]", i ? ", " : "", i);
+	buf_puts(&b, "}}");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
+	T_EQ_STR(d.msg, "matrix: has 17 axes; at most 16 allowed");
+	/* 65 values on one axis */
+	buf_reset(&b);
+	buf_puts(&b, J(", \"matrix\": {\"loops\": ["));
+	b.len--;
+	for (i = 0; i <= BF_MAX_AXIS_VALUES; i++)
+		buf_printf(&b, "%s%d", i ? ", " : "", i + 1);
+	buf_puts(&b, "]}}");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
+	T_EQ_STR(d.msg, "matrix.loops: has 65 elements; at most 64 allowed");
+	/* 16 axes of 64 values: 64^16 cells, refused without overflow */
+	buf_reset(&b);
+	buf_puts(&b, J(", \"matrix\": {"));
+	b.len--;
+	for (i = 0; i < BF_MAX_AXES; i++) {
+		buf_printf(&b, "%s\"a%d\": [", i ? ", " : "", i);
+		for (k = 0; k < BF_MAX_AXIS_VALUES; k++)
+			buf_printf(&b, "%s%d", k ? "," : "", k);
+		buf_puts(&b, "]");
+	}
+	buf_puts(&b, "}}");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
+	T_EQ_STR(d.msg, "matrix: expands to more than 4096 cells");
+	T_EQ_STR(d.field, "matrix");
+	/* 1025 machine names */
+	buf_reset(&b);
+	buf_puts(&b, "{\"recipe\": \"x\", \"machines\": {\"names\": [");
+	for (i = 0; i <= 1024; i++)
+		buf_printf(&b, "%s\"h%d\"", i ? ", " : "", i);
+	buf_puts(&b, "]}}");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
+	T_EQ_STR(d.msg, "machines.names: has 1025 elements; at most 1024 allowed");
+	/* a 201-byte name */
+	buf_reset(&b);
+	buf_puts(&b, J(", \"name\": \""));
+	b.len--;
+	for (i = 0; i < 201; i++)
+		buf_puts(&b, "n");
+	buf_puts(&b, "\"}");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
+	T_EQ_STR(d.msg, "name: is 201 bytes long; at most 200 allowed");
+	/* deeply nested params */
+	buf_reset(&b);
+	buf_puts(&b, J(", \"params\": "));
+	b.len--;
+	for (i = 0; i < 1000; i++)
+		buf_puts(&b, "[");
+	for (i = 0; i < 1000; i++)
+		buf_puts(&b, "]");
+	buf_puts(&b, "}");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.msg, "JSON nested deeper than 32 levels");
+	/* over the API body cap */
+	buf_reset(&b);
+	buf_puts(&b, J(", \"name\": \"x\""));
+	while (b.len <= BF_MAX_API_BODY)
+		buf_puts(&b, "                ");
+	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
+	T_CHECK(job == NULL);
+	buf_free(&b);
+}
+
+static void
+test_parse_good(void)
+{
+	static const char full[] =
+	    "{\"recipe\": \"cpu-loop\", \"name\": \"my experiment\", \"preset\": \"test\","
+	    " \"machines\": {\"names\": [\"h1\", \"h2\"]},"
+	    " \"matrix\": {\"mode\": [\"a\", \"b\"], \"loops\": [1000, 2000]},"
+	    " \"params\": {\"msg\": \"x\"},"
+	    " \"repetitions\": {\"iterations\": 3, \"warmup\": 1, \"boots\": 2},"
+	    " \"order\": \"interleaved\"}";
+	struct job_spec *job = NULL;
+	struct bf_diag d;
+
+	T_EQ_INT(job_parse(J(""), strlen(J("")), &job, &d), 0);
+	if (job != NULL) {
+		T_EQ_STR(job->recipe, "cpu-loop");
+		T_CHECK(job->name == NULL && job->preset == NULL);
+		T_EQ_STR(job->machine_class, "demo");
+		T_EQ_INT(job->nmachine_names, 0);
+		T_EQ_INT(job->iterations, 5);
+		T_EQ_INT(job->warmup, 0);
+		T_EQ_INT(job->boots, 1);
+		T_EQ_INT(job->interleaved, 0);
+		T_CHECK(json_is_object(job->matrix) && json_object_size(job->matrix) == 0);
+		T_CHECK(json_is_object(job->params) && json_object_size(job->params) == 0);
+		T_CHECK(json_is_object(job->json));
+	}
+	job_free(job);
+	job = NULL;
+	T_EQ_INT(job_parse(full, strlen(full), &job, &d), 0);
+	if (job != NULL) {
+		T_EQ_STR(job->name, "my experiment");
+		T_EQ_STR(job->preset, "test");
+		T_CHECK(job->machine_class == NULL);
+		T_EQ_INT(job->nmachine_names, 2);
+		T_EQ_STR(job->machine_names[1], "h2");
+		T_EQ_INT(job->iterations, 3);
+		T_EQ_INT(job->warmup, 1);
+		T_EQ_INT(job->boots, 2);
+		T_EQ_INT(job->interleaved, 1);
+		T_EQ_INT(json_object_size(job->matrix), 2);
+	}
+	job_free(job);
+}
+
+static const struct {
+	const char *text;
+	int r;
+	const char *msg;
+} validate_cases[] = {
+	{J(""), 0, ""},
+	{J(", \"preset\": \"paper\", \"matrix\": {\"mode\": [\"a\", \"b\"]}, "
+	    "\"params\": {\"msg\": \"$(id)\"}"), 0, ""},
+	{J(", \"params\": {\"msg\": \"; touch /tmp/pwned\", \"ratio\": 1, \"flag\": true}"), 0, ""},
+	{"{\"recipe\": \"other\", \"machines\": {\"class\": \"demo\"}}", BF_ERR_INVALID,
+	    "recipe: job names \"other\" but the recipe is \"cpu-loop\""},
+	{J(", \"preset\": \"papr\""), BF_ERR_INVALID, "preset: \"papr\" is not one of test, paper"},
+	{J(", \"matrix\": {\"mode\": [\"a\", \"b\", \"x\"]}"), BF_ERR_INVALID,
+	    "matrix.mode[2]: \"x\" is not one of a, b"},
+	{J(", \"matrix\": {\"mode\": [\"a\", \"b\", \"a\\u0000\"]}"), BF_ERR_INVALID,
+	    "matrix.mode[2]: \"a\\u0000\" is not one of a, b"},
+	{J(", \"matrix\": {\"lopps\": [1]}"), BF_ERR_INVALID,
+	    "matrix.lopps: names no parameter; parameters are " NAMES},
+	{J(", \"matrix\": {\"cmdline\": [\"\", \"no5lvl\"]}"), BF_ERR_INVALID,
+	    "matrix.cmdline: not supported by this version of benchfleet"},
+	{J(", \"matrix\": {\"loops\": [1, 0]}"), BF_ERR_RANGE,
+	    "matrix.loops[1]: 0 is out of range 1..1000000000"},
+	{J(", \"matrix\": {\"loops\": [1, 2.5]}"), BF_ERR_INVALID,
+	    "matrix.loops[1]: expected an integer, got 2.5"},
+	{J(", \"matrix\": {\"loops\": [\"; touch /tmp/pwned\"]}"), BF_ERR_INVALID,
+	    "matrix.loops[0]: expected an integer, got a string"},
+	{J(", \"matrix\": {\"flag\": [true, 0]}"), BF_ERR_INVALID,
+	    "matrix.flag[1]: expected true or false, got an integer"},
+	{J(", \"params\": {\"loops\": \"$(id)\"}"), BF_ERR_INVALID,
+	    "params.loops: expected an integer, got a string"},
+	{J(", \"params\": {\"loops\": 0}"), BF_ERR_RANGE, "params.loops: 0 is out of range"},
+	{J(", \"params\": {\"ratio\": 1.5}"), BF_ERR_RANGE, "params.ratio: 1.5 is out of range 0..1"},
+	{J(", \"params\": {\"nope\": 1}"), BF_ERR_INVALID,
+	    "params.nope: names no parameter; parameters are " NAMES},
+	{J(", \"params\": {\"msg\": \"a\\u0000b\"}"), BF_ERR_INVALID, "params.msg: contains a NUL"},
+};
+
+static void
+test_validate(void)
+{
+	struct recipe *r = NULL;
+	struct job_spec *job;
+	struct bf_diag d;
+	json_t *vals = NULL;
+	size_t i;
+	const char *t;
+
+	T_EQ_INT(recipe_parse(recipe_text, strlen(recipe_text), &r, &d), 0);
+	if (r == NULL) {
+		fprintf(stderr, "%s\n", d.msg);
+		return;
+	}
+	for (i = 0; i < sizeof(validate_cases) / sizeof(validate_cases[0]); i++) {
+		job = NULL;
+		T_EQ_INT(job_parse(validate_cases[i].text, strlen(validate_cases[i].text), &job, &d),
+		    0);
+		if (job == NULL) {
+			fprintf(stderr, "%s: %s\n", validate_cases[i].text, d.msg);
+			continue;
+		}
+		bf_diag_clear(&d);
+		T_EQ_INT(job_validate(job, r, &d), validate_cases[i].r);
+		expect_msg(validate_cases[i].text, &d, validate_cases[i].msg);
+		job_free(job);
+	}
+
+	/* defaults <- preset <- params */
+	t = J(", \"preset\": \"test\", \"params\": {\"msg\": \"x\", \"flag\": true}");
+	job = NULL;
+	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
+	T_EQ_INT(job_validate(job, r, &d), 0);
+	T_EQ_INT(job_base_values(job, r, &vals, &d), 0);
+	if (vals != NULL) {
+		T_EQ_INT(json_object_size(vals), 5);
+		T_EQ_INT(json_integer_value(json_object_get(vals, "loops")), 1000);
+		T_EQ_STR(json_string_value(json_object_get(vals, "msg")), "x");
+		T_EQ_STR(json_string_value(json_object_get(vals, "mode")), "a");
+		T_CHECK(json_is_true(json_object_get(vals, "flag")));
+		T_NEAR(json_number_value(json_object_get(vals, "ratio")), 0.5, 0);
+	}
+	json_decref(vals);
+	vals = NULL;
+	job_free(job);
+	/* no preset: the recipe defaults */
+	job = NULL;
+	T_EQ_INT(job_parse(J(""), strlen(J("")), &job, &d), 0);
+	T_EQ_INT(job_base_values(job, r, &vals, &d), 0);
+	if (vals != NULL) {
+		T_EQ_INT(json_integer_value(json_object_get(vals, "loops")), 1000000);
+		T_EQ_STR(json_string_value(json_object_get(vals, "msg")), "hi");
+	}
+	json_decref(vals);
+	vals = NULL;
+	job_free(job);
+	/* an unvalidated job with a missing preset is refused, not crashed on */
+	t = J(", \"preset\": \"nope\"");
+	job = NULL;
+	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
+	T_EQ_INT(job_base_values(job, r, &vals, &d), BF_ERR_NOTFOUND);
+	T_CHECK(vals == NULL);
+	job_free(job);
+	recipe_free(r);
+}
+
+int
+main(void)
+{
+	test_parse_cases();
+	test_parse_caps();
+	test_parse_good();
+	test_validate();
+	return t_done();
+}
