@@ -60,7 +60,8 @@ void store_machine_free(struct store_machine *m);
 void store_machines_free(struct store_machine *a, size_t n);
 /* BF_ERR_NOTFOUND; BF_ERR_STATE while a run holds the machine. */
 int store_machine_delete(struct store *s, const char *name);
-/* Update what is non-NULL; last_seen = now when touch is set. */
+/* Update what is non-NULL; last_seen = now when touch is set. "" clears
+ * hostname, kernel, arch or last_error. BF_ERR_NOTFOUND. */
 int store_machine_update(struct store *s, const char *name, const char *state,
     const char *hostname, const char *kernel, const char *arch,
     const char *last_error, int touch);
@@ -83,9 +84,12 @@ int store_job_create(struct store *s, const char *recipe, const char *name,
     const struct store_run_new *runs, size_t nruns, int64_t *idp);
 /* {"id","recipe","name","state","created_at","finished_at","runs_total",
  *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
+ * also "runs_cancelled", "machine_class" and "machine_names" (array or
+ * null); runs_failed counts failed and lost runs.
  * BF_ERR_NOTFOUND. New reference in *out. */
 int store_job_get_json(struct store *s, int64_t id, json_t **out);
-/* {"jobs":[ job objects without "spec", newest first ]}; at most limit (<=1000). */
+/* {"jobs":[ job objects without "spec", newest first ]}; at most limit (<=1000;
+ * 0 means 1000). */
 int store_jobs_list_json(struct store *s, size_t limit, json_t **out);
 /* Queued runs become cancelled; the job is cancelled (running runs finish and
  * keep their result). BF_ERR_NOTFOUND; BF_ERR_STATE if the job had ended. */
@@ -100,7 +104,7 @@ int store_job_cancel(struct store *s, int64_t id);
 int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
 int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
 /* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
- * at most limit lines. */
+ * at most limit lines (<=1000; 0 means 1000). BF_ERR_NOTFOUND. */
 int store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
     json_t **out);
 
@@ -121,12 +125,16 @@ struct store_claim {
  * names the machine's class or the machine itself): oldest job first, then
  * boot, then cell_index. The run becomes running with machine, started_at and
  * lease_until = now + lease_s; the job becomes running; the machine becomes
- * running. Returns 0 with *out = NULL when there is nothing to do.
+ * running. Returns 0 with *out = NULL when there is nothing to do or the
+ * machine already runs a run; BF_ERR_NOTFOUND if it is not registered.
+ * attempt counts from 1. Whether the machine is reachable is the caller's
+ * business: an offline machine that claims becomes running.
  */
 int store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
     struct store_claim **out);
 void store_claim_free(struct store_claim *c);
-/* Extend the lease of a running run. */
+/* Extend the lease of a running run. BF_ERR_NOTFOUND; BF_ERR_STATE if it
+ * is not running. */
 int store_run_renew(struct store *s, int64_t run_id, int lease_s);
 
 struct store_sample {
@@ -143,20 +151,26 @@ int store_run_log_add(struct store *s, int64_t run_id, const char *stream, const
 int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
     const char *kernel, const char *boot_id);
 /* End a run (state done|failed|lost), free its machine (state idle), and
- * settle the job's state when none of its runs is queued or running. */
+ * settle the job's state when none of its runs is queued or running.
+ * BF_ERR_STATE if the run is not running (e.g. finished twice). A machine
+ * the caller marked offline meanwhile stays offline. */
 int store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_status,
     const char *error);
 /*
  * At start-up: every run left running by a dead coordinator goes back to
  * queued (attempt + 1) with its partial samples removed, in one transaction;
- * machines marked running become idle. *nrequeued counts them.
+ * machines marked running become idle. *nrequeued counts them. Running
+ * runs of a cancelled job become cancelled instead (not counted), so that
+ * the job can end.
  */
 int store_recover(struct store *s, size_t *nrequeued);
 
 /* Samples of a job for reports:
  * {"job":id,"recipe":..., "cells":[{"cell_index","label","axes":{},
  *   "samples":[{"metric","unit","boot","iteration","value","run"}]}]}
- * ordered by cell_index. */
+ * ordered by cell_index; samples by metric, boot, iteration, run. Only
+ * runs that ended done contribute samples; every cell is listed.
+ * BF_ERR_NOTFOUND. */
 int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
 
 #endif

@@ -1,0 +1,88 @@
+/*
+ * store-int.h: what store.c, store-jobs.c and store-runs.c share. Not for
+ * other modules: they go through store.h.
+ *
+ * Every statement is prepared once, on first use, and cached in struct
+ * store by its id; all SQL text lives in one table in store.c so that the
+ * schema and the queries against it can be read side by side.
+ */
+#ifndef BF_STORE_INT_H
+#define BF_STORE_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+enum store_q {
+	Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_VERSION,
+	/* machines */
+	Q_M_ADD, Q_M_GET, Q_M_LIST, Q_M_BUSY, Q_M_DELETE, Q_M_UPDATE, Q_M_RUNNING,
+	Q_M_IDLE, Q_M_IDLE_ALL,
+	/* jobs */
+	Q_J_ADD, Q_J_GET, Q_J_LIST, Q_J_HEAD, Q_J_CANCEL_RUNS, Q_J_CANCEL, Q_J_SETTLE,
+	Q_J_START, Q_J_CELLS, Q_J_CELL_SAMPLES,
+	/* runs */
+	Q_R_ADD, Q_R_BY_JOB, Q_R_GET, Q_R_HEAD, Q_R_CLAIM_PICK, Q_R_CLAIM, Q_R_RENEW,
+	Q_R_INFO, Q_R_FINISH, Q_S_ADD, Q_S_BY_RUN, Q_S_BY_JOB, Q_L_ADD, Q_L_GET,
+	/* recovery */
+	Q_REC_SAMPLES, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
+	Q__COUNT
+};
+
+struct store {
+	sqlite3 *db;
+	pthread_mutex_t mu;
+	sqlite3_stmt *st[Q__COUNT];
+};
+
+/* Pages of lists are cut here whatever the caller asks (0 = this many). */
+#define STORE_MAX_PAGE	1000
+
+void store_lock(struct store *s);
+/* Resets any statement left mid-step (an early goto out), then unlocks. */
+void store_unlock(struct store *s);
+
+/* Map a SQLite result code to BF_ERR_*, keeping SQLite's text for
+ * store_last_error(). */
+int store_db_fail(struct store *s, int rc);
+
+/*
+ * Fetch cached statement id, reset it and bind its parameters from fmt:
+ * 't' const char * (NULL binds NULL), 'I' int64_t, 'd' double. Pass every
+ * integer cast to int64_t: the varargs are not type-checked. Text is bound
+ * SQLITE_STATIC, so it must stay alive until the statement is next reset.
+ */
+int store_q(struct store *s, enum store_q id, sqlite3_stmt **stp, const char *fmt, ...);
+/* store_q for statements without result rows; *changes (may be NULL) gets
+ * the number of rows written. */
+int store_q_exec(struct store *s, enum store_q id, int *changes, const char *fmt, ...);
+/* 1 on a row, 0 when done, BF_ERR_* on failure. */
+int store_q_step(struct store *s, sqlite3_stmt *st);
+
+int store_tx_begin(struct store *s);
+int store_tx_commit(struct store *s);
+void store_tx_rollback(struct store *s);
+
+int64_t store_now_s(void);
+double store_now(void);
+
+/* At most max bytes of valid UTF-8 from p[0..n), cut on a character
+ * boundary; *lenp (may be NULL) gets the length. Caller frees. NULL on ENOMEM. */
+char *store_text_clean(const char *p, size_t n, size_t max, size_t *lenp);
+/* Names and addresses come from the API: check size and encoding here too,
+ * since a stored bad byte would break every later listing. v NULL is fine
+ * unless required; d may be NULL. BF_ERR_INVALID. */
+int store_check_str(const char *v, const char *field, size_t max, int required,
+    struct bf_diag *d);
+/* Column i as a new JSON value: NULL as null, JSON text columns (named
+ * axes, values, spec, machine_names) parsed, null if corrupt. */
+json_t *store_col_json(sqlite3_stmt *st, int i);
+/* The row from column first on as an object keyed by column names. */
+int store_row_json(sqlite3_stmt *st, int first, json_t **out);
+/* strdup of a text column; NULL column gives NULL. BF_ERR_ALLOC. */
+int store_col_dup(sqlite3_stmt *st, int i, char **out);
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * store-jobs.c: jobs in the store: creating a job with all its runs,
+ * the job views the API serves, cancelling, and the samples of a job
+ * grouped by cell for reports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "caps.h"
+#include "store.h"
+#include "store-int.h"
+
+/* Is text a JSON document of the given type (at most max bytes)? */
+static int
+json_text_is(const char *text, json_type type, size_t max)
+{
+	json_t *v;
+	int ok;
+
+	if (text == NULL || strlen(text) > max)
+		return 0;
+	if ((v = json_loads(text, JSON_REJECT_DUPLICATES, NULL)) == NULL)
+		return 0;
+	ok = json_typeof(v) == type;
+	json_decref(v);
+	return ok;
+}
+
+/*
+ * The claim matches names with json_each, so the list must be an array of
+ * plain names, or the claim query would fail for every machine. Returns
+ * the number of names, -1 if the text is no such list.
+ */
+static int
+names_count(const char *text)
+{
+	json_t *a, *v;
+	size_t i;
+	int n = -1;
+
+	if (strlen(text) > BF_MAX_API_BODY)
+		return -1;
+	if ((a = json_loads(text, JSON_REJECT_DUPLICATES, NULL)) == NULL)
+		return -1;
+	if (!json_is_array(a) || json_array_size(a) > BF_MAX_CELLS)
+		goto out;
+	json_array_foreach(a, i, v)
+		if (!json_is_string(v) || json_string_length(v) == 0 ||
+		    json_string_length(v) > BF_MAX_NAME)
+			goto out;
+	n = (int)json_array_size(a);
+out:
+	json_decref(a);
+	return n;
+}
+
+/* Like store_check_str, but "" is allowed (a one-cell matrix has no label). */
+static int
+text_ok(const char *v, size_t max)
+{
+	return v == NULL || *v == '\0' || store_check_str(v, "", max, 0, NULL) == 0;
+}
+
+static int
+job_args_ok(const char *recipe, const char *name, const char *spec_json,
+    const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns)
+{
+	const struct store_run_new *rn;
+	size_t i;
+	int nnames = 0;
+
+	if (store_check_str(recipe, "recipe", BF_MAX_NAME, 1, NULL) != 0 ||
+	    !text_ok(name, BF_MAX_STR) ||
+	    store_check_str(machine_class, "machine_class", BF_MAX_NAME, 0, NULL) != 0 ||
+	    !json_text_is(spec_json, JSON_OBJECT, BF_MAX_API_BODY))
+		return BF_ERR_INVALID;
+	if (machine_names_json != NULL && (nnames = names_count(machine_names_json)) < 0)
+		return BF_ERR_INVALID;
+	if (machine_class == NULL && nnames == 0)
+		return BF_ERR_INVALID;	/* no machine could ever take it */
+	if (nruns == 0 || runs == NULL)
+		return BF_ERR_INVALID;	/* it could never settle */
+	if (nruns > (size_t)BF_MAX_CELLS * BF_MAX_BOOTS)
+		return BF_ERR_TOOBIG;
+	for (i = 0; i < nruns; i++) {
+		rn = &runs[i];
+		if (rn->cell_index >= BF_MAX_CELLS || rn->boot < 0 || rn->boot >= BF_MAX_BOOTS ||
+		    !text_ok(rn->label, BF_MAX_STR) ||
+		    !json_text_is(rn->axes_json, JSON_OBJECT, BF_MAX_API_BODY) ||
+		    !json_text_is(rn->values_json, JSON_OBJECT, BF_MAX_API_BODY))
+			return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+int
+store_job_create(struct store *s, const char *recipe, const char *name,
+    const char *spec_json, const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns, int64_t *idp)
+{
+	const struct store_run_new *rn;
+	int64_t id;
+	size_t i;
+	int r, intx = 0;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if ((r = job_args_ok(recipe, name, spec_json, machine_class, machine_names_json, runs,
+	    nruns)) != 0)
+		return r;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q_exec(s, Q_J_ADD, NULL, "ttttt" "I", recipe, name, spec_json,
+	    machine_class, machine_names_json, store_now_s())) != 0)
+		goto out;
+	id = sqlite3_last_insert_rowid(s->db);
+	for (i = 0; i < nruns; i++) {
+		rn = &runs[i];
+		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
+		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I", id, (int64_t)rn->cell_index,
+		    rn->label != NULL ? rn->label : "", rn->axes_json, rn->values_json,
+		    (int64_t)rn->boot)) != 0)
+			goto out;
+	}
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	if (idp != NULL)
+		*idp = id;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_job_get_json(struct store *s, int64_t id, json_t **out)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_J_GET, &st, "I", id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	r = store_row_json(st, 0, out);
+out:
+	store_unlock(s);
+	return r;
+}
+
+int
+store_jobs_list_json(struct store *s, size_t limit, json_t **out)
+{
+	json_t *o = NULL, *a, *j;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if (limit == 0 || limit > STORE_MAX_PAGE)
+		limit = STORE_MAX_PAGE;
+	if ((o = json_pack("{s:[]}", "jobs")) == NULL)
+		return BF_ERR_ALLOC;
+	a = json_object_get(o, "jobs");
+	store_lock(s);
+	if ((r = store_q(s, Q_J_LIST, &st, "I", (int64_t)limit)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 0, &j)) != 0)
+			goto out;
+		if (json_array_append_new(a, j) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	json_decref(o);
+	return r;
+}
+
+int
+store_job_cancel(struct store *s, int64_t id)
+{
+	sqlite3_stmt *st;
+	const char *state;
+	double now = store_now();
+	int r, intx = 0;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q(s, Q_J_HEAD, &st, "I", id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	state = (const char *)sqlite3_column_text(st, 0);
+	if (state == NULL || (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)) {
+		r = BF_ERR_STATE;
+		goto out;
+	}
+	sqlite3_reset(st);
+	/* Running runs go on; the last to finish sets the job's finished_at. */
+	if ((r = store_q_exec(s, Q_J_CANCEL_RUNS, NULL, "Id", id, now)) != 0 ||
+	    (r = store_q_exec(s, Q_J_CANCEL, NULL, "I", id)) != 0 ||
+	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", id, now)) != 0)
+		goto out;
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	return r;
+}
+
+/*
+ * Only samples of runs that ended done are reported: a failed or lost run's
+ * values may come from a broken boot or a half-run iteration, and mixing
+ * them in would skew the statistics without anyone noticing.
+ */
+int
+store_job_samples_json(struct store *s, int64_t job_id, json_t **out)
+{
+	json_t *o = NULL, *cells, *cell, *map = NULL, *smp, *arr;
+	sqlite3_stmt *st;
+	char key[24];
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_J_HEAD, &st, "I", job_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	if ((map = json_object()) == NULL ||
+	    (o = json_pack("{s:I, s:o, s:[]}", "job", (json_int_t)job_id,
+	    "recipe", store_col_json(st, 1), "cells")) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	sqlite3_reset(st);
+	cells = json_object_get(o, "cells");
+	/* map: cell_index -> that cell's samples array (borrowed). */
+	if ((r = store_q(s, Q_J_CELLS, &st, "I", job_id)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 1, &cell)) != 0)
+			goto out;
+		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 1));
+		if (json_array_append_new(cells, cell) != 0 || (arr = json_array()) == NULL ||
+		    json_object_set_new(cell, "samples", arr) != 0 ||
+		    json_object_set(map, key, arr) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if ((r = store_q(s, Q_J_CELL_SAMPLES, &st, "I", job_id)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
+		if ((arr = json_object_get(map, key)) == NULL)
+			continue;	/* cannot happen: the cell came from the same runs */
+		if ((r = store_row_json(st, 1, &smp)) != 0)
+			goto out;
+		if (json_array_append_new(arr, smp) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	json_decref(map);
+	json_decref(o);
+	return r;
+}

@@ -1,0 +1,530 @@
+/*
+ * store-runs.c: runs in the store: the scheduler's claim, lease, samples,
+ * log lines and end of a run, recovery after a crash, and the run views
+ * the API serves.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "caps.h"
+#include "store.h"
+#include "store-int.h"
+
+void
+store_claim_free(struct store_claim *c)
+{
+	if (c == NULL)
+		return;
+	free(c->recipe);
+	free(c->spec_json);
+	free(c->values_json);
+	free(c->label);
+	free(c);
+}
+
+static int
+claim_from_row(sqlite3_stmt *st, struct store_claim **out)
+{
+	struct store_claim *c;
+	int r;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	c->run_id = sqlite3_column_int64(st, 0);
+	c->job_id = sqlite3_column_int64(st, 1);
+	c->boot = sqlite3_column_int(st, 6);
+	c->attempt = sqlite3_column_int(st, 7);
+	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
+	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
+	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||
+	    (r = store_col_dup(st, 5, &c->label)) != 0)
+		goto out;
+	*out = c;
+	c = NULL;
+	r = 0;
+out:
+	store_claim_free(c);
+	return r;
+}
+
+/*
+ * One IMMEDIATE transaction: the write lock is taken before the pick, so
+ * neither another connection (a second process on the file) nor a thread
+ * can take the same run between the SELECT and the UPDATE.
+ */
+int
+store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
+    struct store_claim **out)
+{
+	struct store_claim *c = NULL;
+	sqlite3_stmt *st;
+	double now = store_now();
+	int r, intx = 0, n;
+
+	*out = NULL;
+	if (s == NULL || machine == NULL || lease_s <= 0)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q(s, Q_M_GET, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	/* A machine runs one thing at a time: benchmarks must not share it. */
+	if ((r = store_q(s, Q_M_BUSY, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 1) {
+		r = 0;
+		goto out;
+	}
+	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "tt", klass, machine)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0)
+		goto out;
+	if ((r = claim_from_row(st, &c)) != 0)
+		goto out;
+	sqlite3_reset(st);
+	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "I", c->run_id, machine, now,
+	    store_now_s() + lease_s)) != 0)
+		goto out;
+	if (n != 1) {
+		r = BF_ERR_DB;	/* the pick saw it queued inside this transaction */
+		goto out;
+	}
+	if ((r = store_q_exec(s, Q_J_START, NULL, "I", c->job_id)) != 0 ||
+	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", machine)) != 0)
+		goto out;
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	*out = c;
+	c = NULL;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	store_claim_free(c);
+	return r;
+}
+
+/* NOTFOUND when the run does not exist, else STATE (it is not running). */
+static int
+run_why_not(struct store *s, int64_t run_id)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		return r;
+	sqlite3_reset(st);
+	return r == 0 ? BF_ERR_NOTFOUND : BF_ERR_STATE;
+}
+
+int
+store_run_renew(struct store *s, int64_t run_id, int lease_s)
+{
+	int r, n;
+
+	if (s == NULL || lease_s <= 0)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q_exec(s, Q_R_RENEW, &n, "II", run_id, store_now_s() + lease_s)) != 0)
+		goto out;
+	r = n == 1 ? 0 : run_why_not(s, run_id);
+out:
+	store_unlock(s);
+	return r;
+}
+
+int
+store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
+    const struct store_sample *samples, size_t n)
+{
+	size_t i;
+	int r, intx = 0;
+
+	if (s == NULL || (samples == NULL && n != 0))
+		return BF_ERR_INVALID;
+	/* Warmup shifts the agent's iteration numbers, hence the slack. */
+	if (boot < 0 || boot >= BF_MAX_BOOTS || iteration < 0 ||
+	    iteration > 2 * BF_MAX_ITERATIONS)
+		return BF_ERR_RANGE;
+	for (i = 0; i < n; i++) {
+		if (store_check_str(samples[i].metric, "metric", BF_MAX_NAME, 1, NULL) != 0 ||
+		    store_check_str(samples[i].unit, "unit", BF_MAX_NAME, 0, NULL) != 0)
+			return BF_ERR_INVALID;
+		/* SQLite would store NaN as NULL, and JSON has neither. */
+		if (!isfinite(samples[i].value))
+			return BF_ERR_RANGE;
+	}
+	if (n == 0)
+		return 0;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	for (i = 0; i < n; i++)
+		if ((r = store_q_exec(s, Q_S_ADD, NULL, "IIIt" "d" "t", run_id, (int64_t)boot,
+		    (int64_t)iteration, samples[i].metric, samples[i].value, samples[i].unit)) != 0)
+			goto out;	/* a missing run fails the foreign key: NOTFOUND */
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	return r;
+}
+
+static int
+stream_ok(const char *stream)
+{
+	static const char *const streams[] = { "stdout", "stderr", "agent", "coord" };
+	size_t i;
+
+	for (i = 0; i < sizeof(streams) / sizeof(streams[0]); i++)
+		if (strcmp(stream, streams[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* seq is MAX(seq) + 1 inside the INSERT itself, so it is gapless per run
+ * even without a transaction around it. */
+int
+store_run_log_add(struct store *s, int64_t run_id, const char *stream, const char *line)
+{
+	char *clean = NULL;
+	int r;
+
+	if (s == NULL || stream == NULL || line == NULL || !stream_ok(stream))
+		return BF_ERR_INVALID;
+	if ((clean = store_text_clean(line, strlen(line), BF_MAX_LOG_LINE, NULL)) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	r = store_q_exec(s, Q_L_ADD, NULL, "Itt" "d", run_id, stream, clean, store_now());
+	store_unlock(s);
+	free(clean);
+	return r;
+}
+
+int
+store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
+    const char *kernel, const char *boot_id)
+{
+	char *h = NULL, *k = NULL, *b = NULL;
+	int r, n;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if ((hostname != NULL &&
+	    (h = store_text_clean(hostname, strlen(hostname), BF_MAX_HOST, NULL)) == NULL) ||
+	    (kernel != NULL &&
+	    (k = store_text_clean(kernel, strlen(kernel), BF_MAX_NAME * 4, NULL)) == NULL) ||
+	    (boot_id != NULL &&
+	    (b = store_text_clean(boot_id, strlen(boot_id), BF_MAX_NAME, NULL)) == NULL)) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	store_lock(s);
+	r = store_q_exec(s, Q_R_INFO, &n, "Ittt", run_id, h, k, b);
+	store_unlock(s);
+	if (r == 0 && n == 0)
+		r = BF_ERR_NOTFOUND;
+out:
+	free(h);
+	free(k);
+	free(b);
+	return r;
+}
+
+int
+store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_status,
+    const char *error)
+{
+	sqlite3_stmt *st;
+	char *err = NULL, *machine = NULL;
+	int64_t job_id;
+	double now = store_now();
+	int r, intx = 0, n;
+
+	if (s == NULL || state == NULL || (strcmp(state, "done") != 0 &&
+	    strcmp(state, "failed") != 0 && strcmp(state, "lost") != 0))
+		return BF_ERR_INVALID;
+	if (error != NULL && (err = store_text_clean(error, strlen(error), BF_MAX_STR, NULL)) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	job_id = sqlite3_column_int64(st, 0);
+	if ((r = store_col_dup(st, 1, &machine)) != 0)
+		goto out;
+	sqlite3_reset(st);
+	if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d", run_id, state,
+	    (int64_t)exit_status, err, now)) != 0)
+		goto out;
+	if (n == 0) {
+		r = BF_ERR_STATE;	/* not running: already ended, or never claimed */
+		goto out;
+	}
+	if ((machine != NULL && (r = store_q_exec(s, Q_M_IDLE, NULL, "t", machine)) != 0) ||
+	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, now)) != 0)
+		goto out;
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	free(machine);
+	free(err);
+	return r;
+}
+
+/*
+ * Runs of a job cancelled while they ran are not requeued but cancelled:
+ * a queued run of a cancelled job would never be claimed, and the job
+ * would never get its finished_at.
+ */
+int
+store_recover(struct store *s, size_t *nrequeued)
+{
+	static const char note[] = "coordinator restarted during this run; "
+	    "its partial samples were dropped";
+	double now = store_now();
+	int r, intx = 0, n = 0;
+
+	if (nrequeued != NULL)
+		*nrequeued = 0;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q_exec(s, Q_REC_SAMPLES, NULL, "")) != 0 ||
+	    (r = store_q_exec(s, Q_REC_LOG, NULL, "t" "d", note, now)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_CANCEL, NULL, "d", now)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_REQUEUE, &n, "")) != 0 ||
+	    (r = store_q_exec(s, Q_REC_JOBS, NULL, "d", now)) != 0 ||
+	    (r = store_q_exec(s, Q_M_IDLE_ALL, NULL, "")) != 0)
+		goto out;
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	if (nrequeued != NULL)
+		*nrequeued = (size_t)n;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	return r;
+}
+
+/* --- views --- */
+
+/* Append each row's samples (columns from 1) to the array that map holds
+ * under the row's column 0 (a run id). */
+static int
+samples_into(struct store *s, sqlite3_stmt *st, json_t *map)
+{
+	json_t *arr, *smp;
+	char key[24];
+	int r;
+
+	while ((r = store_q_step(s, st)) == 1) {
+		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
+		if ((arr = json_object_get(map, key)) == NULL)
+			continue;
+		if ((r = store_row_json(st, 1, &smp)) != 0)
+			return r;
+		if (json_array_append_new(arr, smp) != 0)
+			return BF_ERR_ALLOC;
+	}
+	return r;
+}
+
+/* A run row as its object with an empty "samples" that map points to. */
+static int
+run_obj(sqlite3_stmt *st, json_t *map, json_t **out)
+{
+	json_t *o = NULL, *arr;
+	char key[24];
+	int r;
+
+	if ((r = store_row_json(st, 0, &o)) != 0)
+		goto out;
+	snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
+	if ((arr = json_array()) == NULL || json_object_set_new(o, "samples", arr) != 0 ||
+	    json_object_set(map, key, arr) != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	json_decref(o);
+	return r;
+}
+
+int
+store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
+{
+	json_t *o = NULL, *a, *run, *map = NULL;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((o = json_pack("{s:[]}", "runs")) == NULL || (map = json_object()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	a = json_object_get(o, "runs");
+	if ((r = store_q(s, Q_J_HEAD, &st, "I", job_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	sqlite3_reset(st);
+	if ((r = store_q(s, Q_R_BY_JOB, &st, "I", job_id)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = run_obj(st, map, &run)) != 0)
+			goto out;
+		if (json_array_append_new(a, run) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if ((r = store_q(s, Q_S_BY_JOB, &st, "I", job_id)) != 0 ||
+	    (r = samples_into(s, st, map)) != 0)
+		goto out;
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	json_decref(map);
+	json_decref(o);
+	return r;
+}
+
+int
+store_run_get_json(struct store *s, int64_t run_id, json_t **out)
+{
+	json_t *o = NULL, *arr, *smp;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_R_GET, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	if ((r = store_row_json(st, 0, &o)) != 0)
+		goto out;
+	if ((arr = json_array()) == NULL || json_object_set_new(o, "samples", arr) != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = store_q(s, Q_S_BY_RUN, &st, "I", run_id)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 0, &smp)) != 0)
+			goto out;
+		if (json_array_append_new(arr, smp) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	json_decref(o);
+	return r;
+}
+
+int
+store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
+    json_t **out)
+{
+	json_t *o = NULL, *a, *line;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if (limit == 0 || limit > STORE_MAX_PAGE)
+		limit = STORE_MAX_PAGE;
+	if ((o = json_pack("{s:I, s:[]}", "run", (json_int_t)run_id, "lines")) == NULL)
+		return BF_ERR_ALLOC;
+	a = json_object_get(o, "lines");
+	store_lock(s);
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	sqlite3_reset(st);
+	if ((r = store_q(s, Q_L_GET, &st, "III", run_id, after_seq, (int64_t)limit)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 0, &line)) != 0)
+			goto out;
+		if (json_array_append_new(a, line) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	json_decref(o);
+	return r;
+}

@@ -1,0 +1,1085 @@
+/*
+ * store.c: the coordinator's store on SQLite: opening, schema migrations,
+ * the statement cache and helpers the other store-*.c files share, and
+ * machines. Jobs are in store-jobs.c, runs, samples and logs in store-runs.c.
+ *
+ * Timestamps: created_at and last_seen are integer unix seconds; started_at,
+ * finished_at and a log line's at are REAL unix seconds from
+ * CLOCK_REALTIME, since runs and log lines often lie under a second apart.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "caps.h"
+#include "store.h"
+#include "store-int.h"
+
+/*
+ * Schema steps. Step i takes the file from user_version i to i + 1 and ends
+ * with its own version bump, so the bump is a literal and commits in the
+ * same transaction as the step. Append only: never edit a shipped step.
+ */
+static const char *const store_migrations[] = {
+	/* 1: the first schema */
+	"CREATE TABLE machines ("
+	" name TEXT PRIMARY KEY NOT NULL,"
+	" host TEXT NOT NULL,"
+	" port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),"
+	" user TEXT,"
+	" key_path TEXT,"
+	" class TEXT NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'idle' CHECK (state IN ('idle','running','offline')),"
+	" hostname TEXT, kernel TEXT, arch TEXT, last_error TEXT,"
+	" created_at INTEGER NOT NULL,"
+	" last_seen INTEGER);"
+	/* AUTOINCREMENT: ids are in URLs and bundles, so never reuse one. */
+	"CREATE TABLE jobs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" recipe TEXT NOT NULL,"
+	" name TEXT,"
+	" spec TEXT NOT NULL,"
+	" machine_class TEXT,"
+	" machine_names TEXT,"
+	" state TEXT NOT NULL DEFAULT 'queued'"
+	"  CHECK (state IN ('queued','running','done','failed','cancelled')),"
+	" created_at INTEGER NOT NULL,"
+	" finished_at REAL);"
+	"CREATE INDEX jobs_active ON jobs(id) WHERE state IN ('queued','running');"
+	/* runs.machine is no foreign key: a deleted machine keeps its history. */
+	"CREATE TABLE runs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	" cell_index INTEGER NOT NULL,"
+	" label TEXT NOT NULL,"
+	" axes TEXT NOT NULL,"
+	" \"values\" TEXT NOT NULL,"
+	" boot INTEGER NOT NULL,"
+	" attempt INTEGER NOT NULL DEFAULT 1,"
+	" state TEXT NOT NULL DEFAULT 'queued'"
+	"  CHECK (state IN ('queued','running','done','failed','lost','cancelled')),"
+	" machine TEXT, hostname TEXT, kernel TEXT, boot_id TEXT,"
+	" started_at REAL, finished_at REAL, lease_until INTEGER,"
+	" exit_status INTEGER, error TEXT);"
+	/* The claim walks jobs_active by id and, per job, this partial index in
+	 * claim order, so it never sorts and never visits finished runs. */
+	"CREATE INDEX runs_claim ON runs(job_id, boot, cell_index, id) WHERE state = 'queued';"
+	"CREATE INDEX runs_running ON runs(machine) WHERE state = 'running';"
+	"CREATE INDEX runs_by_job ON runs(job_id, cell_index, boot);"
+	"CREATE INDEX runs_job_state ON runs(job_id, state);"
+	/* The UNIQUE constraint's index also serves every samples-by-run lookup. */
+	"CREATE TABLE samples ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" boot INTEGER NOT NULL,"
+	" iteration INTEGER NOT NULL,"
+	" metric TEXT NOT NULL,"
+	" value REAL NOT NULL,"
+	" unit TEXT,"
+	" UNIQUE (run_id, boot, iteration, metric));"
+	"CREATE TABLE run_logs ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" seq INTEGER NOT NULL,"
+	" stream TEXT NOT NULL CHECK (stream IN ('stdout','stderr','agent','coord')),"
+	" line TEXT NOT NULL,"
+	" at REAL NOT NULL,"
+	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+	"PRAGMA user_version = 1;",
+};
+#define STORE_SCHEMA_LATEST ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
+
+#define JOB_COLS \
+	"j.id AS id, j.recipe AS recipe, j.name AS name, j.state AS state," \
+	" j.created_at AS created_at, j.finished_at AS finished_at," \
+	" j.machine_class AS machine_class, j.machine_names AS machine_names," \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id) AS runs_total," \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'done') AS runs_done," \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state IN ('failed','lost'))" \
+	"  AS runs_failed," \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'running')" \
+	"  AS runs_running," \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'queued') AS runs_queued," \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'cancelled')" \
+	"  AS runs_cancelled"
+
+#define RUN_COLS \
+	"id AS id, job_id AS job_id, cell_index AS cell_index, label AS label, axes AS axes," \
+	" \"values\" AS \"values\", boot AS boot, attempt AS attempt, state AS state," \
+	" machine AS machine, hostname AS hostname, kernel AS kernel, boot_id AS boot_id," \
+	" started_at AS started_at, finished_at AS finished_at, exit_status AS exit_status," \
+	" error AS error"
+
+#define MACHINE_COLS \
+	"name, host, port, user, key_path, class, state, hostname, kernel, arch, last_error," \
+	" created_at, last_seen"
+
+/* Every statement the store runs. Values are always bound, never pasted. */
+static const char *const store_sql[Q__COUNT] = {
+	[Q_BEGIN] = "BEGIN IMMEDIATE",
+	[Q_COMMIT] = "COMMIT",
+	[Q_ROLLBACK] = "ROLLBACK",
+	[Q_VERSION] = "PRAGMA user_version",
+
+	[Q_M_ADD] = "INSERT INTO machines (name, host, port, user, key_path, class, state,"
+	    " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[Q_M_GET] = "SELECT " MACHINE_COLS " FROM machines WHERE name = ?1",
+	[Q_M_LIST] = "SELECT " MACHINE_COLS " FROM machines ORDER BY name",
+	[Q_M_BUSY] = "SELECT id FROM runs WHERE machine = ?1 AND state = 'running' LIMIT 1",
+	[Q_M_DELETE] = "DELETE FROM machines WHERE name = ?1",
+	/* NULL keeps a field; "" clears an optional one. */
+	[Q_M_UPDATE] = "UPDATE machines SET state = COALESCE(?2, state),"
+	    " hostname = CASE WHEN ?3 IS NULL THEN hostname ELSE NULLIF(?3, '') END,"
+	    " kernel = CASE WHEN ?4 IS NULL THEN kernel ELSE NULLIF(?4, '') END,"
+	    " arch = CASE WHEN ?5 IS NULL THEN arch ELSE NULLIF(?5, '') END,"
+	    " last_error = CASE WHEN ?6 IS NULL THEN last_error ELSE NULLIF(?6, '') END,"
+	    " last_seen = CASE WHEN ?7 THEN ?8 ELSE last_seen END"
+	    " WHERE name = ?1",
+	[Q_M_RUNNING] = "UPDATE machines SET state = 'running' WHERE name = ?1",
+	/* An offline mark set by the scheduler while the run ended stays. */
+	[Q_M_IDLE] = "UPDATE machines SET state = 'idle' WHERE name = ?1 AND state = 'running'",
+	[Q_M_IDLE_ALL] = "UPDATE machines SET state = 'idle' WHERE state = 'running'",
+
+	[Q_J_ADD] = "INSERT INTO jobs (recipe, name, spec, machine_class, machine_names,"
+	    " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec AS spec FROM jobs j WHERE j.id = ?1",
+	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?1",
+	[Q_J_HEAD] = "SELECT state, recipe FROM jobs WHERE id = ?1",
+	[Q_J_CANCEL_RUNS] = "UPDATE runs SET state = 'cancelled', finished_at = ?2"
+	    " WHERE job_id = ?1 AND state = 'queued'",
+	[Q_J_CANCEL] = "UPDATE jobs SET state = 'cancelled' WHERE id = ?1",
+	[Q_J_SETTLE] = "UPDATE jobs SET finished_at = ?2, state = CASE"
+	    " WHEN state = 'cancelled' THEN 'cancelled'"
+	    " WHEN NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = ?1 AND r.state <> 'done')"
+	    "  THEN 'done' ELSE 'failed' END"
+	    " WHERE id = ?1 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"
+	    "  WHERE r.job_id = ?1 AND r.state IN ('queued','running'))",
+	[Q_J_START] = "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'",
+	/* MIN(id) makes label and axes come from the cell's first run. */
+	[Q_J_CELLS] = "SELECT MIN(id), cell_index AS cell_index, label AS label, axes AS axes"
+	    " FROM runs WHERE job_id = ?1 GROUP BY cell_index ORDER BY cell_index",
+	[Q_J_CELL_SAMPLES] = "SELECT r.cell_index, s.metric AS metric, s.unit AS unit,"
+	    " s.boot AS boot, s.iteration AS iteration, s.value AS value, s.run_id AS run"
+	    " FROM samples s JOIN runs r ON r.id = s.run_id"
+	    " WHERE r.job_id = ?1 AND r.state = 'done'"
+	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
+
+	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[Q_R_BY_JOB] = "SELECT " RUN_COLS " FROM runs WHERE job_id = ?1"
+	    " ORDER BY cell_index, boot, id",
+	[Q_R_GET] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1",
+	[Q_R_HEAD] = "SELECT job_id, machine, state FROM runs WHERE id = ?1",
+	/* CROSS JOIN pins jobs as the outer loop (SQLite never reorders it):
+	 * active jobs by id, then runs_claim per job already in claim order,
+	 * instead of sorting every queued run of the fleet on each claim. */
+	[Q_R_CLAIM_PICK] = "SELECT r.id, r.job_id, j.recipe, j.spec, r.\"values\", r.label,"
+	    " r.boot, r.attempt FROM jobs j CROSS JOIN runs r"
+	    " ON r.job_id = j.id AND r.state = 'queued'"
+	    " WHERE j.state IN ('queued','running') AND (j.machine_class = ?1"
+	    "  OR EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2))"
+	    " ORDER BY j.id, r.boot, r.cell_index, r.id LIMIT 1",
+	[Q_R_CLAIM] = "UPDATE runs SET state = 'running', machine = ?2, started_at = ?3,"
+	    " lease_until = ?4 WHERE id = ?1 AND state = 'queued'",
+	[Q_R_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE id = ?1 AND state = 'running'",
+	[Q_R_INFO] = "UPDATE runs SET hostname = COALESCE(?2, hostname),"
+	    " kernel = COALESCE(?3, kernel), boot_id = COALESCE(?4, boot_id) WHERE id = ?1",
+	[Q_R_FINISH] = "UPDATE runs SET state = ?2, exit_status = ?3, error = ?4,"
+	    " finished_at = ?5, lease_until = NULL WHERE id = ?1 AND state = 'running'",
+	[Q_S_ADD] = "INSERT OR IGNORE INTO samples (run_id, boot, iteration, metric, value, unit)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[Q_S_BY_RUN] = "SELECT boot AS boot, iteration AS iteration, metric AS metric,"
+	    " value AS value, unit AS unit FROM samples WHERE run_id = ?1"
+	    " ORDER BY boot, iteration, metric",
+	[Q_S_BY_JOB] = "SELECT s.run_id, s.boot AS boot, s.iteration AS iteration,"
+	    " s.metric AS metric, s.value AS value, s.unit AS unit"
+	    " FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.job_id = ?1"
+	    " ORDER BY s.run_id, s.boot, s.iteration, s.metric",
+	[Q_L_ADD] = "INSERT INTO run_logs (run_id, seq, stream, line, at)"
+	    " SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM run_logs WHERE run_id = ?1",
+	[Q_L_GET] = "SELECT seq AS seq, stream AS stream, line AS line, at AS at FROM run_logs"
+	    " WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+
+	[Q_REC_SAMPLES] = "DELETE FROM samples WHERE run_id IN"
+	    " (SELECT id FROM runs WHERE state = 'running')",
+	[Q_REC_LOG] = "INSERT INTO run_logs (run_id, seq, stream, line, at)"
+	    " SELECT r.id, (SELECT COALESCE(MAX(l.seq), 0) + 1 FROM run_logs l"
+	    "  WHERE l.run_id = r.id), 'coord', ?1, ?2 FROM runs r WHERE r.state = 'running'",
+	[Q_REC_CANCEL] = "UPDATE runs SET state = 'cancelled', finished_at = ?1,"
+	    " lease_until = NULL WHERE state = 'running'"
+	    " AND job_id IN (SELECT id FROM jobs WHERE state = 'cancelled')",
+	[Q_REC_REQUEUE] = "UPDATE runs SET state = 'queued', attempt = attempt + 1,"
+	    " machine = NULL, hostname = NULL, kernel = NULL, boot_id = NULL,"
+	    " started_at = NULL, lease_until = NULL WHERE state = 'running'",
+	[Q_REC_JOBS] = "UPDATE jobs SET finished_at = ?1 WHERE state = 'cancelled'"
+	    " AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"
+	    "  WHERE r.job_id = jobs.id AND r.state IN ('queued','running'))",
+};
+
+/* Per thread, so a caller reads its own failure and not another thread's. */
+static __thread char store_errbuf[256];
+
+const char *
+store_last_error(void)
+{
+	return store_errbuf;
+}
+
+void
+store_lock(struct store *s)
+{
+	pthread_mutex_lock(&s->mu);
+}
+
+static void
+store_reset_busy(struct store *s)
+{
+	sqlite3_stmt *st = NULL;
+
+	while ((st = sqlite3_next_stmt(s->db, st)) != NULL)
+		if (sqlite3_stmt_busy(st))
+			sqlite3_reset(st);
+}
+
+void
+store_unlock(struct store *s)
+{
+	store_reset_busy(s);
+	pthread_mutex_unlock(&s->mu);
+}
+
+int
+store_db_fail(struct store *s, int rc)
+{
+	snprintf(store_errbuf, sizeof(store_errbuf), "%s",
+	    s != NULL && s->db != NULL ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	switch (rc) {
+	case SQLITE_NOMEM:
+		return BF_ERR_ALLOC;
+	case SQLITE_CONSTRAINT_PRIMARYKEY:
+	case SQLITE_CONSTRAINT_UNIQUE:
+		return BF_ERR_EXISTS;
+	case SQLITE_CONSTRAINT_FOREIGNKEY:
+		return BF_ERR_NOTFOUND;
+	case SQLITE_CONSTRAINT_CHECK:
+	case SQLITE_CONSTRAINT_NOTNULL:
+		return BF_ERR_INVALID;
+	default:
+		return BF_ERR_DB;
+	}
+}
+
+static int
+store_vq(struct store *s, enum store_q id, sqlite3_stmt **stp, const char *fmt, va_list ap)
+{
+	sqlite3_stmt *st;
+	const char *t;
+	int r, rc, i;
+
+	if (s->st[id] == NULL) {
+		rc = sqlite3_prepare_v3(s->db, store_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+		    &s->st[id], NULL);
+		if (rc != SQLITE_OK) {
+			r = store_db_fail(s, rc);
+			goto out;
+		}
+	}
+	st = s->st[id];
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	for (i = 1; *fmt != '\0'; fmt++, i++) {
+		switch (*fmt) {
+		case 't':
+			t = va_arg(ap, const char *);
+			rc = t == NULL ? sqlite3_bind_null(st, i) :
+			    sqlite3_bind_text(st, i, t, -1, SQLITE_STATIC);
+			break;
+		case 'I':
+			rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
+			break;
+		case 'd':
+			rc = sqlite3_bind_double(st, i, va_arg(ap, double));
+			break;
+		default:
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (rc != SQLITE_OK) {
+			r = store_db_fail(s, rc);
+			goto out;
+		}
+	}
+	*stp = st;
+	r = 0;
+out:
+	return r;
+}
+
+int
+store_q(struct store *s, enum store_q id, sqlite3_stmt **stp, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = store_vq(s, id, stp, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int
+store_q_step(struct store *s, sqlite3_stmt *st)
+{
+	int rc;
+
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	rc = store_db_fail(s, rc);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int
+store_q_exec(struct store *s, enum store_q id, int *changes, const char *fmt, ...)
+{
+	sqlite3_stmt *st = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = store_vq(s, id, &st, fmt, ap);
+	va_end(ap);
+	if (r != 0)
+		goto out;
+	if ((r = store_q_step(s, st)) < 0)
+		goto out;
+	if (changes != NULL)
+		*changes = sqlite3_changes(s->db);
+	r = 0;
+out:
+	if (st != NULL)
+		sqlite3_reset(st);
+	return r;
+}
+
+int
+store_tx_begin(struct store *s)
+{
+	return store_q_exec(s, Q_BEGIN, NULL, "");
+}
+
+int
+store_tx_commit(struct store *s)
+{
+	return store_q_exec(s, Q_COMMIT, NULL, "");
+}
+
+void
+store_tx_rollback(struct store *s)
+{
+	/* Pending reads would otherwise keep part of the transaction alive. */
+	store_reset_busy(s);
+	if (sqlite3_get_autocommit(s->db) == 0)
+		store_q_exec(s, Q_ROLLBACK, NULL, "");
+}
+
+int64_t
+store_now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+double
+store_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t
+utf8_seq(const unsigned char *p, size_t n)
+{
+	uint32_t cp, min;
+	size_t len, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2, cp = p[0] & 0x1f, min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3, cp = p[0] & 0x0f, min = 0x800;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4, cp = p[0] & 0x07, min = 0x10000;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * Workload output and SSH replies are arbitrary bytes, and jansson refuses
+ * strings that are not UTF-8; a bad byte becomes U+FFFD here instead of
+ * failing a whole API answer later.
+ */
+char *
+store_text_clean(const char *p, size_t n, size_t max, size_t *lenp)
+{
+	static const char repl[] = "\xef\xbf\xbd";
+	const unsigned char *u = (const unsigned char *)p;
+	size_t cap, i = 0, len = 0, k, kout;
+	char *o;
+
+	cap = n > (SIZE_MAX - 1) / 3 ? max : n * 3;
+	if (cap > max)
+		cap = max;
+	if ((o = malloc(cap + 1)) == NULL)
+		return NULL;
+	while (i < n) {
+		k = kout = utf8_seq(u + i, n - i);
+		if (k == 0)
+			k = 1, kout = 3;
+		if (kout > cap - len)
+			break;
+		memcpy(o + len, kout == k ? p + i : repl, kout);
+		i += k;
+		len += kout;
+	}
+	o[len] = '\0';
+	if (lenp != NULL)
+		*lenp = len;
+	return o;
+}
+
+static json_t *
+store_jtext(const char *p, size_t n)
+{
+	json_t *v;
+	char *c;
+	size_t len;
+
+	if ((v = json_stringn(p, n)) != NULL)
+		return v;
+	if ((c = store_text_clean(p, n, SIZE_MAX - 1, &len)) == NULL)
+		return NULL;
+	v = json_stringn(c, len);
+	free(c);
+	return v;
+}
+
+static int
+is_json_column(const char *name)
+{
+	static const char *const cols[] = { "axes", "values", "spec", "machine_names" };
+	size_t i;
+
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (strcmp(name, cols[i]) == 0)
+			return 1;
+	return 0;
+}
+
+json_t *
+store_col_json(sqlite3_stmt *st, int i)
+{
+	const char *name, *text;
+	json_t *v;
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		return json_null();
+	case SQLITE_INTEGER:
+		return json_integer(sqlite3_column_int64(st, i));
+	case SQLITE_FLOAT:
+		return json_real(sqlite3_column_double(st, i));
+	default:
+		text = (const char *)sqlite3_column_text(st, i);
+		if (text == NULL)
+			return NULL;
+		name = sqlite3_column_name(st, i);
+		if (name != NULL && is_json_column(name)) {
+			/* Written by us after validation; damage shows as null. */
+			if ((v = json_loads(text, 0, NULL)) == NULL)
+				v = json_null();
+			return v;
+		}
+		return store_jtext(text, (size_t)sqlite3_column_bytes(st, i));
+	}
+}
+
+int
+store_row_json(sqlite3_stmt *st, int first, json_t **out)
+{
+	json_t *o = NULL, *v;
+	const char *name;
+	int i, n, r;
+
+	if ((o = json_object()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	n = sqlite3_column_count(st);
+	for (i = first; i < n; i++) {
+		if ((name = sqlite3_column_name(st, i)) == NULL ||
+		    (v = store_col_json(st, i)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		if (json_object_set_new(o, name, v) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	json_decref(o);
+	return r;
+}
+
+int
+store_col_dup(sqlite3_stmt *st, int i, char **out)
+{
+	const char *t;
+
+	*out = NULL;
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return 0;
+	if ((t = (const char *)sqlite3_column_text(st, i)) == NULL ||
+	    (*out = strdup(t)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+/* --- opening --- */
+
+static int
+store_version_read(struct store *s, int *vp)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = store_q(s, Q_VERSION, &st, "")) != 0)
+		goto out;
+	if ((r = store_q_step(s, st)) < 0)
+		goto out;
+	*vp = r == 1 ? sqlite3_column_int(st, 0) : 0;
+	r = 0;
+out:
+	if (st != NULL)
+		sqlite3_reset(st);
+	return r;
+}
+
+/* Each step in its own IMMEDIATE transaction, re-reading the version inside
+ * it, so two processes opening one old file cannot both apply a step. */
+static int
+store_migrate(struct store *s, const char *path, struct bf_diag *d)
+{
+	char *err = NULL;
+	int r, v, v2 = 0, intx = 0;
+
+	for (;;) {
+		if ((r = store_tx_begin(s)) != 0) {
+			bf_diag_set(d, NULL, "store %s: %s", path, store_errbuf);
+			goto out;
+		}
+		intx = 1;
+		if ((r = store_version_read(s, &v)) != 0) {
+			bf_diag_set(d, NULL, "store %s: %s", path, store_errbuf);
+			goto out;
+		}
+		if (v > STORE_SCHEMA_LATEST) {
+			bf_diag_set(d, NULL, "store %s: schema version %d is newer than the %d this "
+			    "benchfleetd knows; refusing to open it (upgrade benchfleetd)", path, v,
+			    STORE_SCHEMA_LATEST);
+			r = BF_ERR_DB;
+			goto out;
+		}
+		if (v < 0) {
+			bf_diag_set(d, NULL, "store %s: bad schema version %d", path, v);
+			r = BF_ERR_DB;
+			goto out;
+		}
+		if (v == STORE_SCHEMA_LATEST)
+			break;
+		/* sqlite3_exec: a step is several statements of fixed text. */
+		if (sqlite3_exec(s->db, store_migrations[v], NULL, NULL, &err) != SQLITE_OK) {
+			bf_diag_set(d, NULL, "store %s: migration to version %d failed: %s", path,
+			    v + 1, err != NULL ? err : "unknown error");
+			r = BF_ERR_DB;
+			goto out;
+		}
+		/* A step that forgot its bump would make this loop forever. */
+		if ((r = store_version_read(s, &v2)) != 0 || v2 != v + 1) {
+			bf_diag_set(d, NULL, "store %s: migration step %d left version %d", path,
+			    v + 1, v2);
+			r = BF_ERR_DB;
+			goto out;
+		}
+		if ((r = store_tx_commit(s)) != 0) {
+			bf_diag_set(d, NULL, "store %s: %s", path, store_errbuf);
+			goto out;
+		}
+		intx = 0;
+	}
+	if ((r = store_tx_commit(s)) != 0) {
+		bf_diag_set(d, NULL, "store %s: %s", path, store_errbuf);
+		goto out;
+	}
+	intx = 0;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	sqlite3_free(err);
+	return r;
+}
+
+/* A pragma that answers one row; *want, when set, must be the answer. */
+static int
+store_pragma(struct store *s, const char *sql, const char *want, const char *path,
+    struct bf_diag *d)
+{
+	sqlite3_stmt *st = NULL;
+	const char *got;
+	int r, rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK) {
+		r = store_db_fail(s, rc);
+		bf_diag_set(d, NULL, "store %s: %s: %s", path, sql, store_errbuf);
+		goto out;
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		r = store_db_fail(s, rc);
+		bf_diag_set(d, NULL, "store %s: %s: %s", path, sql, store_errbuf);
+		goto out;
+	}
+	if (want != NULL) {
+		got = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+		if (got == NULL || strcasecmp(got, want) != 0) {
+			bf_diag_set(d, NULL, "store %s: %s gave %s, expected %s", path, sql,
+			    got != NULL ? got : "nothing", want);
+			r = BF_ERR_DB;
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+int
+store_open(const char *path, struct store **out, struct bf_diag *d)
+{
+	struct store *s = NULL;
+	int r, rc, mu = 0;
+
+	*out = NULL;
+	if (path == NULL || *path == '\0') {
+		bf_diag_set(d, "store", "no store path given");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if (pthread_mutex_init(&s->mu, NULL) != 0) {
+		r = BF_ERR_SYS;
+		goto out;
+	}
+	mu = 1;
+	/* NOMUTEX: s->mu already serialises every use of the connection. */
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		r = store_db_fail(s, rc);
+		bf_diag_set(d, NULL, "store %s: cannot open: %s", path, store_errbuf);
+		goto out;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, 5000);
+	/*
+	 * WAL with synchronous=NORMAL: a commit is appended to the WAL and the
+	 * fsync waits for the checkpoint. A killed process loses nothing, since
+	 * the WAL is in the kernel's page cache and is replayed on the next
+	 * open; only a power loss or OS crash may drop the last transactions,
+	 * and even then the file stays consistent.
+	 */
+	if ((r = store_pragma(s, "PRAGMA journal_mode = WAL",
+	    strcmp(path, ":memory:") == 0 ? "memory" : "wal", path, d)) != 0 ||
+	    (r = store_pragma(s, "PRAGMA synchronous = NORMAL", NULL, path, d)) != 0 ||
+	    (r = store_pragma(s, "PRAGMA foreign_keys = ON", NULL, path, d)) != 0 ||
+	    (r = store_pragma(s, "PRAGMA foreign_keys", "1", path, d)) != 0)
+		goto out;
+	if ((r = store_migrate(s, path, d)) != 0)
+		goto out;
+	*out = s;
+	s = NULL;
+	r = 0;
+out:
+	if (s != NULL) {
+		if (s->db != NULL) {
+			store_reset_busy(s);
+			for (rc = 0; rc < Q__COUNT; rc++)
+				sqlite3_finalize(s->st[rc]);
+			sqlite3_close(s->db);
+		}
+		if (mu)
+			pthread_mutex_destroy(&s->mu);
+		free(s);
+	}
+	return r;
+}
+
+void
+store_close(struct store *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < Q__COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_exec(s->db, "PRAGMA optimize", NULL, NULL, NULL);
+	sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+int
+store_schema_version(struct store *s)
+{
+	int r, v = 0;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_version_read(s, &v);
+	store_unlock(s);
+	return r != 0 ? r : v;
+}
+
+/* --- machines --- */
+
+int
+store_check_str(const char *v, const char *field, size_t max, int required, struct bf_diag *d)
+{
+	size_t n, i, k;
+
+	if (v == NULL) {
+		if (!required)
+			return 0;
+		bf_diag_set(d, field, "is required");
+		return BF_ERR_INVALID;
+	}
+	if ((n = strlen(v)) == 0 || n > max) {
+		bf_diag_set(d, field, "must be 1 to %zu bytes, not %zu", max, n);
+		return BF_ERR_INVALID;
+	}
+	for (i = 0; i < n; i += k)
+		if ((k = utf8_seq((const unsigned char *)v + i, n - i)) == 0 ||
+		    (unsigned char)v[i] < 0x20) {
+			bf_diag_set(d, field, "has a control character or invalid UTF-8 at byte %zu",
+			    i);
+			return BF_ERR_INVALID;
+		}
+	return 0;
+}
+
+static int
+machine_state_ok(const char *st)
+{
+	return strcmp(st, "idle") == 0 || strcmp(st, "running") == 0 ||
+	    strcmp(st, "offline") == 0;
+}
+
+int
+store_machine_add(struct store *s, const struct store_machine *m, struct bf_diag *d)
+{
+	const char *state;
+	int r;
+
+	if (s == NULL || m == NULL)
+		return BF_ERR_INVALID;
+	state = m->state != NULL ? m->state : "idle";
+	if ((r = store_check_str(m->name, "name", BF_MAX_NAME, 1, d)) != 0 ||
+	    (r = store_check_str(m->host, "host", BF_MAX_HOST, 1, d)) != 0 ||
+	    (r = store_check_str(m->user, "user", BF_MAX_NAME, 0, d)) != 0 ||
+	    (r = store_check_str(m->key_path, "key_path", BF_MAX_STR, 0, d)) != 0 ||
+	    (r = store_check_str(m->klass, "class", BF_MAX_NAME, 1, d)) != 0)
+		return r;
+	if (m->port < 1 || m->port > 65535) {
+		bf_diag_set(d, "port", "%d is not in 1..65535", m->port);
+		return BF_ERR_RANGE;
+	}
+	if (!machine_state_ok(state)) {
+		bf_diag_set(d, "state", "\"%s\" is not one of idle, running, offline", state);
+		return BF_ERR_INVALID;
+	}
+	store_lock(s);
+	r = store_q_exec(s, Q_M_ADD, NULL, "tt" "I" "ttttI", m->name, m->host, (int64_t)m->port,
+	    m->user, m->key_path, m->klass, state, store_now_s());
+	store_unlock(s);
+	if (r == BF_ERR_EXISTS)
+		bf_diag_set(d, "name", "a machine named \"%s\" exists", m->name);
+	else if (r != 0)
+		bf_diag_set(d, NULL, "store: %s", store_errbuf);
+	return r;
+}
+
+static int
+machine_from_row(sqlite3_stmt *st, struct store_machine *m)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = store_col_dup(st, 0, &m->name)) != 0 ||
+	    (r = store_col_dup(st, 1, &m->host)) != 0 ||
+	    (r = store_col_dup(st, 3, &m->user)) != 0 ||
+	    (r = store_col_dup(st, 4, &m->key_path)) != 0 ||
+	    (r = store_col_dup(st, 5, &m->klass)) != 0 ||
+	    (r = store_col_dup(st, 6, &m->state)) != 0 ||
+	    (r = store_col_dup(st, 7, &m->hostname)) != 0 ||
+	    (r = store_col_dup(st, 8, &m->kernel)) != 0 ||
+	    (r = store_col_dup(st, 9, &m->arch)) != 0 ||
+	    (r = store_col_dup(st, 10, &m->last_error)) != 0)
+		return r;
+	m->port = sqlite3_column_int(st, 2);
+	m->created_at = sqlite3_column_int64(st, 11);
+	m->last_seen = sqlite3_column_int64(st, 12);	/* NULL reads as 0: never */
+	return 0;
+}
+
+static void
+machine_clear(struct store_machine *m)
+{
+	free(m->name);
+	free(m->host);
+	free(m->user);
+	free(m->key_path);
+	free(m->klass);
+	free(m->state);
+	free(m->hostname);
+	free(m->kernel);
+	free(m->arch);
+	free(m->last_error);
+}
+
+void
+store_machine_free(struct store_machine *m)
+{
+	if (m == NULL)
+		return;
+	machine_clear(m);
+	free(m);
+}
+
+void
+store_machines_free(struct store_machine *a, size_t n)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		machine_clear(&a[i]);
+	free(a);
+}
+
+int
+store_machine_get(struct store *s, const char *name, struct store_machine **out)
+{
+	struct store_machine *m = NULL;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_M_GET, &st, "t", name)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = machine_from_row(st, m)) != 0)
+		goto out;
+	*out = m;
+	m = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	store_machine_free(m);
+	return r;
+}
+
+int
+store_machine_list(struct store *s, struct store_machine **out, size_t *nout)
+{
+	struct store_machine *a = NULL, *na;
+	sqlite3_stmt *st;
+	size_t n = 0, cap = 0;
+	int r;
+
+	*out = NULL;
+	*nout = 0;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_M_LIST, &st, "")) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			if ((na = reallocarray(a, cap, sizeof(*a))) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			a = na;
+		}
+		/* Count the slot first: machine_from_row may fail half-filled. */
+		n++;
+		if ((r = machine_from_row(st, &a[n - 1])) != 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	*out = a;
+	*nout = n;
+	a = NULL;
+	n = 0;
+	r = 0;
+out:
+	store_unlock(s);
+	store_machines_free(a, n);
+	return r;
+}
+
+int
+store_machine_delete(struct store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int r, intx = 0, n;
+
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q(s, Q_M_BUSY, &st, "t", name)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	sqlite3_reset(st);
+	if (r == 1) {
+		r = BF_ERR_STATE;
+		goto out;
+	}
+	if ((r = store_q_exec(s, Q_M_DELETE, &n, "t", name)) != 0)
+		goto out;
+	if (n == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_machine_update(struct store *s, const char *name, const char *state,
+    const char *hostname, const char *kernel, const char *arch,
+    const char *last_error, int touch)
+{
+	char *h = NULL, *k = NULL, *a = NULL, *e = NULL;
+	int r, n;
+
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	if (state != NULL && !machine_state_ok(state))
+		return BF_ERR_INVALID;
+	/* What the agent and SSH report is untrusted: clean and cut it. */
+	if ((hostname != NULL &&
+	    (h = store_text_clean(hostname, strlen(hostname), BF_MAX_HOST, NULL)) == NULL) ||
+	    (kernel != NULL &&
+	    (k = store_text_clean(kernel, strlen(kernel), BF_MAX_NAME * 4, NULL)) == NULL) ||
+	    (arch != NULL && (a = store_text_clean(arch, strlen(arch), BF_MAX_NAME, NULL)) == NULL) ||
+	    (last_error != NULL &&
+	    (e = store_text_clean(last_error, strlen(last_error), BF_MAX_STR, NULL)) == NULL)) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	store_lock(s);
+	r = store_q_exec(s, Q_M_UPDATE, &n, "tttttt" "II", name, state, h, k, a, e,
+	    (int64_t)(touch != 0), store_now_s());
+	store_unlock(s);
+	if (r == 0 && n == 0)
+		r = BF_ERR_NOTFOUND;
+out:
+	free(h);
+	free(k);
+	free(a);
+	free(e);
+	return r;
+}
+
+/* Absent values are null rather than missing, so the shape never varies. */
+static json_t *
+jstr_or_null(const char *v)
+{
+	return v != NULL ? store_jtext(v, strlen(v)) : json_null();
+}
+
+json_t *
+store_machine_json(const struct store_machine *m)
+{
+	if (m == NULL)
+		return NULL;
+	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
+	    "name", jstr_or_null(m->name),
+	    "host", jstr_or_null(m->host),
+	    "port", m->port,
+	    "user", jstr_or_null(m->user),
+	    "class", jstr_or_null(m->klass),
+	    "state", jstr_or_null(m->state),
+	    "hostname", jstr_or_null(m->hostname),
+	    "kernel", jstr_or_null(m->kernel),
+	    "arch", jstr_or_null(m->arch),
+	    "last_error", jstr_or_null(m->last_error),
+	    "created_at", (json_int_t)m->created_at,
+	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null());
+}

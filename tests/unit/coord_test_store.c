@@ -1,0 +1,1024 @@
+/*
+ * coord_test_store.c: the store against a real SQLite file in a temporary
+ * directory: migrations, machines, jobs, the claim, samples, logs, ends of
+ * runs, cancel, recovery, the JSON shapes the API serves, and many threads
+ * claiming at once.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "err.h"
+#include "caps.h"
+#include "store.h"
+#include "t.h"
+
+static char tmpdir[256];
+
+static const char *
+tpath(const char *name)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static void
+rm_db(const char *name)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s", tpath(name));
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-wal", tpath(name));
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", tpath(name));
+	unlink(p);
+}
+
+static struct store *
+open_fresh(const char *name)
+{
+	struct store *s = NULL;
+	struct bf_diag d;
+
+	rm_db(name);
+	bf_diag_clear(&d);
+	T_EQ_INT(store_open(tpath(name), &s, &d), 0);
+	if (s == NULL)
+		fprintf(stderr, "store_open: %s\n", d.msg);
+	return s;
+}
+
+static int
+add_machine(struct store *s, const char *name, const char *klass)
+{
+	struct store_machine m;
+
+	memset(&m, 0, sizeof(m));
+	m.name = (char *)name;
+	m.host = "127.0.0.1";
+	m.port = 2222;
+	m.user = "bench";
+	m.key_path = "/etc/benchfleet/id_ed25519";
+	m.klass = (char *)klass;
+	return store_machine_add(s, &m, NULL);
+}
+
+/* A job of ncells cells times nboots boots, runs inserted boot-major so
+ * that the claim order (boot, then cell) differs from insertion order. */
+static int64_t
+add_job(struct store *s, const char *klass, const char *names, size_t ncells, int nboots)
+{
+	struct store_run_new *rn;
+	char (*labels)[32], (*axes)[64];
+	size_t n = ncells * (size_t)nboots, i = 0, c;
+	int64_t id = -1;
+	int b;
+
+	rn = calloc(n, sizeof(*rn));
+	labels = calloc(n, sizeof(*labels));
+	axes = calloc(n, sizeof(*axes));
+	if (rn == NULL || labels == NULL || axes == NULL)
+		goto out;
+	for (c = 0; c < ncells; c++)
+		for (b = nboots - 1; b >= 0; b--, i++) {
+			snprintf(labels[i], sizeof(labels[i]), "loops=%zu", c * 10);
+			snprintf(axes[i], sizeof(axes[i]), "{\"loops\": %zu}", c * 10);
+			rn[i].cell_index = c;
+			rn[i].label = labels[i];
+			rn[i].axes_json = axes[i];
+			rn[i].values_json = axes[i];
+			rn[i].boot = b;
+		}
+	T_EQ_INT(store_job_create(s, "demo", "a test job", "{\"recipe\": \"demo\"}", klass, names,
+	    rn, n, &id), 0);
+out:
+	free(rn);
+	free(labels);
+	free(axes);
+	return id;
+}
+
+/* A string member of a run's JSON, copied into buf. */
+static const char *
+run_str(struct store *s, int64_t run_id, const char *key, char *buf, size_t bufsz)
+{
+	json_t *o = NULL;
+	const char *v;
+
+	buf[0] = '\0';
+	if (store_run_get_json(s, run_id, &o) != 0)
+		return "(no run)";
+	v = json_string_value(json_object_get(o, key));
+	snprintf(buf, bufsz, "%s", v != NULL ? v : "(null)");
+	json_decref(o);
+	return buf;
+}
+
+static const char *
+job_state(struct store *s, int64_t id, char *buf, size_t bufsz)
+{
+	json_t *o = NULL;
+	const char *v;
+
+	buf[0] = '\0';
+	if (store_job_get_json(s, id, &o) != 0)
+		return "(no job)";
+	v = json_string_value(json_object_get(o, "state"));
+	snprintf(buf, bufsz, "%s", v != NULL ? v : "(null)");
+	json_decref(o);
+	return buf;
+}
+
+static const char *
+machine_state(struct store *s, const char *name, char *buf, size_t bufsz)
+{
+	struct store_machine *m = NULL;
+
+	buf[0] = '\0';
+	if (store_machine_get(s, name, &m) != 0)
+		return "(no machine)";
+	snprintf(buf, bufsz, "%s", m->state);
+	store_machine_free(m);
+	return buf;
+}
+
+static void
+check_keys(const json_t *o, const char *const *keys, const char *what)
+{
+	size_t i;
+
+	T_CHECK(json_is_object(o));
+	for (i = 0; keys[i] != NULL; i++)
+		if (json_object_get(o, keys[i]) == NULL) {
+			fprintf(stderr, "%s: no key \"%s\"\n", what, keys[i]);
+			T_CHECK(json_object_get(o, keys[i]) != NULL);
+		}
+}
+
+static void
+test_open(void)
+{
+	struct store *s = NULL;
+	struct bf_diag d;
+	sqlite3 *db = NULL;
+	FILE *f;
+	int v;
+
+	s = open_fresh("open.db");
+	T_CHECK(s != NULL);
+	v = store_schema_version(s);
+	T_EQ_INT(v, 1);		/* bump with each new migration step */
+	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
+	store_close(s);
+
+	/* Reopening migrates nothing and keeps the data. */
+	s = NULL;
+	T_EQ_INT(store_open(tpath("open.db"), &s, NULL), 0);
+	T_EQ_INT(store_schema_version(s), v);
+	T_EQ_INT(add_machine(s, "m1", "demo"), BF_ERR_EXISTS);
+	store_close(s);
+	store_close(NULL);
+
+	/* A file from a newer benchfleetd is refused, and left alone. */
+	T_EQ_INT(sqlite3_open(tpath("open.db"), &db), SQLITE_OK);
+	T_EQ_INT(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	s = NULL;
+	bf_diag_clear(&d);
+	T_EQ_INT(store_open(tpath("open.db"), &s, &d), BF_ERR_DB);
+	T_CHECK(s == NULL);
+	T_CONTAINS(d.msg, "999");
+	T_CONTAINS(d.msg, "newer");
+	db = NULL;
+	T_EQ_INT(sqlite3_open(tpath("open.db"), &db), SQLITE_OK);
+	{
+		sqlite3_stmt *st = NULL;
+
+		sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+		T_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+		T_EQ_INT(sqlite3_column_int(st, 0), 999);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+
+	/* Not a database at all. */
+	rm_db("junk.db");
+	if ((f = fopen(tpath("junk.db"), "w")) != NULL) {
+		fputs("this is not an SQLite file, just some text that is long enough\n", f);
+		fclose(f);
+	}
+	s = NULL;
+	bf_diag_clear(&d);
+	T_CHECK(store_open(tpath("junk.db"), &s, &d) != 0);
+	T_CHECK(s == NULL);
+	T_CONTAINS(d.msg, "junk.db");
+
+	/* A directory that does not exist. */
+	s = NULL;
+	T_CHECK(store_open("/nonexistent-dir/x/y.db", &s, &d) != 0);
+	T_CHECK(s == NULL);
+	T_CHECK(store_open("", &s, &d) != 0);
+}
+
+static void
+test_machines(void)
+{
+	static const char *const keys[] = { "name", "host", "port", "user", "class", "state",
+	    "hostname", "kernel", "arch", "last_error", "created_at", "last_seen", NULL };
+	struct store_machine m, *mp = NULL, *ms = NULL;
+	struct store *s;
+	struct bf_diag d;
+	json_t *j;
+	size_t n = 0;
+	char buf[64];
+
+	if ((s = open_fresh("machines.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "zeta", "demo"), 0);
+	T_EQ_INT(add_machine(s, "alpha", "zen4-2s"), 0);
+	memset(&m, 0, sizeof(m));
+	m.name = "zeta";
+	m.host = "10.0.0.9";
+	m.port = 22;
+	m.klass = "demo";
+	bf_diag_clear(&d);
+	T_EQ_INT(store_machine_add(s, &m, &d), BF_ERR_EXISTS);
+	T_CONTAINS(d.msg, "zeta");
+
+	/* Hostile or incomplete input. */
+	m.name = "new";
+	m.port = 0;
+	T_EQ_INT(store_machine_add(s, &m, &d), BF_ERR_RANGE);
+	T_CONTAINS(d.msg, "port");
+	m.port = 22;
+	m.klass = NULL;
+	T_EQ_INT(store_machine_add(s, &m, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "class");
+	m.klass = "demo";
+	m.name = "bad\xff";
+	T_EQ_INT(store_machine_add(s, &m, &d), BF_ERR_INVALID);
+	m.name = "";
+	T_EQ_INT(store_machine_add(s, &m, &d), BF_ERR_INVALID);
+	m.name = "new";
+	m.state = "exploded";
+	T_EQ_INT(store_machine_add(s, &m, &d), BF_ERR_INVALID);
+
+	T_EQ_INT(store_machine_get(s, "zeta", &mp), 0);
+	if (mp != NULL) {
+		T_EQ_STR(mp->name, "zeta");
+		T_EQ_STR(mp->host, "127.0.0.1");
+		T_EQ_INT(mp->port, 2222);
+		T_EQ_STR(mp->user, "bench");
+		T_EQ_STR(mp->key_path, "/etc/benchfleet/id_ed25519");
+		T_EQ_STR(mp->klass, "demo");
+		T_EQ_STR(mp->state, "idle");
+		T_CHECK(mp->hostname == NULL);
+		T_CHECK(mp->created_at > 1700000000);
+		T_EQ_INT(mp->last_seen, 0);
+		j = store_machine_json(mp);
+		check_keys(j, keys, "machine");
+		T_CHECK(json_object_get(j, "key_path") == NULL);
+		T_CHECK(json_is_null(json_object_get(j, "last_seen")));
+		T_CHECK(json_is_null(json_object_get(j, "hostname")));
+		T_EQ_STR(json_string_value(json_object_get(j, "class")), "demo");
+		json_decref(j);
+	}
+	store_machine_free(mp);
+	store_machine_free(NULL);
+	mp = NULL;
+	T_EQ_INT(store_machine_get(s, "nope", &mp), BF_ERR_NOTFOUND);
+	T_CHECK(mp == NULL);
+	T_CHECK(store_machine_json(NULL) == NULL);
+
+	T_EQ_INT(store_machine_list(s, &ms, &n), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_STR(ms[0].name, "alpha");
+		T_EQ_STR(ms[1].name, "zeta");
+		T_EQ_STR(ms[0].klass, "zen4-2s");
+	}
+	store_machines_free(ms, n);
+	store_machines_free(NULL, 0);
+
+	/* Update: NULL keeps, "" clears, bad bytes are cleaned, touch sets last_seen. */
+	T_EQ_INT(store_machine_update(s, "zeta", "offline", "host\xff-1", "6.10.0", "x86_64",
+	    "connection refused", 1), 0);
+	T_EQ_INT(store_machine_get(s, "zeta", &mp), 0);
+	if (mp != NULL) {
+		T_EQ_STR(mp->state, "offline");
+		T_EQ_STR(mp->hostname, "host\xef\xbf\xbd-1");
+		T_EQ_STR(mp->kernel, "6.10.0");
+		T_EQ_STR(mp->last_error, "connection refused");
+		T_CHECK(mp->last_seen > 1700000000);
+	}
+	store_machine_free(mp);
+	mp = NULL;
+	T_EQ_INT(store_machine_update(s, "zeta", "idle", NULL, NULL, NULL, "", 0), 0);
+	T_EQ_INT(store_machine_get(s, "zeta", &mp), 0);
+	if (mp != NULL) {
+		T_EQ_STR(mp->state, "idle");
+		T_EQ_STR(mp->kernel, "6.10.0");
+		T_CHECK(mp->last_error == NULL);
+	}
+	store_machine_free(mp);
+	mp = NULL;
+	T_EQ_INT(store_machine_update(s, "nope", "idle", NULL, NULL, NULL, NULL, 0),
+	    BF_ERR_NOTFOUND);
+	T_EQ_INT(store_machine_update(s, "zeta", "bogus", NULL, NULL, NULL, NULL, 0),
+	    BF_ERR_INVALID);
+
+	/* Delete: refused while a run holds the machine. */
+	T_CHECK(add_job(s, "demo", NULL, 1, 1) > 0);
+	{
+		struct store_claim *c = NULL;
+
+		T_EQ_INT(store_run_claim(s, "zeta", "demo", 60, &c), 0);
+		T_CHECK(c != NULL);
+		T_EQ_STR(machine_state(s, "zeta", buf, sizeof(buf)), "running");
+		T_EQ_INT(store_machine_delete(s, "zeta"), BF_ERR_STATE);
+		if (c != NULL)
+			T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+	}
+	T_EQ_STR(machine_state(s, "zeta", buf, sizeof(buf)), "idle");
+	T_EQ_INT(store_machine_delete(s, "zeta"), 0);
+	T_EQ_INT(store_machine_delete(s, "zeta"), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_machine_get(s, "zeta", &mp), BF_ERR_NOTFOUND);
+	store_close(s);
+}
+
+static void
+test_jobs(void)
+{
+	static const char *const keys[] = { "id", "recipe", "name", "state", "created_at",
+	    "finished_at", "runs_total", "runs_done", "runs_failed", "runs_running",
+	    "runs_queued", "spec", NULL };
+	struct store_run_new rn = { 0, "x=1", "{\"x\": 1}", "{\"x\": 1}", 0 };
+	struct store *s;
+	json_t *j = NULL, *a;
+	int64_t id1, id2, id;
+
+	if ((s = open_fresh("jobs.db")) == NULL)
+		return;
+	id1 = add_job(s, "demo", NULL, 3, 2);
+	id2 = add_job(s, NULL, "[\"m1\", \"m2\"]", 1, 1);
+	T_CHECK(id1 > 0 && id2 > id1);
+
+	T_EQ_INT(store_job_get_json(s, id1, &j), 0);
+	check_keys(j, keys, "job");
+	T_EQ_INT(json_integer_value(json_object_get(j, "id")), id1);
+	T_EQ_INT(json_integer_value(json_object_get(j, "runs_total")), 6);
+	T_EQ_INT(json_integer_value(json_object_get(j, "runs_queued")), 6);
+	T_EQ_INT(json_integer_value(json_object_get(j, "runs_done")), 0);
+	T_EQ_STR(json_string_value(json_object_get(j, "state")), "queued");
+	T_EQ_STR(json_string_value(json_object_get(j, "recipe")), "demo");
+	T_EQ_STR(json_string_value(json_object_get(j, "name")), "a test job");
+	T_CHECK(json_is_null(json_object_get(j, "finished_at")));
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(j, "spec"), "recipe")), "demo");
+	json_decref(j);
+	j = NULL;
+	T_EQ_INT(store_job_get_json(s, 9999, &j), BF_ERR_NOTFOUND);
+	T_CHECK(j == NULL);
+
+	T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
+	a = json_object_get(j, "jobs");
+	T_EQ_INT(json_array_size(a), 2);
+	T_EQ_INT(json_integer_value(json_object_get(json_array_get(a, 0), "id")), id2);
+	T_CHECK(json_object_get(json_array_get(a, 0), "spec") == NULL);
+	T_CHECK(json_object_get(json_array_get(a, 0), "runs_total") != NULL);
+	T_CHECK(json_is_array(json_object_get(json_array_get(a, 0), "machine_names")));
+	json_decref(j);
+	T_EQ_INT(store_jobs_list_json(s, 1, &j), 0);
+	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 1);
+	json_decref(j);
+
+	/* Bad jobs are refused whole: nothing half-inserted. */
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{not json", "demo", NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, "demo", NULL, "[1]", "demo", NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", NULL, NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", NULL, "{\"a\":1}", &rn, 1, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", NULL, "[1, 2]", &rn, 1, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", NULL, "[]", &rn, 1, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 0, &id),
+	    BF_ERR_INVALID);
+	T_EQ_INT(store_job_create(s, NULL, NULL, "{}", "demo", NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	rn.axes_json = "{\"x\": ";
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	rn.axes_json = "{}";
+	rn.boot = -1;
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	rn.boot = 0;
+	rn.label = "bad\x01label";
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 1, &id),
+	    BF_ERR_INVALID);
+	rn.label = "";		/* a matrix without axes has one unlabelled cell */
+	T_EQ_INT(store_job_create(s, "demo", "", "{}", "demo", NULL, &rn, 1, &id), 0);
+	T_EQ_INT(id, id2 + 1);
+	T_EQ_INT(store_jobs_list_json(s, 0, &j), 0);
+	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 3);
+	json_decref(j);
+	store_close(s);
+}
+
+static void
+test_claim(void)
+{
+	struct store_claim *c = NULL, *c2 = NULL;
+	struct store *s;
+	int64_t j1, j2, j3;
+	char buf[64];
+	int i;
+
+	if ((s = open_fresh("claim.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
+	T_EQ_INT(add_machine(s, "d2", "demo"), 0);
+	T_EQ_INT(add_machine(s, "z1", "zen4"), 0);
+	T_EQ_INT(add_machine(s, "z2", "zen4"), 0);
+
+	/* Nothing queued yet. */
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	T_CHECK(c == NULL);
+	T_EQ_INT(store_run_claim(s, "ghost", "demo", 60, &c), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 0, &c), BF_ERR_INVALID);
+
+	j1 = add_job(s, "demo", NULL, 2, 2);			/* 4 runs, class demo */
+	j2 = add_job(s, NULL, "[\"z2\", \"d2\"]", 1, 1);	/* by name */
+	j3 = add_job(s, "demo", NULL, 1, 1);
+
+	/* A machine of another class, not named, gets nothing. */
+	T_EQ_INT(store_run_claim(s, "z1", "zen4", 60, &c), 0);
+	T_CHECK(c == NULL);
+
+	/* By name. */
+	T_EQ_INT(store_run_claim(s, "z2", "zen4", 60, &c), 0);
+	T_CHECK(c != NULL);
+	if (c != NULL) {
+		T_EQ_INT(c->job_id, j2);
+		T_EQ_STR(c->recipe, "demo");
+		T_CONTAINS(c->spec_json, "recipe");
+		T_CONTAINS(c->values_json, "loops");
+		T_EQ_STR(c->label, "loops=0");
+		T_EQ_INT(c->attempt, 1);
+		T_EQ_STR(run_str(s, c->run_id, "state", buf, sizeof(buf)), "running");
+		T_EQ_STR(run_str(s, c->run_id, "machine", buf, sizeof(buf)), "z2");
+	}
+	T_EQ_STR(job_state(s, j2, buf, sizeof(buf)), "running");
+	T_EQ_STR(machine_state(s, "z2", buf, sizeof(buf)), "running");
+	/* Exclusive: a machine with a running run gets nothing more. */
+	T_EQ_INT(store_run_claim(s, "z2", "zen4", 60, &c2), 0);
+	T_CHECK(c2 == NULL);
+	store_claim_free(c);
+	c = NULL;
+
+	/* Order: oldest job first, then boot, then cell_index (runs were
+	 * inserted boot-major, the other way round). d1 and d2 share the class
+	 * and get different runs; each claims again once its run ended. */
+	{
+		static const struct { const char *mach; int boot; int cell; } want[] = {
+			{ "d1", 0, 0 }, { "d2", 0, 1 }, { "d1", 1, 0 }, { "d2", 1, 1 } };
+		struct store_claim *got[4] = { NULL, NULL, NULL, NULL };
+		json_t *o = NULL;
+
+		for (i = 0; i < 4; i++) {
+			if (i >= 2 && got[i - 2] != NULL) {
+				T_EQ_INT(store_run_finish(s, got[i - 2]->run_id, "done", 0, NULL), 0);
+			}
+			T_EQ_INT(store_run_claim(s, want[i].mach, "demo", 60, &got[i]), 0);
+			T_CHECK(got[i] != NULL);
+			if (got[i] == NULL)
+				continue;
+			T_EQ_INT(got[i]->job_id, j1);
+			T_EQ_INT(got[i]->boot, want[i].boot);
+			T_EQ_INT(store_run_get_json(s, got[i]->run_id, &o), 0);
+			T_EQ_INT(json_integer_value(json_object_get(o, "cell_index")), want[i].cell);
+			json_decref(o);
+			o = NULL;
+		}
+		if (got[0] != NULL && got[1] != NULL)
+			T_CHECK(got[0]->run_id != got[1]->run_id);
+		if (got[2] != NULL)
+			T_EQ_INT(store_run_finish(s, got[2]->run_id, "done", 0, NULL), 0);
+		for (i = 0; i < 4; i++)
+			store_claim_free(got[i]);
+	}
+	/* d2 still runs the last run of j1; d1 is free and gets j3's run. */
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	T_CHECK(c != NULL);
+	if (c != NULL)
+		T_EQ_INT(c->job_id, j3);
+	store_claim_free(c);
+	c = NULL;
+
+	/* Renew. */
+	T_EQ_INT(store_run_renew(s, 99999, 60), BF_ERR_NOTFOUND);
+	store_close(s);
+}
+
+static void
+test_samples_finish(void)
+{
+	static const char *const rkeys[] = { "id", "job_id", "cell_index", "label", "axes",
+	    "values", "boot", "attempt", "state", "machine", "hostname", "kernel", "boot_id",
+	    "started_at", "finished_at", "exit_status", "error", "samples", NULL };
+	static const char *const skeys[] = { "boot", "iteration", "metric", "value", "unit",
+	    NULL };
+	struct store_sample sm[2] = { { "ops", 1234.5, "ops/s" }, { "wall", 2.0, "s" } };
+	struct store_sample bad = { "ops", 0.0, NULL };
+	struct store_claim *c = NULL, *c2 = NULL;
+	struct store *s;
+	json_t *o = NULL, *a, *cell;
+	int64_t j1;
+	char buf[64];
+
+	if ((s = open_fresh("samples.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
+	j1 = add_job(s, "demo", NULL, 2, 1);
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		T_CHECK(c != NULL);
+		store_close(s);
+		return;
+	}
+	T_EQ_INT(store_run_renew(s, c->run_id, 120), 0);
+	T_EQ_INT(store_run_set_info(s, c->run_id, "host-1", "6.10.0", "abcd-ef"), 0);
+	T_EQ_INT(store_run_set_info(s, 99999, "h", NULL, NULL), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 0, sm, 2), 0);
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 0, sm, 2), 0);	/* again: ignored */
+	sm[0].value = 1.0;
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 0, sm, 1), 0);	/* first value stays */
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 1, sm, 2), 0);
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 1, sm, 0), 0);
+	T_EQ_INT(store_samples_add(s, 99999, 0, 0, sm, 1), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_samples_add(s, c->run_id, -1, 0, sm, 1), BF_ERR_RANGE);
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, -1, sm, 1), BF_ERR_RANGE);
+	bad.value = NAN;
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 2, &bad, 1), BF_ERR_RANGE);
+	bad.value = 1;
+	bad.metric = NULL;
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 2, &bad, 1), BF_ERR_INVALID);
+
+	T_EQ_INT(store_run_get_json(s, c->run_id, &o), 0);
+	check_keys(o, rkeys, "run");
+	a = json_object_get(o, "samples");
+	T_EQ_INT(json_array_size(a), 4);
+	check_keys(json_array_get(a, 0), skeys, "sample");
+	/* Ordered by boot, iteration, metric: ops first, its first value kept. */
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(a, 0), "metric")), "ops");
+	T_NEAR(json_real_value(json_object_get(json_array_get(a, 0), "value")), 1234.5, 0);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(a, 0), "unit")), "ops/s");
+	T_CHECK(json_is_object(json_object_get(o, "axes")));
+	T_CHECK(json_is_object(json_object_get(o, "values")));
+	T_EQ_INT(json_integer_value(json_object_get(json_object_get(o, "axes"), "loops")), 0);
+	T_EQ_STR(json_string_value(json_object_get(o, "hostname")), "host-1");
+	T_EQ_STR(json_string_value(json_object_get(o, "boot_id")), "abcd-ef");
+	T_CHECK(json_is_real(json_object_get(o, "started_at")));
+	T_CHECK(json_is_null(json_object_get(o, "finished_at")));
+	T_CHECK(json_is_null(json_object_get(o, "exit_status")));
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_run_get_json(s, 99999, &o), BF_ERR_NOTFOUND);
+
+	T_EQ_INT(store_run_finish(s, c->run_id, "bogus", 0, NULL), BF_ERR_INVALID);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), BF_ERR_STATE);
+	T_EQ_INT(store_run_finish(s, 99999, "done", 0, NULL), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_renew(s, c->run_id, 60), BF_ERR_STATE);
+	T_EQ_STR(machine_state(s, "d1", buf, sizeof(buf)), "idle");
+	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "running");
+
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c2), 0);
+	T_CHECK(c2 != NULL);
+	if (c2 != NULL) {
+		T_EQ_INT(store_samples_add(s, c2->run_id, 0, 0, sm, 1), 0);
+		T_EQ_INT(store_run_finish(s, c2->run_id, "failed", 3, "exit \xff status 3"), 0);
+		T_EQ_STR(run_str(s, c2->run_id, "error", buf, sizeof(buf)),
+		    "exit \xef\xbf\xbd status 3");
+		T_EQ_INT(store_run_get_json(s, c2->run_id, &o), 0);
+		T_EQ_INT(json_integer_value(json_object_get(o, "exit_status")), 3);
+		T_CHECK(json_is_real(json_object_get(o, "finished_at")));
+		json_decref(o);
+		o = NULL;
+	}
+	/* Every run ended, one not done: failed. */
+	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "failed");
+	T_EQ_INT(store_job_get_json(s, j1, &o), 0);
+	T_EQ_INT(json_integer_value(json_object_get(o, "runs_done")), 1);
+	T_EQ_INT(json_integer_value(json_object_get(o, "runs_failed")), 1);
+	T_CHECK(json_is_real(json_object_get(o, "finished_at")));
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_job_cancel(s, j1), BF_ERR_STATE);
+
+	/* The report view: cells by index, only done runs' samples. */
+	T_EQ_INT(store_job_samples_json(s, j1, &o), 0);
+	T_EQ_INT(json_integer_value(json_object_get(o, "job")), j1);
+	T_EQ_STR(json_string_value(json_object_get(o, "recipe")), "demo");
+	a = json_object_get(o, "cells");
+	T_EQ_INT(json_array_size(a), 2);
+	cell = json_array_get(a, 0);
+	{
+		static const char *const ckeys[] = { "cell_index", "label", "axes", "samples",
+		    NULL };
+		static const char *const xkeys[] = { "metric", "unit", "boot", "iteration",
+		    "value", "run", NULL };
+
+		check_keys(cell, ckeys, "cell");
+		T_EQ_INT(json_integer_value(json_object_get(cell, "cell_index")), 0);
+		T_EQ_STR(json_string_value(json_object_get(cell, "label")), "loops=0");
+		T_EQ_INT(json_array_size(json_object_get(cell, "samples")), 4);
+		check_keys(json_array_get(json_object_get(cell, "samples"), 0), xkeys, "sample");
+		T_EQ_INT(json_integer_value(json_object_get(json_array_get(
+		    json_object_get(cell, "samples"), 0), "run")), c->run_id);
+		cell = json_array_get(a, 1);
+		T_EQ_INT(json_integer_value(json_object_get(cell, "cell_index")), 1);
+		T_EQ_INT(json_array_size(json_object_get(cell, "samples")), 0);
+	}
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_job_samples_json(s, 99999, &o), BF_ERR_NOTFOUND);
+
+	T_EQ_INT(store_job_runs_json(s, j1, &o), 0);
+	a = json_object_get(o, "runs");
+	T_EQ_INT(json_array_size(a), 2);
+	check_keys(json_array_get(a, 0), rkeys, "run in list");
+	T_EQ_INT(json_array_size(json_object_get(json_array_get(a, 0), "samples")), 4);
+	T_EQ_INT(json_array_size(json_object_get(json_array_get(a, 1), "samples")), 1);
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_job_runs_json(s, 99999, &o), BF_ERR_NOTFOUND);
+	store_claim_free(c);
+	store_claim_free(c2);
+
+	/* An all-done job is done. */
+	{
+		int64_t j2 = add_job(s, "demo", NULL, 1, 1);
+
+		c = NULL;
+		T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+		if (c != NULL)
+			T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+		T_EQ_STR(job_state(s, j2, buf, sizeof(buf)), "done");
+	}
+	store_close(s);
+}
+
+static void
+test_cancel(void)
+{
+	struct store_claim *c = NULL, *c2 = NULL;
+	struct store *s;
+	json_t *o = NULL;
+	int64_t j1;
+	char buf[64];
+
+	if ((s = open_fresh("cancel.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
+	j1 = add_job(s, "demo", NULL, 3, 1);
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	T_CHECK(c != NULL);
+	T_EQ_INT(store_job_cancel(s, j1), 0);
+	T_EQ_INT(store_job_cancel(s, j1), BF_ERR_STATE);
+	T_EQ_INT(store_job_cancel(s, 99999), BF_ERR_NOTFOUND);
+	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "cancelled");
+	T_EQ_INT(store_job_get_json(s, j1, &o), 0);
+	T_EQ_INT(json_integer_value(json_object_get(o, "runs_running")), 1);
+	T_EQ_INT(json_integer_value(json_object_get(o, "runs_queued")), 0);
+	T_CHECK(json_is_null(json_object_get(o, "finished_at")));	/* one still runs */
+	json_decref(o);
+	o = NULL;
+	if (c != NULL) {
+		/* The running run finishes and keeps its result. */
+		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+		T_EQ_STR(run_str(s, c->run_id, "state", buf, sizeof(buf)), "done");
+	}
+	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "cancelled");
+	T_EQ_INT(store_job_get_json(s, j1, &o), 0);
+	T_CHECK(json_is_real(json_object_get(o, "finished_at")));
+	json_decref(o);
+	/* Nothing of a cancelled job is claimed. */
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c2), 0);
+	T_CHECK(c2 == NULL);
+	store_claim_free(c);
+	store_close(s);
+}
+
+static void
+test_recover(void)
+{
+	struct store_sample sm = { "ops", 1.0, NULL };
+	struct store_claim *c = NULL, *c2 = NULL, *c3 = NULL;
+	struct store *s;
+	json_t *o = NULL;
+	int64_t j1, j2;
+	size_t n = 99;
+	char buf[64];
+
+	if ((s = open_fresh("recover.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
+	T_EQ_INT(add_machine(s, "d2", "demo"), 0);
+	T_EQ_INT(add_machine(s, "z1", "zen4"), 0);
+	j1 = add_job(s, "demo", NULL, 2, 1);
+	j2 = add_job(s, "zen4", NULL, 1, 1);
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	T_EQ_INT(store_run_claim(s, "d2", "demo", 60, &c2), 0);
+	T_EQ_INT(store_run_claim(s, "z1", "zen4", 60, &c3), 0);
+	T_CHECK(c != NULL && c2 != NULL && c3 != NULL);
+	if (c == NULL || c2 == NULL || c3 == NULL)
+		goto out;
+	T_EQ_INT(store_samples_add(s, c->run_id, 0, 0, &sm, 1), 0);
+	T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
+	T_EQ_INT(store_samples_add(s, c3->run_id, 0, 0, &sm, 1), 0);
+	T_EQ_INT(store_job_cancel(s, j2), 0);
+	store_close(s);
+
+	/* The coordinator "died" with c and c3 running. */
+	s = NULL;
+	T_EQ_INT(store_open(tpath("recover.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_recover(s, &n), 0);
+	T_EQ_INT(n, 1);
+	T_EQ_STR(run_str(s, c->run_id, "state", buf, sizeof(buf)), "queued");
+	T_EQ_STR(run_str(s, c2->run_id, "state", buf, sizeof(buf)), "done");
+	T_EQ_STR(run_str(s, c3->run_id, "state", buf, sizeof(buf)), "cancelled");
+	T_EQ_STR(job_state(s, j2, buf, sizeof(buf)), "cancelled");
+	T_EQ_STR(machine_state(s, "d1", buf, sizeof(buf)), "idle");
+	T_EQ_STR(machine_state(s, "z1", buf, sizeof(buf)), "idle");
+	T_EQ_INT(store_run_get_json(s, c->run_id, &o), 0);
+	T_EQ_INT(json_array_size(json_object_get(o, "samples")), 0);
+	T_EQ_INT(json_integer_value(json_object_get(o, "attempt")), 2);
+	T_CHECK(json_is_null(json_object_get(o, "machine")));
+	T_CHECK(json_is_null(json_object_get(o, "started_at")));
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_run_log_json(s, c->run_id, 0, 0, &o), 0);
+	T_EQ_INT(json_array_size(json_object_get(o, "lines")), 1);
+	json_decref(o);
+	o = NULL;
+	/* Recovering again finds nothing. */
+	T_EQ_INT(store_recover(s, &n), 0);
+	T_EQ_INT(n, 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_run_claim(s, "d2", "demo", 60, &c), 0);
+	T_CHECK(c != NULL);
+	if (c != NULL) {
+		T_EQ_INT(c->attempt, 2);
+		T_EQ_INT(c->job_id, j1);
+	}
+out:
+	store_claim_free(c);
+	store_claim_free(c2);
+	store_claim_free(c3);
+	store_close(s);
+}
+
+static void
+test_log(void)
+{
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *o = NULL, *a;
+	char *big;
+	int i;
+
+	if ((s = open_fresh("log.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
+	add_job(s, "demo", NULL, 2, 1);
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		T_CHECK(c != NULL);
+		store_close(s);
+		return;
+	}
+	T_EQ_INT(store_run_log_add(s, c->run_id, "stdout", "first"), 0);
+	T_EQ_INT(store_run_log_add(s, c->run_id, "stderr", "second"), 0);
+	T_EQ_INT(store_run_log_add(s, c->run_id, "coord", "bad \xc3\x28 utf8"), 0);
+	T_EQ_INT(store_run_log_add(s, c->run_id + 1, "stdout", "other run"), 0);
+	T_EQ_INT(store_run_log_add(s, c->run_id, "bogus", "x"), BF_ERR_INVALID);
+	T_EQ_INT(store_run_log_add(s, c->run_id, "stdout", NULL), BF_ERR_INVALID);
+	T_EQ_INT(store_run_log_add(s, 99999, "stdout", "x"), BF_ERR_NOTFOUND);
+	/* Longer than the cap, ending in a multi-byte character across the cut. */
+	if ((big = malloc(BF_MAX_LOG_LINE + 100)) != NULL) {
+		memset(big, 'a', BF_MAX_LOG_LINE + 99);
+		memcpy(big + BF_MAX_LOG_LINE - 1, "\xe2\x82\xac", 3);	/* euro sign */
+		big[BF_MAX_LOG_LINE + 99] = '\0';
+		T_EQ_INT(store_run_log_add(s, c->run_id, "stdout", big), 0);
+		free(big);
+	}
+
+	T_EQ_INT(store_run_log_json(s, c->run_id, 0, 100, &o), 0);
+	T_EQ_INT(json_integer_value(json_object_get(o, "run")), c->run_id);
+	a = json_object_get(o, "lines");
+	T_EQ_INT(json_array_size(a), 4);
+	for (i = 0; i < 4; i++) {
+		static const char *const keys[] = { "seq", "stream", "line", "at", NULL };
+
+		check_keys(json_array_get(a, (size_t)i), keys, "log line");
+		T_EQ_INT(json_integer_value(json_object_get(json_array_get(a, (size_t)i), "seq")),
+		    i + 1);
+	}
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(a, 1), "stream")), "stderr");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(a, 2), "line")),
+	    "bad \xef\xbf\xbd( utf8");
+	T_EQ_INT(json_string_length(json_object_get(json_array_get(a, 3), "line")),
+	    BF_MAX_LOG_LINE - 1);
+	json_decref(o);
+	o = NULL;
+
+	T_EQ_INT(store_run_log_json(s, c->run_id, 2, 1, &o), 0);
+	a = json_object_get(o, "lines");
+	T_EQ_INT(json_array_size(a), 1);
+	T_EQ_INT(json_integer_value(json_object_get(json_array_get(a, 0), "seq")), 3);
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_run_log_json(s, c->run_id + 1, 0, 0, &o), 0);
+	T_EQ_INT(json_integer_value(json_object_get(json_array_get(json_object_get(o, "lines"),
+	    0), "seq")), 1);
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_run_log_json(s, 99999, 0, 10, &o), BF_ERR_NOTFOUND);
+	T_CHECK(o == NULL);
+	store_claim_free(c);
+	store_close(s);
+}
+
+/* --- many threads at once --- */
+
+#define CONC_THREADS	4
+#define CONC_RUNS	200
+
+struct conc {
+	struct store *s;
+	char name[16];
+	int64_t first_run;
+	int *seen;		/* per run, how many times claimed */
+	pthread_mutex_t *mu;
+	int errors;
+	int claimed;
+};
+
+static void *
+conc_main(void *arg)
+{
+	struct conc *w = arg;
+	struct store_sample sm = { "ops", 1.0, "ops/s" };
+	struct store_claim *c;
+	int64_t k;
+	int r;
+
+	for (;;) {
+		c = NULL;
+		if ((r = store_run_claim(w->s, w->name, "conc", 60, &c)) != 0) {
+			w->errors++;
+			break;
+		}
+		if (c == NULL)
+			break;
+		k = c->run_id - w->first_run;
+		pthread_mutex_lock(w->mu);
+		if (k >= 0 && k < CONC_RUNS)
+			w->seen[k]++;
+		else
+			w->errors++;
+		pthread_mutex_unlock(w->mu);
+		w->claimed++;
+		if (store_samples_add(w->s, c->run_id, c->boot, 0, &sm, 1) != 0 ||
+		    store_run_log_add(w->s, c->run_id, "agent", "step done") != 0 ||
+		    store_run_finish(w->s, c->run_id, "done", 0, NULL) != 0)
+			w->errors++;
+		store_claim_free(c);
+	}
+	return NULL;
+}
+
+static void
+test_concurrency(void)
+{
+	struct conc w[CONC_THREADS];
+	pthread_t th[CONC_THREADS];
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct store *s;
+	json_t *o = NULL;
+	int seen[CONC_RUNS], i, once = 0, total = 0;
+	int64_t job;
+	char buf[64];
+
+	if ((s = open_fresh("conc.db")) == NULL)
+		return;
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < CONC_THREADS; i++) {
+		snprintf(buf, sizeof(buf), "c%d", i);
+		T_EQ_INT(add_machine(s, buf, "conc"), 0);
+	}
+	job = add_job(s, "conc", NULL, CONC_RUNS / 2, 2);
+	T_EQ_INT(store_job_runs_json(s, job, &o), 0);
+	/* Ids are consecutive from the smallest, which is not the first listed. */
+	w[0].first_run = INT64_MAX;
+	for (i = 0; i < (int)json_array_size(json_object_get(o, "runs")); i++) {
+		json_int_t id = json_integer_value(json_object_get(json_array_get(
+		    json_object_get(o, "runs"), (size_t)i), "id"));
+
+		if (id < w[0].first_run)
+			w[0].first_run = id;
+	}
+	json_decref(o);
+	o = NULL;
+	for (i = 0; i < CONC_THREADS; i++) {
+		w[i].s = s;
+		snprintf(w[i].name, sizeof(w[i].name), "c%d", i);
+		w[i].first_run = w[0].first_run;
+		w[i].seen = seen;
+		w[i].mu = &mu;
+		w[i].errors = 0;
+		w[i].claimed = 0;
+		T_EQ_INT(pthread_create(&th[i], NULL, conc_main, &w[i]), 0);
+	}
+	for (i = 0; i < CONC_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		T_EQ_INT(w[i].errors, 0);
+		total += w[i].claimed;
+	}
+	for (i = 0; i < CONC_RUNS; i++)
+		once += seen[i] == 1;
+	T_EQ_INT(once, CONC_RUNS);
+	T_EQ_INT(total, CONC_RUNS);
+	T_EQ_STR(job_state(s, job, buf, sizeof(buf)), "done");
+	T_EQ_INT(store_job_get_json(s, job, &o), 0);
+	T_EQ_INT(json_integer_value(json_object_get(o, "runs_done")), CONC_RUNS);
+	json_decref(o);
+	o = NULL;
+	T_EQ_INT(store_job_samples_json(s, job, &o), 0);
+	{
+		json_t *cells = json_object_get(o, "cells");
+		size_t n = 0, k;
+
+		T_EQ_INT(json_array_size(cells), CONC_RUNS / 2);
+		for (k = 0; k < json_array_size(cells); k++)
+			n += json_array_size(json_object_get(json_array_get(cells, k), "samples"));
+		T_EQ_INT(n, CONC_RUNS);
+	}
+	json_decref(o);
+	for (i = 0; i < CONC_THREADS; i++)
+		T_EQ_STR(machine_state(s, w[i].name, buf, sizeof(buf)), "idle");
+	store_close(s);
+}
+
+static void
+rm_tmpdir(void)
+{
+	static const char *const dbs[] = { "open.db", "junk.db", "machines.db", "jobs.db",
+	    "claim.db", "samples.db", "cancel.db", "recover.db", "log.db", "conc.db" };
+	size_t i;
+
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
+		rm_db(dbs[i]);
+	rmdir(tmpdir);
+}
+
+int
+main(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/bf-store-XXXXXX", base != NULL ? base : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_open();
+	test_machines();
+	test_jobs();
+	test_claim();
+	test_samples_finish();
+	test_cancel();
+	test_recover();
+	test_log();
+	test_concurrency();
+	rm_tmpdir();
+	return t_done();
+}
