@@ -8,6 +8,13 @@
  * opens a new channel.
  *
  * A struct ssh_conn is used by one thread at a time.
+ *
+ * Errors: BF_ERR_HOSTKEY (key not in known_hosts, changed, or known_hosts
+ * unreadable), BF_ERR_AUTH (key refused), BF_ERR_IO (local key or file
+ * unreadable), BF_ERR_LOST (cannot reach the machine: refused, unreachable,
+ * unresolvable; or the connection broke), BF_ERR_TIMEOUT (a deadline
+ * passed), BF_ERR_SSH (other protocol failures). Every message names
+ * host:port.
  */
 #ifndef BF_SSH_H
 #define BF_SSH_H
@@ -38,8 +45,9 @@ void ssh_close(struct ssh_conn *c);		/* accepts NULL */
 #define SSH_STDOUT 1
 #define SSH_STDERR 2
 
-/* Called for each complete line (without "\n"); a line over BF_MAX_LOG_LINE
- * is delivered cut at that length with truncated = 1, its rest dropped.
+/* Called for each complete line (without "\n"); a line over its stream's cap
+ * (stdout: BF_MAX_AGENT_LINE, stderr: BF_MAX_LOG_LINE) is delivered cut at
+ * that length with truncated = 1, its rest dropped.
  * A final unterminated line is delivered at EOF. Non-zero return aborts the
  * exec with that code. */
 typedef int (*ssh_line_cb)(void *arg, int stream, const char *line, size_t len, int truncated);
@@ -51,17 +59,29 @@ typedef int (*ssh_line_cb)(void *arg, int stream, const char *line, size_t len, 
  * BF_ERR_TIMEOUT; total_timeout_ms bounds the whole exec (0 = none). A
  * broken connection is BF_ERR_LOST and the connection is then unusable.
  * *exit_status is the remote status, or -1 when killed by a signal.
+ *
+ * "Idle" counts keepalive replies as bytes from the peer: keepalives go out
+ * every idle/3 s (2..15 s), so a command that prints nothing for hours on a
+ * live link is never idle, while a dead link or machine is noticed after
+ * idle_timeout_ms. Keep it >= 5000. After BF_ERR_TIMEOUT the connection is
+ * unusable too (ssh_alive() returns 0): the channel is abandoned mid-way.
+ * When cb aborts, the channel is closed within 2 s if the command ends,
+ * else the connection is dropped (check ssh_alive()).
  */
 int ssh_exec(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_t stdin_len,
     ssh_line_cb cb, void *arg, int idle_timeout_ms, int total_timeout_ms,
     int *exit_status, struct bf_diag *d);
 /* ssh_exec collecting stdout into out (capped by out->max); stderr into err
- * when non-NULL. */
+ * when non-NULL. Raw bytes, not cut into lines; out may be NULL too. Past a
+ * cap the rest is drained and dropped and the call returns BF_ERR_TOOBIG
+ * (the connection stays usable). timeout_ms is both the idle and total. */
 int ssh_exec_capture(struct ssh_conn *c, const char *cmd, struct buf *out, struct buf *err,
     int timeout_ms, int *exit_status, struct bf_diag *d);
 
 /* Upload a local file over SFTP to remote_path + ".tmp", fsync, chmod mode,
- * rename over remote_path. Creates the parent directory (one level). */
+ * rename over remote_path. Creates the parent directory (one level).
+ * remote_path may be relative to the login home. OpenSSH's SFTP rename
+ * will not replace a file, so that case falls back to a remote `mv -f`. */
 int ssh_upload(struct ssh_conn *c, const char *local_path, const char *remote_path, int mode,
     int timeout_ms, struct bf_diag *d);
 
