@@ -1,0 +1,47 @@
+/*
+ * exec.h: running one iteration of a workload: fork, execvp (never a
+ * shell), capture, forward log lines, time, and kill on timeout.
+ */
+#ifndef BF_AGENT_EXEC_H
+#define BF_AGENT_EXEC_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "step.h"
+
+/* Log lines sent per iteration per stream; the rest are counted. */
+#define EXEC_MAX_LOG_LINES	200
+/* After the workload's leader exits, how long its output may still drain
+ * (a daemonized grandchild outside its process group can hold the pipe). */
+#define EXEC_DRAIN_MS		2000
+
+struct exec_result {
+	int exit_code;		/* exit status; 128+signal when killed */
+	int signal;		/* terminating signal, 0 if none */
+	int timeout;		/* killed because timeout_s expired */
+	double wall_s, user_s, sys_s;
+	long maxrss_kb;
+	int exec_errno;		/* set when the child failed before running argv */
+	char exec_what[16];	/* which call failed: "execvp", "chdir", ... */
+	struct buf out;		/* captured stdout, at most BF_MAX_CAPTURE */
+	struct buf err;		/* captured stderr, at most BF_MAX_CAPTURE */
+};
+
+/* Handlers that kill a running workload's process group when the agent
+ * gets SIGTERM/SIGHUP/SIGINT/SIGPIPE. Call once before exec_run(). */
+int exec_signals_init(void);
+
+/*
+ * Run st->argv once as iteration number iteration, forwarding its output
+ * as log lines. res is filled in (init it with exec_result_init, free it
+ * with exec_result_free). Returns 0 when the iteration ran (whatever its
+ * exit status, including exec failure reported in res), BF_ERR_LOST when
+ * the agent's own stdout went away, another BF_ERR_* on internal failure.
+ * No process of the workload's group is left when it returns.
+ */
+int exec_run(const struct step *st, int64_t iteration, struct exec_result *res);
+void exec_result_init(struct exec_result *res);
+void exec_result_free(struct exec_result *res);	/* accepts NULL */
+
+#endif

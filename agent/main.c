@@ -1,0 +1,78 @@
+/*
+ * main.c: benchfleet-agent's command line. `step` is what the coordinator
+ * runs over SSH; `work` holds the built-in workloads; `--version`.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "work.h"
+
+#ifndef BF_VERSION
+#define BF_VERSION "0.0.0"
+#endif
+
+struct main_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+static int
+main_step(int argc, char **argv)
+{
+	if (argc != 1) {
+		fprintf(stderr, "benchfleet-agent: step takes no arguments\n");
+		return RUN_EXIT_ERROR;
+	}
+	return run_step();
+}
+
+static int
+main_work(int argc, char **argv)
+{
+	return work_main(argc - 1, argv + 1);
+}
+
+static int
+main_version(int argc, char **argv)
+{
+	printf("benchfleet-agent %s\n", BF_VERSION);
+	return 0;
+}
+
+static const struct main_cmd main_cmds[] = {
+	{ "step",	main_step },
+	{ "work",	main_work },
+	{ "--version",	main_version },
+};
+
+/* A closed 0/1/2 would let a pipe land there and be clobbered by dup2. */
+static void
+main_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= STDERR_FILENO) {
+		/* the std slot keeps the fd; it must survive exec for the workload */
+		fcntl(fd, F_SETFD, 0);
+	}
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t i;
+
+	main_std_fds();
+	for (i = 0; argc >= 2 && i < sizeof(main_cmds) / sizeof(main_cmds[0]); i++)
+		if (strcmp(argv[1], main_cmds[i].name) == 0)
+			return main_cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "usage: benchfleet-agent step < step.json\n"
+	    "       benchfleet-agent work cpu|touch|echo ...\n"
+	    "       benchfleet-agent --version\n");
+	return RUN_EXIT_ERROR;
+}
