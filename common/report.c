@@ -434,20 +434,20 @@ text_clean(const char *s, size_t *width)
 static int
 pad(struct buf *out, const char *s, size_t sw, size_t width, int right, int last)
 {
-	int r;
 	size_t i;
+	int r;
 
-	if (right)
-		for (i = sw; i < width; i++)
-			if ((r = buf_puts(out, " ")) != 0)
-				return r;
+	for (i = sw; right && i < width; i++)
+		if ((r = buf_puts(out, " ")) != 0)
+			goto out;
 	if ((r = buf_puts(out, s)) != 0)
-		return r;
-	if (!right)
-		for (i = sw; i < width; i++)
-			if ((r = buf_puts(out, " ")) != 0)
-				return r;
-	return last ? 0 : buf_puts(out, "  ");
+		goto out;
+	for (i = sw; !right && i < width; i++)
+		if ((r = buf_puts(out, " ")) != 0)
+			goto out;
+	r = last ? 0 : buf_puts(out, "  ");
+out:
+	return r;
 }
 
 /* Trailing spaces removed, then a newline. */
@@ -511,14 +511,47 @@ out:
 	return r;
 }
 
+static int md_escape(struct buf *, const char *);
+
+/* User text (a title, a metric name) on one line: cleaned for text,
+ * escaped for markdown. */
+static int
+user_text(struct buf *out, const char *s, int markdown)
+{
+	char *t;
+	size_t w;
+	int r;
+
+	if (markdown) {
+		r = md_escape(out, s);
+		goto out;
+	}
+	if ((t = text_clean(s, &w)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = buf_puts(out, t);
+	free(t);
+out:
+	return r;
+}
+
 static int
 metric_heading(struct buf *out, const struct report_metric *mt, int markdown)
 {
 	const char *unit = mt->unit != NULL && *mt->unit ? mt->unit : NULL;
+	int r;
 
-	return buf_printf(out, "%s%s%s%s%s - %s is better%s\n", markdown ? "**" : "",
-	    mt->name, unit ? " (" : "", unit ? unit : "", unit ? ")" : "",
-	    mt->higher_better ? "higher" : "lower", markdown ? "**" : "");
+	if ((r = buf_puts(out, markdown ? "**" : "")) != 0 ||
+	    (r = user_text(out, mt->name, markdown)) != 0)
+		goto out;
+	if (unit != NULL && ((r = buf_puts(out, " (")) != 0 ||
+	    (r = user_text(out, unit, markdown)) != 0 || (r = buf_puts(out, ")")) != 0))
+		goto out;
+	r = buf_printf(out, " - %s is better%s\n", mt->higher_better ? "higher" : "lower",
+	    markdown ? "**" : "");
+out:
+	return r;
 }
 
 static int
@@ -537,20 +570,12 @@ render_text(const struct report_input *in, struct rstat *st, struct buf *out,
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	if (in->title != NULL) {
-		char *t;
-
-		if ((t = text_clean(in->title, &i)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = buf_printf(out, "%s\n", t);
-		free(t);
-		if (r != 0)
-			goto out;
-	}
-	if (in->baseline_desc != NULL &&
-	    (r = buf_printf(out, "baseline: %s\n", in->baseline_desc)) != 0)
+	if (in->title != NULL && ((r = user_text(out, in->title, 0)) != 0 ||
+	    (r = buf_puts(out, "\n")) != 0))
+		goto out;
+	if (in->baseline_desc != NULL && ((r = buf_puts(out, "baseline: ")) != 0 ||
+	    (r = user_text(out, in->baseline_desc, 0)) != 0 ||
+	    (r = buf_puts(out, "\n")) != 0))
 		goto out;
 	for (m = 0; m < in->nmetrics; m++) {
 		if ((r = compute(in, m, st)) != 0)
@@ -644,14 +669,13 @@ md_row(struct buf *out, const char *label, char (*f)[FIELD], size_t ncol)
 	int r;
 
 	if ((r = buf_puts(out, "| ")) != 0 || (r = md_escape(out, label)) != 0)
-		return r;
-	for (c = 1; c < ncol; c++) {
-		if ((r = buf_puts(out, " | ")) != 0)
-			return r;
-		if ((r = md_escape(out, f[c])) != 0)
-			return r;
-	}
-	return buf_puts(out, " |\n");
+		goto out;
+	for (c = 1; c < ncol; c++)
+		if ((r = buf_puts(out, " | ")) != 0 || (r = md_escape(out, f[c])) != 0)
+			goto out;
+	r = buf_puts(out, " |\n");
+out:
+	return r;
 }
 
 static int
@@ -662,13 +686,15 @@ md_head(struct buf *out, const char *const *head, const int *right, size_t ncol)
 
 	for (c = 0; c < ncol; c++)
 		if ((r = buf_printf(out, "| %s ", head[c])) != 0)
-			return r;
+			goto out;
 	if ((r = buf_puts(out, "|\n")) != 0)
-		return r;
+		goto out;
 	for (c = 0; c < ncol; c++)
 		if ((r = buf_puts(out, right[c] ? "| ---: " : "| --- ")) != 0)
-			return r;
-	return buf_puts(out, "|\n");
+			goto out;
+	r = buf_puts(out, "|\n");
+out:
+	return r;
 }
 
 static int
@@ -743,24 +769,26 @@ csv_field(struct buf *out, const char *s, int first)
 	int r;
 
 	if (!first && (r = buf_puts(out, ",")) != 0)
-		return r;
-	if (strpbrk(s, ",\"\r\n") == NULL)
-		return buf_puts(out, s);
+		goto out;
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		r = buf_puts(out, s);
+		goto out;
+	}
 	if ((r = buf_puts(out, "\"")) != 0)
-		return r;
+		goto out;
 	for (; *s; s++)
 		if ((r = buf_append(out, s, 1)) != 0 ||
 		    (*s == '"' && (r = buf_append(out, s, 1)) != 0))
-			return r;
-	return buf_puts(out, "\"");
+			goto out;
+	r = buf_puts(out, "\"");
+out:
+	return r;
 }
 
 static int
 csv_num(struct buf *out, double x)
 {
-	if (!isfinite(x))
-		return buf_puts(out, ",");
-	return buf_printf(out, ",%.15g", x);
+	return isfinite(x) ? buf_printf(out, ",%.15g", x) : buf_puts(out, ",");
 }
 
 static const char *const csv_head =
@@ -858,9 +886,7 @@ jnum(double x)
 static int
 jset(json_t *o, const char *k, json_t *v)
 {
-	if (v == NULL)
-		return BF_ERR_ALLOC;
-	return json_object_set_new(o, k, v) == 0 ? 0 : BF_ERR_ALLOC;
+	return v != NULL && json_object_set_new(o, k, v) == 0 ? 0 : BF_ERR_ALLOC;
 }
 
 static int

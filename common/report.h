@@ -11,6 +11,9 @@
  * means as the samples (Kalibera & Jones: iterations within a boot are not
  * independent), and a second table gives boots, iterations per boot, the
  * between-boot and within-boot sd, and m* when a cost ratio is given.
+ * (A cell from one boot compared with a several-boot baseline uses its
+ * iterations as the samples: the only variance it has, and an
+ * underestimate when boots differ; run every cell on several boots.)
  * Statistics that are undefined (n = 0, n = 1, zero variance) print "n/a"
  * (empty in CSV, null in JSON).
  */

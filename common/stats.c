@@ -221,7 +221,8 @@ stats_incbeta(double a, double b, double x, double *out)
 		r = BF_ERR_RANGE;
 		goto out;
 	}
-	*out = v;
+	/* 1 - (tiny) can round a hair past the ends. */
+	*out = v < 0 ? 0 : v > 1 ? 1 : v;
 	r = 0;
 out:
 	return r;
@@ -244,10 +245,14 @@ t_p2(double t, double nu)
 	}
 	/* q = t^2/nu; x = 1/(1+q), y = q/(1+q), with logs by log1p. */
 	q = (t / sqrt(nu)) * (t / sqrt(nu));
-	if (!isfinite(q))
-		return 0;
 	if (q == 0)
 		return 1;
+	if (!(q < 1e300)) {
+		/* x = 1/(1+q) underflows, but for tiny nu the tail x^(nu/2) does
+		 * not: work in logs, x -> 0 where the fraction is 1. */
+		q = 2 * (log(a) - 0.5 * log(nu));
+		return exp(-q * nu / 2 - lbeta(nu / 2, 0.5)) / (nu / 2);
+	}
 	return ibeta_log(nu / 2, 0.5, 1 / (1 + q), q / (1 + q), -log1p(q),
 	    log(q) - log1p(q));
 }
@@ -303,7 +308,8 @@ out:
  * Bisection for the t >= 0 with upper tail tail(t) = q, 0 < q < 1/2. The
  * tail is compared directly (not 1 - tail), so no precision is lost for
  * p near 1. Bisection, not a series: the series expansions are poor for
- * nu <= 3, and ~60 steps are cheap. Returns NAN if the tail failed.
+ * nu <= 3, and ~60 steps are cheap. Returns NAN if the tail failed or the
+ * quantile is out of range (nu = 0.01, p = 1 - 1e-7).
  */
 static double
 tail_inverse(double q, double nu, int normal)
@@ -315,8 +321,10 @@ tail_inverse(double q, double nu, int normal)
 		p = normal ? stats_norm_sf(hi) : t_p2(hi, nu) / 2;
 		if (isnan(p))
 			return NAN;
-		if (p < q || hi > 1e300)
+		if (p < q)
 			break;
+		if (hi > 1e300)
+			return NAN;	/* the quantile is beyond any double */
 		lo = hi;
 		hi *= 2;
 	}
