@@ -1,0 +1,484 @@
+/*
+ * api-jobs.c: jobs, runs and reports. A job is validated completely
+ * (structure, recipe, axis values, machines) before anything is written;
+ * then the job and all its runs go into the store in one transaction.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api-int.h"
+#include "job.h"
+#include "jx.h"
+#include "matrix.h"
+#include "parse.h"
+#include "recipe.h"
+#include "report.h"
+
+void
+api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *lim = api_query(rq, "limit");
+	int64_t limit = 100;
+	json_t *j = NULL;
+	int r;
+
+	if (lim != NULL && parse_i64(lim, 1, 1000, &limit) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "limit", "limit: \"%s\" is not in 1..1000",
+		    lim);
+		return;
+	}
+	if ((r = store_jobs_list_json(a->st, (size_t)limit, &j)) != 0) {
+		api_store_error(rs, r, "jobs");
+		return;
+	}
+	api_json(rs, MHD_HTTP_OK, j);
+}
+
+/* Every machine the job names must exist; a class must have a member. */
+static int
+check_machines(struct api *a, const struct job_spec *job, struct bf_diag *d)
+{
+	struct store_machine *ms = NULL, *m = NULL;
+	char classes[512], path[64];
+	size_t n = 0, i, used = 0;
+	int r, found = 0;
+
+	if (job->machine_class != NULL) {
+		if ((r = store_machine_list(a->st, &ms, &n)) != 0)
+			return r;
+		classes[0] = '\0';
+		for (i = 0; i < n; i++) {
+			if (strcmp(ms[i].klass, job->machine_class) == 0)
+				found = 1;
+			if (used < sizeof(classes) && strstr(classes, ms[i].klass) == NULL) {
+				int k = snprintf(classes + used, sizeof(classes) - used, "%s%s",
+				    used ? ", " : "", ms[i].klass);
+				if (k > 0)
+					used += (size_t)k;
+			}
+		}
+		store_machines_free(ms, n);
+		if (!found) {
+			bf_diag_set(d, "machines.class", "no machine of class \"%s\" is registered"
+			    "; classes here: %s", job->machine_class, n ? classes : "(none)");
+			return BF_ERR_NOTFOUND;
+		}
+		return 0;
+	}
+	for (i = 0; i < job->nmachine_names; i++) {
+		if ((r = store_machine_get(a->st, job->machine_names[i], &m)) != 0) {
+			jx_path_idx(path, sizeof(path), "machines.names", i);
+			bf_diag_set(d, path, "unknown machine \"%s\"", job->machine_names[i]);
+			return r == BF_ERR_NOTFOUND ? BF_ERR_NOTFOUND : r;
+		}
+		store_machine_free(m);
+		m = NULL;
+	}
+	return 0;
+}
+
+void
+api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	struct bf_diag d;
+	struct job_spec *job = NULL;
+	const struct recipe *rec;
+	struct matrix_cell *cells = NULL;
+	struct store_run_new *runs = NULL;
+	char **axes = NULL, **values = NULL;
+	char *spec = NULL, *names = NULL, known[1024];
+	json_t *specj = NULL, *namesj = NULL;
+	size_t ncells = 0, nruns = 0, i, b;
+	int64_t id;
+	int r;
+
+	bf_diag_clear(&d);
+	if (rq->body.len == 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, NULL, "request body: a job (a JSON object) "
+		    "is required");
+		goto out;
+	}
+	if ((r = job_parse(rq->body.data, rq->body.len, &job, &d)) != 0) {
+		api_error(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
+		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
+	if ((rec = recipes_get(a->rs, job->recipe)) == NULL) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "recipe", "recipe: unknown recipe \"%s\"; "
+		    "known recipes: %s", job->recipe, recipes_names(a->rs, known, sizeof(known)));
+		goto out;
+	}
+	if ((r = job_validate(job, rec, &d)) != 0) {
+		api_error(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
+		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
+	if ((r = check_machines(a, job, &d)) != 0) {
+		if (r == BF_ERR_NOTFOUND)
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		else
+			api_store_error(rs, r, "machines");
+		goto out;
+	}
+	if ((r = matrix_expand(job, rec, &cells, &ncells, &d)) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
+	if ((size_t)job->boots > BF_MAX_CELLS / (ncells ? ncells : 1)) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "repetitions.boots", "repetitions.boots: "
+		    "%d boots x %zu cells is more than %d runs", job->boots, ncells,
+		    BF_MAX_CELLS);
+		goto out;
+	}
+	nruns = ncells * (size_t)job->boots;
+	if ((runs = calloc(nruns, sizeof(*runs))) == NULL ||
+	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
+	    (values = calloc(ncells, sizeof(*values))) == NULL)
+		goto oom;
+	for (i = 0; i < ncells; i++) {
+		if ((axes[i] = json_dumps(cells[i].axes, JSON_COMPACT)) == NULL ||
+		    (values[i] = json_dumps(cells[i].values, JSON_COMPACT)) == NULL)
+			goto oom;
+	}
+	/* Boot-major order: every cell once per boot, so interleaved and
+	 * sequential jobs alike spread drift over all cells. */
+	for (b = 0; b < (size_t)job->boots; b++) {
+		for (i = 0; i < ncells; i++) {
+			struct store_run_new *rn = &runs[b * ncells + i];
+
+			rn->cell_index = cells[i].index;
+			rn->label = cells[i].label;
+			rn->axes_json = axes[i];
+			rn->values_json = values[i];
+			rn->boot = (int)b;
+		}
+	}
+	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
+	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+		goto oom;
+	if (job->machine_class == NULL) {
+		if ((namesj = json_array()) == NULL)
+			goto oom;
+		for (i = 0; i < job->nmachine_names; i++)
+			if (json_array_append_new(namesj, json_string(job->machine_names[i])) != 0)
+				goto oom;
+		if ((names = json_dumps(namesj, JSON_COMPACT)) == NULL)
+			goto oom;
+	}
+	if ((r = store_job_create(a->st, job->recipe, job->name, spec, job->machine_class,
+	    names, runs, nruns, &id)) != 0) {
+		api_store_error(rs, r, "job");
+		goto out;
+	}
+	sched_kick(a->sc);
+	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I}", "id", (json_int_t)id, "runs",
+	    (json_int_t)nruns));
+	goto out;
+ oom:
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+ out:
+	for (i = 0; axes != NULL && i < ncells; i++)
+		free(axes[i]);
+	for (i = 0; values != NULL && i < ncells; i++)
+		free(values[i]);
+	free(axes);
+	free(values);
+	free(runs);
+	free(spec);
+	free(names);
+	json_decref(specj);
+	json_decref(namesj);
+	matrix_free(cells, ncells);
+	job_free(job);
+}
+
+void
+api_jobs_get(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	json_t *j = NULL;
+	int r;
+
+	if ((r = store_job_get_json(a->st, rq->id, &j)) != 0) {
+		api_store_error(rs, r, "job");
+		return;
+	}
+	api_json(rs, MHD_HTTP_OK, j);
+}
+
+void
+api_jobs_cancel(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	int r;
+
+	if ((r = store_job_cancel(a->st, rq->id)) != 0) {
+		if (r == BF_ERR_STATE)
+			api_error(rs, MHD_HTTP_CONFLICT, NULL, "job %lld has already ended",
+			    (long long)rq->id);
+		else
+			api_store_error(rs, r, "job");
+		return;
+	}
+	sched_kick(a->sc);
+	api_json(rs, MHD_HTTP_OK, json_pack("{s:I,s:s}", "id", (json_int_t)rq->id, "state",
+	    "cancelled"));
+}
+
+void
+api_jobs_runs(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	json_t *j = NULL;
+	int r;
+
+	if ((r = store_job_runs_json(a->st, rq->id, &j)) != 0) {
+		api_store_error(rs, r, "job");
+		return;
+	}
+	api_json(rs, MHD_HTTP_OK, j);
+}
+
+void
+api_runs_get(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	json_t *j = NULL;
+	int r;
+
+	if ((r = store_run_get_json(a->st, rq->id, &j)) != 0) {
+		api_store_error(rs, r, "run");
+		return;
+	}
+	api_json(rs, MHD_HTTP_OK, j);
+}
+
+void
+api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *after = api_query(rq, "after"), *lim = api_query(rq, "limit");
+	int64_t after_seq = 0, limit = 1000;
+	json_t *j = NULL;
+	int r;
+
+	if (after != NULL && parse_i64(after, 0, INT64_MAX, &after_seq) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "after", "after: \"%s\" is not a sequence "
+		    "number", after);
+		return;
+	}
+	if (lim != NULL && parse_i64(lim, 1, 10000, &limit) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "limit", "limit: \"%s\" is not in 1..10000",
+		    lim);
+		return;
+	}
+	if ((r = store_run_log_json(a->st, rq->id, after_seq, (size_t)limit, &j)) != 0) {
+		api_store_error(rs, r, "run");
+		return;
+	}
+	api_json(rs, MHD_HTTP_OK, j);
+}
+
+/* An axis value as a user writes it after "AXIS:" in ?baseline=. */
+static const char *
+axis_str(const json_t *v, char *buf, size_t bufsz)
+{
+	if (json_is_string(v))
+		snprintf(buf, bufsz, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, bufsz, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, bufsz, "%.17g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, bufsz, "%s", json_is_true(v) ? "true" : "false");
+	else
+		snprintf(buf, bufsz, "?");
+	return buf;
+}
+
+/* Cells a and b agree on every axis but skip. */
+static int
+same_but(const json_t *a, const json_t *b, const char *skip)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, k, v) {
+		if (strcmp(k, skip) == 0)
+			continue;
+		if (!json_equal(v, json_object_get(b, k)))
+			return 0;
+	}
+	return 1;
+}
+
+void
+api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
+	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc, *axes;
+	struct recipe *rec = NULL;
+	struct report_input in;
+	struct report_metric *mets = NULL;
+	struct report_cell *cells = NULL;
+	struct report_series *series = NULL;
+	double **vals = NULL;
+	int **boots = NULL, *baseline_of = NULL;
+	char axis[BF_MAX_NAME + 1], vbuf[128], title[256];
+	const char *bval = NULL, *colon;
+	struct bf_diag d;
+	struct buf out;
+	size_t nc = 0, nm, i, k, j, ns, found_value = 0;
+	int r;
+
+	buf_init(&out, 16 * 1024 * 1024);
+	bf_diag_clear(&d);
+	memset(&in, 0, sizeof(in));
+	if (fmt == NULL)
+		fmt = "text";
+	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
+	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
+		    "text, markdown, csv, json", fmt);
+		goto out;
+	}
+	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
+	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
+		api_store_error(rs, r, "job");
+		goto out;
+	}
+	rdoc = json_object_get(json_object_get(jobj, "spec"), "recipe");
+	if (rdoc == NULL || recipe_from_json(rdoc, &rec, &d) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "job %lld: stored recipe "
+		    "does not load: %s", (long long)rq->id, d.msg);
+		goto out;
+	}
+	cellsj = json_object_get(samp, "cells");
+	nc = json_array_size(cellsj);
+	nm = rec->nmetrics;
+	if ((mets = calloc(nm ? nm : 1, sizeof(*mets))) == NULL ||
+	    (cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
+	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
+	    (vals = calloc(nc * nm + 1, sizeof(*vals))) == NULL ||
+	    (boots = calloc(nc * nm + 1, sizeof(*boots))) == NULL ||
+	    (baseline_of = calloc(nc ? nc : 1, sizeof(*baseline_of))) == NULL)
+		goto oom;
+	for (k = 0; k < nm; k++) {
+		mets[k].name = rec->metrics[k].name;
+		mets[k].unit = rec->metrics[k].unit;
+		mets[k].higher_better = rec->metrics[k].higher_better;
+	}
+	for (i = 0; i < nc; i++) {
+		cj = json_array_get(cellsj, i);
+		cells[i].label = json_string_value(json_object_get(cj, "label"));
+		if (cells[i].label == NULL)
+			cells[i].label = "?";
+		baseline_of[i] = -1;
+		sj = json_object_get(cj, "samples");
+		ns = json_array_size(sj);
+		for (k = 0; k < nm; k++) {
+			size_t idx = i * nm + k, cnt = 0;
+
+			if ((vals[idx] = calloc(ns + 1, sizeof(double))) == NULL ||
+			    (boots[idx] = calloc(ns + 1, sizeof(int))) == NULL)
+				goto oom;
+			for (j = 0; j < ns; j++) {
+				json_t *s = json_array_get(sj, j);
+				const char *mn = json_string_value(json_object_get(s, "metric"));
+
+				if (mn == NULL || strcmp(mn, mets[k].name) != 0)
+					continue;
+				vals[idx][cnt] = json_number_value(json_object_get(s, "value"));
+				boots[idx][cnt] = (int)json_integer_value(json_object_get(s, "boot"));
+				cnt++;
+			}
+			series[idx].v = vals[idx];
+			series[idx].boot = boots[idx];
+			series[idx].n = cnt;
+		}
+	}
+	if (base != NULL) {
+		json_t *matrix = json_object_get(json_object_get(json_object_get(jobj, "spec"),
+		    "job"), "matrix");
+
+		if ((colon = strchr(base, ':')) == NULL || colon == base ||
+		    (size_t)(colon - base) > BF_MAX_NAME) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%.60s\" is "
+			    "not AXIS:VALUE", base);
+			goto out;
+		}
+		memcpy(axis, base, (size_t)(colon - base));
+		axis[colon - base] = '\0';
+		bval = colon + 1;
+		if (json_object_get(matrix, axis) == NULL) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%s\" is not "
+			    "an axis of job %lld's matrix", axis, (long long)rq->id);
+			goto out;
+		}
+		for (i = 0; i < nc; i++) {
+			axes = json_object_get(json_array_get(cellsj, i), "axes");
+			if (strcmp(axis_str(json_object_get(axes, axis), vbuf, sizeof(vbuf)),
+			    bval) == 0)
+				found_value = 1;
+		}
+		if (!found_value) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: axis %s has no "
+			    "value \"%.60s\" in job %lld", axis, bval, (long long)rq->id);
+			goto out;
+		}
+		for (i = 0; i < nc; i++) {
+			axes = json_object_get(json_array_get(cellsj, i), "axes");
+			if (strcmp(axis_str(json_object_get(axes, axis), vbuf, sizeof(vbuf)),
+			    bval) == 0)
+				continue;
+			for (j = 0; j < nc; j++) {
+				json_t *bx = json_object_get(json_array_get(cellsj, j), "axes");
+
+				if (same_but(axes, bx, axis) && strcmp(axis_str(json_object_get(bx,
+				    axis), vbuf, sizeof(vbuf)), bval) == 0) {
+					baseline_of[i] = (int)j;
+					break;
+				}
+			}
+		}
+	}
+	snprintf(title, sizeof(title), "job %lld: %s%s%s", (long long)rq->id, rec->name,
+	    json_string_value(json_object_get(jobj, "name")) ? " - " : "",
+	    json_string_value(json_object_get(jobj, "name")) ?
+	    json_string_value(json_object_get(jobj, "name")) : "");
+	in.title = title;
+	in.nmetrics = nm;
+	in.metrics = mets;
+	in.ncells = nc;
+	in.cells = cells;
+	in.series = series;
+	in.baseline_of = baseline_of;
+	in.baseline_desc = base;
+	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
+		    d.msg : bf_err_str(r));
+		goto out;
+	}
+	rs->status = MHD_HTTP_OK;
+	rs->text_len = out.len;
+	rs->ctype = strcmp(fmt, "json") == 0 ? "application/json" :
+	    strcmp(fmt, "csv") == 0 ? "text/csv; charset=utf-8" :
+	    strcmp(fmt, "markdown") == 0 ? "text/markdown; charset=utf-8" :
+	    "text/plain; charset=utf-8";
+	if ((rs->text = buf_steal(&out)) == NULL)
+		goto oom;
+	goto out;
+ oom:
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+ out:
+	for (i = 0; vals != NULL && i < nc * nm; i++)
+		free(vals[i]);
+	for (i = 0; boots != NULL && i < nc * nm; i++)
+		free(boots[i]);
+	free(vals);
+	free(boots);
+	free(series);
+	free(cells);
+	free(mets);
+	free(baseline_of);
+	buf_free(&out);
+	recipe_free(rec);
+	json_decref(jobj);
+	json_decref(samp);
+}

@@ -1,0 +1,28 @@
+/*
+ * api.h: the HTTP API under /api/v1 (see DESIGN.md), on libmicrohttpd.
+ */
+#ifndef BF_API_H
+#define BF_API_H
+
+#include "err.h"
+#include "recipes.h"
+#include "sched.h"
+#include "store.h"
+
+struct api_config {
+	const char *addr;		/* numeric IPv4/IPv6 address */
+	int port;			/* 0 picks a free port */
+	int threads;			/* worker threads of the HTTP server */
+	const char *web_dir;		/* static files served at /, or NULL */
+};
+
+struct api;
+
+/* Starts serving at once. Borrowed pointers must outlive the api. */
+int api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
+    struct sched *sc, struct api **out, struct bf_diag *d);
+/* The port actually bound (useful with port 0). */
+int api_port(const struct api *a);
+void api_stop(struct api *a);		/* accepts NULL */
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * main.c: benchfleetd. Options (or a --config file of "key value" lines with
+ * the same names), then: open and recover the store, load the recipes,
+ * start the scheduler and the HTTP API, and wait for SIGINT/SIGTERM.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "parse.h"
+#include "recipes.h"
+#include "sched.h"
+#include "ssh.h"
+#include "store.h"
+
+#ifndef BF_SOURCE_DIR
+#define BF_SOURCE_DIR "."
+#endif
+
+struct options {
+	char *listen;
+	char *store;
+	char *recipes;
+	char *web;
+	char *known_hosts;
+	char *agent;
+	char *agent_remote;
+	char *port_file;
+	char *lease;
+	char *connect_timeout;
+	char *probe_interval;
+	char *threads;
+	int insecure;
+};
+
+static const struct opt {
+	const char *name;
+	size_t off;		/* of the char * in struct options; -1 for flags */
+	const char *arg;
+	const char *help;
+} opts[] = {
+	{ "listen", offsetof(struct options, listen), "ADDR:PORT",
+	  "HTTP address (default 127.0.0.1:8080)" },
+	{ "store", offsetof(struct options, store), "FILE",
+	  "SQLite store (default var/benchfleet.db)" },
+	{ "recipes", offsetof(struct options, recipes), "DIR", "recipe directory" },
+	{ "web", offsetof(struct options, web), "DIR", "dashboard files served at /" },
+	{ "known-hosts", offsetof(struct options, known_hosts), "FILE",
+	  "pinned SSH host keys (default var/known_hosts)" },
+	{ "agent", offsetof(struct options, agent), "FILE",
+	  "benchfleet-agent binary (default: next to benchfleetd)" },
+	{ "agent-remote", offsetof(struct options, agent_remote), "PATH",
+	  "agent path on machines, relative to ~ (default .benchfleet/benchfleet-agent)" },
+	{ "port-file", offsetof(struct options, port_file), "FILE",
+	  "write the bound port here once listening" },
+	{ "lease", offsetof(struct options, lease), "SECONDS", "run lease (default 60)" },
+	{ "connect-timeout", offsetof(struct options, connect_timeout), "MS",
+	  "SSH connect timeout (default 10000)" },
+	{ "probe-interval", offsetof(struct options, probe_interval), "SECONDS",
+	  "retry interval of offline machines (default 15)" },
+	{ "threads", offsetof(struct options, threads), "N", "HTTP threads (default 4)" },
+	{ "insecure", (size_t)-1, NULL,
+	  "allow listening on a non-loopback address without TLS" },
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: benchfleetd [--config FILE] [options]\n");
+	for (i = 0; i < NOPTS; i++)
+		fprintf(f, "  --%s%s%s\n      %s\n", opts[i].name, opts[i].arg ? " " : "",
+		    opts[i].arg ? opts[i].arg : "", opts[i].help);
+}
+
+static const struct opt *
+opt_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NOPTS; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static int
+opt_set(struct options *o, const struct opt *op, const char *val)
+{
+	char **slot;
+
+	if (op->off == (size_t)-1) {
+		o->insecure = 1;
+		return 0;
+	}
+	slot = (char **)((char *)o + op->off);
+	free(*slot);
+	if ((*slot = strdup(val)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+/* "key value" or "key = value" lines; '#' starts a comment. Options given
+ * on the command line win, so the file is read first. */
+static int
+config_read(struct options *o, const char *path)
+{
+	char line[4096], *k, *v, *e;
+	const struct opt *op;
+	FILE *f;
+	int lineno = 0, r = 0;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		fprintf(stderr, "benchfleetd: %s: %s\n", path, strerror(errno));
+		return BF_ERR_IO;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if ((e = strchr(line, '#')) != NULL)
+			*e = '\0';
+		for (k = line; *k == ' ' || *k == '\t'; k++)
+			;
+		e = k + strlen(k);
+		while (e > k && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' ||
+		    e[-1] == '\r'))
+			*--e = '\0';
+		if (*k == '\0')
+			continue;
+		v = k + strcspn(k, " \t=");
+		if (*v != '\0')
+			*v++ = '\0';
+		v += strspn(v, " \t=");
+		if ((op = opt_find(k)) == NULL) {
+			fprintf(stderr, "benchfleetd: %s:%d: unknown setting \"%s\"\n", path,
+			    lineno, k);
+			r = BF_ERR_INVALID;
+			break;
+		}
+		if (op->arg != NULL && *v == '\0') {
+			fprintf(stderr, "benchfleetd: %s:%d: %s needs a value\n", path, lineno, k);
+			r = BF_ERR_INVALID;
+			break;
+		}
+		if ((r = opt_set(o, op, v)) != 0)
+			break;
+	}
+	fclose(f);
+	return r;
+}
+
+static int
+parse_listen(const char *s, char *addr, size_t addrsz, int *port)
+{
+	const char *colon;
+	int64_t p;
+	size_t alen;
+
+	if (s[0] == '[') {
+		if ((colon = strstr(s, "]:")) == NULL)
+			return BF_ERR_PARSE;
+		alen = (size_t)(colon - s - 1);
+		if (alen >= addrsz)
+			return BF_ERR_TOOBIG;
+		memcpy(addr, s + 1, alen);
+		addr[alen] = '\0';
+		colon++;
+	} else {
+		if ((colon = strrchr(s, ':')) == NULL)
+			return BF_ERR_PARSE;
+		alen = (size_t)(colon - s);
+		if (alen >= addrsz)
+			return BF_ERR_TOOBIG;
+		memcpy(addr, s, alen);
+		addr[alen] = '\0';
+	}
+	if (parse_i64(colon + 1, 0, 65535, &p) != 0)
+		return BF_ERR_RANGE;
+	*port = (int)p;
+	return 0;
+}
+
+static int
+is_loopback(const char *addr)
+{
+	return strncmp(addr, "127.", 4) == 0 || strcmp(addr, "::1") == 0;
+}
+
+static int
+num_opt(const char *name, const char *v, int64_t min, int64_t max, int64_t def, int *out)
+{
+	int64_t x = def;
+
+	if (v != NULL && parse_i64(v, min, max, &x) != 0) {
+		fprintf(stderr, "benchfleetd: --%s: \"%s\" is not in %lld..%lld\n", name, v,
+		    (long long)min, (long long)max);
+		return BF_ERR_RANGE;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+/* mkdir -p of the directory part of path (one or two levels suffice for
+ * var/...). */
+static void
+make_parent(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0750) != 0 && errno == ENOENT) {
+		make_parent(dir);
+		mkdir(dir, 0750);
+	}
+}
+
+static char *
+default_agent(void)
+{
+	char self[PATH_MAX], *slash, *out;
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return strdup("benchfleet-agent");
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	if (asprintf(&out, "%s/benchfleet-agent", self) < 0)
+		return NULL;
+	return out;
+}
+
+static char *
+first_dir(const char *a, const char *b)
+{
+	struct stat sb;
+
+	if (stat(a, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return strdup(a);
+	return strdup(b);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	struct store *st = NULL;
+	struct recipes *rs = NULL;
+	struct sched *sc = NULL;
+	struct api *api = NULL;
+	struct sched_config scfg;
+	struct api_config acfg;
+	struct bf_diag d;
+	const struct opt *op;
+	char addr[128];
+	int port, i, sig, lease, ctmo, probe, threads, ret = 1;
+	size_t nrequeued = 0;
+	sigset_t set;
+
+	memset(&o, 0, sizeof(o));
+	bf_diag_clear(&d);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			if (config_read(&o, argv[++i]) != 0)
+				goto out;
+		}
+	}
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("benchfleetd %s\n", BF_VERSION);
+			ret = 0;
+			goto out;
+		}
+		if (strcmp(argv[i], "--config") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--", 2) != 0 || (op = opt_find(argv[i] + 2)) == NULL) {
+			fprintf(stderr, "benchfleetd: unknown option \"%s\"\n", argv[i]);
+			usage(stderr);
+			ret = 2;
+			goto out;
+		}
+		if (op->arg != NULL && i + 1 >= argc) {
+			fprintf(stderr, "benchfleetd: --%s needs %s\n", op->name, op->arg);
+			ret = 2;
+			goto out;
+		}
+		if (opt_set(&o, op, op->arg ? argv[++i] : "") != 0)
+			goto out;
+	}
+	if ((o.listen == NULL && (o.listen = strdup("127.0.0.1:8080")) == NULL) ||
+	    (o.store == NULL && (o.store = strdup("var/benchfleet.db")) == NULL) ||
+	    (o.known_hosts == NULL && (o.known_hosts = strdup("var/known_hosts")) == NULL) ||
+	    (o.agent_remote == NULL &&
+	    (o.agent_remote = strdup(".benchfleet/benchfleet-agent")) == NULL) ||
+	    (o.agent == NULL && (o.agent = default_agent()) == NULL) ||
+	    (o.recipes == NULL &&
+	    (o.recipes = first_dir("recipes", BF_SOURCE_DIR "/recipes")) == NULL) ||
+	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL)) {
+		fprintf(stderr, "benchfleetd: out of memory\n");
+		goto out;
+	}
+	if (parse_listen(o.listen, addr, sizeof(addr), &port) != 0) {
+		fprintf(stderr, "benchfleetd: --listen: \"%s\" is not ADDR:PORT\n", o.listen);
+		ret = 2;
+		goto out;
+	}
+	if (!is_loopback(addr) && !o.insecure) {
+		fprintf(stderr, "benchfleetd: refusing to listen on %s without TLS: use a "
+		    "loopback address behind a TLS reverse proxy, or --insecure\n", addr);
+		ret = 2;
+		goto out;
+	}
+	if (num_opt("lease", o.lease, 10, 86400, 60, &lease) != 0 ||
+	    num_opt("connect-timeout", o.connect_timeout, 100, 600000, 10000, &ctmo) != 0 ||
+	    num_opt("probe-interval", o.probe_interval, 1, 86400, 15, &probe) != 0 ||
+	    num_opt("threads", o.threads, 1, 256, 4, &threads) != 0) {
+		ret = 2;
+		goto out;
+	}
+
+	/* Signals: SIGPIPE would kill us on a dropped SSH link; the others are
+	 * taken by sigwait() in this thread only. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	make_parent(o.store);
+	make_parent(o.known_hosts);
+	if (store_open(o.store, &st, &d) != 0) {
+		fprintf(stderr, "benchfleetd: store %s: %s\n", o.store, d.msg);
+		goto out;
+	}
+	if (store_recover(st, &nrequeued) != 0) {
+		fprintf(stderr, "benchfleetd: store %s: recovery failed\n", o.store);
+		goto out;
+	}
+	if (nrequeued > 0)
+		fprintf(stderr, "benchfleetd: re-queued %zu runs left running by the last "
+		    "coordinator\n", nrequeued);
+	if (recipes_load_dir(o.recipes, &rs, &d) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", d.msg);
+		goto out;
+	}
+	if (ssh_global_init() != 0) {
+		fprintf(stderr, "benchfleetd: libssh2 initialisation failed\n");
+		goto out;
+	}
+	memset(&scfg, 0, sizeof(scfg));
+	scfg.known_hosts = o.known_hosts;
+	scfg.agent_local = o.agent;
+	scfg.agent_remote = o.agent_remote;
+	scfg.lease_s = lease;
+	scfg.connect_timeout_ms = ctmo;
+	scfg.probe_interval_s = probe;
+	if (sched_start(&scfg, st, &sc, &d) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", d.msg);
+		goto out;
+	}
+	memset(&acfg, 0, sizeof(acfg));
+	acfg.addr = addr;
+	acfg.port = port;
+	acfg.threads = threads;
+	acfg.web_dir = o.web;
+	if (api_start(&acfg, st, rs, sc, &api, &d) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", d.msg);
+		goto out;
+	}
+	if (o.port_file != NULL) {
+		FILE *pf;
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", o.port_file);
+		if ((pf = fopen(tmp, "w")) == NULL || fprintf(pf, "%d\n", api_port(api)) < 0 ||
+		    fclose(pf) != 0 || rename(tmp, o.port_file) != 0) {
+			fprintf(stderr, "benchfleetd: --port-file %s: %s\n", o.port_file,
+			    strerror(errno));
+			goto out;
+		}
+	}
+	fprintf(stderr, "benchfleetd %s: listening on http://%s%s%s:%d/ store %s, %zu recipes "
+	    "from %s\n", BF_VERSION, strchr(addr, ':') ? "[" : "", addr,
+	    strchr(addr, ':') ? "]" : "", api_port(api), o.store, recipes_count(rs), o.recipes);
+	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+		;
+	fprintf(stderr, "benchfleetd: signal %d, stopping\n", sig);
+	ret = 0;
+ out:
+	api_stop(api);
+	if (sched_stop(sc) != 0) {
+		/* Busy workers still use the store: leave it to the OS, as after
+		 * a kill; the next start recovers their runs. */
+		fprintf(stderr, "benchfleetd: leaving runs in flight to the next start\n");
+		_exit(ret);
+	}
+	store_close(st);
+	recipes_free(rs);
+	free(o.listen);
+	free(o.store);
+	free(o.recipes);
+	free(o.web);
+	free(o.known_hosts);
+	free(o.agent);
+	free(o.agent_remote);
+	free(o.port_file);
+	free(o.lease);
+	free(o.connect_timeout);
+	free(o.probe_interval);
+	free(o.threads);
+	return ret;
+}

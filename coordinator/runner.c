@@ -1,0 +1,399 @@
+/*
+ * runner.c: one run, start to finish, on an already connected machine.
+ *
+ * Nothing from the recipe or the job reaches the remote shell: the SSH
+ * command line is the fixed "<agent> step" (the path shell-quoted), and the
+ * step, argv included, travels as JSON on the agent's stdin.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "jx.h"
+#include "caps.h"
+#include "recipe.h"
+#include "runner.h"
+#include "shquote.h"
+
+/* Built-in per-iteration measurements of the agent and their units. */
+static const struct {
+	const char *name;
+	const char *unit;
+} builtin_metrics[] = {
+	{ "wall_s", "s" },
+	{ "user_s", "s" },
+	{ "sys_s", "s" },
+	{ "maxrss_kb", "KiB" },
+};
+#define NBUILTIN (sizeof(builtin_metrics) / sizeof(builtin_metrics[0]))
+
+struct ingest {
+	const struct runner_env *env;
+	const struct store_claim *c;
+	const struct recipe *r;
+	int warmup;
+	int hello_seen;
+	int done_seen;
+	int done_ok;
+	int iterations_seen;
+	char first_error[512];
+	time_t last_renew;
+};
+
+int
+runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d)
+{
+	json_t *spec = NULL, *values = NULL, *step = NULL, *argv = NULL, *metrics = NULL;
+	json_t *jobdoc, *rdoc;
+	struct recipe *r = NULL;
+	char **av = NULL;
+	size_t ac = 0, i;
+	int64_t iterations = 5, warmup = 0;
+	json_t *reps;
+	int ret;
+
+	*stepp = NULL;
+	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
+	    d)) != 0)
+		goto out;
+	if ((ret = jx_obj(spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0 ||
+	    (ret = jx_obj(spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0)
+		goto out;
+	if ((ret = recipe_from_json(rdoc, &r, d)) != 0)
+		goto out;
+	if ((ret = jx_loads(c->values_json, strlen(c->values_json), BF_MAX_API_BODY, &values,
+	    d)) != 0)
+		goto out;
+	if ((ret = recipe_render_argv(r, values, &av, &ac, d)) != 0)
+		goto out;
+	reps = json_object_get(jobdoc, "repetitions");
+	if (json_is_object(reps)) {
+		if ((ret = jx_int(reps, "iterations", JX_OPTIONAL, 1, BF_MAX_ITERATIONS,
+		    &iterations, "repetitions", d)) != 0 ||
+		    (ret = jx_int(reps, "warmup", JX_OPTIONAL, 0, 100, &warmup,
+		    "repetitions", d)) != 0)
+			goto out;
+	}
+	ret = BF_ERR_ALLOC;
+	if ((argv = json_array()) == NULL || (metrics = json_array()) == NULL)
+		goto out;
+	for (i = 0; i < ac; i++)
+		if (json_array_append_new(argv, json_string(av[i])) != 0)
+			goto out;
+	for (i = 0; i < r->nmetrics; i++) {
+		const struct recipe_metric *m = &r->metrics[i];
+
+		if (m->regex == NULL)
+			continue;
+		if (json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", m->name,
+		    "source", m->source, "regex", m->regex)) != 0)
+			goto out;
+	}
+	step = json_pack("{s:I,s:O,s:I,s:I,s:I,s:{s:s},s:O}", "run", (json_int_t)c->run_id,
+	    "argv", argv, "iterations", (json_int_t)iterations, "warmup", (json_int_t)warmup,
+	    "timeout_s", (json_int_t)r->timeout_s, "env", "LC_ALL", "C", "metrics", metrics);
+	if (step == NULL)
+		goto out;
+	*stepp = step;
+	step = NULL;
+	ret = 0;
+ out:
+	json_decref(spec);
+	json_decref(values);
+	json_decref(step);
+	json_decref(argv);
+	json_decref(metrics);
+	recipe_argv_free(av);
+	recipe_free(r);
+	return ret;
+}
+
+/* The recipe of a claim, for metric units during ingestion. */
+static int
+claim_recipe(const struct store_claim *c, struct recipe **rp, struct bf_diag *d)
+{
+	json_t *spec = NULL, *rdoc;
+	int ret;
+
+	*rp = NULL;
+	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
+	    d)) != 0)
+		goto out;
+	if ((ret = jx_obj(spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0)
+		goto out;
+	ret = recipe_from_json(rdoc, rp, d);
+ out:
+	json_decref(spec);
+	return ret;
+}
+
+int
+runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+    struct bf_diag *d)
+{
+	struct buf cmd, out;
+	int ret, status = -1, pass;
+
+	buf_init(&cmd, 8192);
+	buf_init(&out, 8192);
+	if (*agent_ok) {
+		ret = 0;
+		goto out;
+	}
+	if ((ret = buf_puts(&cmd, "sha256sum -- ")) != 0 ||
+	    (ret = shquote(&cmd, env->agent_remote)) != 0 ||
+	    (ret = buf_puts(&cmd, " 2>/dev/null")) != 0)
+		goto out;
+	for (pass = 0; pass < 2; pass++) {
+		buf_reset(&out);
+		if ((ret = ssh_exec_capture(conn, cmd.data, &out, NULL, 30000, &status, d)) != 0)
+			goto out;
+		if (status == 0 && out.len >= 64 &&
+		    strncmp(out.data, env->agent_sha256, 64) == 0) {
+			*agent_ok = 1;
+			ret = 0;
+			goto out;
+		}
+		if (pass == 1)
+			break;
+		if ((ret = ssh_upload(conn, env->agent_local, env->agent_remote, 0755, 60000,
+		    d)) != 0)
+			goto out;
+	}
+	bf_diag_set(d, NULL, "agent on %s: sha256 after upload does not match %s",
+	    env->machine, env->agent_sha256);
+	ret = BF_ERR_PROTO;
+ out:
+	buf_free(&cmd);
+	buf_free(&out);
+	return ret;
+}
+
+/* Keep the first failure of a step: it is the one worth reporting. */
+static void __attribute__((format(printf, 2, 3)))
+note_error(struct ingest *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g->first_error[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(g->first_error, sizeof(g->first_error), fmt, ap);
+	va_end(ap);
+}
+
+static int
+ingest_iteration(struct ingest *g, json_t *o)
+{
+	struct store_sample s[NBUILTIN + BF_MAX_METRICS];
+	json_t *metrics, *v;
+	int64_t it, exitst = 0, sig = 0;
+	int warm = 0, timeout = 0;
+	size_t n = 0, i;
+	double x;
+
+	if (jx_int(o, "iteration", JX_REQUIRED, 0, BF_MAX_ITERATIONS + 100, &it, "iteration",
+	    NULL) != 0)
+		return BF_ERR_PROTO;
+	jx_bool(o, "warmup", JX_OPTIONAL, &warm, "", NULL);
+	jx_bool(o, "timeout", JX_OPTIONAL, &timeout, "", NULL);
+	jx_int(o, "exit", JX_OPTIONAL, -1, 255, &exitst, "", NULL);
+	jx_int(o, "signal", JX_OPTIONAL, 0, 128, &sig, "", NULL);
+	g->iterations_seen++;
+	if (timeout)
+		note_error(g, "iteration %lld timed out", (long long)it);
+	else if (sig != 0)
+		note_error(g, "iteration %lld killed by signal %lld", (long long)it,
+		    (long long)sig);
+	else if (exitst != 0)
+		note_error(g, "iteration %lld: workload exited with status %lld",
+		    (long long)it, (long long)exitst);
+	if (warm || it < g->warmup)
+		return 0;
+	if (timeout || sig != 0 || exitst != 0)
+		return 0;	/* a failed iteration measures nothing */
+	for (i = 0; i < NBUILTIN; i++) {
+		if ((v = json_object_get(o, builtin_metrics[i].name)) == NULL ||
+		    !json_is_number(v))
+			continue;
+		x = json_number_value(v);
+		if (!isfinite(x))
+			continue;
+		s[n].metric = builtin_metrics[i].name;
+		s[n].unit = builtin_metrics[i].unit;
+		s[n].value = x;
+		n++;
+	}
+	metrics = json_object_get(o, "metrics");
+	for (i = 0; json_is_object(metrics) && i < g->r->nmetrics; i++) {
+		const struct recipe_metric *m = &g->r->metrics[i];
+
+		if (m->regex == NULL)
+			continue;
+		if ((v = json_object_get(metrics, m->name)) == NULL || !json_is_number(v))
+			continue;
+		x = json_number_value(v);
+		if (!isfinite(x))
+			continue;
+		s[n].metric = m->name;
+		s[n].unit = m->unit;
+		s[n].value = x;
+		n++;
+	}
+	return store_samples_add(g->env->st, g->c->run_id, g->c->boot,
+	    (int)(it - g->warmup), s, n);
+}
+
+static int
+on_line(void *arg, int stream, const char *line, size_t len, int truncated)
+{
+	struct ingest *g = arg;
+	json_t *o = NULL;
+	const char *type = NULL, *s = NULL, *k = NULL, *a = NULL, *bid = NULL, *st = NULL;
+	char tmp[BF_MAX_LOG_LINE + 1];
+	int ret = 0, ok = 0;
+	time_t now = time(NULL);
+
+	if (now - g->last_renew >= g->env->lease_s / 3) {
+		store_run_renew(g->env->st, g->c->run_id, g->env->lease_s);
+		g->last_renew = now;
+	}
+	if (stream == SSH_STDERR) {
+		snprintf(tmp, sizeof(tmp), "%.*s", (int)(len > BF_MAX_LOG_LINE ?
+		    BF_MAX_LOG_LINE : len), line);
+		store_run_log_add(g->env->st, g->c->run_id, "agent", tmp);
+		goto out;
+	}
+	if (truncated || jx_loads(line, len, BF_MAX_AGENT_LINE, &o, NULL) != 0 ||
+	    !json_is_object(o) ||
+	    jx_str(o, "type", JX_REQUIRED, 32, &type, "", NULL) != 0) {
+		snprintf(tmp, sizeof(tmp), "unparseable agent line: %.*s",
+		    (int)(len > 200 ? 200 : len), line);
+		store_run_log_add(g->env->st, g->c->run_id, "coord", tmp);
+		goto out;
+	}
+	if (strcmp(type, "hello") == 0) {
+		g->hello_seen = 1;
+		jx_str(o, "hostname", JX_OPTIONAL, BF_MAX_HOST, &s, "", NULL);
+		jx_str(o, "kernel", JX_OPTIONAL, 256, &k, "", NULL);
+		jx_str(o, "arch", JX_OPTIONAL, 64, &a, "", NULL);
+		jx_str(o, "boot_id", JX_OPTIONAL, 64, &bid, "", NULL);
+		store_run_set_info(g->env->st, g->c->run_id, s, k, bid);
+		store_machine_update(g->env->st, g->env->machine, NULL, s, k, a, NULL, 1);
+	} else if (strcmp(type, "log") == 0) {
+		if (jx_str(o, "line", JX_OPTIONAL, BF_MAX_LOG_LINE * 8, &s, "", NULL) == 0 &&
+		    s != NULL) {
+			jx_str(o, "stream", JX_OPTIONAL, 16, &st, "", NULL);
+			store_run_log_add(g->env->st, g->c->run_id,
+			    st != NULL && strcmp(st, "stderr") == 0 ? "stderr" : "stdout", s);
+		}
+	} else if (strcmp(type, "iteration") == 0) {
+		if ((ret = ingest_iteration(g, o)) == BF_ERR_PROTO) {
+			store_run_log_add(g->env->st, g->c->run_id, "coord",
+			    "agent sent an iteration without a valid index");
+			ret = 0;
+		}
+	} else if (strcmp(type, "error") == 0) {
+		if (jx_str(o, "msg", JX_OPTIONAL, BF_MAX_LOG_LINE, &s, "", NULL) == 0 &&
+		    s != NULL) {
+			note_error(g, "agent: %s", s);
+			store_run_log_add(g->env->st, g->c->run_id, "agent", s);
+		}
+	} else if (strcmp(type, "done") == 0) {
+		g->done_seen = 1;
+		jx_bool(o, "ok", JX_OPTIONAL, &ok, "", NULL);
+		g->done_ok = ok;
+	}
+ out:
+	json_decref(o);
+	return ret;
+}
+
+int
+runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+    const struct store_claim *c)
+{
+	struct ingest g;
+	struct bf_diag d;
+	struct recipe *r = NULL;
+	json_t *step = NULL;
+	char *stepbuf = NULL;
+	struct buf cmd;
+	int ret, status = -1, lost = 0;
+	int64_t iters = 0, warm = 0, tmo = 600;
+	long total_ms;
+	char msg[BF_DIAG_MSG + 64];
+
+	memset(&g, 0, sizeof(g));
+	bf_diag_clear(&d);
+	buf_init(&cmd, 8192);
+	if ((ret = runner_build_step(c, &step, &d)) != 0 ||
+	    (ret = claim_recipe(c, &r, &d)) != 0) {
+		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
+		ret = 0;
+		goto out;
+	}
+	jx_int(step, "iterations", JX_REQUIRED, 1, BF_MAX_ITERATIONS, &iters, "", NULL);
+	jx_int(step, "warmup", JX_REQUIRED, 0, 100, &warm, "", NULL);
+	jx_int(step, "timeout_s", JX_REQUIRED, 1, 86400, &tmo, "", NULL);
+	if ((ret = runner_ensure_agent(env, conn, agent_ok, &d)) != 0) {
+		lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
+		snprintf(msg, sizeof(msg), "installing the agent: %s", d.msg);
+		store_run_finish(env->st, c->run_id, lost ? "lost" : "failed", -1, msg);
+		goto out;
+	}
+	if ((stepbuf = json_dumps(step, JSON_COMPACT)) == NULL) {
+		ret = BF_ERR_ALLOC;
+		store_run_finish(env->st, c->run_id, "failed", -1, "out of memory");
+		goto out;
+	}
+	if ((ret = shquote(&cmd, env->agent_remote)) != 0 ||
+	    (ret = buf_puts(&cmd, " step")) != 0) {
+		store_run_finish(env->st, c->run_id, "failed", -1, bf_err_str(ret));
+		goto out;
+	}
+	g.env = env;
+	g.c = c;
+	g.r = r;
+	g.warmup = (int)warm;
+	g.last_renew = time(NULL);
+	/* The agent is silent while a workload runs, so the idle limit must
+	 * outlast one iteration; the total bounds every iteration plus slack. */
+	total_ms = (long)((iters + warm) * tmo + 120) * 1000L;
+	ret = ssh_exec(conn, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
+	    (int)((tmo + 60) * 1000), total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
+	if (ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT) {
+		snprintf(msg, sizeof(msg), "connection lost during the step: %s", d.msg);
+		store_run_finish(env->st, c->run_id, "lost", -1, msg);
+		goto out;
+	}
+	if (ret != 0) {
+		snprintf(msg, sizeof(msg), "running the agent: %s", d.msg[0] ? d.msg :
+		    bf_err_str(ret));
+		store_run_finish(env->st, c->run_id, "failed", status, msg);
+		ret = 0;
+		goto out;
+	}
+	if (status == 0 && g.done_seen && g.done_ok) {
+		store_run_finish(env->st, c->run_id, "done", 0, NULL);
+	} else {
+		if (g.first_error[0] == '\0')
+			snprintf(g.first_error, sizeof(g.first_error), "%s",
+			    !g.hello_seen ? "the agent did not start (no hello line)" :
+			    !g.done_seen ? "the agent ended without a done line" :
+			    "the step failed");
+		snprintf(msg, sizeof(msg), "%s (agent exit status %d)", g.first_error, status);
+		store_run_finish(env->st, c->run_id, "failed", status, msg);
+	}
+	ret = 0;
+ out:
+	buf_free(&cmd);
+	free(stepbuf);
+	json_decref(step);
+	recipe_free(r);
+	return ret;
+}

@@ -1,0 +1,357 @@
+/*
+ * sched.c: worker threads, one per machine, and the manager that keeps
+ * them in step with the machines table.
+ *
+ * A worker owns its machine's SSH connection; nothing else touches it. It
+ * claims a run only while it holds a usable connection, so an unreachable
+ * machine never takes runs away from the rest of the fleet: it goes
+ * offline and is probed again every probe_interval_s.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runner.h"
+#include "sched.h"
+#include "sha256.h"
+#include "ssh.h"
+
+struct worker {
+	struct sched *s;
+	char *name;
+	pthread_t th;
+	int started;
+	int stop;		/* under s->mu */
+	int exited;		/* under s->mu */
+	struct worker *next;
+};
+
+struct sched {
+	struct sched_config cfg;
+	char *known_hosts, *agent_local, *agent_remote;
+	char agent_sha256[65];
+	struct store *st;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t gen;		/* bumped by every kick */
+	int stopping;
+	pthread_t manager;
+	int manager_started;
+	struct worker *workers;
+};
+
+/* Wait until kicked, stopped or timeout_ms passed. */
+static void
+sched_wait(struct sched *s, uint64_t seen, int timeout_ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping && s->gen == seen)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
+			break;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static int
+worker_should_stop(struct worker *w)
+{
+	int r;
+
+	pthread_mutex_lock(&w->s->mu);
+	r = w->s->stopping || w->stop;
+	pthread_mutex_unlock(&w->s->mu);
+	return r;
+}
+
+static uint64_t
+sched_gen(struct sched *s)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&s->mu);
+	g = s->gen;
+	pthread_mutex_unlock(&s->mu);
+	return g;
+}
+
+static int
+worker_connect(struct worker *w, const struct store_machine *m, struct ssh_conn **connp)
+{
+	struct sched *s = w->s;
+	struct ssh_target t;
+	struct bf_diag d;
+	int r;
+
+	memset(&t, 0, sizeof(t));
+	t.host = m->host;
+	t.port = m->port;
+	t.user = m->user;
+	t.key_path = m->key_path;
+	t.known_hosts = s->known_hosts;
+	t.connect_timeout_ms = s->cfg.connect_timeout_ms;
+	bf_diag_clear(&d);
+	if ((r = ssh_connect(&t, connp, &d)) != 0) {
+		store_machine_update(s->st, m->name, "offline", NULL, NULL, NULL,
+		    d.msg[0] ? d.msg : bf_err_str(r), 0);
+		return r;
+	}
+	store_machine_update(s->st, m->name, strcmp(m->state, "running") == 0 ? NULL : "idle",
+	    NULL, NULL, NULL, "", 1);
+	return 0;
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct sched *s = w->s;
+	struct store_machine *m = NULL;
+	struct store_claim *c = NULL;
+	struct ssh_conn *conn = NULL;
+	struct runner_env env;
+	time_t last_try = 0;
+	int agent_ok = 0, r;
+	uint64_t gen;
+
+	memset(&env, 0, sizeof(env));
+	env.st = s->st;
+	env.machine = w->name;
+	env.agent_local = s->agent_local;
+	env.agent_sha256 = s->agent_sha256;
+	env.agent_remote = s->agent_remote;
+	env.lease_s = s->cfg.lease_s;
+
+	while (!worker_should_stop(w)) {
+		gen = sched_gen(s);
+		store_machine_free(m);
+		m = NULL;
+		if (store_machine_get(s->st, w->name, &m) != 0)
+			break;		/* deleted */
+		if (conn != NULL && !ssh_alive(conn)) {
+			ssh_close(conn);
+			conn = NULL;
+			agent_ok = 0;
+		}
+		if (conn == NULL) {
+			if (strcmp(m->state, "offline") == 0 &&
+			    time(NULL) - last_try < s->cfg.probe_interval_s) {
+				sched_wait(s, gen, 1000);
+				continue;
+			}
+			last_try = time(NULL);
+			if (worker_connect(w, m, &conn) != 0) {
+				conn = NULL;
+				sched_wait(s, gen, 1000);
+				continue;
+			}
+		}
+		if ((r = store_run_claim(s->st, m->name, m->klass, s->cfg.lease_s, &c)) != 0 ||
+		    c == NULL) {
+			sched_wait(s, gen, 1000);
+			continue;
+		}
+		r = runner_execute(&env, conn, &agent_ok, c);
+		store_claim_free(c);
+		c = NULL;
+		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
+			ssh_close(conn);
+			conn = NULL;
+			agent_ok = 0;
+			store_machine_update(s->st, w->name, "offline", NULL, NULL, NULL,
+			    "connection lost during a run", 0);
+			last_try = time(NULL);
+		}
+	}
+	ssh_close(conn);
+	store_machine_free(m);
+	pthread_mutex_lock(&s->mu);
+	w->exited = 1;
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static void
+worker_free(struct worker *w)
+{
+	if (w == NULL)
+		return;
+	free(w->name);
+	free(w);
+}
+
+/* Start workers for new machines, stop those of deleted ones, reap. */
+static void
+sched_reconcile(struct sched *s)
+{
+	struct store_machine *ms = NULL;
+	struct worker *w, **wp, *nw;
+	size_t n = 0, i;
+	int found;
+
+	if (store_machine_list(s->st, &ms, &n) != 0)
+		return;
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next) {
+		for (found = 0, i = 0; i < n && !found; i++)
+			found = strcmp(ms[i].name, w->name) == 0;
+		if (!found)
+			w->stop = 1;
+	}
+	for (i = 0; i < n && !s->stopping; i++) {
+		for (found = 0, w = s->workers; w != NULL && !found; w = w->next)
+			found = strcmp(ms[i].name, w->name) == 0 && !w->stop;
+		if (found)
+			continue;
+		if ((nw = calloc(1, sizeof(*nw))) == NULL ||
+		    (nw->name = strdup(ms[i].name)) == NULL) {
+			worker_free(nw);
+			continue;
+		}
+		nw->s = s;
+		if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
+			worker_free(nw);
+			continue;
+		}
+		nw->started = 1;
+		nw->next = s->workers;
+		s->workers = nw;
+	}
+	/* Reap the workers that have ended. */
+	for (wp = &s->workers; *wp != NULL;) {
+		w = *wp;
+		if (w->exited) {
+			*wp = w->next;
+			pthread_mutex_unlock(&s->mu);
+			pthread_join(w->th, NULL);
+			worker_free(w);
+			pthread_mutex_lock(&s->mu);
+			wp = &s->workers;
+			continue;
+		}
+		wp = &w->next;
+	}
+	pthread_mutex_unlock(&s->mu);
+	store_machines_free(ms, n);
+}
+
+static void *
+manager_main(void *arg)
+{
+	struct sched *s = arg;
+	uint64_t gen;
+	int stopping;
+
+	for (;;) {
+		gen = sched_gen(s);
+		sched_reconcile(s);
+		pthread_mutex_lock(&s->mu);
+		stopping = s->stopping;
+		pthread_mutex_unlock(&s->mu);
+		if (stopping)
+			break;
+		sched_wait(s, gen, 1000);
+	}
+	return NULL;
+}
+
+int
+sched_start(const struct sched_config *cfg, struct store *st, struct sched **out,
+    struct bf_diag *d)
+{
+	struct sched *s = NULL;
+	int r;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return BF_ERR_ALLOC;
+	s->cfg = *cfg;
+	s->st = st;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if ((s->known_hosts = strdup(cfg->known_hosts)) == NULL ||
+	    (s->agent_local = strdup(cfg->agent_local)) == NULL ||
+	    (s->agent_remote = strdup(cfg->agent_remote)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = sha256_file(cfg->agent_local, s->agent_sha256)) != 0) {
+		bf_diag_set(d, NULL, "agent binary %s cannot be read", cfg->agent_local);
+		goto out;
+	}
+	if (pthread_create(&s->manager, NULL, manager_main, s) != 0) {
+		bf_diag_set(d, NULL, "cannot start the scheduler thread");
+		r = BF_ERR_SYS;
+		goto out;
+	}
+	s->manager_started = 1;
+	*out = s;
+	s = NULL;
+	r = 0;
+ out:
+	sched_stop(s);
+	return r;
+}
+
+void
+sched_kick(struct sched *s)
+{
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->gen++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+int
+sched_stop(struct sched *s)
+{
+	struct worker *w, *next;
+	int i, busy = 0;
+
+	if (s == NULL)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	s->stopping = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	if (s->manager_started)
+		pthread_join(s->manager, NULL);
+	/* A worker inside a measured step may not notice for a long time; give
+	 * the others a moment and leave the busy ones to the process exit. */
+	for (i = 0; i < 30; i++) {
+		pthread_mutex_lock(&s->mu);
+		for (busy = 0, w = s->workers; w != NULL; w = w->next)
+			busy += w->started && !w->exited;
+		pthread_mutex_unlock(&s->mu);
+		if (busy == 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	}
+	if (busy != 0)
+		return busy;
+	for (w = s->workers; w != NULL; w = next) {
+		next = w->next;
+		if (w->started)
+			pthread_join(w->th, NULL);
+		worker_free(w);
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->known_hosts);
+	free(s->agent_local);
+	free(s->agent_remote);
+	free(s);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * sched.h: the scheduler. One worker thread per registered machine claims
+ * runs from the store (a machine runs one run at a time), executes them over
+ * SSH through the agent, and ingests the agent's JSON lines into the store.
+ * A manager thread keeps the set of workers equal to the set of machines.
+ * The store is the only shared state: the scheduler may be killed at any
+ * moment and store_recover() at the next start re-queues what was running.
+ */
+#ifndef BF_SCHED_H
+#define BF_SCHED_H
+
+#include "err.h"
+#include "store.h"
+
+struct sched_config {
+	const char *known_hosts;	/* pinned host keys */
+	const char *agent_local;	/* benchfleet-agent on this host */
+	const char *agent_remote;	/* where it lives on a machine, relative to ~ */
+	int lease_s;			/* run lease, renewed while running */
+	int connect_timeout_ms;
+	int probe_interval_s;		/* how often an offline machine is retried */
+};
+
+struct sched;
+
+int sched_start(const struct sched_config *cfg, struct store *st, struct sched **out,
+    struct bf_diag *d);
+/* Something changed (a job or machine was added): wake the workers now. */
+void sched_kick(struct sched *s);
+/*
+ * Stop and join every thread. Workers still inside a step after a 3 s grace
+ * are abandoned: the call returns their number, the scheduler is left
+ * allocated, and the caller must not close the store but exit the process.
+ * Their runs stay running in the store and store_recover() re-queues them
+ * at the next start, exactly as after a kill -9. Accepts NULL.
+ */
+int sched_stop(struct sched *s);
+
+#endif
