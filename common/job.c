@@ -309,6 +309,14 @@ job_dup_str(const json_t *doc, const char *key, int required, size_t maxlen, int
 		goto out;
 	if (s != NULL && check_name && (r = jx_check_name(s, key, d)) != 0)
 		goto out;
+	for (size_t i = 0; s != NULL && s[i] != '\0'; i++) {
+		/* a name is shown on one line: in tables, reports, mail */
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+			bf_diag_set(d, key, "has a control character at byte %zu", i);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+	}
 	if (s != NULL && (*out = strdup(s)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;

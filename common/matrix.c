@@ -64,6 +64,49 @@ matrix_free(struct matrix_cell *cells, size_t ncells)
 	free(cells);
 }
 
+#define MATRIX_LABEL_VALUE	60	/* bytes of one value shown in a label */
+
+/*
+ * A value as shown in a cell label: control bytes escaped (\n, \t, \xHH)
+ * and cut at MATRIX_LABEL_VALUE bytes on a UTF-8 boundary, so that labels
+ * stay one printable line of bounded length. The exact values are in the
+ * cell's axes.
+ */
+static int
+label_append(struct buf *label, const json_t *v)
+{
+	struct buf raw;
+	size_t i, n;
+	unsigned char ch;
+	int r;
+
+	buf_init(&raw, 0);
+	if ((r = recipe_append_value(&raw, v)) != 0)
+		goto out;
+	n = raw.len;
+	if (n > MATRIX_LABEL_VALUE) {
+		n = MATRIX_LABEL_VALUE;
+		while (n > 0 && ((unsigned char)raw.data[n] & 0xc0) == 0x80)
+			n--;
+	}
+	for (i = 0; i < n && r == 0; i++) {
+		ch = (unsigned char)raw.data[i];
+		if (ch == '\n')
+			r = buf_puts(label, "\\n");
+		else if (ch == '\t')
+			r = buf_puts(label, "\\t");
+		else if (ch < 0x20 || ch == 0x7f)
+			r = buf_printf(label, "\\x%02x", ch);
+		else
+			r = buf_append(label, &raw.data[i], 1);
+	}
+	if (r == 0 && n < raw.len)
+		r = buf_puts(label, "...");
+out:
+	buf_free(&raw);
+	return r;
+}
+
 /* Fill cell idx: its axis values, all values, and its label. */
 static int
 matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_t *base)
@@ -103,7 +146,7 @@ matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_
 			goto out;
 		}
 		if ((r = buf_printf(&label, "%s%s=", i ? " " : "", keys[i])) != 0 ||
-		    (r = recipe_append_value(&label, v)) != 0)
+		    (r = label_append(&label, v)) != 0)
 			goto out;
 	}
 	if (naxes == 0 && (r = buf_puts(&label, "default")) != 0)

@@ -228,7 +228,9 @@ test_hostile(const struct recipe *r)
 	T_EQ_INT(matrix_expand(j, r, &cells, &n, &d), 0);
 	T_EQ_INT(n, 6);
 	for (i = 0; cells != NULL && i < n; i++) {
-		snprintf(want, sizeof(want), "msg=%s", vals[i]);
+		/* labels are one line: the newline shows escaped; argv keeps it */
+		snprintf(want, sizeof(want), "msg=%s", strcmp(vals[i], "a\nb") == 0 ? "a\\nb" :
+		    vals[i]);
 		T_EQ_STR(cells[i].label, want);
 		T_EQ_INT(recipe_render_argv(r, cells[i].values, &argv, &argc, &d), 0);
 		T_EQ_INT(argc, 5);
@@ -240,6 +242,34 @@ test_hostile(const struct recipe *r)
 		}
 		recipe_argv_free(argv);
 		argv = NULL;
+	}
+	matrix_free(cells, n);
+	job_free(j);
+}
+
+/* Labels stay one bounded printable line, cut on a UTF-8 boundary. */
+static void
+test_labels(const struct recipe *r)
+{
+	struct matrix_cell *cells = NULL;
+	struct job_spec *j;
+	struct bf_diag d;
+	size_t n = 0;
+
+	/* 59 'a' then a 2-byte character straddling the 60-byte cut */
+	j = job("{\"recipe\": \"cpu-loop\", \"machines\": {\"class\": \"demo\"},"
+	    " \"matrix\": {\"msg\": [\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u00e9tail\","
+	    " \"tab\\there\\u0001\"]}}", r);
+	if (j == NULL)
+		return;
+	T_EQ_INT(matrix_expand(j, r, &cells, &n, &d), 0);
+	T_EQ_INT(n, 2);
+	if (n == 2) {
+		T_EQ_STR(cells[0].label,
+		    "msg=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...");
+		T_EQ_STR(cells[1].label, "msg=tab\\there\\x01");
+		/* the value itself is untouched */
+		T_EQ_INT(json_string_length(json_object_get(cells[0].axes, "msg")), 65);
 	}
 	matrix_free(cells, n);
 	job_free(j);
@@ -259,6 +289,7 @@ main(void)
 	}
 	test_expand(r);
 	test_hostile(r);
+	test_labels(r);
 	recipe_free(r);
 	return t_done();
 }
