@@ -22,6 +22,7 @@
 #ifndef BF_EVENTS_H
 #define BF_EVENTS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -46,5 +47,32 @@ void events_machine(struct events *ev, const char *name);
 void events_run(struct events *ev, int64_t run_id);
 void events_job(struct events *ev, int64_t job_id);
 void events_log(struct events *ev, int64_t run_id, const char *stream, const char *line);
+
+/* --- for subscribers (api-events.c) --- */
+
+/* One event as a subscriber reads it back. */
+struct events_rec {
+	uint64_t id;
+	char type[16];
+	char *data;		/* compact JSON on one line; owned, see events_recs_clear */
+};
+
+/* The newest event's id: a new subscriber starts after it. Ids only grow,
+ * also across restarts of the daemon (they start at unix time << 20). */
+uint64_t events_last_id(struct events *ev);
+/*
+ * Copy up to max events with an id above after into out, oldest first,
+ * waiting up to timeout_ms for the first one. Returns how many (0 on
+ * timeout, when *cancel (may be NULL) is set, or when the hub is freed),
+ * or BF_ERR_NOTFOUND when after cannot be resumed from (the events after
+ * it have left the ring, or the id is not one of this daemon's): the
+ * subscriber must reload its state and go on from events_last_id().
+ * The caller frees the copies with events_recs_clear(out, n).
+ */
+int events_wait(struct events *ev, uint64_t after, int timeout_ms, const atomic_int *cancel,
+    struct events_rec *out, size_t max);
+void events_recs_clear(struct events_rec *r, size_t n);
+/* Wake every waiter, so that it sees its cancel flag (set it first). */
+void events_wake(struct events *ev);
 
 #endif

@@ -38,6 +38,9 @@ struct options {
 	char *connect_timeout;
 	char *probe_interval;
 	char *threads;
+	char *max_attempts;
+	char *probe_failures;
+	char *link_timeout;
 	int insecure;
 };
 
@@ -67,6 +70,12 @@ static const struct opt {
 	{ "probe-interval", offsetof(struct options, probe_interval), "SECONDS",
 	  "retry interval of offline machines (default 15)" },
 	{ "threads", offsetof(struct options, threads), "N", "HTTP threads (default 4)" },
+	{ "max-attempts", offsetof(struct options, max_attempts), "N",
+	  "attempts of a run whose machine is lost (default 3)" },
+	{ "probe-failures", offsetof(struct options, probe_failures), "N",
+	  "failed health probes in a row that make a machine offline (default 3)" },
+	{ "link-timeout", offsetof(struct options, link_timeout), "SECONDS",
+	  "SSH silence, keepalives included, taken as a dead link (default 20)" },
 	{ "insecure", (size_t)-1, NULL,
 	  "allow listening on a non-loopback address without TLS" },
 };
@@ -266,7 +275,7 @@ main(int argc, char **argv)
 	struct bf_diag d;
 	const struct opt *op;
 	char addr[128];
-	int port, i, sig, lease, ctmo, probe, threads, ret = 1;
+	int port, i, sig, lease, ctmo, probe, threads, attempts, pfails, linkto, ret = 1;
 	size_t nrequeued = 0;
 	sigset_t set;
 
@@ -333,7 +342,10 @@ main(int argc, char **argv)
 	if (num_opt("lease", o.lease, 10, 86400, 60, &lease) != 0 ||
 	    num_opt("connect-timeout", o.connect_timeout, 100, 600000, 10000, &ctmo) != 0 ||
 	    num_opt("probe-interval", o.probe_interval, 1, 86400, 15, &probe) != 0 ||
-	    num_opt("threads", o.threads, 1, 256, 4, &threads) != 0) {
+	    num_opt("threads", o.threads, 1, 256, 4, &threads) != 0 ||
+	    num_opt("max-attempts", o.max_attempts, 1, 100, 3, &attempts) != 0 ||
+	    num_opt("probe-failures", o.probe_failures, 1, 100, 3, &pfails) != 0 ||
+	    num_opt("link-timeout", o.link_timeout, 6, 3600, 20, &linkto) != 0) {
 		ret = 2;
 		goto out;
 	}
@@ -374,6 +386,9 @@ main(int argc, char **argv)
 	scfg.lease_s = lease;
 	scfg.connect_timeout_ms = ctmo;
 	scfg.probe_interval_s = probe;
+	scfg.probe_failures = pfails;
+	scfg.max_attempts = attempts;
+	scfg.link_timeout_ms = linkto * 1000;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -428,5 +443,8 @@ main(int argc, char **argv)
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.threads);
+	free(o.max_attempts);
+	free(o.probe_failures);
+	free(o.link_timeout);
 	return ret;
 }

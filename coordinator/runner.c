@@ -41,7 +41,6 @@ struct ingest {
 	int done_ok;
 	int iterations_seen;
 	char first_error[512];
-	time_t last_renew;
 };
 
 int
@@ -256,12 +255,6 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	const char *type = NULL, *s = NULL, *k = NULL, *a = NULL, *bid = NULL, *st = NULL;
 	char tmp[BF_MAX_LOG_LINE + 1];
 	int ret = 0, ok = 0;
-	time_t now = time(NULL);
-
-	if (now - g->last_renew >= g->env->lease_s / 3) {
-		store_run_renew(g->env->st, g->c->run_id, g->env->lease_s);
-		g->last_renew = now;
-	}
 	if (stream == SSH_STDERR) {
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(len > BF_MAX_LOG_LINE ?
 		    BF_MAX_LOG_LINE : len), line);
@@ -342,8 +335,12 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	jx_int(step, "timeout_s", JX_REQUIRED, 1, 86400, &tmo, "", NULL);
 	if ((ret = runner_ensure_agent(env, conn, agent_ok, &d)) != 0) {
 		lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
-		snprintf(msg, sizeof(msg), "installing the agent: %s", d.msg);
-		store_run_finish(env->st, c->run_id, lost ? "lost" : "failed", -1, msg);
+		snprintf(msg, sizeof(msg), "attempt %d on %s: installing the agent: %s",
+		    c->attempt, env->machine, d.msg);
+		if (lost)
+			store_run_retry(env->st, c->run_id, msg, env->max_attempts, NULL);
+		else
+			store_run_finish(env->st, c->run_id, "failed", -1, msg);
 		goto out;
 	}
 	if ((stepbuf = json_dumps(step, JSON_COMPACT)) == NULL) {
@@ -360,15 +357,16 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	g.c = c;
 	g.r = r;
 	g.warmup = (int)warm;
-	g.last_renew = time(NULL);
-	/* The agent is silent while a workload runs, so the idle limit must
-	 * outlast one iteration; the total bounds every iteration plus slack. */
+	/* The agent is silent while a workload runs, but SSH keepalive replies
+	 * count as traffic: the idle limit detects a dead link, not a quiet
+	 * workload. The total bounds every iteration plus slack. */
 	total_ms = (long)((iters + warm) * tmo + 120) * 1000L;
 	ret = ssh_exec(conn, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
-	    (int)((tmo + 60) * 1000), total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
+	    env->link_timeout_ms, total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
 	if (ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT) {
-		snprintf(msg, sizeof(msg), "connection lost during the step: %s", d.msg);
-		store_run_finish(env->st, c->run_id, "lost", -1, msg);
+		snprintf(msg, sizeof(msg), "attempt %d lost on %s: %s", c->attempt, env->machine,
+		    d.msg);
+		store_run_retry(env->st, c->run_id, msg, env->max_attempts, NULL);
 		goto out;
 	}
 	if (ret != 0) {

@@ -20,6 +20,8 @@ struct runner_env {
 	const char *agent_sha256;	/* hex of agent_local */
 	const char *agent_remote;
 	int lease_s;
+	int max_attempts;		/* a lost run is retried until this many */
+	int link_timeout_ms;		/* silence (keepalives count) = dead link */
 };
 
 /*

@@ -26,6 +26,7 @@ struct worker {
 	int started;
 	int stop;		/* under s->mu */
 	int exited;		/* under s->mu */
+	int64_t current_run;	/* under s->mu; 0 when idle */
 	struct worker *next;
 };
 
@@ -85,8 +86,14 @@ sched_gen(struct sched *s)
 	return g;
 }
 
+/*
+ * Connect to the machine. A failure counts towards probe_failures; only that
+ * many in a row make the machine offline, so one lost packet or a restarting
+ * sshd does not take a machine out of the fleet.
+ */
 static int
-worker_connect(struct worker *w, const struct store_machine *m, struct ssh_conn **connp)
+worker_connect(struct worker *w, const struct store_machine *m, int *failsp,
+    struct ssh_conn **connp)
 {
 	struct sched *s = w->s;
 	struct ssh_target t;
@@ -102,13 +109,54 @@ worker_connect(struct worker *w, const struct store_machine *m, struct ssh_conn 
 	t.connect_timeout_ms = s->cfg.connect_timeout_ms;
 	bf_diag_clear(&d);
 	if ((r = ssh_connect(&t, connp, &d)) != 0) {
-		store_machine_update(s->st, m->name, "offline", NULL, NULL, NULL,
-		    d.msg[0] ? d.msg : bf_err_str(r), 0);
+		(*failsp)++;
+		store_machine_update(s->st, m->name,
+		    *failsp >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL,
+		    NULL, NULL, NULL, d.msg[0] ? d.msg : bf_err_str(r), 0);
 		return r;
 	}
+	*failsp = 0;
 	store_machine_update(s->st, m->name, strcmp(m->state, "running") == 0 ? NULL : "idle",
 	    NULL, NULL, NULL, "", 1);
 	return 0;
+}
+
+/* A cheap check of an idle connection, between runs only. */
+static int
+worker_probe(struct worker *w, struct ssh_conn *conn)
+{
+	struct bf_diag d;
+	int r, status = -1;
+
+	bf_diag_clear(&d);
+	r = ssh_exec_capture(conn, "true", NULL, NULL, w->s->cfg.connect_timeout_ms, &status,
+	    &d);
+	if (r == 0 && status == 0) {
+		store_machine_update(w->s->st, w->name, NULL, NULL, NULL, NULL, NULL, 1);
+		return 0;
+	}
+	store_machine_update(w->s->st, w->name, NULL, NULL, NULL, NULL,
+	    d.msg[0] ? d.msg : "health probe failed", 0);
+	return r != 0 ? r : BF_ERR_PROTO;
+}
+
+/* Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max. */
+static time_t
+retry_delay(int fails, int max)
+{
+	if (fails <= 0)
+		return 0;
+	if (fails > 20 || (1L << (fails - 1)) > max)
+		return max;
+	return (time_t)1 << (fails - 1);
+}
+
+static void
+worker_set_run(struct worker *w, int64_t run_id)
+{
+	pthread_mutex_lock(&w->s->mu);
+	w->current_run = run_id;
+	pthread_mutex_unlock(&w->s->mu);
 }
 
 static void *
@@ -120,8 +168,8 @@ worker_main(void *arg)
 	struct store_claim *c = NULL;
 	struct ssh_conn *conn = NULL;
 	struct runner_env env;
-	time_t last_try = 0;
-	int agent_ok = 0, r;
+	time_t last_try = 0, last_probe = 0, now;
+	int agent_ok = 0, fails = 0, r;
 	uint64_t gen;
 
 	memset(&env, 0, sizeof(env));
@@ -131,9 +179,12 @@ worker_main(void *arg)
 	env.agent_sha256 = s->agent_sha256;
 	env.agent_remote = s->agent_remote;
 	env.lease_s = s->cfg.lease_s;
+	env.max_attempts = s->cfg.max_attempts;
+	env.link_timeout_ms = s->cfg.link_timeout_ms;
 
 	while (!worker_should_stop(w)) {
 		gen = sched_gen(s);
+		now = time(NULL);
 		store_machine_free(m);
 		m = NULL;
 		if (store_machine_get(s->st, w->name, &m) != 0)
@@ -144,30 +195,44 @@ worker_main(void *arg)
 			agent_ok = 0;
 		}
 		if (conn == NULL) {
-			if (strcmp(m->state, "offline") == 0 &&
-			    time(NULL) - last_try < s->cfg.probe_interval_s) {
+			if (now - last_try < retry_delay(fails, s->cfg.probe_interval_s)) {
 				sched_wait(s, gen, 1000);
 				continue;
 			}
-			last_try = time(NULL);
-			if (worker_connect(w, m, &conn) != 0) {
+			last_try = now;
+			if (worker_connect(w, m, &fails, &conn) != 0) {
 				conn = NULL;
 				sched_wait(s, gen, 1000);
 				continue;
 			}
+			last_probe = now;
 		}
 		if ((r = store_run_claim(s->st, m->name, m->klass, s->cfg.lease_s, &c)) != 0 ||
 		    c == NULL) {
+			if (now - last_probe >= s->cfg.probe_interval_s) {
+				last_probe = now;
+				if (worker_probe(w, conn) != 0) {
+					ssh_close(conn);
+					conn = NULL;
+					agent_ok = 0;
+					fails++;
+					continue;
+				}
+			}
 			sched_wait(s, gen, 1000);
 			continue;
 		}
+		worker_set_run(w, c->run_id);
 		r = runner_execute(&env, conn, &agent_ok, c);
+		worker_set_run(w, 0);
 		store_claim_free(c);
 		c = NULL;
+		last_probe = time(NULL);
 		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
 			ssh_close(conn);
 			conn = NULL;
 			agent_ok = 0;
+			fails = s->cfg.probe_failures;	/* it just failed us mid-run */
 			store_machine_update(s->st, w->name, "offline", NULL, NULL, NULL,
 			    "connection lost during a run", 0);
 			last_try = time(NULL);
@@ -245,16 +310,44 @@ sched_reconcile(struct sched *s)
 	store_machines_free(ms, n);
 }
 
+/* Renew the leases of the runs in flight: a step can be silent for far
+ * longer than a lease (a kernel build), and the lease must only lapse when
+ * this coordinator is gone. */
+static void
+sched_renew(struct sched *s)
+{
+	int64_t *ids = NULL;
+	struct worker *w;
+	size_t n = 0, cap = 0, i;
+
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		cap++;
+	if (cap > 0 && (ids = calloc(cap, sizeof(*ids))) != NULL)
+		for (w = s->workers; w != NULL && n < cap; w = w->next)
+			if (w->current_run != 0)
+				ids[n++] = w->current_run;
+	pthread_mutex_unlock(&s->mu);
+	for (i = 0; i < n; i++)
+		store_run_renew(s->st, ids[i], s->cfg.lease_s);
+	free(ids);
+}
+
 static void *
 manager_main(void *arg)
 {
 	struct sched *s = arg;
+	time_t last_renew = 0;
 	uint64_t gen;
 	int stopping;
 
 	for (;;) {
 		gen = sched_gen(s);
 		sched_reconcile(s);
+		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
+			last_renew = time(NULL);
+			sched_renew(s);
+		}
 		pthread_mutex_lock(&s->mu);
 		stopping = s->stopping;
 		pthread_mutex_unlock(&s->mu);

@@ -18,7 +18,10 @@ struct sched_config {
 	const char *agent_remote;	/* where it lives on a machine, relative to ~ */
 	int lease_s;			/* run lease, renewed while running */
 	int connect_timeout_ms;
-	int probe_interval_s;		/* how often an offline machine is retried */
+	int probe_interval_s;		/* health probe of an idle machine; retry of an offline one */
+	int probe_failures;		/* consecutive failed probes that make a machine offline */
+	int max_attempts;		/* a run lost with its machine is tried this many times */
+	int link_timeout_ms;		/* SSH silence (keepalives count) taken as a dead link */
 };
 
 struct sched;

@@ -304,6 +304,72 @@ out:
 	return r;
 }
 
+int
+store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_attempts,
+    int *requeued)
+{
+	sqlite3_stmt *st;
+	char *why = NULL, *machine = NULL;
+	int64_t job_id;
+	double now = store_now();
+	int r, intx = 0, n = 0, again = 0;
+
+	if (requeued != NULL)
+		*requeued = 0;
+	if (s == NULL || reason == NULL || max_attempts < 1)
+		return BF_ERR_INVALID;
+	if ((why = store_text_clean(reason, strlen(reason), BF_MAX_STR, NULL)) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	job_id = sqlite3_column_int64(st, 0);
+	if ((r = store_col_dup(st, 1, &machine)) != 0)
+		goto out;
+	sqlite3_reset(st);
+	if ((r = store_q_exec(s, Q_R_RETRY, &n, "It" "I", run_id, why,
+	    (int64_t)max_attempts)) != 0)
+		goto out;
+	if ((again = n == 1)) {
+		if ((r = store_q_exec(s, Q_R_DROP_SAMPLES, NULL, "I", run_id)) != 0 ||
+		    (r = store_q_exec(s, Q_L_ADD, NULL, "Itt" "d", run_id, "coord", why, now)) != 0)
+			goto out;
+	} else {
+		/* out of attempts (or not running: then FINISH changes nothing) */
+		if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d", run_id, "lost",
+		    (int64_t)-1, why, now)) != 0)
+			goto out;
+		if (n == 0) {
+			r = BF_ERR_STATE;
+			goto out;
+		}
+		if ((r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, now)) != 0)
+			goto out;
+	}
+	if (machine != NULL && (r = store_q_exec(s, Q_M_IDLE, NULL, "t", machine)) != 0)
+		goto out;
+	if ((r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	if (requeued != NULL)
+		*requeued = again;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	free(machine);
+	free(why);
+	return r;
+}
+
 /*
  * Runs of a job cancelled while they ran are not requeued but cancelled:
  * a queued run of a cancelled job would never be claimed, and the job

@@ -192,6 +192,13 @@ static const char *const store_sql[Q__COUNT] = {
 	    " kernel = COALESCE(?3, kernel), boot_id = COALESCE(?4, boot_id) WHERE id = ?1",
 	[Q_R_FINISH] = "UPDATE runs SET state = ?2, exit_status = ?3, error = ?4,"
 	    " finished_at = ?5, lease_until = NULL WHERE id = ?1 AND state = 'running'",
+	/* A lost run starts over: the samples of its broken attempt are dropped
+	 * so that a cell never mixes a partial attempt with a whole one. */
+	[Q_R_RETRY] = "UPDATE runs SET state = 'queued', attempt = attempt + 1, error = ?2,"
+	    " machine = NULL, hostname = NULL, kernel = NULL, boot_id = NULL,"
+	    " started_at = NULL, lease_until = NULL"
+	    " WHERE id = ?1 AND state = 'running' AND attempt < ?3",
+	[Q_R_DROP_SAMPLES] = "DELETE FROM samples WHERE run_id = ?1",
 	[Q_S_ADD] = "INSERT OR IGNORE INTO samples (run_id, boot, iteration, metric, value, unit)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[Q_S_BY_RUN] = "SELECT boot AS boot, iteration AS iteration, metric AS metric,"

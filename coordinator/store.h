@@ -157,6 +157,15 @@ int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
 int store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_status,
     const char *error);
 /*
+ * A run whose machine was lost mid-step: while its attempt < max_attempts it
+ * goes back to queued (attempt + 1, partial samples dropped, reason kept in
+ * error and logged) for any machine of the job to take; otherwise it ends
+ * lost with the reason. *requeued (may be NULL) says which. The machine is
+ * released either way. BF_ERR_STATE if the run is not running.
+ */
+int store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_attempts,
+    int *requeued);
+/*
  * At start-up: every run left running by a dead coordinator goes back to
  * queued (attempt + 1) with its partial samples removed, in one transaction;
  * machines marked running become idle. *nrequeued counts them. Running
