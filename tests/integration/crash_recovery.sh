@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Crash safety: kill -9 the coordinator at 20+ random moments while a
+# multi-run job executes on a real netns fleet, restart it each time, and
+# let the job finish. The store must end with every sample exactly once,
+# the job done, and no agent left running on any machine.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+KILLS=${BF_CRASH_KILLS:-20}
+work=$(mktemp -d /tmp/bf-crash.XXXXXX)
+defer "rm -rf '$work'"
+fleet=$work/fleet
+bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfk \
+	--subnet 10.85.0 --bridge bfbrk --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer 'kill -9 $DAEMON_PID 2>/dev/null'
+opts=(--known-hosts "$fleet/known_hosts" --probe-interval 2)
+start_daemon "$work" "${opts[@]}" || exit 1
+
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"crash\"}")
+	check_eq "register $name" "$(status_of "$r")" 201
+done < "$fleet/hosts.tsv"
+
+# 12 runs x (1 warmup + 3 iterations) of a CPU loop of ~0.1 s each.
+job='{"recipe":"cpu-loop","machines":{"class":"crash"},
+      "matrix":{"loops":[20000000,21000000,22000000,23000000,24000000,25000000,
+                         26000000,27000000,28000000,29000000,30000000,31000000]},
+      "repetitions":{"iterations":3,"warmup":1}}'
+r=$(api POST /api/v1/jobs "$job")
+check_eq "submit" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+db=$work/bf.db
+
+for k in $(seq "$KILLS"); do
+	# a random moment: 50..750 ms into this coordinator's life
+	sleep "0.$(printf '%03d' $((RANDOM % 700 + 50)))"
+	kill -9 "$DAEMON_PID"
+	wait "$DAEMON_PID" 2>/dev/null
+	start_daemon "$work" "${opts[@]}" || { fail "restart $k"; break; }
+done
+echo "killed and restarted the coordinator $KILLS times"
+st=$(wait_job "$id" 300)
+check_eq "job completes after $KILLS kills" "$st" done
+
+check_eq "every run done" "$(sqlite3 "$db" "select count(*) from runs where job_id=$id and state='done'")" 12
+for m in wall_s user_s sys_s maxrss_kb loops_per_s; do
+	check_eq "samples of $m: 12 runs x 3" \
+		"$(sqlite3 "$db" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='$m'")" 36
+done
+check_eq "no duplicated sample" \
+	"$(sqlite3 "$db" "select count(*) from (select run_id,boot,iteration,metric from samples group by 1,2,3,4 having count(*)>1)")" 0
+check_eq "iterations 0..2 of every run" \
+	"$(sqlite3 "$db" "select group_concat(distinct iteration) from (select iteration from samples s join runs r on r.id=s.run_id where r.job_id=$id order by iteration)")" "0,1,2"
+again=$(sqlite3 "$db" "select count(*) from runs where job_id=$id and attempt>1")
+echo "runs interrupted by a kill and run again: $again of 12"
+check "some kill hit a run in flight" test "$again" -gt 0
+check_eq "API serves the same samples" \
+	"$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq '[.runs[].samples[] | select(.metric=="wall_s")] | length')" 36
+check_eq "no job half-written" "$(sqlite3 "$db" "select count(*) from jobs j where not exists (select 1 from runs r where r.job_id=j.id)")" 0
+sleep 1
+check_eq "no agent left running on the machines" "$(pgrep -fc 'benchfleet-agent step' || true)" 0
+check_eq "integrity" "$(sqlite3 "$db" 'pragma integrity_check')" ok
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish
