@@ -19,6 +19,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_watch_entry,
 	&cmd_cancel_entry,
 	&cmd_report_entry,
+	&cmd_compare_entry,
 	&cmd_log_entry,
 	&cmd_export_entry,
 	&cmd_machines_entry,

@@ -4,6 +4,8 @@
  * shown, how it is rounded, and how user-supplied labels are escaped.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,10 @@
 #include "stats.h"
 
 #define TEXT_WIDTH	100	/* wider rows put the label on a line of its own */
+#define LEGEND_WIDTH	78	/* legend lines wrap here, as mail text does */
 #define FIELD		64	/* one formatted table field */
 #define MAX_DECIMALS	10
+#define SIG_DIGITS	(-1)	/* a "decimals" that asks for %.4g (narrow rows) */
 
 /* Everything shown about one cell for one metric. */
 struct rstat {
@@ -30,7 +34,10 @@ struct rstat {
 	size_t mstar;
 	int is_base;			/* some cell compares against this one */
 	int has_cmp;			/* this cell has a baseline */
+	struct stats_summary beff;	/* the baseline's eff, when has_cmp */
 	struct stats_compare cmp;
+	int has_mw;			/* Mann-Whitney of eff vs beff's samples */
+	struct stats_mw mw;		/* u: U of this cell (scipy's mannwhitneyu(B, A)) */
 };
 
 enum { C_LABEL, C_N, C_MEAN, C_COV, C_CI, C_PCT, C_PCTCI, C_P, C_SIG, NCOL };
@@ -90,6 +97,14 @@ validate(const struct report_input *in, struct bf_diag *d)
 		bf_diag_set(d, "report", "metrics, cells and series are required");
 		r = BF_ERR_INVALID;
 		goto out;
+	}
+	for (i = 0; in->context != NULL && in->context[i] != NULL; i++) {
+		if (i >= REPORT_MAX_CONTEXT || strlen(in->context[i]) > BF_MAX_STR) {
+			bf_diag_set(d, "context", "line %zu: at most %d lines of %d bytes", i,
+			    REPORT_MAX_CONTEXT, BF_MAX_STR);
+			r = BF_ERR_TOOBIG;
+			goto out;
+		}
 	}
 	for (m = 0; m < in->nmetrics; m++) {
 		if (in->metrics[m].name == NULL) {
@@ -153,6 +168,52 @@ distinct_boots(const struct report_series *s)
 	return 0;
 }
 
+/* The samples behind a cell's eff: its values, or its boot means (then
+ * *tofree owns them). */
+static int
+eff_samples(const struct report_series *s, int multi, const double **v, size_t *n,
+    double **tofree)
+{
+	int r;
+
+	*tofree = NULL;
+	*v = s->v;
+	*n = s->n;
+	if (!multi)
+		return 0;
+	if ((*tofree = malloc(s->n * sizeof(**tofree))) == NULL)
+		return BF_ERR_ALLOC;
+	if ((r = stats_boot_means(s->v, s->boot, s->n, *tofree, n)) != 0)
+		return r;
+	*v = *tofree;
+	return 0;
+}
+
+/* Mann-Whitney of cell c against its baseline b, on the samples Welch uses. */
+static int
+compute_mw(const struct report_input *in, size_t m, size_t c, size_t b,
+    struct rstat *st)
+{
+	const double *va, *vb;
+	double *fa = NULL, *fb = NULL;
+	size_t na, nb;
+	int r;
+
+	if ((r = eff_samples(series_of(in, b, m), st[b].multi, &va, &na, &fa)) != 0 ||
+	    (r = eff_samples(series_of(in, c, m), st[c].multi, &vb, &nb, &fb)) != 0)
+		goto out;
+	if (na > 0 && nb > 0) {
+		if ((r = stats_mannwhitney(vb, nb, va, na, STATS_MW_AUTO, &st[c].mw)) != 0)
+			goto out;
+		st[c].has_mw = 1;
+	}
+	r = 0;
+out:
+	free(fa);
+	free(fb);
+	return r;
+}
+
 /* Fill st[0..ncells) for metric m. */
 static int
 compute(const struct report_input *in, size_t m, struct rstat *st)
@@ -184,7 +245,9 @@ compute(const struct report_input *in, size_t m, struct rstat *st)
 			continue;
 		st[b].is_base = 1;
 		st[c].has_cmp = 1;
-		if ((r = stats_compare(&st[b].eff, &st[c].eff, &st[c].cmp)) != 0)
+		st[c].beff = st[b].eff;
+		if ((r = stats_compare(&st[b].eff, &st[c].eff, &st[c].cmp)) != 0 ||
+		    (r = compute_mw(in, m, c, (size_t)b, st)) != 0)
 			goto out;
 	}
 	r = 0;
@@ -228,11 +291,22 @@ static void
 fmt_numn(char *f, size_t size, double x, int dec)
 {
 	if (!isfinite(x))
-		snprintf(f, size, "n/a");
-	else if (x != 0 && (fabs(x) >= 1e15 || fabs(x) < 1e-6))
+		snprintf(f, size, "-");
+	else if (dec == SIG_DIGITS || (x != 0 && (fabs(x) >= 1e15 || fabs(x) < 1e-6)))
 		snprintf(f, size, "%.4g", x);
 	else
 		snprintf(f, size, "%.*f", dec, x);
+}
+
+/* A percentage with 2 decimals ("+1.73"); 3 significant digits past 1e6
+ * (a CoV or change that large is a bad baseline, not a precise number). */
+static void
+fmt_pctn(char *f, size_t size, double x, int sign)
+{
+	if (fabs(x) >= 1e6)
+		snprintf(f, size, sign ? "%+.3g" : "%.3g", x);
+	else
+		snprintf(f, size, sign ? "%+.2f" : "%.2f", x);
 }
 
 static void
@@ -245,7 +319,7 @@ static void
 fmt_p(char *f, double p)
 {
 	if (isnan(p))
-		snprintf(f, FIELD, "n/a");
+		snprintf(f, FIELD, "-");
 	else if (p < 0.0001)
 		snprintf(f, FIELD, "<0.0001");
 	else
@@ -289,45 +363,108 @@ metric_decimals(const struct report_input *in, const struct rstat *st)
 	return dec;
 }
 
+/* Why a comparison lacks a number: the words the tables print. */
+#define W_NOCI		"n=1, no CI"
+#define W_UNDEF		"undefined"
+#define W_UNBOUNDED	"unbounded"
+#define W_NOVAR		"no var"
+#define W_NOSAMPLES	"no samples"
+
 static void
 row_fields(const struct report_metric *mt, const struct rstat *s, int dec,
     char f[NCOL][FIELD])
 {
 	char lo[NUM_FIELD], hi[NUM_FIELD];
 	const struct stats_pct *p = &s->cmp.pct;
+	size_t na = s->beff.n, nb = s->eff.n;
 
 	f[C_LABEL][0] = '\0';
 	snprintf(f[C_N], FIELD, "%zu", s->all.n);
-	fmt_num(f[C_MEAN], s->eff.mean, dec);
-	if (isnan(s->eff.cov))
-		snprintf(f[C_COV], FIELD, "n/a");
-	else
-		snprintf(f[C_COV], FIELD, "%.2f", s->eff.cov);
-	if (isnan(s->eff.ci_lo)) {
-		snprintf(f[C_CI], FIELD, "n/a");
-	} else {
-		fmt_numn(lo, sizeof(lo), s->eff.ci_lo, dec);
-		fmt_numn(hi, sizeof(hi), s->eff.ci_hi, dec);
-		snprintf(f[C_CI], FIELD, "[%s, %s]", lo, hi);
-	}
+	f[C_MEAN][0] = f[C_COV][0] = f[C_CI][0] = '\0';
 	f[C_PCT][0] = f[C_PCTCI][0] = f[C_P][0] = '\0';
 	snprintf(f[C_SIG], FIELD, "%s", sig_word(mt, s));
+	if (s->all.n == 0) {
+		snprintf(f[C_MEAN], FIELD, W_NOSAMPLES);
+	} else {
+		fmt_num(f[C_MEAN], s->eff.mean, dec);
+		if (isnan(s->eff.cov))
+			snprintf(f[C_COV], FIELD, "-");
+		else
+			fmt_pctn(f[C_COV], FIELD, s->eff.cov, 0);
+		if (s->eff.n < 2) {
+			snprintf(f[C_CI], FIELD, W_NOCI);
+		} else {
+			fmt_numn(lo, sizeof(lo), s->eff.ci_lo, dec);
+			fmt_numn(hi, sizeof(hi), s->eff.ci_hi, dec);
+			snprintf(f[C_CI], FIELD, "[%s, %s]", lo, hi);
+		}
+	}
 	if (!s->has_cmp) {
 		if (s->is_base)
 			snprintf(f[C_PCT], FIELD, "baseline");
 		return;
 	}
+	if (na == 0 || nb == 0) {
+		snprintf(f[C_PCT], FIELD, "-");
+		return;
+	}
 	if (isnan(p->pct))
-		snprintf(f[C_PCT], FIELD, "n/a");
+		snprintf(f[C_PCT], FIELD, s->beff.mean == 0 ? W_UNDEF : "-");
 	else
-		snprintf(f[C_PCT], FIELD, "%+.2f", p->pct);
-	if (p->unbounded)
-		snprintf(f[C_PCTCI], FIELD, "unbounded");
-	else if (isnan(p->lo))
-		snprintf(f[C_PCTCI], FIELD, "n/a");
+		fmt_pctn(f[C_PCT], FIELD, p->pct, 1);
+	if (p->unbounded) {
+		snprintf(f[C_PCTCI], FIELD, W_UNBOUNDED);
+	} else if (na < 2 || nb < 2) {
+		snprintf(f[C_PCTCI], FIELD, W_NOCI);
+	} else if (isnan(p->lo)) {
+		snprintf(f[C_PCTCI], FIELD, "-");
+	} else {
+		fmt_pctn(lo, sizeof(lo), p->lo, 1);
+		fmt_pctn(hi, sizeof(hi), p->hi, 1);
+		snprintf(f[C_PCTCI], FIELD, "[%s, %s]", lo, hi);
+	}
+	if (na >= 2 && nb >= 2 && isnan(s->cmp.welch.p))
+		snprintf(f[C_P], FIELD, W_NOVAR);
 	else
-		snprintf(f[C_PCTCI], FIELD, "[%+.2f, %+.2f]", p->lo, p->hi);
-	fmt_p(f[C_P], s->cmp.welch.p);
+		fmt_p(f[C_P], s->cmp.welch.p);
+}
+
+/* Why a row's numbers are missing, for JSON's "note" (NULL: nothing). */
+static const char *
+row_note(const struct rstat *s)
+{
+	if (s->all.n == 0)
+		return W_NOSAMPLES;
+	if (s->eff.n < 2)
+		return W_NOCI;
+	if (s->eff.mean == 0)
+		return "mean is 0: no CoV";
+	if (s->eff.var == 0)
+		return "zero variance: the CI has zero width";
+	return NULL;
+}
+
+static const char *
+cmp_note(const struct rstat *s)
+{
+	size_t na = s->beff.n, nb = s->eff.n;
+
+	if (na == 0 || nb == 0)
+		return na == 0 ? "the baseline has no samples" : W_NOSAMPLES;
+	if (s->beff.mean == 0)
+		return "baseline mean is 0: % change undefined, CI unbounded";
+	if (s->cmp.pct.unbounded)
+		return "baseline mean not distinguishable from 0 (Fieller g >= 1): "
+		    "CI unbounded";
+	if (na < 2 && nb < 2)
+		return "n=1 in both cells, no CI, no test";
+	if (na < 2)
+		return "baseline n=1, no CI, no test";
+	if (nb < 2)
+		return "n=1, no CI, no test";
+	if (isnan(s->cmp.welch.p))
+		return "zero variance in both cells: no Welch test";
+	return NULL;
 }
 
 static void
@@ -351,18 +488,189 @@ boot_fields(const struct rstat *s, int with_mstar, char f[NBCOL][FIELD])
 		snprintf(f[B_MSTAR], FIELD, "n/a");
 }
 
-static const char *const legend[] = {
-	"n: samples; CoV% = 100*sd/mean; 95% CI of the mean by Student t.",
-	"% change = (B-A)/A*100 of a cell B vs its baseline cell A.",
-	"95% CI of change by Fieller's method; \"unbounded\" when the baseline",
-	"  mean is not distinguishable from 0.",
-	"Welch p: two-sided Welch t-test (Welch-Satterthwaite dof).",
-	"'*' significant only when Welch p < 0.05 and the CI of the % change",
-	"  excludes 0; better/worse per the metric's lower/higher is better.",
-	"With several boots, mean, CI and tests use the per-boot means",
-	"  (Kalibera & Jones); m* = optimal iterations per boot.",
-	"n/a: not enough samples (n < 2) or no variance.",
+/* The legend's fixed items, after "% Change" and before the sample counts. */
+static const char *const legend_fixed[] = {
+	"CoV%: 100*sd/mean. 95% CI: of the mean, Student t with n-1 dof.",
+	"\"" W_NOCI "\": one sample has no spread: no CI and no test.",
+	"95% CI of change: Fieller's method, with t at the Welch dof.",
+	"\"" W_UNBOUNDED "\": the baseline mean is 0 or too close to 0 to bound "
+	    "(g >= 1).",
+	"\"" W_UNDEF "\": a baseline mean of 0 has no % change.",
+	"Welch p: two-sided Welch t-test, Welch-Satterthwaite dof (not floored).",
+	"\"" W_NOVAR "\": both cells have zero variance: no test.",
+	"Marks: \"* better\" or \"* worse\" (by Lower/Higher is better) only when "
+	    "Welch p < 0.05 and the 95% CI of the % change excludes 0. No mark: not "
+	    "significant, or not testable.",
+	"\"-\": not defined for the cell.",
 };
+
+#define LEGEND_MAX	(16 + REPORT_MAX_CONTEXT)
+
+struct legend {
+	char *item[LEGEND_MAX];
+	size_t n;
+};
+
+static void
+legend_free(struct legend *lg)
+{
+	size_t i;
+
+	for (i = 0; lg != NULL && i < lg->n; i++)
+		free(lg->item[i]);
+}
+
+static int
+legend_add(struct legend *lg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int
+legend_add(struct legend *lg, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	if (lg->n >= LEGEND_MAX)
+		return BF_ERR_TOOBIG;
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return BF_ERR_ALLOC;
+	lg->item[lg->n++] = s;
+	return 0;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Boots of a series and the fewest and most iterations in one boot. */
+static int
+series_shape(const struct report_series *s, size_t *boots, size_t *imin, size_t *imax)
+{
+	int *ids;
+	size_t i, j;
+
+	*boots = 1;
+	*imin = *imax = s->n;
+	if (s->boot == NULL || s->n < 2)
+		return 0;
+	if ((ids = malloc(s->n * sizeof(*ids))) == NULL)
+		return BF_ERR_ALLOC;
+	memcpy(ids, s->boot, s->n * sizeof(*ids));
+	qsort(ids, s->n, sizeof(*ids), cmp_int);
+	*boots = 0;
+	*imin = SIZE_MAX;
+	*imax = 0;
+	for (i = 0; i < s->n; i = j) {
+		for (j = i; j < s->n && ids[j] == ids[i]; j++)
+			;
+		(*boots)++;
+		if (j - i < *imin)
+			*imin = j - i;
+		if (j - i > *imax)
+			*imax = j - i;
+	}
+	free(ids);
+	return 0;
+}
+
+/* "3" or "2-5" */
+static void
+fmt_range(char *f, size_t size, size_t lo, size_t hi)
+{
+	if (lo == hi)
+		snprintf(f, size, "%zu", lo);
+	else
+		snprintf(f, size, "%zu-%zu", lo, hi);
+}
+
+/* The sample counts over every cell and metric that has samples. */
+static int
+legend_samples(const struct report_input *in, struct legend *lg)
+{
+	const struct report_series *s;
+	size_t c, m, b, i0, i1, bmin = SIZE_MAX, bmax = 0, imin = SIZE_MAX, imax = 0;
+	size_t nmin = SIZE_MAX, nmax = 0;
+	char rb[48], ri[48], rn[48];
+	int r;
+
+	for (c = 0; c < in->ncells; c++) {
+		for (m = 0; m < in->nmetrics; m++) {
+			s = series_of(in, c, m);
+			if (s->n == 0)
+				continue;
+			if ((r = series_shape(s, &b, &i0, &i1)) != 0)
+				goto out;
+			bmin = b < bmin ? b : bmin;
+			bmax = b > bmax ? b : bmax;
+			imin = i0 < imin ? i0 : imin;
+			imax = i1 > imax ? i1 : imax;
+			nmin = s->n < nmin ? s->n : nmin;
+			nmax = s->n > nmax ? s->n : nmax;
+		}
+	}
+	if (bmax == 0) {
+		r = legend_add(lg, "Samples: none.");
+		goto out;
+	}
+	fmt_range(rb, sizeof(rb), bmin, bmax);
+	fmt_range(ri, sizeof(ri), imin, imax);
+	fmt_range(rn, sizeof(rn), nmin, nmax);
+	if (nmin == nmax && bmin == bmax && imin == imax)
+		r = legend_add(lg, "Samples: n per cell = boots x iterations = %s x %s = %s.",
+		    rb, ri, rn);
+	else
+		r = legend_add(lg, "Samples: n per cell = boots x iterations = %s x %s "
+		    "(n = %s, by cell).", rb, ri, rn);
+	if (r != 0)
+		goto out;
+	if (bmax == 1)
+		r = legend_add(lg, "One boot per cell: its iterations are the samples, so the "
+		    "CI leaves out boot-to-boot variation (page layout); run several boots.");
+	else if (bmin > 1)
+		r = legend_add(lg, "Several boots per cell: mean, CI and tests use the boot "
+		    "means, the independent samples (Kalibera & Jones); m* = optimal "
+		    "iterations per boot.");
+	else
+		r = legend_add(lg, "Cells with several boots use their boot means for mean, CI "
+		    "and tests (Kalibera & Jones); cells with one boot use the iterations, "
+		    "which leaves out boot-to-boot variation.");
+out:
+	return r;
+}
+
+static int
+legend_build(const struct report_input *in, struct legend *lg)
+{
+	size_t i;
+	int r;
+
+	lg->n = 0;
+	if (in->baseline_desc != NULL)
+		r = legend_add(lg, "%% Change: (B-A)/A*100, B a cell, A its baseline cell "
+		    "(%s).", in->baseline_desc);
+	else
+		r = legend_add(lg, "%% Change: (B-A)/A*100, B a cell, A its baseline cell.");
+	if (r != 0)
+		goto out;
+	for (i = 0; i < sizeof(legend_fixed) / sizeof(legend_fixed[0]); i++)
+		if ((r = legend_add(lg, "%s", legend_fixed[i])) != 0)
+			goto out;
+	if ((r = legend_samples(in, lg)) != 0)
+		goto out;
+	for (i = 0; in->context != NULL && in->context[i] != NULL; i++)
+		if ((r = legend_add(lg, "%s", in->context[i])) != 0)
+			goto out;
+	r = 0;
+out:
+	return r;
+}
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
 static size_t
@@ -460,6 +768,65 @@ end_line(struct buf *out)
 }
 
 /*
+ * s (valid UTF-8 without control characters) on lines of at most width
+ * code points, broken at spaces; continuation lines start with indent. A
+ * word longer than a line is cut.
+ */
+static int
+wrap_text(struct buf *out, const char *s, size_t width, const char *indent)
+{
+	size_t avail, i, cps, brk, len;
+	int r, first = 1;
+
+	for (;;) {
+		if (!first)
+			while (*s == ' ')
+				s++;
+		if (*s == '\0' && !first)
+			break;
+		avail = width - (first ? 0 : strlen(indent));
+		for (i = 0, cps = 0, brk = 0; s[i] != '\0'; i++) {
+			if (((unsigned char)s[i] & 0xc0) != 0x80) {
+				if (cps == avail)
+					break;
+				cps++;
+			}
+			if (s[i] == ' ')
+				brk = i;
+		}
+		len = i;
+		if (s[i] != '\0' && s[i] != ' ' && brk > 0)
+			len = brk;
+		if ((!first && (r = buf_puts(out, indent)) != 0) ||
+		    (r = buf_append(out, s, len)) != 0 || (r = end_line(out)) != 0)
+			goto out;
+		s += len;
+		first = 0;
+		if (*s == '\0')
+			break;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+/* Width of a table's rows without their labels (the split layout). */
+static size_t
+fields_width(size_t nrows, size_t ncol, const char *const *head, char (*fields)[FIELD])
+{
+	size_t c, i, w, fw, total = 0;
+
+	for (c = 1; c < ncol; c++) {
+		w = strlen(head[c]);
+		for (i = 0; i < nrows; i++)
+			if ((fw = strlen(fields[i * ncol + c])) > w)
+				w = fw;
+		total += 2 + w;
+	}
+	return total;
+}
+
+/*
  * One aligned table. fields[row * ncol + col]; labels[row] with their
  * widths. If a row would pass TEXT_WIDTH the labels go on their own lines
  * and the numbers below them, indented.
@@ -492,10 +859,8 @@ text_table(struct buf *out, size_t nrows, size_t ncol, const char *const *head,
 	if ((r = end_line(out)) != 0)
 		goto out;
 	for (i = 0; i < nrows; i++) {
-		if (split) {
-			if ((r = buf_puts(out, labels[i])) != 0 || (r = end_line(out)) != 0)
-				goto out;
-		}
+		if (split && (r = wrap_text(out, labels[i], TEXT_WIDTH, "  ")) != 0)
+			goto out;
 		for (c = 0; c < ncol; c++) {
 			const char *s = c == 0 ? (split ? "" : labels[i]) : fields[i * ncol + c];
 			size_t sw = c == 0 ? (split ? 0 : lw[i]) : strlen(s);
@@ -548,19 +913,34 @@ metric_heading(struct buf *out, const struct report_metric *mt, int markdown)
 	if (unit != NULL && ((r = buf_puts(out, " (")) != 0 ||
 	    (r = user_text(out, unit, markdown)) != 0 || (r = buf_puts(out, ")")) != 0))
 		goto out;
-	r = buf_printf(out, " - %s is better%s\n", mt->higher_better ? "higher" : "lower",
+	r = buf_printf(out, " - %s is better%s\n", mt->higher_better ? "Higher" : "Lower",
 	    markdown ? "**" : "");
 out:
 	return r;
+}
+
+/* Whether every cell has the same number of samples of every metric. */
+static int
+uniform_n(const struct report_input *in)
+{
+	size_t c, m;
+
+	for (c = 0; c < in->ncells; c++)
+		for (m = 0; m < in->nmetrics; m++)
+			if (series_of(in, c, m)->n != in->series[0].n)
+				return 0;
+	return in->ncells > 0 && in->nmetrics > 0;
 }
 
 static int
 render_text(const struct report_input *in, struct rstat *st, struct buf *out,
     struct bf_diag *d)
 {
-	char (*f)[FIELD] = NULL, **labels = NULL;
-	size_t *lw = NULL, m, c, i, nb, bc;
-	int r, dec, anym;
+	char (*f)[FIELD] = NULL, **labels = NULL, *t, row[NCOL][FIELD];
+	const char *heads[NCOL];
+	size_t *lw = NULL, m, c, i, nb, bc, nc, k, ns, sel[NCOL];
+	struct legend lg = { .n = 0 };
+	int r, dec, anym, pass, rights[NCOL], nuni = uniform_n(in);
 
 	(void)d;
 	f = calloc(in->ncells * NCOL + 1, sizeof(*f));
@@ -584,16 +964,36 @@ render_text(const struct report_input *in, struct rstat *st, struct buf *out,
 		if ((r = buf_puts(out, "\n")) != 0 ||
 		    (r = metric_heading(out, &in->metrics[m], 0)) != 0)
 			goto out;
+		nc = any_cmp(in, st) ? NCOL : C_PCT;
 		for (c = 0; c < in->ncells; c++) {
 			free(labels[c]);
 			if ((labels[c] = text_clean(cell_label(in, c), &lw[c])) == NULL) {
 				r = BF_ERR_ALLOC;
 				goto out;
 			}
-			row_fields(&in->metrics[m], &st[c], dec, &f[c * NCOL]);
 		}
-		if ((r = text_table(out, in->ncells, any_cmp(in, st) ? NCOL : C_PCT,
-		    col_head, col_right, f, labels, lw)) != 0)
+		/* Decimals shared by the metric; if even a row without its label is
+		 * too wide, each row's own; then 4 significant digits. */
+		/* The n column only when cells differ: the legend gives one n. */
+		for (k = 0, ns = 0; k < nc; k++) {
+			if (k == C_N && nuni)
+				continue;
+			heads[ns] = col_head[k];
+			rights[ns] = col_right[k];
+			sel[ns++] = k;
+		}
+		for (pass = 0; pass < 3; pass++) {
+			for (c = 0; c < in->ncells; c++) {
+				row_fields(&in->metrics[m], &st[c], pass == 0 ? dec : pass == 1 ?
+				    row_decimals(&st[c].eff) : SIG_DIGITS, row);
+				/* Row c goes to stride ns; it never overlaps a later row. */
+				for (k = 0; k < ns; k++)
+					memcpy(f[c * ns + k], row[sel[k]], FIELD);
+			}
+			if (fields_width(in->ncells, ns, heads, f) <= TEXT_WIDTH)
+				break;
+		}
+		if ((r = text_table(out, in->ncells, ns, heads, rights, f, labels, lw)) != 0)
 			goto out;
 		/* Boots table: only the cells that have several boots. */
 		for (c = 0, nb = 0; c < in->ncells; c++)
@@ -601,7 +1001,7 @@ render_text(const struct report_input *in, struct rstat *st, struct buf *out,
 		if (nb == 0)
 			continue;
 		anym = in->boot_cost_ratio > 0;
-		if ((r = buf_puts(out, "boots x iterations:\n")) != 0)
+		if ((r = buf_puts(out, "\nboots x iterations:\n")) != 0)
 			goto out;
 		for (c = 0, i = 0; c < in->ncells; c++) {
 			char *tl;
@@ -626,13 +1026,21 @@ render_text(const struct report_input *in, struct rstat *st, struct buf *out,
 		    lw)) != 0)
 			goto out;
 	}
-	if ((r = buf_puts(out, "\n")) != 0)
+	if ((r = buf_puts(out, "\n")) != 0 || (r = legend_build(in, &lg)) != 0)
 		goto out;
-	for (i = 0; i < sizeof(legend) / sizeof(legend[0]); i++)
-		if ((r = buf_printf(out, "%s\n", legend[i])) != 0)
+	for (i = 0; i < lg.n; i++) {
+		if ((t = text_clean(lg.item[i], NULL)) == NULL) {
+			r = BF_ERR_ALLOC;
 			goto out;
+		}
+		r = wrap_text(out, t, LEGEND_WIDTH, "  ");
+		free(t);
+		if (r != 0)
+			goto out;
+	}
 	r = 0;
 out:
+	legend_free(&lg);
 	for (c = 0; labels != NULL && c < in->ncells; c++)
 		free(labels[c]);
 	free(labels);
@@ -703,6 +1111,7 @@ render_markdown(const struct report_input *in, struct rstat *st, struct buf *out
 {
 	char f[NCOL][FIELD];
 	size_t m, c, i, nb, nc;
+	struct legend lg = { .n = 0 };
 	int r, dec, anym = in->boot_cost_ratio > 0;
 
 	(void)d;
@@ -748,17 +1157,15 @@ render_markdown(const struct report_input *in, struct rstat *st, struct buf *out
 		if ((r = buf_puts(out, "\n")) != 0)
 			goto out;
 	}
-	for (i = 0; i < sizeof(legend) / sizeof(legend[0]); i++) {
-		/* Continuation lines ("  ...") join the previous bullet. */
-		if (legend[i][0] == ' ')
-			r = md_escape(out, legend[i] + 1);
-		else if ((r = buf_printf(out, "%s- ", i ? "\n" : "")) == 0)
-			r = md_escape(out, legend[i]);
-		if (r != 0)
+	if ((r = legend_build(in, &lg)) != 0)
+		goto out;
+	for (i = 0; i < lg.n; i++)
+		if ((r = buf_puts(out, "- ")) != 0 || (r = md_escape(out, lg.item[i])) != 0 ||
+		    (r = buf_puts(out, "\n")) != 0)
 			goto out;
-	}
-	r = buf_puts(out, "\n");
+	r = 0;
 out:
+	legend_free(&lg);
 	return r;
 }
 
@@ -794,7 +1201,7 @@ csv_num(struct buf *out, double x)
 static const char *const csv_head =
     "metric,unit,higher_better,cell,baseline_cell,n,mean,sd,cov_pct,ci_lo,ci_hi,"
     "pct_change,pct_ci_lo,pct_ci_hi,pct_ci_unbounded,welch_t,welch_df,welch_p,"
-    "significant,boots,sd_between,sd_within,m_opt\r\n";
+    "significant,boots,sd_between,sd_within,m_opt,mw_u,mw_p,note\r\n";
 
 static int
 render_csv(const struct report_input *in, struct rstat *st, struct buf *out,
@@ -802,6 +1209,7 @@ render_csv(const struct report_input *in, struct rstat *st, struct buf *out,
 {
 	const struct report_metric *mt;
 	const struct rstat *s;
+	const char *note;
 	size_t m, c;
 	int r;
 
@@ -850,7 +1258,15 @@ render_csv(const struct report_input *in, struct rstat *st, struct buf *out,
 			} else {
 				r = buf_puts(out, s->all.n > 0 ? ",1,,," : ",,,,");
 			}
-			if (r != 0 || (r = buf_puts(out, "\r\n")) != 0)
+			if (r != 0)
+				goto out;
+			if (s->has_mw)
+				r = buf_printf(out, ",%.15g,%.15g", s->mw.u, s->mw.p);
+			else
+				r = buf_puts(out, ",,");
+			note = s->has_cmp && cmp_note(s) ? cmp_note(s) : row_note(s);
+			if (r != 0 || (r = csv_field(out, note ? note : "", 0)) != 0 ||
+			    (r = buf_puts(out, "\r\n")) != 0)
 				goto out;
 		}
 	}
@@ -890,7 +1306,8 @@ jset(json_t *o, const char *k, json_t *v)
 }
 
 static int
-json_row(const struct report_input *in, size_t c, const struct rstat *s, json_t *row)
+json_row(const struct report_input *in, const struct report_metric *mt, size_t c,
+    const struct rstat *s, json_t *row)
 {
 	json_t *cmp = NULL, *boots = NULL;
 	int r;
@@ -907,7 +1324,12 @@ json_row(const struct report_input *in, size_t c, const struct rstat *s, json_t 
 	    (r = jset(row, "ci_hi", jnum(s->eff.ci_hi))) != 0 ||
 	    (r = jset(row, "min", jnum(s->all.min))) != 0 ||
 	    (r = jset(row, "max", jnum(s->all.max))) != 0 ||
-	    (r = jset(row, "median", jnum(s->all.median))) != 0)
+	    (r = jset(row, "median", jnum(s->all.median))) != 0 ||
+	    (r = jset(row, "ci_n", json_integer((json_int_t)s->eff.n))) != 0 ||
+	    (r = jset(row, "ci_basis", json_string(s->multi ? "boot means" :
+	    "samples"))) != 0 ||
+	    (r = jset(row, "note", row_note(s) ? json_string(row_note(s)) :
+	    json_null())) != 0)
 		goto out;
 	if (s->has_cmp) {
 		if ((cmp = json_object()) == NULL) {
@@ -921,7 +1343,16 @@ json_row(const struct report_input *in, size_t c, const struct rstat *s, json_t 
 		    (r = jset(cmp, "welch_t", jnum(s->cmp.welch.t))) != 0 ||
 		    (r = jset(cmp, "welch_df", jnum(s->cmp.welch.nu))) != 0 ||
 		    (r = jset(cmp, "welch_p", jnum(s->cmp.welch.p))) != 0 ||
-		    (r = jset(cmp, "significant", json_boolean(s->cmp.significant))) != 0)
+		    (r = jset(cmp, "significant", json_boolean(s->cmp.significant))) != 0 ||
+		    (r = jset(cmp, "mark", json_string(sig_word(mt, s)))) != 0 ||
+		    (r = jset(cmp, "mw_u", s->has_mw ? jnum(s->mw.u) : json_null())) != 0 ||
+		    (r = jset(cmp, "mw_u_baseline", s->has_mw ? jnum((double)s->beff.n *
+		    (double)s->eff.n - s->mw.u) : json_null())) != 0 ||
+		    (r = jset(cmp, "mw_p", s->has_mw ? jnum(s->mw.p) : json_null())) != 0 ||
+		    (r = jset(cmp, "mw_method", s->has_mw ? json_string(s->mw.exact ?
+		    "exact" : "asymptotic") : json_null())) != 0 ||
+		    (r = jset(cmp, "note", cmp_note(s) ? json_string(cmp_note(s)) :
+		    json_null())) != 0)
 			goto out;
 	}
 	if (s->multi) {
@@ -954,7 +1385,8 @@ static int
 render_json(const struct report_input *in, struct rstat *st, struct buf *out,
     struct bf_diag *d)
 {
-	json_t *root = NULL, *metrics, *mo, *rows, *row, *leg;
+	json_t *root = NULL, *metrics, *mo, *rows, *row, *leg, *ctx;
+	struct legend lg = { .n = 0 };
 	const struct report_metric *mt;
 	char *text = NULL;
 	size_t m, c, i;
@@ -988,14 +1420,21 @@ render_json(const struct report_input *in, struct rstat *st, struct buf *out,
 				r = BF_ERR_ALLOC;
 				goto out;
 			}
-			if ((r = json_row(in, c, &st[c], row)) != 0)
+			if ((r = json_row(in, mt, c, &st[c], row)) != 0)
 				goto out;
 		}
 	}
-	if ((r = jset(root, "legend", leg = json_array())) != 0)
+	if ((r = legend_build(in, &lg)) != 0 ||
+	    (r = jset(root, "legend", leg = json_array())) != 0 ||
+	    (r = jset(root, "context", ctx = json_array())) != 0)
 		goto out;
-	for (i = 0; i < sizeof(legend) / sizeof(legend[0]); i++)
-		if (json_array_append_new(leg, json_string(legend[i])) != 0) {
+	for (i = 0; i < lg.n; i++)
+		if (json_array_append_new(leg, jstr(lg.item[i])) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	for (i = 0; in->context != NULL && in->context[i] != NULL; i++)
+		if (json_array_append_new(ctx, jstr(in->context[i])) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
@@ -1007,6 +1446,7 @@ render_json(const struct report_input *in, struct rstat *st, struct buf *out,
 		goto out;
 	r = 0;
 out:
+	legend_free(&lg);
 	free(text);
 	json_decref(root);
 	return r;

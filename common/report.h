@@ -14,8 +14,16 @@
  * (A cell from one boot compared with a several-boot baseline uses its
  * iterations as the samples: the only variance it has, and an
  * underestimate when boots differ; run every cell on several boots.)
- * Statistics that are undefined (n = 0, n = 1, zero variance) print "n/a"
- * (empty in CSV, null in JSON).
+ * Statistics that are undefined are said so, never printed as 0 or NaN: a
+ * cell with one sample shows "n=1, no CI"; a baseline mean of 0 gives an
+ * "undefined" % change with an "unbounded" CI; two zero-variance cells
+ * have "no var" for Welch p; "-" marks the rest (legend). CSV leaves them
+ * empty and JSON null, with a "note" saying why. JSON and CSV also carry
+ * Mann-Whitney U and p, on the same samples as Welch's test.
+ *
+ * The legend ends every format but CSV (one row per cell and metric, no
+ * other lines): % Change: (B-A)/A*100, the marks, the sample counts
+ * (boots x iterations, from the series), and the caller's context lines.
  */
 #ifndef BF_REPORT_H
 #define BF_REPORT_H
@@ -57,13 +65,21 @@ struct report_input {
 	/* c_boot / c_iter, the cost of a boot over that of an iteration, for
 	 * m* (optimal iterations per boot); 0 leaves m* out. */
 	double boot_cost_ratio;
+	/* Lines for the legend, NULL-terminated, or NULL: where the samples
+	 * come from, e.g. "machines: class zen4-2s (bfdemo1, bfdemo2)" and
+	 * "kernels: 6.1.0-28-cloud-amd64". At most REPORT_MAX_CONTEXT lines of
+	 * at most BF_MAX_STR bytes; user text (escaped like labels). JSON
+	 * carries them as "context": [...]. */
+	const char *const *context;
 };
+
+#define REPORT_MAX_CONTEXT	32
 
 /*
  * Append the report to out in format "text", "markdown", "csv" or "json".
  * BF_ERR_INVALID (with d naming the field) for an unknown format, a bad
- * baseline index or a non-finite sample; BF_ERR_TOOBIG past the caps or
- * out's max. On error out may hold a partial report; the caller owns out.
+ * baseline index or a non-finite sample; BF_ERR_TOOBIG past the caps
+ * (cells, metrics, samples, context lines) or out's max. On error out may hold a partial report; the caller owns out.
  */
 int report_render(const struct report_input *in, const char *format,
     struct buf *out, struct bf_diag *d);

@@ -20,7 +20,10 @@
  * F(t) = Phi(t) - phi(t) (t^3 + t) / (4 nu) + O(nu^-2) is good to ~1e-13.
  */
 #define T_NU_ASYM	1e6
+/* AUTO is exact without ties when both n <= 10 (the notes) or, as scipy's
+ * "auto", the smaller n <= 8; never past 50 (the DP is O(n1^2 n2^2)). */
 #define MW_EXACT_AUTO	10
+#define MW_EXACT_SCIPY	8
 #define MW_EXACT_MAX	50
 
 static int
@@ -438,7 +441,7 @@ stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
     double nu, double level, struct stats_pct *out)
 {
 	struct stats_pct p = { NAN, NAN, NAN, 0 };
-	double ya, rho, va, vb, t = 0, g, h, l1, l2;
+	double ya, rho, dr, va, vb, t = 0, g, h;
 	int r;
 
 	if (out == NULL || a == NULL || b == NULL || !(level > 0 && level < 1)) {
@@ -454,7 +457,10 @@ stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 	}
 	ya = a->mean;
 	rho = b->mean / ya;
-	p.pct = 100 * (rho - 1);
+	/* (mB - mA)/mA, not rho - 1: the subtraction is exact when the means are
+	 * close (Sterbenz), so a 1e-8 % change keeps its digits. */
+	dr = (b->mean - ya) / ya;
+	p.pct = 100 * dr;
 	if (!summary_ok(a) || !summary_ok(b)) {
 		*out = p;
 		r = 0;
@@ -478,10 +484,9 @@ stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 		goto out;
 	}
 	h = fabs(t / ya) * sqrt(vb * (1 - g) + rho * rho * va);
-	l1 = (rho - h) / (1 - g);
-	l2 = (rho + h) / (1 - g);
-	p.lo = 100 * (l1 - 1);
-	p.hi = 100 * (l2 - 1);
+	/* (rho -/+ h)/(1 - g) - 1, rearranged around dr for the same reason. */
+	p.lo = 100 * ((dr + g) - h) / (1 - g);
+	p.hi = 100 * ((dr + g) + h) / (1 - g);
 	*out = p;
 	r = 0;
 out:
@@ -634,7 +639,9 @@ stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
 		goto out;
 	}
 	if (method == STATS_MW_EXACT || (method == STATS_MW_AUTO && !tied &&
-	    na <= MW_EXACT_AUTO && nb <= MW_EXACT_AUTO)) {
+	    na <= MW_EXACT_MAX && nb <= MW_EXACT_MAX &&
+	    ((na <= MW_EXACT_AUTO && nb <= MW_EXACT_AUTO) ||
+	    na <= MW_EXACT_SCIPY || nb <= MW_EXACT_SCIPY))) {
 		if ((r = mw_exact_sf(na, nb, umax, &p)) != 0)
 			goto out;
 		m.exact = 1;
@@ -735,6 +742,47 @@ stats_twolevel(const double *v, const int *boot, size_t n,
 out:
 	free(it);
 	free(means);
+	return r;
+}
+
+int
+stats_boot_means(const double *v, const int *boot, size_t n, double *means,
+    size_t *kp)
+{
+	struct tl_item *it = NULL;
+	double mean;
+	size_t i, j, k;
+	int r;
+
+	if (v == NULL || boot == NULL || means == NULL || kp == NULL || n == 0) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (n > STATS_MAX_SAMPLES) {
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	if (!all_finite(v, n)) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((it = malloc(n * sizeof(*it))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		it[i] = (struct tl_item){ boot[i], v[i] };
+	qsort(it, n, sizeof(*it), cmp_tl);
+	/* The same order and recurrence as stats_twolevel, so the means agree. */
+	for (i = 0, k = 0; i < n; i = j, k++) {
+		for (j = i, mean = 0; j < n && it[j].boot == it[i].boot; j++)
+			mean += (it[j].v - mean) / (double)(j - i + 1);
+		means[k] = mean;
+	}
+	*kp = k;
+	r = 0;
+out:
+	free(it);
 	return r;
 }
 

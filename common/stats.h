@@ -3,7 +3,8 @@
  * and libm): summaries (Welford), the regularised incomplete beta, Student t
  * CDF and quantiles, Welch's t-test, the percent change with a Fieller CI,
  * Mann-Whitney U, and the two-level (boots x iterations) analysis of
- * Kalibera & Jones. Checked against scipy in tests/unit/test_stats.c.
+ * Kalibera & Jones. Checked against scipy in tests/unit/test_stats.c and,
+ * on the vectors of tests/stats/vectors.json, tests/unit/test_stats_vectors.c.
  *
  * Conventions. Functions return 0 or a negative BF_ERR_* code:
  * BF_ERR_INVALID for malformed input (NULL pointers, NaN or infinite
@@ -11,7 +12,8 @@
  * than STATS_MAX_SAMPLES, BF_ERR_ALLOC, and BF_ERR_RANGE when a continued
  * fraction fails to converge. A statistic that is merely undefined for the
  * data (the sd of one sample, a test with zero variance) is not an error:
- * its field is NAN, which reports print as "n/a".
+ * its field is NAN, which reports print as words that say why ("n=1, no
+ * CI", "no var", "unbounded"; report.h).
  */
 #ifndef BF_STATS_H
 #define BF_STATS_H
@@ -92,7 +94,9 @@ int stats_compare(const struct stats_summary *a, const struct stats_summary *b,
 
 /* Mann-Whitney U: how the p-value is computed. */
 enum stats_mw_method {
-	STATS_MW_AUTO = 0,	/* exact if na, nb <= 10 and no ties, else asymptotic */
+	/* exact if there are no ties, both n <= 50, and both n <= 10 or (as
+	 * scipy's method="auto") the smaller n <= 8; else asymptotic */
+	STATS_MW_AUTO = 0,
 	STATS_MW_EXACT,		/* exact; BF_ERR_INVALID with ties or na, nb > 50 */
 	STATS_MW_ASYMPTOTIC	/* normal, tie and continuity corrected */
 };
@@ -131,6 +135,12 @@ struct stats_twolevel {
 };
 int stats_twolevel(const double *v, const int *boot, size_t n,
     struct stats_twolevel *out);
+
+/* The mean of each boot, in ascending boot id order: means[0..*k), where
+ * means has room for n values (k <= n); the samples a two-level cell's
+ * tests use (Mann-Whitney in reports). */
+int stats_boot_means(const double *v, const int *boot, size_t n, double *means,
+    size_t *k);
 
 /*
  * Optimal iterations per boot m* = ceil(sqrt(cost_ratio * sw2 / sigma_boot2)),

@@ -1,8 +1,10 @@
 /*
  * test_report.c: render small inputs in every format and check the parts a
  * reader relies on: the % change (computed by hand here), the '*' mark, the
- * legend, CSV quoting and JSON validity of hostile labels, and "n/a" for
- * cells with too few samples. BF_REPORT_PRINT=1 prints the renderings.
+ * legend (sample counts, context lines), CSV quoting and JSON validity of
+ * hostile labels, the wording of undefined numbers ("n=1, no CI", "no var",
+ * "undefined"/"unbounded"), a 2x3 job, and the 100-column limit with long
+ * labels. BF_REPORT_PRINT=1 prints the renderings.
  */
 #include <jansson.h>
 #include <math.h>
@@ -98,14 +100,15 @@ test_text(void)
 	T_CONTAINS(s, "* worse");	/* slower, p = 0.0032 */
 	T_CONTAINS(s, "baseline: thp:never");
 	T_CONTAINS(s, "job 7: btree on zen4-2s");
-	T_CONTAINS(s, "time (s) - lower is better");
-	T_CONTAINS(s, "rps (ops/s) - higher is better");
+	T_CONTAINS(s, "time (s) - Lower is better");
+	T_CONTAINS(s, "rps (ops/s) - Higher is better");
 	T_CONTAINS(s, "382.20");
 	T_CONTAINS(s, "388.80");
 	T_CONTAINS(s, "baseline");
-	T_CONTAINS(s, "(B-A)/A*100");
+	T_CONTAINS(s, "\n% Change: (B-A)/A*100");
 	T_CONTAINS(s, "Fieller");
-	T_CONTAINS(s, "Welch p < 0.05 and the CI of the % change");
+	T_CONTAINS(s, "\nMarks: \"* better\" or \"* worse\"");
+	T_CONTAINS(s, "excludes 0");
 	T_CONTAINS(s, "unbounded");
 	T_CONTAINS(s, "boots x iterations");
 	T_CONTAINS(s, "sd between");
@@ -123,8 +126,9 @@ test_markdown(void)
 	T_CONTAINS(s, "| --- | ---: |");
 	T_CONTAINS(s, "| +1.73 | [+0.93, +2.53] | 0.0032 | \\* worse |");
 	T_CONTAINS(s, "thp=always, \"fast\"");
-	T_CONTAINS(s, "**time (s) - lower is better**");
-	T_CONTAINS(s, "- % change = (B-A)/A\\*100");
+	T_CONTAINS(s, "**time (s) - Lower is better**");
+	T_CONTAINS(s, "\n- % Change: (B-A)/A\\*100");
+	T_CONTAINS(s, "only when Welch p \\< 0.05 and the 95% CI of the % change excludes 0.");
 	free(s);
 	/* A '|' in a label must not break the table. */
 	{
@@ -147,7 +151,8 @@ test_csv(void)
 	T_CONTAINS(s, "\r\ntime,s,0,thp=never,,5,382.2,");
 	/* RFC 4180: quoted, inner quotes doubled. */
 	T_CONTAINS(s, "\r\ntime,s,0,\"thp=always, \"\"fast\"\"\",thp=never,5,388.8,");
-	T_CONTAINS(s, ",1.72684458398744,");
+	T_CONTAINS(s, ",1.7268445839874");
+	T_CONTAINS(s, ",mw_u,mw_p,note\r\n");
 	/* Header + 2 metrics x 2 cells = 5 lines. */
 	{
 		size_t n = 0;
@@ -222,8 +227,10 @@ test_degenerate(void)
 		s = render(&in, fmts[i], 0);
 		T_CHECK(s != NULL && *s != '\0');
 		if (i < 2) {
-			T_CONTAINS(s, "n/a");
+			T_CONTAINS(s, "n=1, no CI");
+			T_CONTAINS(s, "no samples");
 			T_CONTAINS(s, "unbounded");
+			T_CHECK(strstr(s, "nan") == NULL && strstr(s, "NaN") == NULL);
 		}
 		if (i == 0)
 			check_mail_shape(s);
@@ -238,7 +245,9 @@ test_degenerate(void)
 	/* Without baselines at all: no comparison columns. */
 	in.baseline_of = NULL;
 	s = render(&in, "text", 0);
-	T_CONTAINS(s, "n/a");
+	/* One row per cell, each field under its heading. */
+	T_CONTAINS(s, "\nsingle   1     5.00000        -  n=1, no CI\n");
+	T_CONTAINS(s, "\nempty    0  no samples\n");
 	T_CHECK(strstr(s, "Welch p  ") == NULL && strstr(s, "| Welch p |") == NULL);
 	free(s);
 	/* A label too long for one line goes on a line of its own. */
@@ -320,11 +329,314 @@ test_hostile_names(void)
 	s = render(&in, "text", 0);
 	T_CONTAINS(s, "t  # injected\n");
 	T_CONTAINS(s, "baseline: x y\n");
-	T_CONTAINS(s, "\nbad name|x (u*s) - higher is better\n");
+	T_CONTAINS(s, "\nbad name|x (u*s) - Higher is better\n");
 	free(s);
 	s = render(&in, "markdown", 0);
-	T_CONTAINS(s, "**bad name\\|x (u\\*s) - higher is better**");
+	T_CONTAINS(s, "**bad name\\|x (u\\*s) - Higher is better**");
 	free(s);
+}
+
+/* Count of needle in hay. */
+static size_t
+count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	const char *p;
+
+	for (p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The line of s that starts with prefix (a copy, or NULL). */
+static char *
+line_of(const char *s, const char *prefix)
+{
+	const char *p = s, *e;
+	char *l;
+
+	while (p != NULL && *p) {
+		if (strncmp(p, prefix, strlen(prefix)) == 0) {
+			e = strchr(p, '\n');
+			if (e == NULL)
+				e = p + strlen(p);
+			if ((l = malloc((size_t)(e - p) + 1)) == NULL)
+				return NULL;
+			memcpy(l, p, (size_t)(e - p));
+			l[e - p] = '\0';
+			return l;
+		}
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+	return NULL;
+}
+
+/*
+ * A 2x3 job (thp: never, always x threads: 1, 32, 256), baseline
+ * thp:never, 3 boots x 5 iterations a cell: the columns, one row per cell,
+ * the legend with its sample counts and the caller's context lines.
+ */
+static void
+test_2x3(void)
+{
+	static const struct report_metric m[] = { { "time", "s", 0 } };
+	static const struct report_cell c6[] = {
+		{ "thp=never threads=1" }, { "thp=never threads=32" },
+		{ "thp=never threads=256" }, { "thp=always threads=1" },
+		{ "thp=always threads=32" }, { "thp=always threads=256" },
+	};
+	static const int bl[] = { -1, -1, -1, 0, 1, 2 };
+	static const char *const ctx[] = {
+		"machines: class zen4-2s (bfdemo1, bfdemo2)",
+		"kernels: 6.1.0-28-cloud-amd64", NULL
+	};
+	/* No n column: every cell has 15 samples, which the legend says. */
+	static const char *const heads[] = {
+		"cell", "mean", "CoV%", "95% CI", "% change", "95% CI of change",
+		"Welch p", "sig"
+	};
+	double v[6][15];
+	int boot[15];
+	struct report_series s6[6];
+	struct report_input in = {
+		.title = "job 9: btree", .nmetrics = 1, .metrics = m, .ncells = 6,
+		.cells = c6, .series = s6, .baseline_of = bl, .baseline_desc = "thp:never",
+		.context = ctx,
+	};
+	char *s, *head, *p;
+	size_t c, i;
+	json_t *j, *arr, *rows;
+
+	for (c = 0; c < 6; c++) {
+		for (i = 0; i < 15; i++) {
+			boot[i] = (int)(i / 5);
+			/* thp=always is 2% slower at 256 threads only */
+			v[c][i] = 100.0 * (double)(c % 3 + 1) * (c == 5 ? 1.02 : 1.0) +
+			    0.3 * (double)boot[i] + 0.05 * (double)(i % 5);
+		}
+		s6[c] = (struct report_series){ v[c], boot, 15 };
+	}
+	s = render(&in, "text", 0);
+	check_mail_shape(s);
+	head = line_of(s, "cell ");
+	T_CHECK(head != NULL);
+	for (i = 0; head != NULL && i < sizeof(heads) / sizeof(heads[0]); i++)
+		T_CONTAINS(head, heads[i]);
+	T_CHECK(head != NULL && strstr(head, " n ") == NULL);
+	free(head);
+	T_CONTAINS(s, "\ntime (s) - Lower is better\n");
+	for (c = 0; c < 6; c++) {
+		char *l = line_of(s, c6[c].label);
+
+		T_CHECK(l != NULL);
+		if (l != NULL && c < 3)
+			T_CONTAINS(l, "baseline");
+		if (l != NULL && c >= 3)
+			T_CHECK(strchr(l, '[') != NULL && strstr(l, "baseline") == NULL);
+		free(l);
+	}
+	p = line_of(s, "thp=always threads=256");
+	T_CHECK(p != NULL);
+	if (p != NULL) {
+		T_CONTAINS(p, "+2.00");
+		T_CONTAINS(p, "* worse");
+	}
+	free(p);
+	T_EQ_INT(count_of(s, "* worse"), 2);	/* the row and the legend */
+	T_CONTAINS(s, "\n% Change: (B-A)/A*100");
+	T_CONTAINS(s, "\nMarks: \"* better\" or \"* worse\"");
+	T_CONTAINS(s, "\nSamples: n per cell = boots x iterations = 3 x 5 = 15.\n");
+	T_CONTAINS(s, "\nSeveral boots per cell: mean, CI and tests use the boot");
+	T_CONTAINS(s, "\nmachines: class zen4-2s (bfdemo1, bfdemo2)\n");
+	T_CONTAINS(s, "\nkernels: 6.1.0-28-cloud-amd64\n");
+	T_CONTAINS(s, "boots x iterations:\n");
+	free(s);
+	s = render(&in, "markdown", 0);
+	T_CONTAINS(s, "| cell | n | mean | CoV% | 95% CI | % change | 95% CI of change | "
+	    "Welch p | sig |");
+	T_CONTAINS(s, "\n- machines: class zen4-2s (bfdemo1, bfdemo2)\n");
+	T_CONTAINS(s, "\n- kernels: 6.1.0-28-cloud-amd64\n");
+	T_CONTAINS(s, "\n- Samples: n per cell = boots x iterations = 3 x 5 = 15.\n");
+	free(s);
+	s = render(&in, "json", 0);
+	j = json_loads(s, 0, NULL);
+	T_CHECK(j != NULL);
+	arr = json_object_get(j, "context");
+	T_EQ_INT(json_array_size(arr), 2);
+	T_EQ_STR(json_string_value(json_array_get(arr, 1)), "kernels: 6.1.0-28-cloud-amd64");
+	rows = json_object_get(json_array_get(json_object_get(j, "metrics"), 0), "rows");
+	T_EQ_INT(json_array_size(rows), 6);
+	/* Two levels: the tests use the 3 boot means (MW 3 vs 3: p >= 0.1). */
+	T_EQ_INT(json_integer_value(json_object_get(json_array_get(rows, 5), "ci_n")), 3);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(rows, 5), "ci_basis")),
+	    "boot means");
+	T_NEAR(json_real_value(json_object_get(json_object_get(json_array_get(rows, 5),
+	    "compare"), "mw_p")), 0.1, 1e-12);
+	T_NEAR(json_real_value(json_object_get(json_object_get(json_array_get(rows, 5),
+	    "compare"), "mw_u")), 9, 0);
+	json_decref(j);
+	free(s);
+	/* CSV: one row per cell and metric, no legend lines. */
+	s = render(&in, "csv", 0);
+	T_EQ_INT(count_of(s, "\r\n"), 7);
+	T_CHECK(strstr(s, "machines") == NULL);
+	free(s);
+}
+
+/* How undefined numbers are said: n=1, zero variance, a baseline mean of 0. */
+static void
+test_wording(void)
+{
+	static const double one[] = { 0.4294 }, a4[] = { 0.4068, 0.4071, 0.4065, 0.4070 };
+	static const double five[] = { 5, 5, 5 }, six[] = { 6, 6, 6 };
+	static const double z[] = { -1, 1, -0.5, 0.5 }, b4[] = { 2, 2.1, 1.9, 2.05 };
+	static const struct report_metric m[] = { { "lat", "us", 0 } };
+	static const struct report_cell c6[] = {
+		{ "a" }, { "one" }, { "five" }, { "six" }, { "zero" }, { "vs-zero" },
+	};
+	static const struct report_series s6[] = {
+		{ a4, NULL, 4 }, { one, NULL, 1 }, { five, NULL, 3 }, { six, NULL, 3 },
+		{ z, NULL, 4 }, { b4, NULL, 4 },
+	};
+	static const int bl[] = { -1, 0, -1, 2, -1, 4 };
+	struct report_input in = {
+		.nmetrics = 1, .metrics = m, .ncells = 6, .cells = c6, .series = s6,
+		.baseline_of = bl,
+	};
+	json_t *j, *rows, *r1, *cmp;
+	char *s, *l;
+	int f;
+
+	for (f = 0; f < 2; f++) {
+		s = render(&in, f ? "markdown" : "text", 0);
+		T_CHECK(strstr(s, "nan") == NULL && strstr(s, "NaN") == NULL &&
+		    strstr(s, "n/a") == NULL);
+		if (f == 0) {
+			check_mail_shape(s);
+			/* n=1: the CI says so; the % change vs a is still a number. */
+			l = line_of(s, "one ");
+			T_CHECK(l != NULL);
+			if (l != NULL) {
+				T_EQ_INT(count_of(l, "n=1, no CI"), 2);
+				T_CONTAINS(l, "+5.54");	/* 0.4294 / 0.40685 */
+				T_CHECK(strstr(l, " 0.00 ") == NULL);
+			}
+			free(l);
+			l = line_of(s, "six ");
+			T_CHECK(l != NULL);
+			if (l != NULL) {
+				T_CONTAINS(l, "0.00");	/* CoV of a constant: 0, truly */
+				T_CONTAINS(l, "[6.00000, 6.00000]");
+				T_CONTAINS(l, "+20.00");
+				T_CONTAINS(l, "no var");
+			}
+			free(l);
+			l = line_of(s, "vs-zero ");
+			T_CHECK(l != NULL);
+			if (l != NULL) {
+				T_CONTAINS(l, "undefined");
+				T_CONTAINS(l, "unbounded");
+			}
+			free(l);
+			l = line_of(s, "zero ");
+			T_CHECK(l != NULL);
+			if (l != NULL)
+				T_CONTAINS(l, "  -  ");	/* a mean of 0 has no CoV */
+			free(l);
+		} else {
+			T_CONTAINS(s, "| one | 1 | 0.42940 | - | n=1, no CI | +5.54 | n=1, no CI | - |");
+			T_CONTAINS(s, "| undefined | unbounded |");
+		}
+		free(s);
+	}
+	s = render(&in, "json", 0);
+	j = json_loads(s, 0, NULL);
+	T_CHECK(j != NULL);
+	rows = json_object_get(json_array_get(json_object_get(j, "metrics"), 0), "rows");
+	r1 = json_array_get(rows, 1);
+	T_CHECK(json_is_null(json_object_get(r1, "sd")));
+	T_CHECK(json_is_null(json_object_get(r1, "ci_lo")));
+	T_CHECK(json_is_null(json_object_get(r1, "cov_pct")));
+	T_EQ_STR(json_string_value(json_object_get(r1, "note")), "n=1, no CI");
+	cmp = json_object_get(r1, "compare");
+	T_CHECK(json_is_null(json_object_get(cmp, "pct_ci_lo")));
+	T_CHECK(json_is_null(json_object_get(cmp, "welch_p")));
+	T_EQ_STR(json_string_value(json_object_get(cmp, "note")), "n=1, no CI, no test");
+	T_NEAR(json_real_value(json_object_get(cmp, "pct_change")),
+	    100 * (0.4294 / 0.40685 - 1), 1e-9);
+	cmp = json_object_get(json_array_get(rows, 3), "compare");
+	T_EQ_STR(json_string_value(json_object_get(cmp, "note")),
+	    "zero variance in both cells: no Welch test");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(rows, 2), "note")),
+	    "zero variance: the CI has zero width");
+	cmp = json_object_get(json_array_get(rows, 5), "compare");
+	T_CHECK(json_is_null(json_object_get(cmp, "pct_change")));
+	T_CHECK(json_is_true(json_object_get(cmp, "pct_ci_unbounded")));
+	T_CONTAINS(json_string_value(json_object_get(cmp, "note")), "baseline mean is 0");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(rows, 4), "note")),
+	    "mean is 0: no CoV");
+	json_decref(j);
+	free(s);
+	s = render(&in, "csv", 0);
+	T_CONTAINS(s, ",\"n=1, no CI, no test\"\r\n");
+	free(s);
+}
+
+/* Long labels and numbers of very different sizes stay within 100 columns. */
+static void
+test_width(void)
+{
+	static const double big[] = { 1234567890.5, 1234567990.25, 1234567790.75 };
+	static const double tiny[] = { 0.0012345, 0.0012355, 0.0012349 };
+	static const double huge_cov[] = { -1e-3, 1e-3, 2e-6 };
+	static const struct report_metric m[] = { { "x", "ns", 1 } };
+	static const char *const ctx[] = {
+		"machines: class zen4-2s (bfdemo1, bfdemo2, bfdemo3, bfdemo4, bfdemo5, "
+		"bfdemo6, bfdemo7, bfdemo8, bfdemo9, bfdemo10, bfdemo11, bfdemo12)",
+		"kernels: 6.1.0-28-cloud-amd64-with-a-local-version-string-that-goes-on-"
+		"and-on-without-any-space-in-it-at-all-for-over-a-hundred-columns-long",
+		"a\nhostile\x01line", NULL
+	};
+	struct report_cell c4[] = {
+		{ "thp=never" },
+		{ "cmdline=\"no5lvl mitigations=off transparent_hugepage=always "
+		  "numa_balancing=disable\" thp=always threads=256 numa=1 governor="
+		  "performance kernel=6.10.0-rc7-next-20240712 sysctl.vm.swappiness=10" },
+		{ "x=0123456789012345678901234567890123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789" },
+		{ "near-zero" },
+	};
+	struct report_series s4[] = {
+		{ big, NULL, 3 }, { tiny, NULL, 3 }, { big, NULL, 3 }, { huge_cov, NULL, 3 },
+	};
+	static const int bl[] = { -1, 0, 0, 1 };
+	struct report_input in = {
+		.nmetrics = 1, .metrics = m, .ncells = 4, .cells = c4, .series = s4,
+		.baseline_of = bl, .context = ctx,
+	};
+	char *s;
+
+	s = render(&in, "text", 0);
+	check_mail_shape(s);
+	T_CONTAINS(s, "a hostile line");
+	T_CONTAINS(s, "sysctl.vm.swappiness=10");
+	free(s);
+	s = render(&in, "json", 0);
+	T_CONTAINS(s, "\"a\\nhostile\\u0001line\"");
+	free(s);
+	/* Too many context lines. */
+	{
+		const char *many[REPORT_MAX_CONTEXT + 2];
+		size_t i;
+
+		for (i = 0; i < REPORT_MAX_CONTEXT + 1; i++)
+			many[i] = "x";
+		many[i] = NULL;
+		in.context = many;
+		free(render(&in, "text", BF_ERR_TOOBIG));
+	}
 }
 
 int
@@ -337,5 +649,8 @@ main(void)
 	test_degenerate();
 	test_errors();
 	test_hostile_names();
+	test_2x3();
+	test_wording();
+	test_width();
 	return t_done();
 }

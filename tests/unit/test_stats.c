@@ -450,6 +450,24 @@ test_mannwhitney(void)
 	T_EQ_INT(stats_mannwhitney(same, 3, same, 3, STATS_MW_AUTO, &m), 0);
 	T_NEAR(m.u, 4.5, 0);
 	T_NEAR(m.p, 1, 0);
+	/* AUTO follows scipy's "auto" too: exact when the smaller n <= 8 (up to
+	 * 50), so 6 vs 40 is exact; 9 vs 11 is not, nor 3 vs 51. */
+	{
+		double x[51], y[51];
+
+		for (i = 0; i < 51; i++) {
+			x[i] = (double)i * 2;
+			y[i] = (double)i * 2 + 1;
+		}
+		T_EQ_INT(stats_mannwhitney(x, 6, y, 40, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 1);
+		T_EQ_INT(stats_mannwhitney(x, 9, y, 9, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 1);
+		T_EQ_INT(stats_mannwhitney(x, 9, y, 11, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 0);
+		T_EQ_INT(stats_mannwhitney(x, 3, y, 51, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 0);
+	}
 	/* Exact refuses ties; degenerate and hostile input. */
 	T_EQ_INT(stats_mannwhitney(mw_t3, 3, mw_t4, 4, STATS_MW_EXACT, &m), BF_ERR_INVALID);
 	T_EQ_INT(stats_mannwhitney(mw_a3, 0, mw_b3, 3, STATS_MW_AUTO, &m), BF_ERR_INVALID);
@@ -509,6 +527,32 @@ test_twolevel(void)
 	T_EQ_INT(stats_twolevel(v1, b1, 0, &tl), BF_ERR_INVALID);
 }
 
+/* Boot means: one per boot id, ascending, equal to stats_twolevel's. */
+static void
+test_boot_means(void)
+{
+	static const double v[] = { 10, 20, 11, 21, 12, 30, 22 };
+	static const int b[] = { 7, 3, 7, 3, 7, 9, 3 };
+	static const double bad[] = { 1, INFINITY };
+	double means[7];
+	struct stats_twolevel tl;
+	struct stats_summary sm;
+	size_t k;
+
+	T_EQ_INT(stats_boot_means(v, b, 7, means, &k), 0);
+	T_EQ_INT(k, 3);
+	T_NEAR(means[0], 21, 1e-15);	/* boot 3 */
+	T_NEAR(means[1], 11, 1e-15);	/* boot 7 */
+	T_NEAR(means[2], 30, 0);	/* boot 9 */
+	T_EQ_INT(stats_twolevel(v, b, 7, &tl), 0);
+	T_EQ_INT(stats_summarize(means, k, &sm), 0);
+	T_NEAR(sm.mean, tl.bm.mean, 0);
+	T_NEAR(sm.var, tl.bm.var, 0);
+	T_EQ_INT(stats_boot_means(bad, b, 2, means, &k), BF_ERR_INVALID);
+	T_EQ_INT(stats_boot_means(v, NULL, 7, means, &k), BF_ERR_INVALID);
+	T_EQ_INT(stats_boot_means(v, b, 0, means, &k), BF_ERR_INVALID);
+}
+
 int
 main(void)
 {
@@ -519,5 +563,6 @@ main(void)
 	test_welch();
 	test_mannwhitney();
 	test_twolevel();
+	test_boot_means();
 	return t_done();
 }
