@@ -1,66 +1,106 @@
-// The dashboard: fleet, jobs, and one job's runs and report. Every value
-// from the API is put into the page as text (textContent), never as HTML.
-const api = (p) => fetch('/api/v1' + p, { headers: token() }).then((r) => {
-	if (!r.ok) throw new Error(p + ': HTTP ' + r.status);
-	return p.includes('format=text') ? r.text() : r.json();
-});
-const token = () => {
-	const t = sessionStorage.getItem('benchfleet.token');
-	return t ? { Authorization: 'Bearer ' + t } : {};
-};
-const when = (t) => (t ? new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19) : '');
+// app.js: the dashboard's entry: the event stream, the token prompt and a
+// hash router over the views (fleet, job, results, submit). Views build
+// their DOM through dom.js only, so every value from the store is text.
+import { auth } from './api.js';
+import { h, clear } from './dom.js';
+import { EventStream } from './sse.js';
+import { state, apply, loadAll } from './state.js';
+import { fleetView } from './view-fleet.js';
+import { jobView } from './view-job.js';
+import { resultsView } from './view-results.js';
+import { submitView } from './view-submit.js';
 
-function cell(tr, text, cls) {
-	const td = document.createElement('td');
-	td.textContent = text == null ? '' : String(text);
-	if (cls) td.className = cls;
-	tr.appendChild(td);
-	return td;
-}
+const $ = (id) => document.getElementById(id);
+const routes = [
+	[/^#?\/?$/, fleetView, 'fleet'],
+	[/^#\/job\/(\d+)$/, jobView, 'fleet'],
+	[/^#\/job\/(\d+)\/results(?:\?baseline=(.*))?$/, resultsView, 'fleet'],
+	[/^#\/submit$/, submitView, 'submit'],
+];
 
-function fill(id, rows, render) {
-	const tb = document.querySelector('#' + id + ' tbody');
-	tb.replaceChildren(...rows.map((r) => { const tr = document.createElement('tr'); render(tr, r); return tr; }));
-}
+let mounted = null;
 
-let current = null;
-
-async function refresh() {
-	try {
-		const [m, j] = await Promise.all([api('/machines'), api('/jobs')]);
-		fill('machines', m.machines, (tr, x) => {
-			cell(tr, x.name); cell(tr, x.class); cell(tr, x.state, 'state-' + x.state);
-			cell(tr, x.host + ':' + x.port); cell(tr, x.hostname); cell(tr, x.kernel);
-			cell(tr, when(x.last_seen)); cell(tr, x.last_error, 'err');
-		});
-		fill('jobs', j.jobs, (tr, x) => {
-			tr.className = 'click';
-			tr.onclick = () => { current = x.id; refresh(); };
-			cell(tr, x.id); cell(tr, x.recipe); cell(tr, x.name); cell(tr, x.state, 'state-' + x.state);
-			const td = cell(tr, ' ' + x.runs_done + '/' + x.runs_total);
-			const bar = document.createElement('span'); bar.className = 'bar';
-			const fillEl = document.createElement('span');
-			fillEl.style.width = (x.runs_total ? (100 * (x.runs_done + x.runs_failed) / x.runs_total) : 0) + '%';
-			bar.appendChild(fillEl); td.prepend(bar);
-		});
-		if (current != null) await showJob(current);
-		document.getElementById('status').textContent = 'updated ' + new Date().toLocaleTimeString();
-	} catch (e) {
-		document.getElementById('status').textContent = String(e.message);
+function route() {
+	if (mounted && mounted.unmount) mounted.unmount();
+	mounted = null;
+	const view = $('view');
+	const hash = location.hash || '#/';
+	for (const [re, fn, nav] of routes) {
+		const m = re.exec(hash);
+		if (!m) continue;
+		for (const a of document.querySelectorAll('nav a')) a.classList.toggle('here', a.dataset.nav === nav);
+		clear(view);
+		mounted = fn(view, m.slice(1).map((x) => (x == null ? x : decodeURIComponent(x))));
+		return;
 	}
+	clear(view, h('p', {}, 'No such page: ', hash), h('a', { href: '#/' }, 'back to the fleet'));
 }
 
-async function showJob(id) {
-	const [job, runs] = await Promise.all([api('/jobs/' + id), api('/jobs/' + id + '/runs')]);
-	document.getElementById('job').hidden = false;
-	document.getElementById('job-title').textContent = 'Job ' + job.id + ': ' + job.recipe +
-		(job.name ? ' (' + job.name + ')' : '') + ' - ' + job.state;
-	fill('runs', runs.runs, (tr, r) => {
-		cell(tr, r.id); cell(tr, r.label); cell(tr, r.boot); cell(tr, r.state, 'state-' + r.state);
-		cell(tr, r.machine); cell(tr, r.hostname); cell(tr, (r.samples || []).length); cell(tr, r.error, 'err');
-	});
-	document.getElementById('report').textContent = await api('/jobs/' + id + '/report?format=text');
+export function notice(msg) {
+	const n = $('notice');
+	n.textContent = msg || '';
+	n.hidden = !msg;
 }
 
-refresh();
-setInterval(refresh, 2000);
+function askToken(status, message) {
+	const dlg = $('token-dialog');
+	$('token-reason').textContent = status === 403
+		? 'This token may not do that (' + (message || 'forbidden') + '). Use a token with the right role.'
+		: 'This coordinator needs an API token' + (message ? ' (' + message + ')' : '') + '.';
+	$('token-input').value = '';
+	if (!dlg.open) dlg.showModal();
+}
+
+function setLive(s) {
+	const el = $('live');
+	el.dataset.state = s;
+	el.textContent = s;
+}
+
+const stream = new EventStream('/api/v1/events', {
+	onEvent(type, data, id) {
+		let d;
+		try { d = JSON.parse(data); } catch (e) { return; }
+		window.bf.seen.push({ id, type });
+		if (window.bf.seen.length > 5000) window.bf.seen.splice(0, 1000);
+		if (type === 'reset') {
+			window.bf.resets++;
+			loadAll().catch((e) => notice(e.message));
+			return;
+		}
+		apply(type, d);
+	},
+	onState(s) {
+		setLive(s);
+		// The snapshot is read once the stream is open, so that no change
+		// falls between the two.
+		if (s === 'live' && stream.connects === 1) loadAll().catch((e) => notice(e.message)).finally(route);
+	},
+	onAuth(status) {
+		setLive('no token');
+		askToken(status);
+	},
+});
+
+// For tests and the curious: the stream and what came through it.
+window.bf = { stream, state, seen: [], resets: 0 };
+
+auth.onNeed = askToken;
+$('token-button').addEventListener('click', () => askToken(0, ''));
+$('token-dialog').addEventListener('close', () => {
+	const v = $('token-dialog').returnValue;
+	if (v === 'save' && $('token-input').value.trim()) auth.token = $('token-input').value.trim();
+	else if (v === 'clear') auth.token = '';
+	else return;
+	stream.stop();
+	stream.start();
+	notice('');
+	// A half-filled submit form stays as it is; other views load again.
+	loadAll().then(() => { if (location.hash !== '#/submit') route(); }).catch((e) => notice(e.message));
+});
+
+window.addEventListener('hashchange', route);
+stream.start();
+route();
+// Without a stream (refused, or too many open) the page still loads once.
+setTimeout(() => { if (stream.connects === 0) loadAll().catch((e) => notice(e.message)).finally(route); }, 3000);

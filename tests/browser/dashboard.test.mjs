@@ -1,0 +1,280 @@
+// dashboard.test.mjs: the dashboard in Debian's headless Chromium, driven by
+// playwright-core, against a benchfleetd and netns fleet that
+// tests/integration/web_ui.sh started. Environment:
+//   BF_URL       http://127.0.0.1:PORT
+//   BF_MACHINES  the registered machine names, space-separated
+//   BF_CLASS     their class
+//   BF_ART       where screenshots go
+// Prints one line per check and exits non-zero when any failed.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const URL = process.env.BF_URL;
+const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
+const CLASS = process.env.BF_CLASS || 'web';
+const ART = process.env.BF_ART || fs.mkdtempSync(path.join(os.tmpdir(), 'bf-web-art-'));
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+	'--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let fails = 0, checks = 0;
+function check(what, cond, extra) {
+	checks++;
+	if (cond) console.log('ok   ' + what);
+	else { fails++; console.log('FAIL ' + what + (extra !== undefined ? ': ' + extra : '')); }
+}
+
+async function apiGet(p) {
+	const r = await fetch(URL + '/api/v1' + p);
+	if (!r.ok) throw new Error(p + ': HTTP ' + r.status);
+	return r.json();
+}
+async function apiPost(p, body, method = 'POST') {
+	const r = await fetch(URL + '/api/v1' + p, { method, headers: { 'Content-Type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body) });
+	return { status: r.status, body: await r.json().catch(() => null) };
+}
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+async function until(fn, ms, what) {
+	const t0 = Date.now();
+	for (;;) {
+		const v = await fn();
+		if (v) return v;
+		if (Date.now() - t0 > ms) throw new Error('timed out waiting for ' + what);
+		await sleep(100);
+	}
+}
+
+const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'bf-chromium-'));
+const ctx = await chromium.launchPersistentContext(udd, {
+	executablePath: process.env.BF_CHROMIUM || '/usr/bin/chromium',
+	headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
+});
+const page = ctx.pages()[0] || await ctx.newPage();
+const dialogs = [], pageErrors = [], eventRequests = [];
+let navigations = 0;
+page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+page.on('pageerror', (e) => pageErrors.push(e.message));
+page.on('console', (m) => { if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) pageErrors.push(m.text()); });
+page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations++; });
+page.on('request', (r) => { if (r.url().includes('/api/v1/events')) eventRequests.push(r.headers()); });
+
+async function shot(name) {
+	for (const [w, hgt] of [[1280, 800], [390, 844]]) {
+		await page.setViewportSize({ width: w, height: hgt });
+		await sleep(400);
+		await page.screenshot({ path: path.join(ART, `${name}-${w}x${hgt}.png`), fullPage: false });
+	}
+	await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+try {
+	// --- fleet view ---
+	await page.goto(URL + '/');
+	await page.waitForSelector('#live[data-state="live"]', { timeout: 10000 });
+	for (const m of MACHINES)
+		await page.waitForSelector(`#machines tr[data-machine="${m}"]`, { timeout: 10000 });
+	check('fleet view lists both machines', (await page.locator('#machines tbody tr[data-machine]').count()) === MACHINES.length);
+	const cls = await page.locator(`#machines tr[data-machine="${MACHINES[0]}"] td`).nth(1).textContent();
+	check('fleet view shows the class', cls === CLASS, cls);
+	// The page records when each run's square turns to a state, for latency.
+	await page.evaluate(() => {
+		window.__flips = {};
+		window.__progress = {};
+		new MutationObserver((ms) => {
+			const p = document.querySelector('#progress-text');
+			const m = p && /^(\d+)\//.exec(p.textContent);
+			if (m) window.__progress[m[1]] ??= Date.now();
+			for (const m of ms) {
+				const t = m.target;
+				if (t.dataset && t.dataset.run && t.classList.contains('run'))
+					(window.__flips[t.dataset.run] ||= {})[t.dataset.state] ??= Date.now();
+			}
+			for (const m of ms) for (const n of m.addedNodes || []) {
+				if (!n.querySelectorAll) continue;
+				for (const t of n.querySelectorAll('span.run[data-run]'))
+					(window.__flips[t.dataset.run] ||= {})[t.dataset.state] ??= Date.now();
+			}
+		}).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+	});
+	await shot('fleet');
+
+	// --- submit: a malformed job first, the error next to its field ---
+	await page.click('nav a[data-nav="submit"]');
+	await page.waitForSelector('#submit-form');
+	await page.waitForFunction(() => document.querySelectorAll('#f-recipe option').length > 1);
+	const bad = { recipe: 'page-touch', preset: 'test', machines: { class: CLASS }, matrix: { mb: [8, 0] } };
+	await page.fill('#job-json', JSON.stringify(bad));
+	await page.click('#load-json');
+	await page.click('#submit-button');
+	await page.waitForFunction(() => document.querySelector('#err-matrix').textContent !== '', null, { timeout: 5000 });
+	const merr = await page.textContent('#err-matrix');
+	check('a bad matrix value is reported next to the matrix field', merr.includes('matrix.mb[1]'), merr);
+	check('the matrix field is marked invalid', (await page.getAttribute('#f-matrix', 'aria-invalid')) === 'true');
+	await page.fill('#f-repetitions', '{"iterations": 3,');
+	await page.click('#submit-button');
+	const rerr = await page.textContent('#err-repetitions');
+	check('JSON that does not parse is reported at its field', /repetitions: not JSON/.test(rerr), rerr);
+	await page.fill('#f-machines', '{"class": "nosuchclass"}');
+	await page.fill('#f-repetitions', '');
+	await page.fill('#f-matrix', '{"mb": [8]}');
+	await page.click('#submit-button');
+	await page.waitForFunction(() => document.querySelector('#err-machines').textContent !== '', null, { timeout: 5000 });
+	check('an unknown class is reported next to machines', (await page.textContent('#err-machines')).includes('nosuchclass'));
+	await shot('submit-error');
+
+	// --- submit the real job through the form ---
+	const job = { recipe: 'page-touch', preset: 'test', name: 'web ' + HOSTILE, machines: { class: CLASS },
+		matrix: { mb: [8, 16], passes: [1, 2] }, repetitions: { iterations: 3, warmup: 1, boots: 2 } };
+	await page.fill('#job-json', JSON.stringify(job, null, 1));
+	await page.click('#load-json');
+	await page.click('#submit-button');
+	await page.waitForURL(/#\/job\/\d+$/, { timeout: 5000 });
+	const jobId = Number(/#\/job\/(\d+)$/.exec(page.url())[1]);
+	check('the submitted job opens its view', jobId > 0);
+	const navBefore = navigations;
+	await page.waitForSelector('#grid .cell', { timeout: 5000 });
+	check('the grid has one tile per cell', (await page.locator('#grid .cell').count()) === 4);
+	const title = await page.textContent('#view h2');
+	check('a job name with markup is shown as text', title.includes(HOSTILE), title);
+	check('no element was made from the name', (await page.locator('#view img').count()) === 0);
+	await page.waitForSelector('#grid .cell[data-state="running"]', { timeout: 20000 });
+	check('the page knows which run each busy machine has', (await page.evaluate(() => window.bf.state.current.size)) > 0);
+	await shot('job-running');
+	const tail = await page.waitForFunction(() => {
+		const ls = document.querySelectorAll('#log .line');
+		return ls.length > 0 ? ls[ls.length - 1].textContent : null;
+	}, null, { timeout: 20000, polling: 'raf' }).then((hd) => hd.jsonValue()).catch(() => null);
+	check('the log tail shows lines of a running step', tail !== null, tail);
+	const end = await until(async () => {
+		const j = await apiGet('/jobs/' + jobId);
+		return ['done', 'failed', 'cancelled'].includes(j.state) ? j : null;
+	}, 180000, 'job ' + jobId);
+	check('the job finished done', end.state === 'done', end.state);
+	await page.waitForFunction((n) => document.querySelectorAll('#grid .cell[data-state="done"]').length === n, 4, { timeout: 3000 });
+	check('every cell turned done without a reload', navigations === navBefore, `${navigations - navBefore} navigations`);
+	const flips = await page.evaluate(() => window.__flips);
+	const runs = (await apiGet(`/jobs/${jobId}/runs`)).runs;
+	const lat = [];
+	let sawRunning = 0;
+	for (const r of runs) {
+		const f = flips[r.id] || {};
+		if (f.running) sawRunning++;
+		if (f.done && r.finished_at) lat.push(f.done - r.finished_at * 1000);
+	}
+	lat.sort((a, b) => a - b);
+	check('cells changed state live (queued -> running -> done seen)', sawRunning >= 2 && lat.length === runs.length,
+		`running seen for ${sawRunning}, done for ${lat.length} of ${runs.length}`);
+	console.log(`latency store finished_at -> page shows done, ms: min ${lat[0]?.toFixed(0)} median ${lat[lat.length >> 1]?.toFixed(0)} max ${lat[lat.length - 1]?.toFixed(0)} (n=${lat.length})`);
+	check('the page reflects each run completion within 1 s of finished_at', lat.length > 0 && lat[lat.length - 1] < 1000, lat.map((x) => x.toFixed(0)).join(','));
+	// The progress bar: the k-th "k/8 done" against the k-th finished_at.
+	const prog = await page.evaluate(() => window.__progress);
+	const fins = runs.map((r) => r.finished_at * 1000).sort((a, b) => a - b);
+	// Runs ending in one frame show as one step: k is shown by any count >= k.
+	const shownAt = (k) => Math.min(...Object.entries(prog).filter(([c]) => Number(c) >= k).map(([, t]) => t));
+	const plat = fins.map((f, i) => shownAt(i + 1) - f);
+	console.log(`latency k-th finished_at -> progress shows k done, ms: ${plat.map((x) => x.toFixed(0)).join(' ')}`);
+	check('the progress advances within 1 s of each run finishing', plat.every((x) => x < 1000), plat.join(','));
+	const ptext = await page.textContent('#progress-text');
+	check('the progress text says all done', ptext.startsWith('8/8 done'), ptext);
+	await shot('job-done');
+
+	// --- results ---
+	await page.goto(URL + `/#/job/${jobId}/results?baseline=passes:1`);
+	await page.waitForSelector('svg.bars', { timeout: 10000 });
+	const rep = await apiGet(`/jobs/${jobId}/report?format=json&baseline=passes:1`);
+	check('one bar chart per metric', (await page.locator('svg.bars').count()) === rep.metrics.length);
+	check('one scatter per metric', (await page.locator('svg.scatter').count()) === rep.metrics.length);
+	for (const m of rep.metrics) {
+		const sel = `section.metric[data-metric="${m.name}"]`;
+		const bars = await page.locator(`${sel} svg.bars rect.bar`).count();
+		check(`${m.name}: one bar per cell`, bars === 4, bars);
+		const rows = await page.$$eval(`${sel} table.report tbody tr`, (trs) => trs.map((tr) =>
+			[...tr.querySelectorAll('td')].map((td) => ({ text: td.textContent, raw: td.dataset.raw, lo: td.dataset.lo, hi: td.dataset.hi }))));
+		let same = rows.length === m.rows.length;
+		const why = [];
+		m.rows.forEach((r, i) => {
+			const t = rows[i] || [];
+			const eq = (cell, v) => (v == null ? cell && (cell.raw === '' || cell.raw === undefined) : cell && cell.raw === String(v));
+			const ok = t[0] && t[0].text === r.cell && eq(t[1], r.n) && eq(t[2], r.mean) && eq(t[3], r.cov_pct) &&
+				(r.ci_lo == null || (t[4].lo === String(r.ci_lo) && t[4].hi === String(r.ci_hi))) &&
+				(r.compare == null ? t[6].text === '—' : eq(t[6], r.compare.pct_change) && eq(t[8], r.compare.welch_p) &&
+					t[9].text === (r.compare.significant ? '*' : ''));
+			if (!ok) { same = false; why.push(r.cell); }
+		});
+		check(`${m.name}: the table carries the report JSON's numbers`, same, why.join(', '));
+		const bar = await page.locator(`${sel} svg.bars rect.bar`).first().getAttribute('data-mean');
+		check(`${m.name}: bars are the report's means`, bar === String(m.rows[0].mean), bar);
+		const dots = await page.locator(`${sel} svg.scatter circle.dot`).count();
+		const nsamp = runs.reduce((a, r) => a + r.samples.filter((s) => s.metric === m.name).length, 0);
+		check(`${m.name}: one dot per sample`, dots === nsamp, `${dots} vs ${nsamp}`);
+	}
+	check('the baseline selector shows the chosen baseline', (await page.inputValue('#baseline')) === 'passes:1');
+	check('the environment table lists every run', (await page.locator('#environment tbody tr').count()) === runs.length);
+	await shot('results');
+
+	// --- a log line with markup: text, no dialog ---
+	const echo = { recipe: 'echo', name: 'echo ' + HOSTILE, machines: { names: [MACHINES[0]] },
+		params: { msg: HOSTILE }, repetitions: { iterations: 1 } };
+	const posted = await apiPost('/jobs', echo);
+	check('the echo job is accepted', posted.status === 201, posted.status);
+	await page.goto(URL + `/#/job/${posted.body.id}`);
+	await until(async () => (await apiGet('/jobs/' + posted.body.id)).state === 'done', 60000, 'echo job');
+	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line')].some((l) => l.textContent === s), HOSTILE, { timeout: 5000 })
+		.catch(() => {});
+	const lines = await page.$$eval('#log .line', (ls) => ls.map((l) => l.textContent));
+	check('a log line with markup is shown as text', lines.includes(HOSTILE), JSON.stringify(lines.slice(-5)));
+	check('no element was made from the log line', (await page.locator('#view img').count()) === 0);
+
+	// --- SSE resume: break the stream, publish while it is down ---
+	await page.goto(URL + '/');
+	await page.waitForSelector('#live[data-state="live"]');
+	await sleep(300);
+	const before = await page.evaluate(() => ({ connects: window.bf.stream.connects, last: window.bf.stream.lastId, n: window.bf.seen.length }));
+	eventRequests.length = 0;
+	await page.evaluate(() => window.bf.stream.drop());
+	// Changes while no stream is open: a machine comes and goes, a job is made.
+	const ghost = { name: 'ghost-web', host: '127.0.0.1', port: 9, key: '/etc/hostname', class: 'ghost' };
+	check('a machine added while the stream is down', (await apiPost('/machines', ghost)).status === 201);
+	const cancelled = await apiPost('/jobs', { recipe: 'echo', machines: { class: 'ghost' }, repetitions: { iterations: 1 } });
+	await apiPost(`/jobs/${cancelled.body.id}/cancel`);
+	await page.waitForFunction((c) => window.bf.stream.connects > c, before.connects, { timeout: 10000 });
+	await page.waitForSelector('#machines tr[data-machine="ghost-web"]', { timeout: 5000 });
+	const hdr = eventRequests.find((h) => h['last-event-id']);
+	check('the stream reconnected with Last-Event-ID', hdr && hdr['last-event-id'] === before.last, JSON.stringify(eventRequests));
+	await page.waitForFunction((id) => window.bf.state.jobs.get(id) && window.bf.state.jobs.get(id).state === 'cancelled',
+		cancelled.body.id, { timeout: 5000 });
+	check('a job made and cancelled while down shows as cancelled', true);
+	const seen = await page.evaluate(() => window.bf.seen.map((e) => e.id));
+	let gaps = 0;
+	for (let i = 1; i < seen.length; i++) if (BigInt(seen[i]) !== BigInt(seen[i - 1]) + 1n) gaps++;
+	check('no event id was skipped over the whole session (resume included)', gaps === 0 && seen.length > before.n, `${gaps} gaps in ${seen.length}`);
+	check('no reset was needed', (await page.evaluate(() => window.bf.resets)) === 0);
+	const del = await fetch(URL + '/api/v1/machines/ghost-web', { method: 'DELETE' });
+	check('a machine deleted', del.status === 204 || del.status === 200, del.status);
+	await page.waitForFunction(() => !document.querySelector('#machines tr[data-machine="ghost-web"]'), null, { timeout: 3000 })
+		.then(() => check('a deleted machine leaves the fleet view live', true))
+		.catch(() => check('a deleted machine leaves the fleet view live', false));
+
+	// A resume point that fell out of the ring (an id from before this daemon): reset, then reload.
+	await page.evaluate(() => { window.bf.stream.lastId = '1'; window.bf.stream.drop(); });
+	await page.waitForFunction(() => window.bf.resets > 0, null, { timeout: 10000 })
+		.then(() => check('a lost resume point gets "reset" and the page reloads its state', true))
+		.catch(() => check('a lost resume point gets "reset" and the page reloads its state', false));
+	await shot('fleet-after');
+
+	check('no dialog opened (no script ran from data)', dialogs.length === 0, JSON.stringify(dialogs));
+	check('no script errors on the page', pageErrors.length === 0, JSON.stringify(pageErrors));
+} catch (e) {
+	fails++;
+	console.log('FAIL ' + (e && e.stack ? e.stack : e));
+	await page.screenshot({ path: path.join(ART, 'failure.png') }).catch(() => {});
+} finally {
+	await ctx.close();
+	fs.rmSync(udd, { recursive: true, force: true });
+}
+console.log(`screenshots in ${ART}`);
+console.log(`${checks} checks, ${fails} failed`);
+process.exit(fails ? 1 : 0);

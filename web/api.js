@@ -1,0 +1,43 @@
+// api.js: fetch against /api/v1 with the token from sessionStorage as
+// Authorization: Bearer. A 401 or 403 asks for a token (auth.onNeed).
+const KEY = 'benchfleet.token';
+
+export const auth = {
+	get token() { return sessionStorage.getItem(KEY) || ''; },
+	set token(t) { if (t) sessionStorage.setItem(KEY, t); else sessionStorage.removeItem(KEY); },
+	onNeed: null,		// (status, message) => void
+	headers() { const t = this.token; return t ? { Authorization: 'Bearer ' + t } : {}; },
+};
+
+export class ApiError extends Error {
+	constructor(status, body, path) {
+		const msg = body && typeof body.error === 'string' ? body.error : 'HTTP ' + status;
+		super(msg);
+		this.status = status;
+		this.body = body;
+		this.path = path;
+		this.field = body && body.detail && typeof body.detail.field === 'string' ? body.detail.field : null;
+	}
+}
+
+export async function api(path, opts = {}) {
+	const init = { method: opts.method || 'GET', headers: { ...auth.headers() } };
+	if (opts.body !== undefined) {
+		init.headers['Content-Type'] = 'application/json';
+		init.body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+	}
+	let r;
+	try {
+		r = await fetch('/api/v1' + path, init);
+	} catch (e) {
+		throw new ApiError(0, { error: 'cannot reach the coordinator: ' + e.message }, path);
+	}
+	const ct = r.headers.get('Content-Type') || '';
+	const body = ct.startsWith('application/json') ? await r.json().catch(() => null) : await r.text();
+	if (!r.ok) {
+		const err = new ApiError(r.status, typeof body === 'object' ? body : { error: String(body) }, path);
+		if ((r.status === 401 || r.status === 403) && auth.onNeed) auth.onNeed(r.status, err.message);
+		throw err;
+	}
+	return body;
+}
