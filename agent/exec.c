@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "emit.h"
 #include "err.h"
 #include "exec.h"
@@ -38,6 +39,16 @@
  * Set only while the leader is unreaped, so the id cannot have been reused. */
 static volatile sig_atomic_t exec_pgid;
 static int exec_chld_pipe[2] = { -1, -1 };
+static void (*volatile exec_hook)(void);
+
+/* Children that outlive iterations (services): exec_sweep leaves them be,
+ * and records their exit if it reaps one. */
+#define EXEC_MAX_KEEP	16
+static struct {
+	pid_t pid;
+	int dead;
+	int status;
+} exec_keep_tab[EXEC_MAX_KEEP];
 
 static const int exec_fatal_sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGPIPE };
 
@@ -47,8 +58,11 @@ struct exec_report {
 	int err;
 };
 
-static const char *const exec_what_names[] = { "setup", "chdir", "execvp" };
-enum { EXEC_W_SETUP, EXEC_W_CHDIR, EXEC_W_EXECVP };
+static const char *const exec_what_names[] = {
+	"setup", "chdir", "execvp", "sched_setaffinity", "set_mempolicy", "personality"
+};
+enum { EXEC_W_SETUP, EXEC_W_CHDIR, EXEC_W_EXECVP, EXEC_W_AFFINITY, EXEC_W_MEMPOLICY,
+	EXEC_W_PERSONALITY, EXEC_W_LAST = EXEC_W_PERSONALITY };
 
 struct exec_stream {
 	int fd;
@@ -59,6 +73,7 @@ struct exec_stream {
 	int pending;		/* a line (maybe cut, maybe empty) is open */
 	unsigned long sent;
 	unsigned long dropped;
+	int quiet;		/* capture only, no log lines (setup commands) */
 };
 
 static void
@@ -68,6 +83,8 @@ exec_on_fatal(int sig)
 
 	if (exec_pgid > 0)
 		kill(-(pid_t)exec_pgid, SIGKILL);
+	if (exec_hook != NULL)
+		exec_hook();
 	signal(sig, SIG_DFL);
 	raise(sig);	/* delivered when the handler returns: we die of sig */
 	errno = saved;
@@ -119,6 +136,67 @@ out:
 }
 
 void
+exec_set_fatal_hook(void (*fn)(void))
+{
+	exec_hook = fn;
+}
+
+int
+exec_keep(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < EXEC_MAX_KEEP; i++)
+		if (exec_keep_tab[i].pid == 0) {
+			exec_keep_tab[i].pid = pid;
+			exec_keep_tab[i].dead = 0;
+			return 0;
+		}
+	return BF_ERR_TOOBIG;
+}
+
+void
+exec_unkeep(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < EXEC_MAX_KEEP; i++)
+		if (exec_keep_tab[i].pid == pid)
+			exec_keep_tab[i].pid = 0;
+}
+
+static int
+exec_kept(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < EXEC_MAX_KEEP; i++)
+		if (exec_keep_tab[i].pid == pid && pid != 0)
+			return (int)i;
+	return -1;
+}
+
+int
+exec_kept_status(pid_t pid, int *status)
+{
+	int i, st;
+	pid_t w;
+
+	if ((i = exec_kept(pid)) < 0)
+		return -1;
+	if (!exec_keep_tab[i].dead) {
+		w = waitpid(pid, &st, WNOHANG);
+		if (w == pid) {
+			exec_keep_tab[i].dead = 1;
+			exec_keep_tab[i].status = st;
+		}
+	}
+	if (exec_keep_tab[i].dead)
+		*status = exec_keep_tab[i].status;
+	return exec_keep_tab[i].dead;
+}
+
+void
 exec_result_init(struct exec_result *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -157,7 +235,7 @@ exec_now(void)
  * an executable (ENOEXEC) through /bin/sh: a workload is never handed to a
  * shell behind the recipe's back. Runs in the child: no allocation.
  */
-static void
+void
 exec_search(const char *file, char *const argv[])
 {
 	char path[EXEC_MAX_PATH];
@@ -201,10 +279,11 @@ exec_search(const char *file, char *const argv[])
 
 /* Only async-signal-safe calls past fork(): no allocation, no stdio. */
 static void __attribute__((noreturn))
-exec_child(const struct step *st, int out_w, int err_w, int rep_w, const sigset_t *mask)
+exec_child(const struct step *st, char *const *argv, int out_w, int err_w, int rep_w,
+    const sigset_t *mask)
 {
 	struct exec_report rep = { EXEC_W_SETUP, 0 };
-	const char *file;
+	const char *file, *what = NULL;
 	size_t i;
 	int fd;
 	ssize_t n;
@@ -226,8 +305,13 @@ exec_child(const struct step *st, int out_w, int err_w, int rep_w, const sigset_
 		rep.what = EXEC_W_CHDIR;
 		goto fail;
 	}
-	file = strcmp(st->argv[0], "@agent") == 0 ? EXEC_AGENT_SELF : st->argv[0];
-	exec_search(file, st->argv);
+	if (bind_apply(&st->bind, &what) != 0) {
+		rep.what = what[0] == 's' && what[1] == 'c' ? EXEC_W_AFFINITY :
+		    what[0] == 's' ? EXEC_W_MEMPOLICY : EXEC_W_PERSONALITY;
+		goto fail;
+	}
+	file = strcmp(argv[0], "@agent") == 0 ? EXEC_AGENT_SELF : argv[0];
+	exec_search(file, argv);
 	rep.what = EXEC_W_EXECVP;
 fail:
 	rep.err = errno;
@@ -241,6 +325,11 @@ exec_stream_flush(struct exec_stream *s, int64_t iteration)
 {
 	if (!s->pending)
 		return;
+	if (s->quiet) {
+		s->llen = 0;
+		s->pending = 0;
+		return;
+	}
 	if (s->sent < EXEC_MAX_LOG_LINES) {
 		/* a failed write means stdout is gone; the poll loop notices */
 		(void)emit_log(iteration, s->name, s->line, s->llen);
@@ -361,13 +450,16 @@ exec_sweep(void)
 	struct dirent *de;
 	pid_t self = getpid(), pid;
 	int64_t v;
-	int round, found;
+	int round, found, status, k;
 	DIR *d;
 
 	for (round = 0; round < EXEC_SWEEP_ROUNDS; round++) {
 		/* ECHILD: no children at all, the usual case; skip the /proc scan */
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			;
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			if ((k = exec_kept(pid)) >= 0) {
+				exec_keep_tab[k].dead = 1;
+				exec_keep_tab[k].status = status;
+			}
 		if (pid < 0 && errno == ECHILD)
 			return;
 		found = 0;
@@ -377,7 +469,7 @@ exec_sweep(void)
 			if (parse_i64(de->d_name, 1, INT32_MAX, &v) != 0)
 				continue;
 			pid = (pid_t)v;
-			if (exec_ppid(de->d_name) == self) {
+			if (exec_kept(pid) < 0 && exec_ppid(de->d_name) == self) {
 				kill(pid, SIGKILL);
 				(void)waitpid(pid, NULL, 0);
 				found++;
@@ -386,6 +478,7 @@ exec_sweep(void)
 		closedir(d);
 		if (found == 0)
 			return;
+		(void)status;
 	}
 }
 
@@ -421,7 +514,7 @@ exec_read_report(int fd, struct exec_result *res)
 	if (n == (ssize_t)sizeof(rep)) {
 		res->exec_errno = rep.err != 0 ? rep.err : EIO;
 		snprintf(res->exec_what, sizeof(res->exec_what), "%s",
-		    rep.what >= 0 && rep.what <= EXEC_W_EXECVP ?
+		    rep.what >= 0 && rep.what <= EXEC_W_LAST ?
 		    exec_what_names[rep.what] : "setup");
 	}
 	return !(n < 0 && errno == EINTR);
@@ -430,8 +523,15 @@ exec_read_report(int fd, struct exec_result *res)
 int
 exec_run(const struct step *st, int64_t iteration, struct exec_result *res)
 {
-	struct exec_stream so = { -1, "stdout", NULL, "", 0, 0, 0, 0 };
-	struct exec_stream se = { -1, "stderr", NULL, "", 0, 0, 0, 0 };
+	return exec_run_cmd(st, st->argv, iteration, 1, st->timeout_s, res);
+}
+
+int
+exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int forward,
+    int64_t timeout_s, struct exec_result *res)
+{
+	struct exec_stream so = { -1, "stdout", NULL, "", 0, 0, 0, 0, 0 };
+	struct exec_stream se = { -1, "stderr", NULL, "", 0, 0, 0, 0, 0 };
 	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, rep_p[2] = { -1, -1 };
 	sigset_t block, old;
 	struct pollfd pfd[5];
@@ -445,6 +545,7 @@ exec_run(const struct step *st, int64_t iteration, struct exec_result *res)
 
 	so.cap = &res->out;
 	se.cap = &res->err;
+	so.quiet = se.quiet = !forward;
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
 	    pipe2(rep_p, O_CLOEXEC) != 0) {
 		r = BF_ERR_SYS;
@@ -467,7 +568,7 @@ exec_run(const struct step *st, int64_t iteration, struct exec_result *res)
 		goto out;
 	}
 	if (pid == 0)
-		exec_child(st, out_p[1], err_p[1], rep_p[1], &old);
+		exec_child(st, argv, out_p[1], err_p[1], rep_p[1], &old);
 	/* both sides set the group, so kill(-pid) works whoever runs first */
 	(void)setpgid(pid, pid);
 	exec_pgid = pid;
@@ -477,7 +578,7 @@ exec_run(const struct step *st, int64_t iteration, struct exec_result *res)
 	close(err_p[1]);
 	close(rep_p[1]);
 	out_p[1] = err_p[1] = rep_p[1] = -1;
-	deadline = (double)start / 1e9 + (double)st->timeout_s;
+	deadline = (double)start / 1e9 + (double)timeout_s;
 
 	for (;;) {
 		double now = exec_now(), until;

@@ -6,6 +6,7 @@
 #define BF_AGENT_EXEC_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "buf.h"
 #include "step.h"
@@ -23,7 +24,7 @@ struct exec_result {
 	double wall_s, user_s, sys_s;
 	long maxrss_kb;
 	int exec_errno;		/* set when the child failed before running argv */
-	char exec_what[16];	/* which call failed: "execvp", "chdir", ... */
+	char exec_what[24];	/* which call failed: "execvp", "chdir", ... */
 	struct buf out;		/* captured stdout, at most BF_MAX_CAPTURE */
 	struct buf err;		/* captured stderr, at most BF_MAX_CAPTURE */
 };
@@ -41,6 +42,24 @@ int exec_signals_init(void);
  * No process of the workload's group is left when it returns.
  */
 int exec_run(const struct step *st, int64_t iteration, struct exec_result *res);
+/* Same for any command of the step (setup, pre_iteration): argv instead of
+ * st->argv, its own timeout; forward 0 captures without log lines. The
+ * step's cwd and bind/aslr apply. */
+int exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int forward,
+    int64_t timeout_s, struct exec_result *res);
+
+/* Called from the fatal-signal handler after the workload is killed (must be
+ * async-signal-safe): stops services, restores knobs. */
+void exec_set_fatal_hook(void (*fn)(void));
+/* A long-lived child (a service) that exec_sweep must not kill; at most 16.
+ * exec_kept_status: 1 and *status when it has exited, 0 while it runs,
+ * -1 when pid is not kept. */
+int exec_keep(pid_t pid);
+void exec_unkeep(pid_t pid);
+int exec_kept_status(pid_t pid, int *status);
+/* execvp's PATH search without the /bin/sh fallback; returns only on
+ * failure, errno set. Async-signal-safe. */
+void exec_search(const char *file, char *const argv[]);
 void exec_result_init(struct exec_result *res);
 void exec_result_free(struct exec_result *res);	/* accepts NULL */
 

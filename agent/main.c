@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "probe.h"
 #include "run.h"
 #include "work.h"
 
@@ -42,8 +43,15 @@ main_version(int argc, char **argv)
 	return 0;
 }
 
+static int
+main_probe(int argc, char **argv)
+{
+	return probe_main(argc, argv);
+}
+
 static const struct main_cmd main_cmds[] = {
 	{ "step",	main_step },
+	{ "probe",	main_probe },
 	{ "work",	main_work },
 	{ "--version",	main_version },
 };
@@ -72,7 +80,8 @@ main(int argc, char **argv)
 		if (strcmp(argv[1], main_cmds[i].name) == 0)
 			return main_cmds[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "usage: benchfleet-agent step < step.json\n"
-	    "       benchfleet-agent work cpu|touch|echo ...\n"
+	    "       benchfleet-agent probe\n"
+	    "       benchfleet-agent work NAME ... (benchfleet-agent work lists them)\n"
 	    "       benchfleet-agent --version\n");
 	return RUN_EXIT_ERROR;
 }

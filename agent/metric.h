@@ -14,7 +14,7 @@
 /*
  * Match m's regex against out[0..len) (the first match wins) and parse its
  * first capture group, commas stripped, into *value. BF_ERR_NOTFOUND when
- * the regex does not match or the group did not take part, BF_ERR_PARSE or
+ * the rule finds nothing (regex no match, no CSV row/column, no JSON path), BF_ERR_PARSE or
  * BF_ERR_RANGE when the group is not a finite number.
  */
 int metric_extract(const struct step_metric *m, const char *out, size_t len, double *value);

@@ -15,6 +15,8 @@
 #include "exec.h"
 #include "hello.h"
 #include "json.h"
+#include "knobset.h"
+#include "service.h"
 #include "caps.h"
 #include "metric.h"
 #include "run.h"
@@ -118,6 +120,75 @@ run_setenv(const struct step *st, struct bf_diag *d)
 	return 0;
 }
 
+/* From the fatal-signal handler: nothing of the step may persist. */
+static void
+run_on_fatal(void)
+{
+	service_kill_signal();
+	knobset_restore_signal();
+}
+
+/* The last line of a command's stderr (else stdout), for a message. */
+static void
+run_tail(const struct exec_result *res, char *out, size_t outsz)
+{
+	const struct buf *b = res->err.len > 0 ? &res->err : &res->out;
+	size_t end, start, i, o = 0;
+
+	out[0] = '\0';
+	if (b->data == NULL || b->len == 0)
+		return;
+	end = b->len;
+	while (end > 0 && (b->data[end - 1] == '\n' || b->data[end - 1] == '\r'))
+		end--;
+	start = end;
+	while (start > 0 && b->data[start - 1] != '\n')
+		start--;
+	if (end - start > 200)
+		start = end - 200;
+	o = (size_t)snprintf(out, outsz, ": ");
+	for (i = start; i < end && o + 1 < outsz; i++)
+		out[o++] = (unsigned char)b->data[i] < 0x20 ? ' ' : b->data[i];
+	out[o] = '\0';
+}
+
+/* Run the commands of a list (setup, pre_iteration); the first that fails
+ * fails the step. Their output is captured, not forwarded. */
+static int
+run_cmds(const struct step *st, const struct step_cmd *cmds, size_t n, const char *what,
+    int64_t it, struct bf_diag *d)
+{
+	struct exec_result res;
+	char field[48], tail[256];
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < n; i++) {
+		exec_result_init(&res);
+		snprintf(field, sizeof(field), "%s[%zu]", what, i);
+		if ((r = exec_run_cmd(st, cmds[i].argv, it, 0, st->timeout_s, &res)) != 0) {
+			bf_diag_set(d, field, "agent: %s", bf_err_str(r));
+		} else if (res.exec_errno != 0) {
+			bf_diag_set(d, field, "\"%.200s\": %s: %s", cmds[i].argv[0],
+			    res.exec_what, strerror(res.exec_errno));
+			r = BF_ERR_INVALID;
+		} else if (res.exit_code != 0 || res.timeout) {
+			run_tail(&res, tail, sizeof(tail));
+			if (res.timeout)
+				bf_diag_set(d, field, "\"%.200s\" timed out after %lld s%s",
+				    cmds[i].argv[0], (long long)st->timeout_s, tail);
+			else
+				bf_diag_set(d, field, "\"%.200s\" exited with status %d%s",
+				    cmds[i].argv[0], res.exit_code, tail);
+			r = BF_ERR_STATE;
+		}
+		exec_result_free(&res);
+		if (r != 0)
+			break;
+	}
+	return r;
+}
+
 int
 run_step(void)
 {
@@ -148,12 +219,26 @@ run_step(void)
 		goto out;
 	if ((r = run_setenv(st, &d)) != 0)
 		goto out;
+	exec_set_fatal_hook(run_on_fatal);
+	if ((r = bind_resolve(&st->bind, d.msg, sizeof(d.msg))) != 0)
+		goto out;
+	/* nothing is measured unless every knob reads back as requested */
+	if ((r = knobset_apply(st, &d)) != 0)
+		goto out;
+	if ((r = run_cmds(st, st->setup, st->nsetup, "setup", 0, &d)) != 0)
+		goto out;
+	if ((r = service_start_all(st, &d)) != 0)
+		goto out;
 	total = st->warmup + st->iterations;
 	for (it = 0; it < total; it++) {
 		int warm = it < st->warmup;
 
 		exec_result_free(&res);
 		exec_result_init(&res);
+		if ((r = run_cmds(st, st->pre, st->npre, "pre_iteration", it, &d)) != 0)
+			goto out;
+		if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, &d)) != 0)
+			goto out;
 		if ((r = exec_run(st, it, &res)) != 0) {
 			bf_diag_set(&d, NULL, "agent: iteration %lld: %s", (long long)it,
 			    bf_err_str(r));
@@ -168,6 +253,8 @@ run_step(void)
 			r = BF_ERR_INVALID;
 			goto out;
 		}
+		if ((r = service_check(st, &d)) != 0)
+			goto out;
 		if (!warm) {
 			measured++;
 			if (res.exit_code != 0 || res.signal != 0 || res.timeout)
@@ -181,6 +268,14 @@ out:
 		if (d.msg[0] == '\0')
 			bf_diag_set(&d, NULL, "agent: %s", bf_err_str(r));
 		/* stdout may be what failed; the lines are best effort then */
+		(void)emit_error(d.msg);
+		ok = 0;
+		status = RUN_EXIT_ERROR;
+	}
+	/* services first: they may hold knob-governed memory */
+	service_stop_all();
+	bf_diag_clear(&d);
+	if (knobset_restore(&d) != 0) {
 		(void)emit_error(d.msg);
 		ok = 0;
 		status = RUN_EXIT_ERROR;

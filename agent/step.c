@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "json.h"
+#include "knob.h"
+#include "parse.h"
 #include "caps.h"
 #include "step.h"
 
@@ -106,38 +108,365 @@ step_f_timeout(const struct json *v, struct step *st, struct bf_diag *d)
 	return step_int(v, "timeout_s", 1, STEP_MAX_TIMEOUT_S, &st->timeout_s, d);
 }
 
+/* An argv array: 1..BF_MAX_ARGV strings, the first non-empty. */
 static int
-step_f_argv(const struct json *v, struct step *st, struct bf_diag *d)
+step_cmd(const struct json *v, const char *field, struct step_cmd *c, struct bf_diag *d)
 {
-	char field[32];
+	char ef[64];
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_ARR, "argv", d)) != 0)
+	if ((r = step_want(v, JSON_ARR, field, d)) != 0)
 		goto out;
 	if (v->n < 1 || v->n > BF_MAX_ARGV) {
-		bf_diag_set(d, "argv", "%zu elements, expected 1..%d", v->n, BF_MAX_ARGV);
+		bf_diag_set(d, field, "%zu elements, expected 1..%d", v->n, BF_MAX_ARGV);
 		r = BF_ERR_RANGE;
 		goto out;
 	}
-	if ((st->argv = calloc(v->n + 1, sizeof(*st->argv))) == NULL) {
+	if ((c->argv = calloc(v->n + 1, sizeof(*c->argv))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
 	for (i = 0; i < v->n; i++) {
-		snprintf(field, sizeof(field), "argv[%zu]", i);
-		if ((r = step_str(v->items[i], field, BF_MAX_ARG, &st->argv[i], d)) != 0)
+		snprintf(ef, sizeof(ef), "%s[%zu]", field, i);
+		if ((r = step_str(v->items[i], ef, BF_MAX_ARG, &c->argv[i], d)) != 0)
 			goto out;
-		st->argc++;
+		c->argc++;
 	}
-	if (st->argv[0][0] == '\0') {
-		bf_diag_set(d, "argv[0]", "empty program name");
+	if (c->argv[0][0] == '\0') {
+		snprintf(ef, sizeof(ef), "%s[0]", field);
+		bf_diag_set(d, ef, "empty program name");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
 	r = 0;
 out:
 	return r;
+}
+
+static void
+step_cmd_clear(struct step_cmd *c)
+{
+	size_t i;
+
+	for (i = 0; c->argv != NULL && i < c->argc; i++)
+		free(c->argv[i]);
+	free(c->argv);
+}
+
+static int
+step_f_argv(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	struct step_cmd c = { NULL, 0 };
+	int r;
+
+	r = step_cmd(v, "argv", &c, d);
+	st->argv = c.argv;
+	st->argc = c.argc;
+	return r;
+}
+
+/* A list of commands ("setup", "pre_iteration"). */
+static int
+step_cmds(const struct json *v, const char *field, struct step_cmd **cp, size_t *np,
+    struct bf_diag *d)
+{
+	char ef[48];
+	size_t i;
+	int r;
+
+	if ((r = step_want(v, JSON_ARR, field, d)) != 0)
+		goto out;
+	if (v->n > STEP_MAX_CMDS) {
+		bf_diag_set(d, field, "%zu commands, at most %d allowed", v->n, STEP_MAX_CMDS);
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	if ((*cp = calloc(v->n + 1, sizeof(**cp))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < v->n; i++) {
+		snprintf(ef, sizeof(ef), "%s[%zu]", field, i);
+		(*np)++;
+		if ((r = step_cmd(v->items[i], ef, &(*cp)[i], d)) != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+step_f_setup(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	return step_cmds(v, "setup", &st->setup, &st->nsetup, d);
+}
+
+static int
+step_f_pre(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	return step_cmds(v, "pre_iteration", &st->pre, &st->npre, d);
+}
+
+/* Refuse members of obj outside the NULL-terminated allowed list. */
+static int
+step_only(const struct json *obj, const char *const *allowed, const char *field,
+    struct bf_diag *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < obj->n; i++) {
+		for (k = 0; allowed[k] != NULL; k++)
+			if (strcmp(obj->items[i]->key, allowed[k]) == 0)
+				break;
+		if (allowed[k] == NULL) {
+			bf_diag_set(d, field, "unknown field \"%.64s\"", obj->items[i]->key);
+			return BF_ERR_INVALID;
+		}
+	}
+	return 0;
+}
+
+/* "127.0.0.1:6379" or "[::1]:6379": a numeric address and a port. */
+static int
+step_hostport(const char *s, const char *field, struct step_service *sv, struct bf_diag *d)
+{
+	const char *colon, *h = s, *he;
+	int64_t port;
+	int r;
+
+	if (s[0] == '[') {
+		h = s + 1;
+		if ((he = strchr(h, ']')) == NULL || he[1] != ':') {
+			r = BF_ERR_INVALID;
+			goto bad;
+		}
+		colon = he + 1;
+	} else {
+		if ((colon = strrchr(s, ':')) == NULL) {
+			r = BF_ERR_INVALID;
+			goto bad;
+		}
+		he = colon;
+	}
+	if (he == h || parse_i64(colon + 1, 1, 65535, &port) != 0) {
+		r = BF_ERR_INVALID;
+		goto bad;
+	}
+	if ((sv->host = strndup(h, (size_t)(he - h))) == NULL)
+		return BF_ERR_ALLOC;
+	sv->port = (int)port;
+	return 0;
+bad:
+	bf_diag_set(d, field, "\"%.64s\" is not ADDRESS:PORT (a numeric address, port "
+	    "1..65535)", s);
+	return r;
+}
+
+static int
+step_service(const struct json *v, const char *field, struct step_service *sv,
+    struct bf_diag *d)
+{
+	static const char *const keys[] = { "argv", "ready", NULL };
+	static const char *const rkeys[] = { "tcp", "timeout_s", NULL };
+	const struct json *a, *ready, *tcp, *t;
+	char ef[64];
+	int r;
+
+	sv->timeout_s = 10;
+	if ((r = step_want(v, JSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
+		goto out;
+	snprintf(ef, sizeof(ef), "%s.argv", field);
+	if ((a = json_get(v, "argv")) == NULL) {
+		bf_diag_set(d, ef, "missing");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = step_cmd(a, ef, &sv->cmd, d)) != 0)
+		goto out;
+	snprintf(ef, sizeof(ef), "%s.ready", field);
+	if ((ready = json_get(v, "ready")) == NULL) {
+		bf_diag_set(d, ef, "missing (a service must say when it is ready)");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = step_want(ready, JSON_OBJ, ef, d)) != 0 ||
+	    (r = step_only(ready, rkeys, ef, d)) != 0)
+		goto out;
+	snprintf(ef, sizeof(ef), "%s.ready.tcp", field);
+	if ((tcp = json_get(ready, "tcp")) == NULL) {
+		bf_diag_set(d, ef, "missing");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = step_want(tcp, JSON_STR, ef, d)) != 0 ||
+	    (r = step_hostport(tcp->str, ef, sv, d)) != 0)
+		goto out;
+	snprintf(ef, sizeof(ef), "%s.ready.timeout_s", field);
+	if ((t = json_get(ready, "timeout_s")) != NULL &&
+	    (r = step_int(t, ef, 1, 3600, &sv->timeout_s, d)) != 0)
+		goto out;
+	r = 0;
+out:
+	return r;
+}
+
+static int
+step_f_services(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	char ef[32];
+	size_t i;
+	int r;
+
+	if ((r = step_want(v, JSON_ARR, "services", d)) != 0)
+		goto out;
+	if (v->n > STEP_MAX_SERVICES) {
+		bf_diag_set(d, "services", "%zu services, at most %d allowed", v->n,
+		    STEP_MAX_SERVICES);
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	if ((st->services = calloc(v->n + 1, sizeof(*st->services))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < v->n; i++) {
+		snprintf(ef, sizeof(ef), "services[%zu]", i);
+		st->nservices++;
+		if ((r = step_service(v->items[i], ef, &st->services[i], d)) != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+step_f_knobs(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	char ef[BF_MAX_NAME + 16], why[KNOB_MAX_WHY], num[32];
+	const struct json *e;
+	const char *val;
+	size_t i;
+	int r;
+
+	if ((r = step_want(v, JSON_OBJ, "knobs", d)) != 0)
+		goto out;
+	if (v->n > STEP_MAX_KNOBS) {
+		bf_diag_set(d, "knobs", "%zu knobs, at most %d allowed", v->n, STEP_MAX_KNOBS);
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	if ((st->knobs = calloc(v->n + 1, sizeof(*st->knobs))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < v->n; i++) {
+		e = v->items[i];
+		snprintf(ef, sizeof(ef), "knobs.%.64s", e->key);
+		if (e->type == JSON_NUM && e->is_int) {
+			snprintf(num, sizeof(num), "%lld", (long long)e->i);
+			val = num;
+		} else if (e->type == JSON_STR)
+			val = e->str;
+		else {
+			bf_diag_set(d, ef, "%s where a string or an integer is expected",
+			    json_type_name(e->type));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = knob_validate(e->key, val, why, sizeof(why))) != 0) {
+			bf_diag_set(d, NULL, "%s", why);
+			if (d != NULL)
+				snprintf(d->field, sizeof(d->field), "%s", ef);
+			goto out;
+		}
+		st->nknobs++;
+		if ((st->knobs[i].name = strdup(e->key)) == NULL ||
+		    (st->knobs[i].value = strdup(val)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		/* drop_caches is an action before each iteration, not state */
+		if (strcmp(e->key, "drop_caches") == 0)
+			st->drop_caches = (int)(val[0] - '0');
+	}
+	r = 0;
+out:
+	return r;
+}
+
+/* A list field of bind: a string "0-3,8" or a single integer. */
+static int
+step_bind_list(const struct json *b, const char *key, unsigned long *mask, size_t nbits,
+    int *set, struct bf_diag *d)
+{
+	const struct json *v;
+	char ef[32], why[128], num[32];
+	const char *s;
+	int r;
+
+	if ((v = json_get(b, key)) == NULL)
+		return 0;
+	snprintf(ef, sizeof(ef), "bind.%s", key);
+	if (v->type == JSON_NUM && v->is_int && v->i >= 0) {
+		snprintf(num, sizeof(num), "%lld", (long long)v->i);
+		s = num;
+	} else if (v->type == JSON_STR)
+		s = v->str;
+	else {
+		bf_diag_set(d, ef, "%s where a list like \"0-3,8\" is expected",
+		    json_type_name(v->type));
+		return BF_ERR_INVALID;
+	}
+	if ((r = bind_parse_list(s, mask, nbits, why, sizeof(why))) != 0) {
+		bf_diag_set(d, ef, "%s", why);
+		return r;
+	}
+	*set = 1;
+	return 0;
+}
+
+static int
+step_f_bind(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	static const char *const keys[] = { "cpus", "membind", "cpunodebind", NULL };
+	int r;
+
+	if ((r = step_want(v, JSON_OBJ, "bind", d)) != 0 ||
+	    (r = step_only(v, keys, "bind", d)) != 0 ||
+	    (r = step_bind_list(v, "cpus", st->bind.cpus, BIND_MAX_CPUS, &st->bind.cpus_set,
+	    d)) != 0 ||
+	    (r = step_bind_list(v, "membind", st->bind.mem, BIND_MAX_NODES, &st->bind.mem_set,
+	    d)) != 0 ||
+	    (r = step_bind_list(v, "cpunodebind", st->bind.nodes, BIND_MAX_NODES,
+	    &st->bind.nodes_set, d)) != 0)
+		return r;
+	return 0;
+}
+
+static int
+step_f_aslr(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	int r;
+
+	if ((r = step_want(v, JSON_BOOL, "aslr", d)) != 0)
+		return r;
+	st->bind.aslr_off = !v->boolean;
+	return 0;
+}
+
+static int
+step_f_drop_caches(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	int r;
+
+	if ((r = step_want(v, JSON_BOOL, "drop_caches", d)) != 0)
+		return r;
+	if (v->boolean && st->drop_caches == 0)
+		st->drop_caches = 3;
+	return 0;
 }
 
 /* POSIX portable environment names; anything else could smuggle '=' or NUL. */
@@ -226,11 +555,48 @@ step_metric_name_ok(const char *s)
 	return i >= 1 && i <= BF_MAX_NAME;
 }
 
+/* The csv rule: {"row_match": "GET", "column": "rps"}. */
+static int
+step_metric_csv(const struct json *v, const char *field, struct step_metric *m,
+    struct bf_diag *d)
+{
+	static const char *const keys[] = { "row_match", "column", NULL };
+	const struct json *rm, *col;
+	char ef[80];
+	int r;
+
+	if ((r = step_want(v, JSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
+		goto out;
+	rm = json_get(v, "row_match");
+	col = json_get(v, "column");
+	if (rm == NULL || col == NULL) {
+		snprintf(ef, sizeof(ef), "%s.%s", field, rm == NULL ? "row_match" : "column");
+		bf_diag_set(d, ef, "missing");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	snprintf(ef, sizeof(ef), "%s.row_match", field);
+	if ((r = step_str(rm, ef, BF_MAX_REGEX, &m->row_match, d)) != 0)
+		goto out;
+	snprintf(ef, sizeof(ef), "%s.column", field);
+	if ((r = step_str(col, ef, BF_MAX_REGEX, &m->column, d)) != 0)
+		goto out;
+	if (m->column[0] == '\0') {
+		bf_diag_set(d, ef, "empty column name");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
 static int
 step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d)
 {
+	static const char *const keys[] = { "name", "source", "regex", "csv", "json", NULL };
 	struct step_metric *m = &st->metrics[idx];
-	const struct json *name, *src, *rx;
+	const struct json *name, *src, *rx, *csv, *jp;
 	char field[48], err[128];
 	size_t i;
 	int r, rc;
@@ -238,22 +604,37 @@ step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d
 	snprintf(field, sizeof(field), "metrics[%zu]", idx);
 	if ((r = step_want(v, JSON_OBJ, field, d)) != 0)
 		goto out;
-	for (i = 0; i < v->n; i++)
-		if (strcmp(v->items[i]->key, "name") != 0 &&
-		    strcmp(v->items[i]->key, "source") != 0 &&
-		    strcmp(v->items[i]->key, "regex") != 0) {
-			bf_diag_set(d, field, "unknown field \"%.64s\" (expected name, source, regex)",
-			    v->items[i]->key);
+	for (i = 0; i < v->n; i++) {
+		for (rc = 0; keys[rc] != NULL; rc++)
+			if (strcmp(v->items[i]->key, keys[rc]) == 0)
+				break;
+		if (keys[rc] == NULL) {
+			bf_diag_set(d, field, "unknown field \"%.64s\" (expected name, source, "
+			    "and one of regex, csv, json)", v->items[i]->key);
 			r = BF_ERR_INVALID;
 			goto out;
 		}
+	}
 	name = json_get(v, "name");
 	src = json_get(v, "source");
 	rx = json_get(v, "regex");
-	if (name == NULL || src == NULL || rx == NULL) {
+	csv = json_get(v, "csv");
+	jp = json_get(v, "json");
+	if (name == NULL || src == NULL) {
 		snprintf(field, sizeof(field), "metrics[%zu].%s", idx,
-		    name == NULL ? "name" : src == NULL ? "source" : "regex");
+		    name == NULL ? "name" : "source");
 		bf_diag_set(d, field, "missing");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (rx == NULL && csv == NULL && jp == NULL) {
+		snprintf(field, sizeof(field), "metrics[%zu].regex", idx);
+		bf_diag_set(d, field, "missing (a metric needs one of regex, csv, json)");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((rx != NULL) + (csv != NULL) + (jp != NULL) != 1) {
+		bf_diag_set(d, field, "needs exactly one of regex, csv, json");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
@@ -283,6 +664,27 @@ step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d
 		r = BF_ERR_INVALID;
 		goto out;
 	}
+	if (csv != NULL) {
+		m->rule = STEP_RULE_CSV;
+		snprintf(field, sizeof(field), "metrics[%zu].csv", idx);
+		r = step_metric_csv(csv, field, m, d);
+		goto out;
+	}
+	if (jp != NULL) {
+		m->rule = STEP_RULE_JSON;
+		snprintf(field, sizeof(field), "metrics[%zu].json", idx);
+		if ((r = step_str(jp, field, BF_MAX_REGEX, &m->path, d)) != 0)
+			goto out;
+		if (m->path[0] == '\0' || m->path[0] == '.' ||
+		    m->path[strlen(m->path) - 1] == '.' || strstr(m->path, "..") != NULL) {
+			bf_diag_set(d, field, "\"%.64s\" is not a path like a.b.c", m->path);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	m->rule = STEP_RULE_REGEX;
 	snprintf(field, sizeof(field), "metrics[%zu].regex", idx);
 	if ((r = step_str(rx, field, BF_MAX_REGEX, &m->regex, d)) != 0)
 		goto out;
@@ -340,6 +742,13 @@ static const struct step_field step_fields[] = {
 	{ "env",	0, step_f_env },
 	{ "cwd",	0, step_f_cwd },
 	{ "metrics",	0, step_f_metrics },
+	{ "knobs",	0, step_f_knobs },
+	{ "bind",	0, step_f_bind },
+	{ "aslr",	0, step_f_aslr },
+	{ "drop_caches", 0, step_f_drop_caches },
+	{ "setup",	0, step_f_setup },
+	{ "pre_iteration", 0, step_f_pre },
+	{ "services",	0, step_f_services },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 
@@ -353,6 +762,22 @@ step_free(struct step *st)
 	for (i = 0; st->argv != NULL && i < st->argc; i++)
 		free(st->argv[i]);
 	free(st->argv);
+	for (i = 0; i < st->nknobs; i++) {
+		free(st->knobs[i].name);
+		free(st->knobs[i].value);
+	}
+	free(st->knobs);
+	for (i = 0; i < st->nsetup; i++)
+		step_cmd_clear(&st->setup[i]);
+	free(st->setup);
+	for (i = 0; i < st->npre; i++)
+		step_cmd_clear(&st->pre[i]);
+	free(st->pre);
+	for (i = 0; i < st->nservices; i++) {
+		step_cmd_clear(&st->services[i].cmd);
+		free(st->services[i].host);
+	}
+	free(st->services);
 	for (i = 0; i < st->nenv; i++) {
 		free(st->env_name[i]);
 		free(st->env_value[i]);
@@ -363,6 +788,9 @@ step_free(struct step *st)
 	for (i = 0; i < st->nmetrics; i++) {
 		free(st->metrics[i].name);
 		free(st->metrics[i].regex);
+		free(st->metrics[i].row_match);
+		free(st->metrics[i].column);
+		free(st->metrics[i].path);
 		if (st->metrics[i].re_ok)
 			regfree(&st->metrics[i].re);
 	}

@@ -9,19 +9,52 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bind.h"
 #include "err.h"
+
+#define STEP_MAX_CMDS		32	/* setup / pre_iteration commands */
+#define STEP_MAX_SERVICES	8
+#define STEP_MAX_KNOBS		64
 
 enum step_source {
 	STEP_STDOUT,
 	STEP_STDERR
 };
 
+enum step_rule {
+	STEP_RULE_REGEX,	/* first match, first capture group */
+	STEP_RULE_CSV,		/* first row whose first field contains row_match */
+	STEP_RULE_JSON		/* a dotted path into one JSON document */
+};
+
 struct step_metric {
 	char *name;
 	enum step_source source;
+	enum step_rule rule;
 	char *regex;
 	regex_t re;		/* compiled REG_EXTENDED, at least one group */
 	int re_ok;		/* re needs regfree */
+	char *row_match;	/* csv */
+	char *column;		/* csv: header name of the column */
+	char *path;		/* json: "a.b.0.c" */
+};
+
+/* A command: NULL-terminated argv. */
+struct step_cmd {
+	char **argv;
+	size_t argc;
+};
+
+struct step_service {
+	struct step_cmd cmd;
+	char *host;		/* numeric IPv4 or IPv6 address */
+	int port;
+	int64_t timeout_s;	/* to become ready */
+};
+
+struct step_knob {
+	char *name;
+	char *value;		/* as text: integers are written in decimal */
 };
 
 struct step {
@@ -37,6 +70,16 @@ struct step {
 	char *cwd;		/* NULL when absent */
 	struct step_metric *metrics;
 	size_t nmetrics;
+	struct step_knob *knobs;	/* in the order given */
+	size_t nknobs;
+	struct bind bind;		/* bind, aslr */
+	int drop_caches;		/* 0, or the value written before each iteration */
+	struct step_cmd *setup;
+	size_t nsetup;
+	struct step_cmd *pre;		/* pre_iteration */
+	size_t npre;
+	struct step_service *services;
+	size_t nservices;
 };
 
 /*

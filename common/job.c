@@ -10,6 +10,7 @@
 #include "err.h"
 #include "job.h"
 #include "jx.h"
+#include "knob.h"
 #include "caps.h"
 #include "matrix.h"
 #include "recipe.h"
@@ -18,14 +19,18 @@
 #define JOB_MAX_MACHINES	1024
 
 static const char *const job_keys[] = {
-	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order", NULL
+	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
+	"knobs", "bind", "aslr", "drop_caches", NULL
 };
 /* Keys the design reserves for boot and knob control, which this version
  * lacks: refused with their own message so that adding them later breaks
  * no client that already checks for "unknown key". */
 static const char *const job_reserved[] = {
-	"kernel", "boot", "knobs", "bind", "cmdline", NULL
+	"kernel", "boot", "cmdline", NULL
 };
+static const char *const job_bind_keys[] = { "cpus", "membind", "cpunodebind", NULL };
+#define JOB_MAX_KNOBS		64
+#define JOB_MAX_BIND_LIST	4096
 static const char *const job_machine_keys[] = { "class", "names", NULL };
 static const char *const job_rep_keys[] = { "boots", "iterations", "warmup", NULL };
 
@@ -66,6 +71,8 @@ job_free(struct job_spec *job)
 	free(job->machine_names);
 	json_decref(job->matrix);
 	json_decref(job->params);
+	json_decref(job->knobs);
+	json_decref(job->bind);
 	json_decref(job->json);
 	free(job);
 }
@@ -297,6 +304,149 @@ out:
 	return r;
 }
 
+/* A knob value as text: strings as they are, integers in decimal. */
+int
+job_knob_text(const json_t *v, char *out, size_t outsz)
+{
+	if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v)) {
+		snprintf(out, outsz, "%s", json_string_value(v));
+		return 0;
+	}
+	if (json_is_integer(v)) {
+		snprintf(out, outsz, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return 0;
+	}
+	return BF_ERR_INVALID;
+}
+
+/* Check value v of knob name; path names v in the message. */
+static int
+job_check_knob(const char *name, const json_t *v, const char *path, struct bf_diag *d)
+{
+	char text[KNOB_MAX_VALUE * 4], why[KNOB_MAX_WHY];
+	int r;
+
+	if (job_knob_text(v, text, sizeof(text)) != 0) {
+		bf_diag_set(d, path, "expected a string or an integer, got %s", jx_type_name(v));
+		return BF_ERR_INVALID;
+	}
+	if (json_is_string(v) && json_string_length(v) >= sizeof(text))
+		snprintf(text, sizeof(text), "%.60s...", json_string_value(v));
+	if ((r = knob_check(name, text, why, sizeof(why))) != 0) {
+		bf_diag_set(d, path, "%s", why);
+		return BF_ERR_INVALID;	/* a bad job, not a missing resource */
+	}
+	return 0;
+}
+
+static int
+job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char kp[BF_DIAG_FIELD];
+	const char *k;
+	json_t *knobs = NULL, *v;
+	int r;
+
+	if ((r = jx_obj(doc, "knobs", JX_OPTIONAL, &knobs, "", d)) != 0)
+		goto out;
+	if (knobs == NULL) {
+		if ((job->knobs = json_object()) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if (json_object_size(knobs) > JOB_MAX_KNOBS) {
+		bf_diag_set(d, "knobs", "has %zu knobs; at most %d allowed",
+		    json_object_size(knobs), JOB_MAX_KNOBS);
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	json_object_foreach(knobs, k, v) {
+		jx_path(kp, sizeof(kp), "knobs", k);
+		if ((r = job_check_knob(k, v, kp, d)) != 0)
+			goto out;
+		if (json_object_get(job->matrix, k) != NULL) {
+			bf_diag_set(d, kp, "is also a matrix axis; a knob is an axis or a fixed "
+			    "value, not both");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+	}
+	job->knobs = json_incref(knobs);
+	r = 0;
+out:
+	return r;
+}
+
+/* "0-3,8": digits, commas and dashes; the agent checks it against the machine. */
+static int
+job_check_list(const json_t *v, const char *path, struct bf_diag *d)
+{
+	const char *s;
+	size_t i;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) < 1024)
+		return 0;
+	if (!json_is_string(v)) {
+		bf_diag_set(d, path, "expected a list like \"0-3,8\", got %s", jx_type_name(v));
+		return BF_ERR_INVALID;
+	}
+	s = json_string_value(v);
+	if (s[0] == '\0' || json_string_length(v) > JOB_MAX_BIND_LIST ||
+	    strlen(s) != json_string_length(v)) {
+		bf_diag_set(d, path, "expected a list like \"0-3,8\"");
+		return BF_ERR_INVALID;
+	}
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || s[i] == ',' || s[i] == '-') ||
+		    (s[i] != ',' && s[i] != '-' ? 0 : i == 0 || s[i + 1] == '\0' ||
+		    s[i + 1] == ',' || s[i + 1] == '-')) {
+			bf_diag_set(d, path, "\"%.60s\" is not a list like \"0-3,8\"", s);
+			return BF_ERR_INVALID;
+		}
+	return 0;
+}
+
+static int
+job_parse_bind(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char bp[BF_DIAG_FIELD];
+	json_t *bind = NULL, *v;
+	const char *k;
+	int r, b;
+
+	job->aslr = -1;
+	job->drop_caches = 0;
+	if ((r = jx_obj(doc, "bind", JX_OPTIONAL, &bind, "", d)) != 0)
+		goto out;
+	if (bind != NULL) {
+		if ((r = jx_only_keys(bind, job_bind_keys, "bind", d)) != 0)
+			goto out;
+		json_object_foreach(bind, k, v) {
+			jx_path(bp, sizeof(bp), "bind", k);
+			if ((r = job_check_list(v, bp, d)) != 0)
+				goto out;
+		}
+		job->bind = json_incref(bind);
+	}
+	if (json_object_get(doc, "aslr") != NULL) {
+		if ((r = jx_bool(doc, "aslr", JX_OPTIONAL, &b, "", d)) != 0)
+			goto out;
+		job->aslr = b;
+	}
+	if (json_object_get(doc, "drop_caches") != NULL) {
+		if ((r = jx_bool(doc, "drop_caches", JX_OPTIONAL, &b, "", d)) != 0)
+			goto out;
+		job->drop_caches = b;
+	}
+	r = 0;
+out:
+	return r;
+}
+
 /* strdup of an optional string that must also be a valid name when check_name. */
 static int
 job_dup_str(const json_t *doc, const char *key, int required, size_t maxlen, int check_name,
@@ -360,6 +510,8 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_machines(job, doc, d)) != 0 ||
 	    (r = job_parse_matrix(job, doc, d)) != 0 ||
 	    (r = job_parse_params(job, doc, d)) != 0 ||
+	    (r = job_parse_knobs(job, doc, d)) != 0 ||
+	    (r = job_parse_bind(job, doc, d)) != 0 ||
 	    (r = job_parse_reps(job, doc, d)) != 0 ||
 	    (r = job_parse_order(job, doc, d)) != 0)
 		goto out;
@@ -433,7 +585,22 @@ job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag
 	}
 	json_object_foreach(job->matrix, k, arr) {
 		jx_path(ap, sizeof(ap), "matrix", k);
-		if ((p = recipe_param(rc, k)) == NULL) {
+		p = recipe_param(rc, k);
+		if (p != NULL && knob_find(k) != NULL) {
+			bf_diag_set(d, ap, "is both a parameter of recipe %s and a knob; rename "
+			    "the parameter", rc->name);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (p == NULL && knob_find(k) != NULL) {
+			json_array_foreach(arr, i, v) {
+				jx_path_idx(ep, sizeof(ep), ap, i);
+				if ((r = job_check_knob(k, v, ep, d)) != 0)
+					goto out;
+			}
+			continue;
+		}
+		if (p == NULL) {
 			if (job_is_reserved(k))
 				bf_diag_set(d, ap, "not supported by this version of benchfleet");
 			else
@@ -458,6 +625,14 @@ job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag
 		}
 		if ((r = recipe_check_value(p, v, ap, d)) != 0)
 			goto out;
+	}
+	json_object_foreach(job->knobs, k, v) {
+		if (recipe_param(rc, k) != NULL) {
+			bf_diag_set(d, jx_path(ap, sizeof(ap), "knobs", k), "is both a parameter "
+			    "of recipe %s and a knob; rename the parameter", rc->name);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
 	}
 	if ((r = matrix_count(job->matrix, &n, d)) != 0)
 		goto out;

@@ -16,7 +16,19 @@
  *                   "warmup": 1,               0..100, default 0
  *                   "boots": 1},               1..BF_MAX_BOOTS, default 1
  *   "order": "sequential" | "interleaved"      default "sequential"
+ *   "knobs": {"thp_enabled": "madvise",        optional; every name and value
+ *             "randomize_va_space": 0},        passes knob_check() (knob.h)
+ *   "bind": {"cpus": "0-3", "membind": "0",    optional; lists like "0-3,8"
+ *            "cpunodebind": "0"},
+ *   "aslr": false,                             optional; false: the workload
+ *                                              runs with ADDR_NO_RANDOMIZE
+ *   "drop_caches": true                        optional; before each iteration
  * }
+ *
+ * A matrix axis may name a knob instead of a parameter ("thp_enabled":
+ * ["never", "always"]); its values are checked with knob_check(). A name
+ * that is both a recipe parameter and a knob is refused. The reserved keys
+ * "kernel", "boot" and "cmdline" are refused for now.
  *
  * Unknown keys are refused, naming the key. A parameter may be an axis or a
  * fixed value, not both. Values of a cell are resolved as:
@@ -44,6 +56,10 @@ struct job_spec {
 	int warmup;
 	int boots;
 	int interleaved;		/* order == "interleaved" */
+	json_t *knobs;			/* object knob -> value (owned; {} when absent) */
+	json_t *bind;			/* object (owned) or NULL */
+	int aslr;			/* -1 absent, 0 off, 1 on */
+	int drop_caches;		/* 0/1 */
 	json_t *json;			/* the document (owned) */
 };
 
@@ -54,6 +70,10 @@ int job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d);
  * of it, every value passes recipe_check_value(), cell count <= BF_MAX_CELLS. */
 int job_validate(const struct job_spec *job, const struct recipe *r, struct bf_diag *d);
 void job_free(struct job_spec *job);
+
+/* A knob value (string or integer) as the text knob_check() takes;
+ * BF_ERR_INVALID for other types. */
+int job_knob_text(const json_t *v, char *out, size_t outsz);
 
 /* The resolved fixed values (defaults <- preset <- params), a new object. */
 int job_base_values(const struct job_spec *job, const struct recipe *r, json_t **out,

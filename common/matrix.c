@@ -59,6 +59,7 @@ matrix_free(struct matrix_cell *cells, size_t ncells)
 	for (i = 0; i < ncells; i++) {
 		json_decref(cells[i].axes);
 		json_decref(cells[i].values);
+		json_decref(cells[i].knobs);
 		free(cells[i].label);
 	}
 	free(cells);
@@ -109,7 +110,8 @@ out:
 
 /* Fill cell idx: its axis values, all values, and its label. */
 static int
-matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_t *base)
+matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_t *base,
+    const json_t *knobs, const struct recipe *rc)
 {
 	const char *keys[BF_MAX_AXES];
 	json_t *arrs[BF_MAX_AXES], *arr, *v;
@@ -134,14 +136,17 @@ matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_
 		pick[i] = rem % n;
 		rem /= n;
 	}
-	if ((c->axes = json_object()) == NULL || (c->values = json_copy((json_t *)base)) == NULL) {
+	if ((c->axes = json_object()) == NULL || (c->values = json_copy((json_t *)base)) == NULL ||
+	    (c->knobs = json_copy((json_t *)knobs)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
 	for (i = 0; i < naxes; i++) {
 		v = json_array_get(arrs[i], pick[i]);
+		/* an axis that is no parameter of the recipe is a knob */
 		if (json_object_set(c->axes, keys[i], v) != 0 ||
-		    json_object_set(c->values, keys[i], v) != 0) {
+		    json_object_set(recipe_param(rc, keys[i]) != NULL ? c->values : c->knobs,
+		    keys[i], v) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
@@ -184,7 +189,7 @@ matrix_expand(const struct job_spec *job, const struct recipe *rc,
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		if ((r = matrix_fill(&cells[i], i, job->matrix, base)) != 0)
+		if ((r = matrix_fill(&cells[i], i, job->matrix, base, job->knobs, rc)) != 0)
 			goto out;
 	*cellsp = cells;
 	*ncellsp = n;

@@ -18,6 +18,7 @@ struct matrix_cell {
 	size_t index;		/* 0..ncells-1 */
 	json_t *axes;		/* object axis -> value of this cell (owned) */
 	json_t *values;		/* every parameter's value for this cell (owned) */
+	json_t *knobs;		/* job knobs merged with this cell's knob axes (owned) */
 	char *label;		/* "loops=1000 mode=a", or "default" with no axes */
 };
 

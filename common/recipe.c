@@ -22,11 +22,17 @@
 #include "recipe.h"
 
 static const char *const recipe_keys[] = {
-	"name", "description", "params", "presets", "command", "timeout_s", "metrics", NULL
+	"name", "description", "params", "presets", "command", "timeout_s", "metrics",
+	"setup", "pre_iteration", "services", NULL
 };
 static const char *const recipe_metric_keys[] = {
-	"name", "unit", "better", "source", "regex", NULL
+	"name", "unit", "better", "source", "regex", "csv", "json", NULL
 };
+static const char *const recipe_csv_keys[] = { "row_match", "column", NULL };
+static const char *const recipe_service_keys[] = { "argv", "ready", NULL };
+static const char *const recipe_ready_keys[] = { "tcp", "timeout_s", NULL };
+#define RECIPE_MAX_CMDS		32	/* setup, pre_iteration: the agent's STEP_MAX_CMDS */
+#define RECIPE_MAX_SERVICES	8
 
 /* One row per parameter type: its name and the keys it may carry. */
 static const struct {
@@ -74,6 +80,19 @@ recipe_metric_clear(struct recipe_metric *m)
 	free(m->unit);
 	free(m->source);
 	free(m->regex);
+	free(m->csv_row);
+	free(m->csv_column);
+	free(m->json_path);
+}
+
+static void
+recipe_cmd_clear(struct recipe_cmd *c)
+{
+	size_t i;
+
+	for (i = 0; c->argv != NULL && i < c->argc; i++)
+		free(c->argv[i]);
+	free(c->argv);
 }
 
 void
@@ -95,6 +114,17 @@ recipe_free(struct recipe *r)
 	for (i = 0; i < r->nmetrics; i++)
 		recipe_metric_clear(&r->metrics[i]);
 	free(r->metrics);
+	for (i = 0; i < r->nsetup; i++)
+		recipe_cmd_clear(&r->setup[i]);
+	free(r->setup);
+	for (i = 0; i < r->npre; i++)
+		recipe_cmd_clear(&r->pre[i]);
+	free(r->pre);
+	for (i = 0; i < r->nservices; i++) {
+		recipe_cmd_clear(&r->services[i].cmd);
+		free(r->services[i].ready_tcp);
+	}
+	free(r->services);
 	json_decref(r->json);
 	free(r);
 }
@@ -576,22 +606,28 @@ out:
 	return r;
 }
 
+/* An argv template: 1..BF_MAX_ARGV strings with {param} slots checked. */
 static int
-recipe_parse_command(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+recipe_parse_argv(struct recipe *rc, const json_t *arr, const char *path, struct recipe_cmd *c,
+    struct bf_diag *d)
 {
 	char ep[BF_DIAG_FIELD];
-	json_t *arr, *v;
+	json_t *v;
 	size_t i, n;
 	int r;
 
-	if ((r = jx_arr(doc, "command", JX_REQUIRED, 1, BF_MAX_ARGV, &arr, "", d)) != 0)
+	if (!json_is_array(arr) || json_array_size(arr) < 1 || json_array_size(arr) > BF_MAX_ARGV) {
+		bf_diag_set(d, path, "expected an array of 1..%d strings, got %s", BF_MAX_ARGV,
+		    jx_type_name(arr));
+		r = BF_ERR_INVALID;
 		goto out;
-	if ((rc->command = calloc(json_array_size(arr) + 1, sizeof(*rc->command))) == NULL) {
+	}
+	if ((c->argv = calloc(json_array_size(arr) + 1, sizeof(*c->argv))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
 	json_array_foreach(arr, i, v) {
-		jx_path_idx(ep, sizeof(ep), "command", i);
+		jx_path_idx(ep, sizeof(ep), path, i);
 		if (!json_is_string(v)) {
 			bf_diag_set(d, ep, "expected a string, got %s", jx_type_name(v));
 			r = BF_ERR_INVALID;
@@ -614,17 +650,113 @@ recipe_parse_command(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 			goto out;
 		}
 		if (i > 0 && strcmp(json_string_value(v), "@agent") == 0) {
-			bf_diag_set(d, ep, "\"@agent\" is allowed only as command[0]");
+			bf_diag_set(d, ep, "\"@agent\" is allowed only as %s[0]", path);
 			r = BF_ERR_INVALID;
 			goto out;
 		}
 		if ((r = recipe_scan(rc, json_string_value(v), NULL, NULL, ep, d)) != 0)
 			goto out;
-		if ((rc->command[i] = strdup(json_string_value(v))) == NULL) {
+		if ((c->argv[i] = strdup(json_string_value(v))) == NULL) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
-		rc->ncommand++;
+		c->argc++;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_command(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+{
+	struct recipe_cmd c = { NULL, 0 };
+	json_t *arr;
+	int r;
+
+	if ((r = jx_arr(doc, "command", JX_REQUIRED, 1, BF_MAX_ARGV, &arr, "", d)) != 0)
+		goto out;
+	r = recipe_parse_argv(rc, arr, "command", &c, d);
+	rc->command = c.argv;
+	rc->ncommand = c.argc;
+out:
+	return r;
+}
+
+/* "setup" / "pre_iteration": lists of argv templates, run untimed. */
+static int
+recipe_parse_cmds(struct recipe *rc, const json_t *doc, const char *key, struct recipe_cmd **cp,
+    size_t *np, struct bf_diag *d)
+{
+	char ep[BF_DIAG_FIELD];
+	json_t *arr = NULL, *v;
+	size_t i;
+	int r;
+
+	if ((r = jx_arr(doc, key, JX_OPTIONAL, 0, RECIPE_MAX_CMDS, &arr, "", d)) != 0 ||
+	    arr == NULL)
+		goto out;
+	if ((*cp = calloc(json_array_size(arr) + 1, sizeof(**cp))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		jx_path_idx(ep, sizeof(ep), key, i);
+		(*np)++;
+		if ((r = recipe_parse_argv(rc, v, ep, &(*cp)[i], d)) != 0)
+			goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+static int
+recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
+{
+	char sp[BF_DIAG_FIELD], fp[BF_DIAG_FIELD], tp[BF_DIAG_FIELD];
+	json_t *arr = NULL, *v, *argv, *ready;
+	const char *tcp;
+	size_t i;
+	int r;
+
+	if ((r = jx_arr(doc, "services", JX_OPTIONAL, 0, RECIPE_MAX_SERVICES, &arr, "", d)) != 0 ||
+	    arr == NULL)
+		goto out;
+	if ((rc->services = calloc(json_array_size(arr) + 1, sizeof(*rc->services))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		struct recipe_service *s = &rc->services[i];
+
+		jx_path_idx(sp, sizeof(sp), "services", i);
+		rc->nservices++;
+		s->ready_timeout_s = 10;
+		if (!json_is_object(v)) {
+			bf_diag_set(d, sp, "expected an object, got %s", jx_type_name(v));
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = jx_only_keys(v, recipe_service_keys, sp, d)) != 0 ||
+		    (r = jx_arr(v, "argv", JX_REQUIRED, 1, BF_MAX_ARGV, &argv, sp, d)) != 0 ||
+		    (r = recipe_parse_argv(rc, argv, jx_path(fp, sizeof(fp), sp, "argv"), &s->cmd,
+		    d)) != 0 ||
+		    (r = jx_obj(v, "ready", JX_REQUIRED, &ready, sp, d)) != 0)
+			goto out;
+		jx_path(fp, sizeof(fp), sp, "ready");
+		if ((r = jx_only_keys(ready, recipe_ready_keys, fp, d)) != 0 ||
+		    (r = jx_str(ready, "tcp", JX_REQUIRED, BF_MAX_NAME * 2, &tcp, fp, d)) != 0 ||
+		    (r = jx_int(ready, "timeout_s", JX_OPTIONAL, 1, 3600, &s->ready_timeout_s, fp,
+		    d)) != 0)
+			goto out;
+		jx_path(tp, sizeof(tp), fp, "tcp");
+		if ((r = recipe_scan(rc, tcp, NULL, NULL, tp, d)) != 0)
+			goto out;
+		if ((s->ready_tcp = strdup(tcp)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
 	}
 	r = 0;
 out:
@@ -694,9 +826,53 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 	}
 	jx_path(fp, sizeof(fp), path, "regex");
 	if (!recipe_sources[i].needs_regex) {
-		if (json_object_get(spec, "regex") != NULL) {
+		if (json_object_get(spec, "regex") != NULL || json_object_get(spec, "csv") != NULL ||
+		    json_object_get(spec, "json") != NULL) {
 			bf_diag_set(d, fp, "only for source stdout or stderr");
 			r = BF_ERR_INVALID;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if ((json_object_get(spec, "regex") != NULL) + (json_object_get(spec, "csv") != NULL) +
+	    (json_object_get(spec, "json") != NULL) > 1) {
+		bf_diag_set(d, path, "give one of regex, csv, json");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (json_object_get(spec, "csv") != NULL) {
+		json_t *csv;
+
+		jx_path(fp, sizeof(fp), path, "csv");
+		if ((r = jx_obj(spec, "csv", JX_REQUIRED, &csv, path, d)) != 0 ||
+		    (r = jx_only_keys(csv, recipe_csv_keys, fp, d)) != 0 ||
+		    (r = jx_str(csv, "row_match", JX_REQUIRED, BF_MAX_REGEX, &s, fp, d)) != 0)
+			goto out;
+		if ((m->csv_row = strdup(s)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		if ((r = jx_str(csv, "column", JX_REQUIRED, BF_MAX_REGEX, &s, fp, d)) != 0)
+			goto out;
+		if ((m->csv_column = strdup(s)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if (json_object_get(spec, "json") != NULL) {
+		if ((r = jx_str(spec, "json", JX_REQUIRED, BF_MAX_REGEX, &s, path, d)) != 0)
+			goto out;
+		if (s[0] == '.' || s[strlen(s) - 1] == '.' || strstr(s, "..") != NULL) {
+			bf_diag_set(d, jx_path(fp, sizeof(fp), path, "json"),
+			    "\"%.64s\" is not a path like a.b.c", s);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((m->json_path = strdup(s)) == NULL) {
+			r = BF_ERR_ALLOC;
 			goto out;
 		}
 		r = 0;
@@ -807,6 +983,9 @@ recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
 	if ((r = recipe_parse_params(rc, doc, d)) != 0 ||
 	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
 	    (r = recipe_parse_command(rc, doc, d)) != 0 ||
+	    (r = recipe_parse_cmds(rc, doc, "setup", &rc->setup, &rc->nsetup, d)) != 0 ||
+	    (r = recipe_parse_cmds(rc, doc, "pre_iteration", &rc->pre, &rc->npre, d)) != 0 ||
+	    (r = recipe_parse_services(rc, doc, d)) != 0 ||
 	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, 86400, &rc->timeout_s, "", d)) != 0 ||
 	    (r = recipe_parse_metrics(rc, doc, d)) != 0)
 		goto out;
@@ -882,9 +1061,10 @@ out:
 	return r;
 }
 
-int
-recipe_render_argv(const struct recipe *rc, const json_t *values, char ***argvp,
-    size_t *argcp, struct bf_diag *d)
+/* Render template tmpl[0..n) (named path in messages) into a new argv. */
+static int
+recipe_render_tmpl(const struct recipe *rc, char *const *tmpl, size_t n, const char *path,
+    const json_t *values, char ***argvp, size_t *argcp, struct bf_diag *d)
 {
 	char ep[BF_DIAG_FIELD];
 	char **argv = NULL;
@@ -893,14 +1073,14 @@ recipe_render_argv(const struct recipe *rc, const json_t *values, char ***argvp,
 	int r;
 
 	buf_init(&b, BF_MAX_ARG);
-	if ((argv = calloc(rc->ncommand + 1, sizeof(*argv))) == NULL) {
+	if ((argv = calloc(n + 1, sizeof(*argv))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	for (i = 0; i < rc->ncommand; i++) {
-		jx_path_idx(ep, sizeof(ep), "command", i);
+	for (i = 0; i < n; i++) {
+		jx_path_idx(ep, sizeof(ep), path, i);
 		buf_reset(&b);
-		if ((r = recipe_scan(rc, rc->command[i], values, &b, ep, d)) != 0)
+		if ((r = recipe_scan(rc, tmpl[i], values, &b, ep, d)) != 0)
 			goto out;
 		if ((argv[i] = buf_steal(&b)) == NULL) {
 			r = BF_ERR_ALLOC;
@@ -908,13 +1088,163 @@ recipe_render_argv(const struct recipe *rc, const json_t *values, char ***argvp,
 		}
 	}
 	*argvp = argv;
-	*argcp = rc->ncommand;
+	*argcp = n;
 	argv = NULL;
 	r = 0;
 out:
 	buf_free(&b);
 	recipe_argv_free(argv);
 	return r;
+}
+
+int
+recipe_render_argv(const struct recipe *rc, const json_t *values, char ***argvp,
+    size_t *argcp, struct bf_diag *d)
+{
+	return recipe_render_tmpl(rc, rc->command, rc->ncommand, "command", values, argvp, argcp,
+	    d);
+}
+
+/* A rendered argv as a JSON array of strings; new reference or NULL. */
+static json_t *
+recipe_argv_json(char **argv)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && argv[i] != NULL; i++)
+		if (json_array_append_new(a, json_string(argv[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static int
+recipe_cmds_json(const struct recipe *rc, const struct recipe_cmd *cmds, size_t n,
+    const char *key, const json_t *values, json_t *step, struct bf_diag *d)
+{
+	char path[BF_DIAG_FIELD];
+	json_t *arr = NULL, *a;
+	char **argv = NULL;
+	size_t i, argc;
+	int r;
+
+	if (n == 0)
+		return 0;
+	if ((arr = json_array()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		jx_path_idx(path, sizeof(path), key, i);
+		if ((r = recipe_render_tmpl(rc, cmds[i].argv, cmds[i].argc, path, values, &argv,
+		    &argc, d)) != 0)
+			goto out;
+		a = recipe_argv_json(argv);
+		recipe_argv_free(argv);
+		argv = NULL;
+		if (a == NULL || json_array_append_new(arr, a) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (json_object_set_new(step, key, arr) != 0) {
+		arr = NULL;
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	arr = NULL;
+	r = 0;
+out:
+	json_decref(arr);
+	return r;
+}
+
+int
+recipe_step_json(const struct recipe *rc, const json_t *values, json_t *step, struct bf_diag *d)
+{
+	char path[BF_DIAG_FIELD];
+	json_t *svcs = NULL, *metrics = NULL, *o, *a;
+	char **argv = NULL;
+	struct buf b;
+	size_t i, argc;
+	int r;
+
+	buf_init(&b, BF_MAX_ARG);
+	if ((r = recipe_cmds_json(rc, rc->setup, rc->nsetup, "setup", values, step, d)) != 0 ||
+	    (r = recipe_cmds_json(rc, rc->pre, rc->npre, "pre_iteration", values, step, d)) != 0)
+		goto out;
+	if (rc->nservices > 0) {
+		if ((svcs = json_array()) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		for (i = 0; i < rc->nservices; i++) {
+			const struct recipe_service *s = &rc->services[i];
+
+			jx_path_idx(path, sizeof(path), "services", i);
+			if ((r = recipe_render_tmpl(rc, s->cmd.argv, s->cmd.argc, path, values,
+			    &argv, &argc, d)) != 0)
+				goto out;
+			buf_reset(&b);
+			if ((r = recipe_scan(rc, s->ready_tcp, values, &b, path, d)) != 0)
+				goto out;
+			a = recipe_argv_json(argv);
+			recipe_argv_free(argv);
+			argv = NULL;
+			o = json_pack("{s:o,s:{s:s,s:I}}", "argv", a, "ready", "tcp",
+			    b.data != NULL ? b.data : "", "timeout_s", (json_int_t)s->ready_timeout_s);
+			if (a == NULL || o == NULL || json_array_append_new(svcs, o) != 0) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+		}
+		if (json_object_set(step, "services", svcs) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if ((metrics = json_array()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < rc->nmetrics; i++) {
+		const struct recipe_metric *m = &rc->metrics[i];
+
+		if (m->regex != NULL)
+			o = json_pack("{s:s,s:s,s:s}", "name", m->name, "source", m->source,
+			    "regex", m->regex);
+		else if (m->csv_row != NULL)
+			o = json_pack("{s:s,s:s,s:{s:s,s:s}}", "name", m->name, "source", m->source,
+			    "csv", "row_match", m->csv_row, "column", m->csv_column);
+		else if (m->json_path != NULL)
+			o = json_pack("{s:s,s:s,s:s}", "name", m->name, "source", m->source,
+			    "json", m->json_path);
+		else
+			continue;	/* measured by the agent for every iteration */
+		if (o == NULL || json_array_append_new(metrics, o) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (json_object_set(step, "metrics", metrics) != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	recipe_argv_free(argv);
+	json_decref(svcs);
+	json_decref(metrics);
+	buf_free(&b);
+	return r;
+}
+
+int
+recipe_metric_from_output(const struct recipe_metric *m)
+{
+	return m->regex != NULL || m->csv_row != NULL || m->json_path != NULL;
 }
 
 void
@@ -1026,7 +1356,21 @@ recipe_to_json(const struct recipe *rc)
 		recipe_set(m, "source", json_string(rm->source), &ok);
 		if (rm->regex != NULL)
 			recipe_set(m, "regex", json_string(rm->regex), &ok);
+		if (rm->csv_row != NULL)
+			recipe_set(m, "csv", json_pack("{s:s,s:s}", "row_match", rm->csv_row,
+			    "column", rm->csv_column), &ok);
+		if (rm->json_path != NULL)
+			recipe_set(m, "json", json_string(rm->json_path), &ok);
 	}
+	/* setup, pre_iteration and services as written (templates) */
+	if (rc->nsetup > 0)
+		recipe_set(o, "setup", json_deep_copy(json_object_get(rc->json, "setup")), &ok);
+	if (rc->npre > 0)
+		recipe_set(o, "pre_iteration", json_deep_copy(json_object_get(rc->json,
+		    "pre_iteration")), &ok);
+	if (rc->nservices > 0)
+		recipe_set(o, "services", json_deep_copy(json_object_get(rc->json, "services")),
+		    &ok);
 	recipe_set(o, "metrics", metrics, &ok);
 	metrics = NULL;
 	if (!ok)

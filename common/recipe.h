@@ -32,8 +32,19 @@
  * built-in workloads, "work ...").
  *
  * Metric sources: wall_s, user_s, sys_s, maxrss_kb (measured by the agent for
- * every iteration) or stdout/stderr with a POSIX extended regex that has one
- * capture group holding a number (commas are stripped before parsing).
+ * every iteration) or stdout/stderr with exactly one rule:
+ *   "regex": a POSIX extended regex with one capture group holding a number
+ *            (commas are stripped before parsing);
+ *   "csv": {"row_match": "GET", "column": "rps"}: the first CSV row whose
+ *            first field contains row_match, the column named in the header;
+ *   "json": "a.b.0.c": a dotted path into one JSON document (array indexes
+ *            as numbers).
+ *
+ * Optional step parts, each a template like "command" (agent-protocol.md):
+ *   "setup": [["mkdir", "-p", "{dir}"], ...]          once, untimed, <= 32
+ *   "pre_iteration": [["make", "-C", "{dir}", "clean"]] before each iteration
+ *   "services": [{"argv": ["redis-server", "--port", "{port}"],
+ *                 "ready": {"tcp": "127.0.0.1:{port}", "timeout_s": 10}}]  <= 8
  */
 #ifndef BF_RECIPE_H
 #define BF_RECIPE_H
@@ -64,7 +75,20 @@ struct recipe_metric {
 	char *unit;
 	int higher_better;		/* 1 "higher", 0 "lower" */
 	char *source;			/* wall_s|user_s|sys_s|maxrss_kb|stdout|stderr */
-	char *regex;			/* only for stdout/stderr */
+	char *regex;			/* stdout/stderr: one of regex, csv_*, json_path */
+	char *csv_row, *csv_column;	/* csv rule */
+	char *json_path;		/* json rule */
+};
+
+struct recipe_cmd {
+	char **argv;			/* templates, NULL-terminated */
+	size_t argc;
+};
+
+struct recipe_service {
+	struct recipe_cmd cmd;
+	char *ready_tcp;		/* template "127.0.0.1:{port}" */
+	int64_t ready_timeout_s;	/* default 10 */
 };
 
 struct recipe {
@@ -78,6 +102,12 @@ struct recipe {
 	int64_t timeout_s;		/* default 600 */
 	struct recipe_metric *metrics;
 	size_t nmetrics;
+	struct recipe_cmd *setup;	/* untimed, once per step */
+	size_t nsetup;
+	struct recipe_cmd *pre;		/* untimed, before each iteration */
+	size_t npre;
+	struct recipe_service *services;
+	size_t nservices;
 	json_t *json;			/* the document as loaded (owned) */
 };
 
@@ -110,6 +140,18 @@ int recipe_check_value(const struct recipe_param *p, const json_t *v, const char
 int recipe_render_argv(const struct recipe *r, const json_t *values, char ***argvp,
     size_t *argcp, struct bf_diag *d);
 void recipe_argv_free(char **argv);
+
+/*
+ * Add to a step object what the recipe says beyond "argv": "setup",
+ * "pre_iteration" and "services" (rendered, only when the recipe has them)
+ * and "metrics" (every stdout/stderr metric with its regex, csv or json
+ * rule), in the agent's step format (docs/agent-protocol.md).
+ */
+int recipe_step_json(const struct recipe *r, const json_t *values, json_t *step,
+    struct bf_diag *d);
+/* Is m extracted from the workload's output (regex, csv or json), rather
+ * than measured by the agent (wall_s, ...)? */
+int recipe_metric_from_output(const struct recipe_metric *m);
 
 /*
  * Append a parameter value as it appears in an argv element or a cell label:

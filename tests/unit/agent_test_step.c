@@ -2,11 +2,13 @@
  * agent_test_step.c: step validation, with hostile and out-of-range values;
  * every refusal must name the field at fault.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
 #include "caps.h"
+#include "metric.h"
 #include "step.h"
 #include "t.h"
 
@@ -84,6 +86,60 @@ static const struct step_case cases[] = {
 	  "{\"name\":\"a\",\"source\":\"stdout\",\"regex\":\"(2)\"}]}", 0, "metrics[1].name: \"a\" appears twice" },
 	{ "{" OKV ",\"argv\":[\"x\"],\"metrics\":[{\"name\":\"a\",\"source\":\"stdout\",\"regex\":\"(1)\",\"unit\":\"s\"}]}", 0,
 	  "metrics[0]: unknown field \"unit\"" },
+	/* knobs */
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":{\"thp_enabled\":\"madvise\",\"randomize_va_space\":0,"
+	  "\"mthp_64kB\":\"always\",\"drop_caches\":3}}", 1, NULL },
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":{\"thp_enabled\":\"alwayz\"}}", 0,
+	  "knobs.thp_enabled: \"alwayz\" is not one of never, madvise, always" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":{\"thp_enabled\":\"always\\n\"}}", 0,
+	  "is not one of" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":{\"thp_enabled\":true}}", 0,
+	  "knobs.thp_enabled: boolean where a string or an integer is expected" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":{\"../../etc/passwd\":\"x\"}}", 0, "is not a knob" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":{\"randomize_va_space\":1.5}}", 0,
+	  "knobs.randomize_va_space: number where" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"knobs\":[]}", 0, "knobs: array where an object" },
+	/* bind, aslr, drop_caches */
+	{ "{" OKV ",\"argv\":[\"x\"],\"bind\":{\"cpus\":\"0-3,8\",\"membind\":0,\"cpunodebind\":\"0\"},"
+	  "\"aslr\":false,\"drop_caches\":true}", 1, NULL },
+	{ "{" OKV ",\"argv\":[\"x\"],\"bind\":{\"cpus\":\"0-3;id\"}}", 0, "bind.cpus: " },
+	{ "{" OKV ",\"argv\":[\"x\"],\"bind\":{\"cpus\":\"\"}}", 0, "bind.cpus: empty list" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"bind\":{\"cpus\":-1}}", 0, "bind.cpus: number where a list" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"bind\":{\"numa\":0}}", 0, "bind: unknown field \"numa\"" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"aslr\":0}", 0, "aslr: number where a boolean" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"drop_caches\":\"yes\"}", 0, "drop_caches: string where" },
+	/* setup, pre_iteration, services */
+	{ "{" OKV ",\"argv\":[\"x\"],\"setup\":[[\"tar\",\"xf\",\"a\"],[\"make\",\"tinyconfig\"]],"
+	  "\"pre_iteration\":[[\"make\",\"clean\"]],\"services\":[{\"argv\":[\"redis-server\"],"
+	  "\"ready\":{\"tcp\":\"127.0.0.1:6379\",\"timeout_s\":10}},{\"argv\":[\"m\"],"
+	  "\"ready\":{\"tcp\":\"[::1]:11211\"}}]}", 1, NULL },
+	{ "{" OKV ",\"argv\":[\"x\"],\"setup\":[\"make\"]}", 0, "setup[0]: string where an array" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"setup\":[[]]}", 0, "setup[0]: 0 elements" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"pre_iteration\":[[\"\"]]}", 0,
+	  "pre_iteration[0][0]: empty program name" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"services\":[{\"argv\":[\"r\"]}]}", 0,
+	  "services[0].ready: missing" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"services\":[{\"argv\":[\"r\"],\"ready\":{\"tcp\":\"localhost\"}}]}",
+	  0, "services[0].ready.tcp: \"localhost\" is not ADDRESS:PORT" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"services\":[{\"argv\":[\"r\"],\"ready\":{\"tcp\":\"1.2.3.4:0\"}}]}",
+	  0, "is not ADDRESS:PORT" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"services\":[{\"argv\":[\"r\"],\"ready\":{\"tcp\":\"1.2.3.4:70000\"}}]}",
+	  0, "is not ADDRESS:PORT" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"services\":[{\"argv\":[\"r\"],\"ready\":{\"tcp\":\"1.2.3.4:1\","
+	  "\"timeout_s\":0}}]}", 0, "services[0].ready.timeout_s: 0 is out of range" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"services\":[{\"argv\":[\"r\"],\"ready\":{\"tcp\":\"1.2.3.4:1\"},"
+	  "\"shell\":true}]}", 0, "services[0]: unknown field \"shell\"" },
+	/* csv and json metric rules */
+	{ "{" OKV ",\"argv\":[\"x\"],\"metrics\":[{\"name\":\"rps\",\"source\":\"stdout\","
+	  "\"csv\":{\"row_match\":\"GET\",\"column\":\"rps\"}},{\"name\":\"j\",\"source\":\"stdout\","
+	  "\"json\":\"a.b.0\"}]}", 1, NULL },
+	{ "{" OKV ",\"argv\":[\"x\"],\"metrics\":[{\"name\":\"rps\",\"source\":\"stdout\","
+	  "\"csv\":{\"row_match\":\"GET\"}}]}", 0, "metrics[0].csv.column: missing" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"metrics\":[{\"name\":\"rps\",\"source\":\"stdout\","
+	  "\"csv\":{\"row_match\":\"GET\",\"column\":\"rps\"},\"regex\":\"(x)\"}]}", 0,
+	  "needs exactly one of regex, csv, json" },
+	{ "{" OKV ",\"argv\":[\"x\"],\"metrics\":[{\"name\":\"j\",\"source\":\"stdout\","
+	  "\"json\":\"a..b\"}]}", 0, "is not a path like a.b.c" },
 };
 
 static void
@@ -169,10 +225,58 @@ test_caps(void)
 	free(doc);
 }
 
+/* csv and json rules against fixture output (redis-benchmark --csv). */
+static void
+test_rules(void)
+{
+	static const char doc[] = "{" OKV ",\"argv\":[\"x\"],\"metrics\":["
+	    "{\"name\":\"get\",\"source\":\"stdout\",\"csv\":{\"row_match\":\"GET\",\"column\":\"rps\"}},"
+	    "{\"name\":\"set\",\"source\":\"stdout\",\"csv\":{\"row_match\":\"SET\",\"column\":\"rps\"}},"
+	    "{\"name\":\"lat\",\"source\":\"stdout\",\"csv\":{\"row_match\":\"GET\",\"column\":\"p50_latency_ms\"}},"
+	    "{\"name\":\"no\",\"source\":\"stdout\",\"csv\":{\"row_match\":\"LPUSH\",\"column\":\"rps\"}},"
+	    "{\"name\":\"j\",\"source\":\"stdout\",\"json\":\"a.b.1.c\"},"
+	    "{\"name\":\"js\",\"source\":\"stdout\",\"json\":\"s\"},"
+	    "{\"name\":\"jbad\",\"source\":\"stdout\",\"json\":\"a.b.9\"}]}";
+	static const char csv[] =
+	    "progress line\r\n"
+	    "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\"\n"
+	    "\"SET\",\"123,456.79\",\"0.2\",\"0.1\",\"0.199\"\n"
+	    "\"GET\",\"234567.89\",\"0.1\",\"0.05\",\"0.111\"\n";
+	static const char js[] = "{\"a\":{\"b\":[{\"c\":1},{\"c\":2.5}]},\"s\":\"42\"}\n";
+	struct step *st = NULL;
+	struct bf_diag d;
+	double v = 0;
+
+	T_EQ_INT(step_parse(doc, strlen(doc), &st, &d), 0);
+	if (st == NULL) {
+		fprintf(stderr, "%s\n", d.msg);
+		return;
+	}
+	T_EQ_INT(metric_extract(&st->metrics[0], csv, strlen(csv), &v), 0);
+	T_NEAR(v, 234567.89, 1e-6);
+	/* a quoted field keeps its comma: "123,456.79" is not a number */
+	T_CHECK(metric_extract(&st->metrics[1], csv, strlen(csv), &v) != 0);
+	T_EQ_INT(metric_extract(&st->metrics[2], csv, strlen(csv), &v), 0);
+	T_NEAR(v, 0.111, 1e-9);
+	T_EQ_INT(metric_extract(&st->metrics[3], csv, strlen(csv), &v), BF_ERR_NOTFOUND);
+	T_EQ_INT(metric_extract(&st->metrics[0], csv, 60, &v), BF_ERR_NOTFOUND);
+	T_EQ_INT(metric_extract(&st->metrics[0], "", 0, &v), BF_ERR_NOTFOUND);
+	T_EQ_INT(metric_extract(&st->metrics[4], js, strlen(js), &v), 0);
+	T_NEAR(v, 2.5, 0);
+	T_EQ_INT(metric_extract(&st->metrics[5], js, strlen(js), &v), 0);
+	T_NEAR(v, 42, 0);
+	T_EQ_INT(metric_extract(&st->metrics[6], js, strlen(js), &v), BF_ERR_NOTFOUND);
+	T_CHECK(metric_extract(&st->metrics[4], js, 10, &v) != 0);
+	T_CHECK(metric_extract(&st->metrics[4], "{} {}", 5, &v) != 0);
+	T_CHECK(metric_extract(&st->metrics[4], csv, strlen(csv), &v) != 0);
+	step_free(st);
+}
+
 int
 main(void)
 {
 	test_table();
+	test_rules();
 	test_fields();
 	test_caps();
 	return t_done();

@@ -53,17 +53,38 @@ static const struct {
 	{"{\"recipe\": \"$(id)\", \"machines\": {\"class\": \"demo\"}}", BF_ERR_INVALID,
 	    "recipe: \"$(id)\" is not a valid name"},
 	{"{\"recipe\": \"cpu-loop\"}", BF_ERR_INVALID, "machines: is required"},
-	{J(", \"knobs\": {\"governor\": \"performance\"}"), BF_ERR_INVALID,
-	    "knobs: not supported by this version of benchfleet"},
+	{J(", \"knobs\": {\"governor\": \"performance\", \"randomize_va_space\": 0}"), 0, ""},
+	{J(", \"knobs\": {\"thp_enabled\": \"alwayz\"}"), BF_ERR_INVALID,
+	    "knobs.thp_enabled: \"alwayz\" is not one of never, madvise, always"},
+	{J(", \"knobs\": {\"thp_enabled\": \"always\\n\"}"), BF_ERR_INVALID,
+	    "knobs.thp_enabled: \"always\\x0a\" is not one of"},
+	{J(", \"knobs\": {\"thp_enabled\": true}"), BF_ERR_INVALID,
+	    "knobs.thp_enabled: expected a string or an integer, got"},
+	{J(", \"knobs\": {\"randomize_va_space\": 7}"), BF_ERR_INVALID,
+	    "knobs.randomize_va_space: \"7\" is not an integer in 0..2"},
+	{J(", \"knobs\": {\"../../etc/passwd\": \"x\"}"), BF_ERR_INVALID,
+	    "knobs.../../etc/passwd: \"../../etc/passwd\" is not a knob"},
+	{J(", \"knobs\": {\"mthp_64kB\": \"always\"}, \"matrix\": {\"mthp_64kB\": [\"never\"]}"),
+	    BF_ERR_INVALID, "knobs.mthp_64kB: is also a matrix axis"},
+	{J(", \"knobs\": []"), BF_ERR_INVALID, "knobs: expected an object"},
+	{J(", \"bind\": {\"cpus\": \"0-3,8\", \"membind\": 0, \"cpunodebind\": \"0\"}, "
+	    "\"aslr\": false, \"drop_caches\": true"), 0, ""},
+	{J(", \"bind\": {\"cpus\": \"0-3;id\"}"), BF_ERR_INVALID,
+	    "bind.cpus: \"0-3;id\" is not a list like"},
+	{J(", \"bind\": {\"cpus\": \"0--3\"}"), BF_ERR_INVALID, "bind.cpus: \"0--3\" is not"},
+	{J(", \"bind\": {\"cpus\": \"\"}"), BF_ERR_INVALID, "bind.cpus: expected a list"},
+	{J(", \"bind\": {\"cpus\": [0]}"), BF_ERR_INVALID, "bind.cpus: expected a list"},
+	{J(", \"aslr\": \"no\""), BF_ERR_INVALID, "aslr: expected"},
+	{J(", \"drop_caches\": 3"), BF_ERR_INVALID, "drop_caches: expected"},
 	{J(", \"kernel\": \"6.10.0\""), BF_ERR_INVALID,
 	    "kernel: not supported by this version of benchfleet"},
 	{J(", \"boot\": {\"method\": \"kexec\"}"), BF_ERR_INVALID,
 	    "boot: not supported by this version of benchfleet"},
 	{J(", \"bind\": {\"numa_node\": 1}"), BF_ERR_INVALID,
-	    "bind: not supported by this version of benchfleet"},
+	    "bind.numa_node: unknown key; expected one of cpus, membind, cpunodebind"},
 	{J(", \"cmdline\": \"x\""), BF_ERR_INVALID, "cmdline: not supported by this version of"},
 	{J(", \"matrx\": {}"), BF_ERR_INVALID, "matrx: unknown key; expected one of recipe, name, "
-	    "preset, machines, matrix, params, repetitions, order"},
+	    "preset, machines, matrix, params, repetitions, order, knobs, bind, aslr, drop_caches"},
 	{J(", \"name\": 5"), BF_ERR_INVALID, "name: expected a string, got an integer"},
 	{J(", \"name\": \"a\\u0000b\""), BF_ERR_INVALID, "name: contains a NUL byte"},
 	{J(", \"preset\": \"a b\""), BF_ERR_INVALID, "preset: \"a b\" is not a valid name"},
@@ -322,7 +343,54 @@ static const struct {
 	{J(", \"params\": {\"nope\": 1}"), BF_ERR_INVALID,
 	    "params.nope: names no parameter; parameters are " NAMES},
 	{J(", \"params\": {\"msg\": \"a\\u0000b\"}"), BF_ERR_INVALID, "params.msg: contains a NUL"},
+	/* knob axes */
+	{J(", \"matrix\": {\"thp_enabled\": [\"never\", \"madvise\", \"always\"], "
+	    "\"loops\": [1, 2]}"), 0, ""},
+	{J(", \"matrix\": {\"thp_enabled\": [\"never\", \"alwayz\"]}"), BF_ERR_INVALID,
+	    "matrix.thp_enabled[1]: \"alwayz\" is not one of never, madvise, always"},
+	{J(", \"matrix\": {\"mthp_16kB\": [\"always\"], \"mthp_64kB\": [\"never\", \"always\"]}"),
+	    0, ""},
+	{J(", \"matrix\": {\"randomize_va_space\": [0, 2]}"), 0, ""},
+	{J(", \"matrix\": {\"randomize_va_space\": [0, 2.5]}"), BF_ERR_INVALID,
+	    "matrix.randomize_va_space[1]: expected a string or an integer"},
 };
+
+/* A recipe with a parameter named like a knob: such an axis is ambiguous. */
+static const char clash_text[] =
+    "{\"name\": \"clash\", \"params\": {\"thp_enabled\": {\"type\": \"enum\", "
+    "\"values\": [\"never\", \"always\"], \"default\": \"never\"}},"
+    " \"command\": [\"x\", \"{thp_enabled}\"]}";
+
+static void
+test_clash(void)
+{
+	struct recipe *r = NULL;
+	struct job_spec *job = NULL;
+	struct bf_diag d;
+	const char *t;
+
+	T_EQ_INT(recipe_parse(clash_text, strlen(clash_text), &r, &d), 0);
+	if (r == NULL)
+		return;
+	t = "{\"recipe\": \"clash\", \"machines\": {\"class\": \"x\"}, "
+	    "\"matrix\": {\"thp_enabled\": [\"never\"]}}";
+	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
+	if (job != NULL) {
+		T_EQ_INT(job_validate(job, r, &d), BF_ERR_INVALID);
+		expect_msg(t, &d, "matrix.thp_enabled: is both a parameter of recipe clash and a knob");
+	}
+	job_free(job);
+	job = NULL;
+	t = "{\"recipe\": \"clash\", \"machines\": {\"class\": \"x\"}, "
+	    "\"knobs\": {\"thp_enabled\": \"never\"}}";
+	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
+	if (job != NULL) {
+		T_EQ_INT(job_validate(job, r, &d), BF_ERR_INVALID);
+		expect_msg(t, &d, "knobs.thp_enabled: is both a parameter");
+	}
+	job_free(job);
+	recipe_free(r);
+}
 
 static void
 test_validate(void)
@@ -391,6 +459,53 @@ test_validate(void)
 	recipe_free(r);
 }
 
+/* The shipped experiments parse and validate against their recipes; the
+ * ones that ask for boot control (reserved keys) are refused for that
+ * reason only, until the coordinator's boot control lands. */
+static void
+test_experiments(void)
+{
+	static const char *const files[] = {
+		"thp-redis-zen4", "mthp-kernel-build-altra", "thp-btree-zen4",
+		"5level-lat-pagefault-zen4",
+	};
+	const char *src = getenv("BF_SRC");
+	char path[512], buf[65536];
+	struct job_spec *job;
+	struct recipe *r;
+	struct bf_diag d;
+	FILE *f;
+	size_t i, n;
+
+	if (src == NULL)
+		return;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/recipes/experiments/%s.json", src, files[i]);
+		if ((f = fopen(path, "r")) == NULL) {
+			T_CHECK(0);
+			continue;
+		}
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		job = NULL;
+		if (job_parse(buf, n, &job, &d) != 0) {
+			/* only boot control may be missing */
+			T_CONTAINS(d.msg, "not supported by this version of benchfleet");
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/recipes/%s.json", src, job->recipe);
+		r = NULL;
+		T_EQ_INT(recipe_load_file(path, &r, &d), 0);
+		if (r != NULL && job_validate(job, r, &d) != 0) {
+			fprintf(stderr, "%s: %s\n", files[i], d.msg);
+			T_CHECK(0);
+		}
+		recipe_free(r);
+		job_free(job);
+	}
+}
+
 int
 main(void)
 {
@@ -398,5 +513,7 @@ main(void)
 	test_parse_caps();
 	test_parse_good();
 	test_validate();
+	test_clash();
+	test_experiments();
 	return t_done();
 }

@@ -275,6 +275,49 @@ test_labels(const struct recipe *r)
 	job_free(j);
 }
 
+/* Knob axes go to the cell's knobs, merged over the job's knobs, and never
+ * into the parameter values; the label shows them like any axis. */
+static void
+test_knobs(const struct recipe *r)
+{
+	struct matrix_cell *cells = NULL;
+	struct job_spec *j;
+	struct bf_diag d;
+	size_t n = 0;
+
+	j = job("{\"recipe\": \"cpu-loop\", \"machines\": {\"class\": \"demo\"},"
+	    " \"knobs\": {\"randomize_va_space\": 0, \"thp_defrag\": \"madvise\"},"
+	    " \"matrix\": {\"thp_enabled\": [\"never\", \"always\"], \"loops\": [1, 2]}}", r);
+	T_CHECK(j != NULL);
+	if (j == NULL)
+		return;
+	T_EQ_INT(matrix_expand(j, r, &cells, &n, &d), 0);
+	T_EQ_INT(n, 4);
+	if (cells != NULL && n == 4) {
+		T_EQ_STR(cells[0].label, "thp_enabled=never loops=1");
+		T_EQ_STR(cells[3].label, "thp_enabled=always loops=2");
+		T_EQ_STR(json_string_value(json_object_get(cells[0].knobs, "thp_enabled")), "never");
+		T_EQ_STR(json_string_value(json_object_get(cells[2].knobs, "thp_enabled")), "always");
+		T_EQ_INT(json_integer_value(json_object_get(cells[2].knobs, "randomize_va_space")), 0);
+		T_EQ_STR(json_string_value(json_object_get(cells[1].knobs, "thp_defrag")), "madvise");
+		T_EQ_INT(json_object_size(cells[1].knobs), 3);
+		T_CHECK(json_object_get(cells[0].values, "thp_enabled") == NULL);
+		T_EQ_INT(json_integer_value(json_object_get(cells[1].values, "loops")), 2);
+		T_EQ_INT(json_object_size(cells[0].axes), 2);
+	}
+	matrix_free(cells, n);
+	job_free(j);
+	/* no knobs at all: an empty object, never NULL */
+	j = job("{\"recipe\": \"cpu-loop\", \"machines\": {\"class\": \"demo\"}}", r);
+	cells = NULL;
+	if (j != NULL && matrix_expand(j, r, &cells, &n, &d) == 0 && n == 1)
+		T_CHECK(json_is_object(cells[0].knobs) && json_object_size(cells[0].knobs) == 0);
+	else
+		T_CHECK(0);
+	matrix_free(cells, n);
+	job_free(j);
+}
+
 int
 main(void)
 {
@@ -290,6 +333,7 @@ main(void)
 	test_expand(r);
 	test_hostile(r);
 	test_labels(r);
+	test_knobs(r);
 	recipe_free(r);
 	return t_done();
 }

@@ -620,6 +620,117 @@ test_file(void)
 	T_CHECK(r == NULL);
 }
 
+/* setup, pre_iteration, services and the csv/json metric rules: loaded,
+ * refused when malformed, and rendered into the agent's step format. */
+static const char svc_text[] =
+    "{\"name\": \"redis\", \"params\": {\"port\": {\"type\": \"int\", \"min\": 1024, "
+    "\"max\": 65535, \"default\": 16379}, \"dir\": {\"type\": \"string\", \"default\": \"/tmp/x\"}},"
+    " \"setup\": [[\"mkdir\", \"-p\", \"{dir}\"]], \"pre_iteration\": [[\"rm\", \"-f\", \"{dir}/a\"]],"
+    " \"services\": [{\"argv\": [\"redis-server\", \"--port\", \"{port}\", \"--save\", \"\"],"
+    " \"ready\": {\"tcp\": \"127.0.0.1:{port}\", \"timeout_s\": 5}}],"
+    " \"command\": [\"redis-benchmark\", \"-p\", \"{port}\", \"--csv\"],"
+    " \"metrics\": [{\"name\": \"get_rps\", \"unit\": \"ops/s\", \"better\": \"higher\","
+    " \"source\": \"stdout\", \"csv\": {\"row_match\": \"GET\", \"column\": \"rps\"}},"
+    " {\"name\": \"j\", \"better\": \"lower\", \"source\": \"stdout\", \"json\": \"a.b\"},"
+    " {\"name\": \"wall_s\", \"better\": \"lower\", \"source\": \"wall_s\"}]}";
+
+static void
+test_step_parts(void)
+{
+	static const struct {
+		const char *from, *to, *msg;
+	} bad[] = {
+		{ "\"setup\": [[", "\"setup\": [[{}, ", "setup[0][0]: expected a string" },
+		{ "\"setup\": [[\"mkdir\"", "\"setup\": [[\"{nope}\"", "setup[0][0]: slot {nope}" },
+		{ "\"pre_iteration\": [[", "\"pre_iteration\": [\"x\", [", "pre_iteration[0]: expected an array" },
+		{ "\"tcp\": \"127.0.0.1:{port}\"", "\"tcp\": \"127.0.0.1:{prt}\"",
+		  "services[0].ready.tcp: slot {prt}" },
+		{ ", \"timeout_s\": 5}", ", \"timeout_s\": 0}", "services[0].ready.timeout_s: 0 is out of range" },
+		{ "\"ready\": {", "\"ready\": {\"udp\": 1, ", "services[0].ready.udp: unknown key" },
+		{ "\"csv\": {\"row_match\": \"GET\", ", "\"csv\": {", "metrics[0].csv.row_match: is required" },
+		{ "\"json\": \"a.b\"", "\"json\": \"a..b\"", "metrics[1].json: \"a..b\" is not a path" },
+		{ "\"json\": \"a.b\"", "\"json\": \"a.b\", \"regex\": \"(x)\"", "metrics[1]: give one of" },
+		{ "\"source\": \"wall_s\"}", "\"source\": \"wall_s\", \"json\": \"a\"}",
+		  "metrics[2].regex: only for source stdout or stderr" },
+	};
+	struct recipe *r = NULL;
+	struct bf_diag d;
+	json_t *vals, *step;
+	char *txt, *dump;
+	size_t i;
+
+	T_EQ_INT(recipe_parse(svc_text, strlen(svc_text), &r, &d), 0);
+	if (r == NULL) {
+		fprintf(stderr, "%s\n", d.msg);
+		return;
+	}
+	T_EQ_INT(r->nsetup, 1);
+	T_EQ_INT(r->npre, 1);
+	T_EQ_INT(r->nservices, 1);
+	T_EQ_STR(r->metrics[0].csv_column, "rps");
+	T_CHECK(recipe_metric_from_output(&r->metrics[1]));
+	T_CHECK(!recipe_metric_from_output(&r->metrics[2]));
+	vals = json_pack("{s:i,s:s}", "port", 20000, "dir", "/tmp/a b;$(id)");
+	step = json_object();
+	T_EQ_INT(recipe_step_json(r, vals, step, &d), 0);
+	dump = json_dumps(step, JSON_COMPACT | JSON_SORT_KEYS);
+	T_EQ_STR(dump, "{\"metrics\":[{\"csv\":{\"column\":\"rps\",\"row_match\":\"GET\"},"
+	    "\"name\":\"get_rps\",\"source\":\"stdout\"},{\"json\":\"a.b\",\"name\":\"j\","
+	    "\"source\":\"stdout\"}],\"pre_iteration\":[[\"rm\",\"-f\",\"/tmp/a b;$(id)/a\"]],"
+	    "\"services\":[{\"argv\":[\"redis-server\",\"--port\",\"20000\",\"--save\",\"\"],"
+	    "\"ready\":{\"tcp\":\"127.0.0.1:20000\",\"timeout_s\":5}}],"
+	    "\"setup\":[[\"mkdir\",\"-p\",\"/tmp/a b;$(id)\"]]}");
+	free(dump);
+	json_decref(step);
+	json_decref(vals);
+	recipe_free(r);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *at = strstr(svc_text, bad[i].from);
+		size_t n;
+
+		T_CHECK(at != NULL);
+		if (at == NULL)
+			continue;
+		n = strlen(svc_text) + strlen(bad[i].to) + 1;
+		txt = malloc(n);
+		snprintf(txt, n, "%.*s%s%s", (int)(at - svc_text), svc_text, bad[i].to,
+		    at + strlen(bad[i].from));
+		r = NULL;
+		T_CHECK(recipe_parse(txt, strlen(txt), &r, &d) != 0);
+		T_CONTAINS(d.msg, bad[i].msg);
+		recipe_free(r);
+		free(txt);
+	}
+}
+
+/* Every shipped recipe loads: the daemon refuses to start on a broken one. */
+static void
+test_shipped(void)
+{
+	static const char *const names[] = {
+		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
+		"redis", "memcached", "kernel-build",
+	};
+	const char *src = getenv("BF_SRC");
+	struct recipe *r;
+	struct bf_diag d;
+	char path[512];
+	size_t i;
+
+	if (src == NULL)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/recipes/%s.json", src, names[i]);
+		r = NULL;
+		if (recipe_load_file(path, &r, &d) != 0)
+			fprintf(stderr, "%s\n", d.msg);
+		T_CHECK(r != NULL);
+		T_CHECK(r == NULL || json_object_get(r->presets, "test") != NULL);
+		T_CHECK(r == NULL || json_object_get(r->presets, "paper") != NULL);
+		recipe_free(r);
+	}
+}
+
 int
 main(void)
 {
@@ -630,5 +741,7 @@ main(void)
 	test_check_value();
 	test_render();
 	test_file();
+	test_step_parts();
+	test_shipped();
 	return t_done();
 }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `benchfleet-agent probe` on this machine: one fingerprint line whose
+# fields agree with what the machine says through other tools, and an
+# identity hash that is stable from one probe to the next.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+A=$BIN/benchfleet-agent
+t0=$(date +%s.%N)
+out=$("$A" probe)
+check_eq "probe: exit" "$?" 0
+check_eq "probe: one line" "$(grep -c . <<<"$out")" 1
+check_eq "probe: type" "$(jq -r .type <<<"$out")" fingerprint
+check_eq "probe: threads" "$(jq -r .threads <<<"$out")" "$(grep -c '^processor' /proc/cpuinfo)"
+check_eq "probe: kernel" "$(jq -r .kernel <<<"$out")" "$(uname -r)"
+check_eq "probe: arch" "$(jq -r .arch <<<"$out")" "$(uname -m)"
+check_eq "probe: cmdline" "$(jq -r .cmdline <<<"$out")" "$(cat /proc/cmdline)"
+check_eq "probe: mem_total_kb" "$(jq -r .mem_total_kb <<<"$out")" \
+	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
+m=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+[ -n "$m" ] && check_eq "probe: cpu_model" "$(jq -r .cpu_model <<<"$out")" "$m"
+la=false; grep -qw la57 /proc/cpuinfo && la=true
+check_eq "probe: la57" "$(jq -r .la57 <<<"$out")" "$la"
+if [ -r /etc/os-release ]; then
+	check_eq "probe: distro" "$(jq -r .distro <<<"$out")" "$(. /etc/os-release; echo "$PRETTY_NAME")"
+fi
+if [ -r /sys/kernel/mm/transparent_hugepage/enabled ]; then
+	check_eq "probe: thp_enabled" "$(jq -r .thp_enabled <<<"$out")" \
+		"$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled)"
+fi
+if [ -r "/boot/config-$(uname -r)" ]; then
+	check_eq "probe: config hash" "$(jq -r .kernel_config_sha256 <<<"$out")" \
+		"$(sha256sum "/boot/config-$(uname -r)" | cut -d' ' -f1)"
+elif [ -r /proc/config.gz ]; then
+	check_eq "probe: config.gz hash" "$(jq -r .kernel_config_sha256 <<<"$out")" \
+		"$(sha256sum /proc/config.gz | cut -d' ' -f1)"
+	check_contains "probe: says gzip" "$(jq -r .kernel_config_source <<<"$out")" "gzip"
+fi
+check_eq "probe: nodes" "$(jq '.numa_nodes | length' <<<"$out")" \
+	"$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)"
+check "probe: sha256 is 64 hex" grep -Eq '^[0-9a-f]{64}$' <<<"$(jq -r .sha256 <<<"$out")"
+check_eq "probe: identity stable" "$("$A" probe | jq -r .sha256)" "$(jq -r .sha256 <<<"$out")"
+"$A" probe extra >/dev/null 2>&1
+check_eq "probe: arguments refused" "$?" 2
+echo "agent_probe: $(echo "$(date +%s.%N) - $t0" | bc) s"
+finish
