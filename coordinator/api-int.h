@@ -6,11 +6,13 @@
 #ifndef BF_API_INT_H
 #define BF_API_INT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <microhttpd.h>
 #include <jansson.h>
 
 #include "api.h"
+#include "auth.h"
 #include "buf.h"
 #include "caps.h"
 
@@ -20,8 +22,15 @@ struct api {
 	struct store *st;
 	const struct recipes *rs;
 	struct sched *sc;
+	struct events *ev;		/* may be NULL: no /events */
+	atomic_int stopping;		/* set by api_stop: event streams end */
+	atomic_int sse_clients;		/* open event streams */
 	struct MHD_Daemon *mhd;
 	int port;
+	atomic_int auth_on;		/* latched: tokens are revoked, never deleted */
+	char *tls_cert_pem;		/* owned; the key is wiped on stop */
+	char *tls_key_pem;
+	size_t tls_key_len;
 };
 
 struct api_req {
@@ -32,6 +41,7 @@ struct api_req {
 	int too_big;
 	int64_t id;			/* {id} in the route */
 	char name[BF_MAX_NAME + 1];	/* {name} in the route */
+	struct auth_ident who;		/* the caller, checked before the handler */
 };
 
 struct api_resp {
@@ -40,6 +50,7 @@ struct api_resp {
 	char *text;			/* owned, with */
 	size_t text_len;
 	const char *ctype;		/* for text; default text/plain; charset=utf-8 */
+	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
 };
 
 typedef void (*api_handler)(struct api *a, struct api_req *rq, struct api_resp *rs);
@@ -63,11 +74,16 @@ void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
 
+/* api-events.c */
+#define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */
+void api_events(struct api *a, struct api_req *rq, struct api_resp *rs);
+
 /* api-machines.c */
 void api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_machines_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_machines_delete(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_machines_probe(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_recipes_list(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_recipes_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_health(struct api *a, struct api_req *rq, struct api_resp *rs);

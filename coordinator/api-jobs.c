@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api-int.h"
+#include "events.h"
 #include "job.h"
 #include "jx.h"
 #include "matrix.h"
@@ -86,7 +87,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	const struct recipe *rec;
 	struct matrix_cell *cells = NULL;
 	struct store_run_new *runs = NULL;
-	char **axes = NULL, **values = NULL;
+	char **axes = NULL, **values = NULL, **knobs = NULL;
 	char *spec = NULL, *names = NULL, known[1024];
 	json_t *specj = NULL, *namesj = NULL;
 	size_t ncells = 0, nruns = 0, i, b;
@@ -134,11 +135,15 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	nruns = ncells * (size_t)job->boots;
 	if ((runs = calloc(nruns, sizeof(*runs))) == NULL ||
 	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
-	    (values = calloc(ncells, sizeof(*values))) == NULL)
+	    (values = calloc(ncells, sizeof(*values))) == NULL ||
+	    (knobs = calloc(ncells, sizeof(*knobs))) == NULL)
 		goto oom;
 	for (i = 0; i < ncells; i++) {
 		if ((axes[i] = json_dumps(cells[i].axes, JSON_COMPACT)) == NULL ||
 		    (values[i] = json_dumps(cells[i].values, JSON_COMPACT)) == NULL)
+			goto oom;
+		if (json_object_size(cells[i].knobs) > 0 &&
+		    (knobs[i] = json_dumps(cells[i].knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
 			goto oom;
 	}
 	/* Boot-major order: every cell once per boot, so interleaved and
@@ -151,6 +156,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			rn->label = cells[i].label;
 			rn->axes_json = axes[i];
 			rn->values_json = values[i];
+			rn->knobs_json = knobs[i];
 			rn->boot = (int)b;
 		}
 	}
@@ -172,6 +178,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	}
 	sched_kick(a->sc);
+	events_job(a->ev, id);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I}", "id", (json_int_t)id, "runs",
 	    (json_int_t)nruns));
 	goto out;
@@ -182,8 +189,11 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		free(axes[i]);
 	for (i = 0; values != NULL && i < ncells; i++)
 		free(values[i]);
+	for (i = 0; knobs != NULL && i < ncells; i++)
+		free(knobs[i]);
 	free(axes);
 	free(values);
+	free(knobs);
 	free(runs);
 	free(spec);
 	free(names);
@@ -220,6 +230,7 @@ api_jobs_cancel(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	sched_kick(a->sc);
+	events_job(a->ev, rq->id);
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:I,s:s}", "id", (json_int_t)rq->id, "state",
 	    "cancelled"));
 }
@@ -292,6 +303,54 @@ axis_str(const json_t *v, char *buf, size_t bufsz)
 	return buf;
 }
 
+/* Append v to the comma-separated set in b unless it is there already. */
+static void
+set_add(struct buf *b, const char *v)
+{
+	const char *p;
+	size_t n;
+
+	if (v == NULL || *v == '\0')
+		return;
+	n = strlen(v);
+	for (p = b->data; p != NULL && (p = strstr(p, v)) != NULL; p += n)
+		if ((p == b->data || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+			return;
+	buf_printf(b, "%s%s", b->len ? ", " : "", v);
+}
+
+/*
+ * The legend's account of where the samples come from: the machines (and
+ * their class) and the kernels the done runs were measured on.
+ */
+static void
+report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *machines,
+    struct buf *kernels)
+{
+	json_t *runs = NULL, *r;
+	const char *klass = json_string_value(json_object_get(jobj, "machine_class"));
+	struct buf names, kset;
+	size_t i;
+
+	buf_init(&names, 4096);
+	buf_init(&kset, 4096);
+	if (store_job_runs_json(a->st, job_id, &runs) == 0) {
+		json_array_foreach(json_object_get(runs, "runs"), i, r) {
+			if (!json_is_string(json_object_get(r, "state")) ||
+			    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
+				continue;
+			set_add(&names, json_string_value(json_object_get(r, "machine")));
+			set_add(&kset, json_string_value(json_object_get(r, "kernel")));
+		}
+	}
+	buf_printf(machines, "machines: %s%s%s(%s)", klass ? "class " : "", klass ? klass : "",
+	    klass ? " " : "", names.len ? names.data : "none yet");
+	buf_printf(kernels, "kernels: %s", kset.len ? kset.data : "none yet");
+	buf_free(&names);
+	buf_free(&kset);
+	json_decref(runs);
+}
+
 /* Cells a and b agree on every axis but skip. */
 static int
 same_but(const json_t *a, const json_t *b, const char *skip)
@@ -323,11 +382,14 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	char axis[BF_MAX_NAME + 1], vbuf[128], title[256];
 	const char *bval = NULL, *colon;
 	struct bf_diag d;
-	struct buf out;
+	struct buf out, ctx_machines, ctx_kernels;
+	const char *ctx[3];
 	size_t nc = 0, nm, i, k, j, ns, found_value = 0;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
+	buf_init(&ctx_machines, BF_MAX_STR);
+	buf_init(&ctx_kernels, BF_MAX_STR);
 	bf_diag_clear(&d);
 	memset(&in, 0, sizeof(in));
 	if (fmt == NULL)
@@ -450,6 +512,11 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
+	report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels);
+	ctx[0] = ctx_machines.data;
+	ctx[1] = ctx_kernels.data;
+	ctx[2] = NULL;
+	in.context = ctx;
 	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
@@ -478,6 +545,8 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	free(mets);
 	free(baseline_of);
 	buf_free(&out);
+	buf_free(&ctx_machines);
+	buf_free(&ctx_kernels);
 	recipe_free(rec);
 	json_decref(jobj);
 	json_decref(samp);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "api-int.h"
+#include "events.h"
 #include "jx.h"
 #include "recipe.h"
 
@@ -126,6 +127,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	}
 	sched_kick(a->sc);
+	events_machine(a->ev, name);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:s}", "name", name));
  out:
 	json_decref(doc);
@@ -164,7 +166,33 @@ api_machines_delete(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	sched_kick(a->sc);
+	events_publish(a->ev, "machine", json_pack("{s:s,s:b}", "name", rq->name, "deleted", 1));
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:b}", "name", rq->name, "deleted", 1));
+}
+
+/* Fingerprint again: the machine's worker runs `benchfleet-agent probe` at
+ * its next idle moment, never during a measured step. */
+void
+api_machines_probe(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	struct store_machine *m = NULL;
+	int r;
+
+	if ((r = store_machine_get(a->st, rq->name, &m)) != 0) {
+		if (r == BF_ERR_NOTFOUND)
+			api_error(rs, MHD_HTTP_NOT_FOUND, NULL, "unknown machine \"%s\"", rq->name);
+		else
+			api_store_error(rs, r, "machine");
+		return;
+	}
+	store_machine_free(m);
+	if (sched_probe(a->sc, rq->name) != 0) {
+		api_error(rs, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "machine \"%s\" has no worker "
+		    "yet; retry in a second", rq->name);
+		return;
+	}
+	api_json(rs, MHD_HTTP_ACCEPTED, json_pack("{s:s,s:s}", "name", rq->name, "probe",
+	    "queued"));
 }
 
 void

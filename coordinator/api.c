@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "api-int.h"
+#include "events.h"
 #include "jx.h"
 #include "parse.h"
 
@@ -24,28 +25,41 @@ struct api_route {
 	const char *method;
 	const char *pattern;	/* segments; {id} an integer, {name} a name */
 	api_handler fn;
+	int need;		/* enum auth_role; API_PUBLIC: no token */
 };
 
+/* Needs no token: a load balancer's health check. Anything unset (0) needs
+ * admin, so a route added without a role fails closed. */
+#define API_PUBLIC	(-1)
+#define V		AUTH_VIEWER
+#define S		AUTH_SUBMITTER
+#define A		AUTH_ADMIN
+
 static const struct api_route api_routes[] = {
-	{ "GET",    "/api/v1/healthz",			api_health },
-	{ "GET",    "/healthz",				api_health },
-	{ "GET",    "/api/v1/metrics",			api_metrics },
-	{ "GET",    "/metrics",				api_metrics },
-	{ "GET",    "/api/v1/jobs",			api_jobs_list },
-	{ "POST",   "/api/v1/jobs",			api_jobs_create },
-	{ "GET",    "/api/v1/jobs/{id}",		api_jobs_get },
-	{ "POST",   "/api/v1/jobs/{id}/cancel",		api_jobs_cancel },
-	{ "GET",    "/api/v1/jobs/{id}/runs",		api_jobs_runs },
-	{ "GET",    "/api/v1/jobs/{id}/report",		api_jobs_report },
-	{ "GET",    "/api/v1/runs/{id}",		api_runs_get },
-	{ "GET",    "/api/v1/runs/{id}/log",		api_runs_log },
-	{ "GET",    "/api/v1/machines",			api_machines_list },
-	{ "POST",   "/api/v1/machines",			api_machines_create },
-	{ "GET",    "/api/v1/machines/{name}",		api_machines_get },
-	{ "DELETE", "/api/v1/machines/{name}",		api_machines_delete },
-	{ "GET",    "/api/v1/recipes",			api_recipes_list },
-	{ "GET",    "/api/v1/recipes/{name}",		api_recipes_get },
+	{ "GET",    "/api/v1/healthz",			api_health,	API_PUBLIC },
+	{ "GET",    "/healthz",				api_health,	API_PUBLIC },
+	{ "GET",    "/api/v1/metrics",			api_metrics,	V },
+	{ "GET",    "/metrics",				api_metrics,	V },
+	{ "GET",    "/api/v1/jobs",			api_jobs_list,	V },
+	{ "POST",   "/api/v1/jobs",			api_jobs_create,	S },
+	{ "GET",    "/api/v1/jobs/{id}",		api_jobs_get,	V },
+	{ "POST",   "/api/v1/jobs/{id}/cancel",		api_jobs_cancel,	S },
+	{ "GET",    "/api/v1/jobs/{id}/runs",		api_jobs_runs,	V },
+	{ "GET",    "/api/v1/jobs/{id}/report",		api_jobs_report,	V },
+	{ "GET",    "/api/v1/runs/{id}",		api_runs_get,	V },
+	{ "GET",    "/api/v1/runs/{id}/log",		api_runs_log,	V },
+	{ "GET",    "/api/v1/machines",			api_machines_list,	V },
+	{ "POST",   "/api/v1/machines",			api_machines_create,	A },
+	{ "GET",    "/api/v1/machines/{name}",		api_machines_get,	V },
+	{ "DELETE", "/api/v1/machines/{name}",		api_machines_delete,	A },
+	{ "POST",   "/api/v1/machines/{name}/probe",	api_machines_probe,	A },
+	{ "GET",    "/api/v1/recipes",			api_recipes_list,	V },
+	{ "GET",    "/api/v1/recipes/{name}",		api_recipes_get,	V },
+	{ "GET",    "/api/v1/events",			api_events,	V },
 };
+#undef V
+#undef S
+#undef A
 #define API_NROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
 
 void
@@ -143,6 +157,12 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 	size_t len;
 	const char *ctype;
 
+	if (rs->raw != NULL) {
+		ret = MHD_queue_response(conn, rs->status ? rs->status : 500, rs->raw);
+		MHD_destroy_response(rs->raw);
+		rs->raw = NULL;
+		return ret;
+	}
 	if (rs->json != NULL) {
 		if ((body = json_dumps(rs->json, JSON_COMPACT)) == NULL)
 			return MHD_NO;
@@ -164,6 +184,9 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (rs->status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		    "Bearer realm=\"benchfleet\"");
 	ret = MHD_queue_response(conn, rs->status ? rs->status : 500, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -240,6 +263,50 @@ api_web(struct api *a, struct MHD_Connection *conn, const char *path)
 	return ret;
 }
 
+/*
+ * The caller's token against the route's role: 1 to go on, 0 with rs
+ * filled (401 without a valid token, 403 for too small a role). With auth
+ * off, every caller is an anonymous admin (token_id 0). The token itself
+ * is never logged or echoed.
+ */
+static int
+api_authorize(struct api *a, const struct api_route *rt, struct api_req *rq,
+    struct api_resp *rs)
+{
+	enum auth_role need = rt->need >= AUTH_VIEWER && rt->need <= AUTH_ADMIN ?
+	    (enum auth_role)rt->need : AUTH_ADMIN;
+	int r;
+
+	rq->who.token_id = 0;
+	rq->who.role = AUTH_ADMIN;
+	if (rt->need == API_PUBLIC)
+		return 1;
+	if (!atomic_load(&a->auth_on)) {
+		if (!auth_enabled(a->st, a->cfg.auth_required))
+			return 1;
+		atomic_store(&a->auth_on, 1);
+	}
+	r = auth_check(a->st, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION), &rq->who);
+	if (r == BF_ERR_AUTH) {
+		api_error(rs, MHD_HTTP_UNAUTHORIZED, NULL, "a valid bearer token is required "
+		    "(Authorization: Bearer TOKEN; see benchfleetd token create)");
+		return 0;
+	}
+	if (r != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "checking the token: %s",
+		    bf_err_str(r));
+		return 0;
+	}
+	if (!auth_role_allows(rq->who.role, need)) {
+		api_error(rs, MHD_HTTP_FORBIDDEN, NULL, "%s %s needs the %s role; this token "
+		    "has %s", rq->method, rt->pattern, auth_role_name(need),
+		    auth_role_name(rq->who.role));
+		return 0;
+	}
+	return 1;
+}
+
 static void
 api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
@@ -251,8 +318,11 @@ api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 			continue;
 		path_known = 1;
 		if (strcmp(api_routes[i].method, rq->method) == 0) {
+			if (!api_authorize(a, &api_routes[i], rq, rs))
+				return;
 			api_routes[i].fn(a, rq, rs);
-			if (rs->json == NULL && rs->text == NULL && rs->status == 0)
+			if (rs->json == NULL && rs->text == NULL && rs->raw == NULL &&
+			    rs->status == 0)
 				api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 				    "internal error: empty response");
 			return;
@@ -333,17 +403,76 @@ api_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
+/* A PEM file of at most API_MAX_PEM bytes, NUL-terminated, into *out. */
+#define API_MAX_PEM	(64 * 1024)
+static int
+api_read_pem(const char *path, const char *what, char **out, size_t *lenp,
+    struct bf_diag *d)
+{
+	char *p = NULL;
+	size_t n = 0;
+	ssize_t k;
+	int fd = -1, r;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		bf_diag_set(d, what, "%s: %s", path, strerror(errno));
+		r = BF_ERR_IO;
+		goto out;
+	}
+	if ((p = malloc(API_MAX_PEM + 1)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	while ((k = read(fd, p + n, API_MAX_PEM + 1 - n)) > 0 && n + (size_t)k <= API_MAX_PEM)
+		n += (size_t)k;
+	if (k < 0 || k > 0 || n == 0) {
+		bf_diag_set(d, what, "%s: %s", path, k < 0 ? strerror(errno) :
+		    n == 0 ? "is empty" : "is larger than 64 KiB");
+		r = k < 0 ? BF_ERR_IO : BF_ERR_INVALID;
+		goto out;
+	}
+	p[n] = '\0';
+	*out = p;
+	*lenp = n;
+	p = NULL;
+	r = 0;
+out:
+	if (p != NULL) {
+		explicit_bzero(p, API_MAX_PEM + 1);
+		free(p);
+	}
+	if (fd != -1)
+		close(fd);
+	return r;
+}
+
+/*
+ * A thread per connection, not the epoll pool: an event stream's reader
+ * blocks in events_wait() (api-events.c), which in a pool of 4 held a
+ * thread per stream, so 4 dashboards starved every other request. With a
+ * thread each, a stream costs one sleeping thread. Measured (Release,
+ * wrk -t2 -c16 -d5s GET /api/v1/jobs, 20 jobs, 3 rounds on a shared 2-core
+ * box): the pool did 1500-5490 req/s, and 0 with 50 streams open; a thread
+ * per connection did 3030-4670 req/s, and 2390-5050 with 50 streams open
+ * (55 threads, 18 MB RSS). Suspend/resume would keep the pool but needs a
+ * registry of suspended connections, a timer for heartbeats, and resuming
+ * them all before MHD_stop_daemon.
+ * poll(), not select(): descriptors past FD_SETSIZE stay usable. The
+ * connection limit bounds the threads; cfg->threads is no longer used.
+ */
 int
 api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
-    struct sched *sc, struct api **out, struct bf_diag *d)
+    struct sched *sc, struct events *ev, struct api **out, struct bf_diag *d)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem tls[4] = { { MHD_OPTION_END, 0, NULL } };
 	struct api *a = NULL;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-	    MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_POLL | MHD_USE_ERROR_LOG;
 	int r;
 
 	*out = NULL;
@@ -366,21 +495,49 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	a->st = st;
 	a->rs = rs;
 	a->sc = sc;
+	a->ev = ev;
 	if (cfg->web_dir != NULL && (a->web_dir = strdup(cfg->web_dir)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
+	if ((cfg->tls_cert != NULL) != (cfg->tls_key != NULL)) {
+		bf_diag_set(d, "tls", "--tls-cert and --tls-key go together");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (cfg->tls_cert != NULL) {
+		size_t clen;
+
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			bf_diag_set(d, "tls", "this libmicrohttpd was built without TLS (GnuTLS)");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = api_read_pem(cfg->tls_cert, "tls-cert", &a->tls_cert_pem, &clen,
+		    d)) != 0 ||
+		    (r = api_read_pem(cfg->tls_key, "tls-key", &a->tls_key_pem, &a->tls_key_len,
+		    d)) != 0)
+			goto out;
+		flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, a->tls_cert_pem };
+		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, a->tls_key_pem };
+		/* TLS 1.2 and 1.3 only. */
+		tls[2] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+		    (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" };
+		tls[3] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	}
 	a->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, api_access, a,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cfg->threads > 0 ? cfg->threads : 4),
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, a,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+	    MHD_OPTION_ARRAY, tls,
 	    MHD_OPTION_END);
 	if (a->mhd == NULL) {
-		bf_diag_set(d, "listen", "cannot listen on %s:%d: %s", cfg->addr, cfg->port,
+		bf_diag_set(d, "listen", "cannot listen on %s:%d%s: %s", cfg->addr, cfg->port,
+		    cfg->tls_cert != NULL ? " with TLS (check the certificate and key)" : "",
 		    strerror(errno));
 		r = BF_ERR_SYS;
 		goto out;
@@ -406,8 +563,16 @@ api_stop(struct api *a)
 {
 	if (a == NULL)
 		return;
+	/* Streams blocked in events_wait() must return before MHD joins them. */
+	atomic_store(&a->stopping, 1);
+	events_wake(a->ev);
 	if (a->mhd != NULL)
 		MHD_stop_daemon(a->mhd);
 	free(a->web_dir);
+	free(a->tls_cert_pem);
+	if (a->tls_key_pem != NULL) {
+		explicit_bzero(a->tls_key_pem, a->tls_key_len);
+		free(a->tls_key_pem);
+	}
 	free(a);
 }

@@ -14,13 +14,18 @@ struct api_config {
 	int port;			/* 0 picks a free port */
 	int threads;			/* worker threads of the HTTP server */
 	const char *web_dir;		/* static files served at /, or NULL */
+	int auth_required;		/* tokens even while the store has none */
+	const char *tls_cert;		/* PEM files: HTTPS when both are set */
+	const char *tls_key;
 };
 
 struct api;
+struct events;
 
-/* Starts serving at once. Borrowed pointers must outlive the api. */
+/* Starts serving at once. Borrowed pointers must outlive the api; ev may be
+ * NULL (then GET /events answers 503). */
 int api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
-    struct sched *sc, struct api **out, struct bf_diag *d);
+    struct sched *sc, struct events *ev, struct api **out, struct bf_diag *d);
 /* The port actually bound (useful with port 0). */
 int api_port(const struct api *a);
 void api_stop(struct api *a);		/* accepts NULL */

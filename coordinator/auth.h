@@ -68,7 +68,7 @@ int auth_token_format(int64_t id, const uint8_t secret[AUTH_SECRET_LEN], char *o
 int auth_token_parse(const char *text, size_t len, int64_t *idp,
     uint8_t secret[AUTH_SECRET_LEN]);
 /* The token of an Authorization header value "Bearer <token>" (scheme
- * case-insensitive, one or more spaces): *tokp/*lenp point into hdr.
+ * case-insensitive, one or more spaces): *tokp and *lenp point into hdr.
  * BF_ERR_PARSE for other schemes or an empty token. */
 int auth_bearer(const char *hdr, const char **tokp, size_t *lenp);
 

@@ -8,7 +8,8 @@
  * Event types and their data (JSON objects):
  *   machine  {"name","class","state","hostname","kernel","last_error","last_seen"}
  *   run      {"id","job_id","cell_index","label","boot","state","machine",
- *             "hostname","error"}
+ *             "hostname","error","started_at","finished_at"}   (unix seconds
+ *             or null)
  *   job      {"id","recipe","name","state","runs_total","runs_done","runs_failed",
  *             "runs_running","runs_queued","eta_s"}   eta_s: null or seconds,
  *             from the mean duration of the job's finished runs and the
@@ -67,7 +68,8 @@ uint64_t events_last_id(struct events *ev);
  * or BF_ERR_NOTFOUND when after cannot be resumed from (the events after
  * it have left the ring, or the id is not one of this daemon's): the
  * subscriber must reload its state and go on from events_last_id().
- * The caller frees the copies with events_recs_clear(out, n).
+ * The caller frees the copies with events_recs_clear(out, n). With max 0
+ * and timeout 0 it only checks whether after can be resumed from.
  */
 int events_wait(struct events *ev, uint64_t after, int timeout_ms, const atomic_int *cancel,
     struct events_rec *out, size_t max);

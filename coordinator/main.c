@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "auth.h"
+#include "events.h"
 #include "parse.h"
 #include "recipes.h"
 #include "sched.h"
@@ -38,6 +40,9 @@ struct options {
 	char *connect_timeout;
 	char *probe_interval;
 	char *threads;
+	char *tls_cert;
+	char *tls_key;
+	char *auth;
 	char *max_attempts;
 	char *probe_failures;
 	char *link_timeout;
@@ -76,6 +81,12 @@ static const struct opt {
 	  "failed health probes in a row that make a machine offline (default 3)" },
 	{ "link-timeout", offsetof(struct options, link_timeout), "SECONDS",
 	  "SSH silence, keepalives included, taken as a dead link (default 20)" },
+	{ "tls-cert", offsetof(struct options, tls_cert), "FILE",
+	  "serve HTTPS with this PEM certificate (chain), with --tls-key" },
+	{ "tls-key", offsetof(struct options, tls_key), "FILE", "PEM private key of --tls-cert" },
+	{ "auth", offsetof(struct options, auth), "auto|required",
+	  "bearer tokens: auto (on once the store has a token; always off loopback) "
+	  "or required" },
 	{ "insecure", (size_t)-1, NULL,
 	  "allow listening on a non-loopback address without TLS" },
 };
@@ -86,7 +97,8 @@ usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: benchfleetd [--config FILE] [options]\n");
+	fprintf(f, "usage: benchfleetd [--config FILE] [options]\n"
+	    "       benchfleetd token create|list|revoke ... (benchfleetd token --help)\n");
 	for (i = 0; i < NOPTS; i++)
 		fprintf(f, "  --%s%s%s\n      %s\n", opts[i].name, opts[i].arg ? " " : "",
 		    opts[i].arg ? opts[i].arg : "", opts[i].help);
@@ -270,6 +282,7 @@ main(int argc, char **argv)
 	struct recipes *rs = NULL;
 	struct sched *sc = NULL;
 	struct api *api = NULL;
+	struct events *ev = NULL;
 	struct sched_config scfg;
 	struct api_config acfg;
 	struct bf_diag d;
@@ -281,6 +294,8 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	bf_diag_clear(&d);
+	if (argc > 1 && strcmp(argv[1], "token") == 0)
+		return cmd_token_main(argc - 1, argv + 1);
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
 			if (config_read(&o, argv[++i]) != 0)
@@ -333,9 +348,21 @@ main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	if (!is_loopback(addr) && !o.insecure) {
-		fprintf(stderr, "benchfleetd: refusing to listen on %s without TLS: use a "
-		    "loopback address behind a TLS reverse proxy, or --insecure\n", addr);
+	if ((o.tls_cert == NULL) != (o.tls_key == NULL)) {
+		fprintf(stderr, "benchfleetd: --tls-cert and --tls-key go together\n");
+		ret = 2;
+		goto out;
+	}
+	if (o.auth != NULL && strcmp(o.auth, "auto") != 0 && strcmp(o.auth, "required") != 0) {
+		fprintf(stderr, "benchfleetd: --auth: \"%s\" is not one of auto, required\n",
+		    o.auth);
+		ret = 2;
+		goto out;
+	}
+	if (!is_loopback(addr) && !o.insecure && o.tls_cert == NULL) {
+		fprintf(stderr, "benchfleetd: refusing to listen on %s without TLS: use "
+		    "--tls-cert/--tls-key, a loopback address behind a TLS reverse proxy, or "
+		    "--insecure\n", addr);
 		ret = 2;
 		goto out;
 	}
@@ -371,6 +398,10 @@ main(int argc, char **argv)
 	if (nrequeued > 0)
 		fprintf(stderr, "benchfleetd: re-queued %zu runs left running by the last "
 		    "coordinator\n", nrequeued);
+	if (events_new(st, &ev) != 0) {
+		fprintf(stderr, "benchfleetd: out of memory\n");
+		goto out;
+	}
 	if (recipes_load_dir(o.recipes, &rs, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -389,6 +420,7 @@ main(int argc, char **argv)
 	scfg.probe_failures = pfails;
 	scfg.max_attempts = attempts;
 	scfg.link_timeout_ms = linkto * 1000;
+	scfg.ev = ev;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -398,7 +430,12 @@ main(int argc, char **argv)
 	acfg.port = port;
 	acfg.threads = threads;
 	acfg.web_dir = o.web;
-	if (api_start(&acfg, st, rs, sc, &api, &d) != 0) {
+	/* Off loopback the API is never open, tokens or not. */
+	acfg.auth_required = (o.auth != NULL && strcmp(o.auth, "required") == 0) ||
+	    !is_loopback(addr);
+	acfg.tls_cert = o.tls_cert;
+	acfg.tls_key = o.tls_key;
+	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
 	}
@@ -414,8 +451,13 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	fprintf(stderr, "benchfleetd %s: listening on http://%s%s%s:%d/ store %s, %zu recipes "
-	    "from %s\n", BF_VERSION, strchr(addr, ':') ? "[" : "", addr,
+	if (!auth_enabled(st, acfg.auth_required))
+		fprintf(stderr, "benchfleetd: warning: the store has no API tokens, so the API "
+		    "is open to every local user; create one with \"benchfleetd token create "
+		    "--role admin\" (auth turns on at once) or start with --auth required\n");
+	fprintf(stderr, "benchfleetd %s: listening on %s://%s%s%s:%d/ store %s, %zu recipes "
+	    "from %s\n", BF_VERSION, o.tls_cert != NULL ? "https" : "http",
+	    strchr(addr, ':') ? "[" : "", addr,
 	    strchr(addr, ':') ? "]" : "", api_port(api), o.store, recipes_count(rs), o.recipes);
 	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;
@@ -429,6 +471,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: leaving runs in flight to the next start\n");
 		_exit(ret);
 	}
+	events_free(ev);
 	store_close(st);
 	recipes_free(rs);
 	free(o.listen);
@@ -443,6 +486,9 @@ main(int argc, char **argv)
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.threads);
+	free(o.tls_cert);
+	free(o.tls_key);
+	free(o.auth);
 	free(o.max_attempts);
 	free(o.probe_failures);
 	free(o.link_timeout);

@@ -43,10 +43,43 @@ struct ingest {
 	char first_error[512];
 };
 
+/*
+ * What the job asks of the machine itself: the cell's knobs (applied, read
+ * back and restored by the agent), NUMA/CPU binding, ASLR, drop_caches.
+ */
+static int
+step_add_machine_state(const struct store_claim *c, const json_t *jobdoc, json_t *step,
+    struct bf_diag *d)
+{
+	json_t *knobs = NULL, *v;
+	int r;
+
+	if (c->knobs_json != NULL && *c->knobs_json != '\0') {
+		if ((r = jx_loads(c->knobs_json, strlen(c->knobs_json), BF_MAX_API_BODY, &knobs,
+		    d)) != 0)
+			return r;
+		if (json_object_size(knobs) > 0 && json_object_set(step, "knobs", knobs) != 0) {
+			json_decref(knobs);
+			return BF_ERR_ALLOC;
+		}
+		json_decref(knobs);
+	}
+	if ((v = json_object_get(jobdoc, "bind")) != NULL && json_is_object(v) &&
+	    json_object_set(step, "bind", v) != 0)
+		return BF_ERR_ALLOC;
+	if ((v = json_object_get(jobdoc, "aslr")) != NULL && json_is_false(v) &&
+	    json_object_set_new(step, "aslr", json_false()) != 0)
+		return BF_ERR_ALLOC;
+	if ((v = json_object_get(jobdoc, "drop_caches")) != NULL && json_is_true(v) &&
+	    json_object_set_new(step, "drop_caches", json_true()) != 0)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
 int
 runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d)
 {
-	json_t *spec = NULL, *values = NULL, *step = NULL, *argv = NULL, *metrics = NULL;
+	json_t *spec = NULL, *values = NULL, *step = NULL, *argv = NULL;
 	json_t *jobdoc, *rdoc;
 	struct recipe *r = NULL;
 	char **av = NULL;
@@ -78,24 +111,20 @@ runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d
 			goto out;
 	}
 	ret = BF_ERR_ALLOC;
-	if ((argv = json_array()) == NULL || (metrics = json_array()) == NULL)
+	if ((argv = json_array()) == NULL)
 		goto out;
 	for (i = 0; i < ac; i++)
 		if (json_array_append_new(argv, json_string(av[i])) != 0)
 			goto out;
-	for (i = 0; i < r->nmetrics; i++) {
-		const struct recipe_metric *m = &r->metrics[i];
-
-		if (m->regex == NULL)
-			continue;
-		if (json_array_append_new(metrics, json_pack("{s:s,s:s,s:s}", "name", m->name,
-		    "source", m->source, "regex", m->regex)) != 0)
-			goto out;
-	}
-	step = json_pack("{s:I,s:O,s:I,s:I,s:I,s:{s:s},s:O}", "run", (json_int_t)c->run_id,
+	step = json_pack("{s:I,s:O,s:I,s:I,s:I,s:{s:s}}", "run", (json_int_t)c->run_id,
 	    "argv", argv, "iterations", (json_int_t)iterations, "warmup", (json_int_t)warmup,
-	    "timeout_s", (json_int_t)r->timeout_s, "env", "LC_ALL", "C", "metrics", metrics);
+	    "timeout_s", (json_int_t)r->timeout_s, "env", "LC_ALL", "C");
 	if (step == NULL)
+		goto out;
+	/* setup, pre_iteration, services and the output metrics */
+	if ((ret = recipe_step_json(r, values, step, d)) != 0)
+		goto out;
+	if ((ret = step_add_machine_state(c, jobdoc, step, d)) != 0)
 		goto out;
 	*stepp = step;
 	step = NULL;
@@ -105,7 +134,6 @@ runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d
 	json_decref(values);
 	json_decref(step);
 	json_decref(argv);
-	json_decref(metrics);
 	recipe_argv_free(av);
 	recipe_free(r);
 	return ret;
@@ -173,6 +201,54 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 }
 
 /* Keep the first failure of a step: it is the one worth reporting. */
+int
+runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+    struct bf_diag *d)
+{
+	struct buf cmd, out;
+	json_t *fp = NULL;
+	const char *type = NULL, *sha = NULL;
+	char *text = NULL, *nl;
+	int r, status = -1;
+
+	buf_init(&cmd, 8192);
+	buf_init(&out, BF_MAX_AGENT_LINE);
+	if ((r = runner_ensure_agent(env, conn, agent_ok, d)) != 0)
+		goto out;
+	if ((r = shquote(&cmd, env->agent_remote)) != 0 || (r = buf_puts(&cmd, " probe")) != 0)
+		goto out;
+	if ((r = ssh_exec_capture(conn, cmd.data, &out, NULL, 30000, &status, d)) != 0)
+		goto out;
+	if (status != 0 || out.len == 0) {
+		bf_diag_set(d, NULL, "%s: agent probe exited with status %d", env->machine, status);
+		r = BF_ERR_PROTO;
+		goto out;
+	}
+	if ((nl = memchr(out.data, '\n', out.len)) != NULL)
+		*nl = '\0';
+	if ((r = jx_loads(out.data, strlen(out.data), BF_MAX_AGENT_LINE, &fp, d)) != 0 ||
+	    (r = jx_str(fp, "type", JX_REQUIRED, 32, &type, "probe", d)) != 0 ||
+	    (r = jx_str(fp, "sha256", JX_REQUIRED, 64, &sha, "probe", d)) != 0)
+		goto out;
+	if (strcmp(type, "fingerprint") != 0) {
+		bf_diag_set(d, "probe.type", "expected \"fingerprint\", got \"%.20s\"", type);
+		r = BF_ERR_PROTO;
+		goto out;
+	}
+	if ((text = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = store_machine_set_fingerprint(env->st, env->machine, text, sha);
+	events_machine(env->ev, env->machine);
+ out:
+	free(text);
+	json_decref(fp);
+	buf_free(&cmd);
+	buf_free(&out);
+	return r;
+}
+
 static void __attribute__((format(printf, 2, 3)))
 note_error(struct ingest *g, const char *fmt, ...)
 {
@@ -231,7 +307,7 @@ ingest_iteration(struct ingest *g, json_t *o)
 	for (i = 0; json_is_object(metrics) && i < g->r->nmetrics; i++) {
 		const struct recipe_metric *m = &g->r->metrics[i];
 
-		if (m->regex == NULL)
+		if (!recipe_metric_from_output(m))
 			continue;
 		if ((v = json_object_get(metrics, m->name)) == NULL || !json_is_number(v))
 			continue;
@@ -259,6 +335,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(len > BF_MAX_LOG_LINE ?
 		    BF_MAX_LOG_LINE : len), line);
 		store_run_log_add(g->env->st, g->c->run_id, "agent", tmp);
+		events_log(g->env->ev, g->c->run_id, "agent", tmp);
 		goto out;
 	}
 	if (truncated || jx_loads(line, len, BF_MAX_AGENT_LINE, &o, NULL) != 0 ||
@@ -277,13 +354,23 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		jx_str(o, "boot_id", JX_OPTIONAL, 64, &bid, "", NULL);
 		store_run_set_info(g->env->st, g->c->run_id, s, k, bid);
 		store_machine_update(g->env->st, g->env->machine, NULL, s, k, a, NULL, 1);
+		events_run(g->env->ev, g->c->run_id);
+		events_machine(g->env->ev, g->env->machine);
 	} else if (strcmp(type, "log") == 0) {
 		if (jx_str(o, "line", JX_OPTIONAL, BF_MAX_LOG_LINE * 8, &s, "", NULL) == 0 &&
 		    s != NULL) {
 			jx_str(o, "stream", JX_OPTIONAL, 16, &st, "", NULL);
-			store_run_log_add(g->env->st, g->c->run_id,
-			    st != NULL && strcmp(st, "stderr") == 0 ? "stderr" : "stdout", s);
+			st = st != NULL && strcmp(st, "stderr") == 0 ? "stderr" : "stdout";
+			store_run_log_add(g->env->st, g->c->run_id, st, s);
+			events_log(g->env->ev, g->c->run_id, st, s);
 		}
+	} else if (strcmp(type, "knobs") == 0) {
+		/* the state in force for this run: stored with it */
+		char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+
+		if (text != NULL)
+			store_run_set_knobs(g->env->st, g->c->run_id, text);
+		free(text);
 	} else if (strcmp(type, "iteration") == 0) {
 		if ((ret = ingest_iteration(g, o)) == BF_ERR_PROTO) {
 			store_run_log_add(g->env->st, g->c->run_id, "coord",
@@ -324,6 +411,9 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	memset(&g, 0, sizeof(g));
 	bf_diag_clear(&d);
 	buf_init(&cmd, 8192);
+	events_run(env->ev, c->run_id);
+	events_job(env->ev, c->job_id);
+	events_machine(env->ev, env->machine);
 	if ((ret = runner_build_step(c, &step, &d)) != 0 ||
 	    (ret = claim_recipe(c, &r, &d)) != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
@@ -389,6 +479,10 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	}
 	ret = 0;
  out:
+	/* whatever the outcome, the run, its job and the machine changed */
+	events_run(env->ev, c->run_id);
+	events_job(env->ev, c->job_id);
+	events_machine(env->ev, env->machine);
 	buf_free(&cmd);
 	free(stepbuf);
 	json_decref(step);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "events.h"
 #include "ssh.h"
 #include "store.h"
 
@@ -22,6 +23,7 @@ struct runner_env {
 	int lease_s;
 	int max_attempts;		/* a lost run is retried until this many */
 	int link_timeout_ms;		/* silence (keepalives count) = dead link */
+	struct events *ev;		/* may be NULL */
 };
 
 /*
@@ -34,6 +36,13 @@ int runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_dia
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the connection. */
 int runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+    struct bf_diag *d);
+
+/*
+ * Fingerprint the machine with `<agent> probe` (between runs only) and store
+ * it with its hash. BF_ERR_LOST / BF_ERR_TIMEOUT when the link went bad.
+ */
+int runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
     struct bf_diag *d);
 
 /*

@@ -27,6 +27,7 @@ struct worker {
 	int stop;		/* under s->mu */
 	int exited;		/* under s->mu */
 	int64_t current_run;	/* under s->mu; 0 when idle */
+	int probe_wanted;	/* under s->mu: fingerprint again when idle */
 	struct worker *next;
 };
 
@@ -113,11 +114,13 @@ worker_connect(struct worker *w, const struct store_machine *m, int *failsp,
 		store_machine_update(s->st, m->name,
 		    *failsp >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL,
 		    NULL, NULL, NULL, d.msg[0] ? d.msg : bf_err_str(r), 0);
+		events_machine(s->cfg.ev, m->name);
 		return r;
 	}
 	*failsp = 0;
 	store_machine_update(s->st, m->name, strcmp(m->state, "running") == 0 ? NULL : "idle",
 	    NULL, NULL, NULL, "", 1);
+	events_machine(s->cfg.ev, m->name);
 	return 0;
 }
 
@@ -151,6 +154,19 @@ retry_delay(int fails, int max)
 	return (time_t)1 << (fails - 1);
 }
 
+/* Take a pending probe request; 1 if there was one. */
+static int
+worker_take_probe(struct worker *w)
+{
+	int r;
+
+	pthread_mutex_lock(&w->s->mu);
+	r = w->probe_wanted;
+	w->probe_wanted = 0;
+	pthread_mutex_unlock(&w->s->mu);
+	return r;
+}
+
 static void
 worker_set_run(struct worker *w, int64_t run_id)
 {
@@ -168,7 +184,7 @@ worker_main(void *arg)
 	struct store_claim *c = NULL;
 	struct ssh_conn *conn = NULL;
 	struct runner_env env;
-	time_t last_try = 0, last_probe = 0, now;
+	time_t last_try = 0, last_probe = 0, last_fp = 0, now;
 	int agent_ok = 0, fails = 0, r;
 	uint64_t gen;
 
@@ -181,6 +197,7 @@ worker_main(void *arg)
 	env.lease_s = s->cfg.lease_s;
 	env.max_attempts = s->cfg.max_attempts;
 	env.link_timeout_ms = s->cfg.link_timeout_ms;
+	env.ev = s->cfg.ev;
 
 	while (!worker_should_stop(w)) {
 		gen = sched_gen(s);
@@ -206,6 +223,26 @@ worker_main(void *arg)
 				continue;
 			}
 			last_probe = now;
+		}
+		if ((m->fingerprint == NULL && now - last_fp >= s->cfg.probe_interval_s) ||
+		    worker_take_probe(w)) {
+			struct bf_diag pd;
+
+			last_fp = now;
+			bf_diag_clear(&pd);
+			if ((r = runner_probe(&env, conn, &agent_ok, &pd)) != 0) {
+				store_machine_update(s->st, w->name, NULL, NULL, NULL, NULL,
+				    pd.msg[0] ? pd.msg : bf_err_str(r), 0);
+				if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
+					ssh_close(conn);
+					conn = NULL;
+					agent_ok = 0;
+					fails++;
+					continue;
+				}
+				/* a machine we cannot fingerprint still runs jobs;
+				 * the error stays in last_error */
+			}
 		}
 		if ((r = store_run_claim(s->st, m->name, m->klass, s->cfg.lease_s, &c)) != 0 ||
 		    c == NULL) {
@@ -235,6 +272,7 @@ worker_main(void *arg)
 			fails = s->cfg.probe_failures;	/* it just failed us mid-run */
 			store_machine_update(s->st, w->name, "offline", NULL, NULL, NULL,
 			    "connection lost during a run", 0);
+			events_machine(s->cfg.ev, w->name);
 			last_try = time(NULL);
 		}
 	}
@@ -393,6 +431,26 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 	r = 0;
  out:
 	sched_stop(s);
+	return r;
+}
+
+int
+sched_probe(struct sched *s, const char *name)
+{
+	struct worker *w;
+	int r = BF_ERR_NOTFOUND;
+
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		if (!w->stop && strcmp(w->name, name) == 0) {
+			w->probe_wanted = 1;
+			r = 0;
+		}
+	s->gen++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
 	return r;
 }
 

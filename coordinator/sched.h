@@ -10,6 +10,7 @@
 #define BF_SCHED_H
 
 #include "err.h"
+#include "events.h"
 #include "store.h"
 
 struct sched_config {
@@ -22,6 +23,7 @@ struct sched_config {
 	int probe_failures;		/* consecutive failed probes that make a machine offline */
 	int max_attempts;		/* a run lost with its machine is tried this many times */
 	int link_timeout_ms;		/* SSH silence (keepalives count) taken as a dead link */
+	struct events *ev;		/* state changes are published here; may be NULL */
 };
 
 struct sched;
@@ -30,6 +32,9 @@ int sched_start(const struct sched_config *cfg, struct store *st, struct sched *
     struct bf_diag *d);
 /* Something changed (a job or machine was added): wake the workers now. */
 void sched_kick(struct sched *s);
+/* Fingerprint the machine again at its next idle moment. BF_ERR_NOTFOUND
+ * when no worker serves that name. */
+int sched_probe(struct sched *s, const char *name);
 /*
  * Stop and join every thread. Workers still inside a step after a 3 s grace
  * are abandoned: the call returns their number, the scheduler is left

@@ -124,9 +124,10 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 	for (i = 0; i < nruns; i++) {
 		rn = &runs[i];
 		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
-		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I", id, (int64_t)rn->cell_index,
-		    rn->label != NULL ? rn->label : "", rn->axes_json, rn->values_json,
-		    (int64_t)rn->boot)) != 0)
+		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt", id,
+		    (int64_t)rn->cell_index, rn->label != NULL ? rn->label : "", rn->axes_json,
+		    rn->values_json, (int64_t)rn->boot, rn->knobs_json, rn->kernel,
+		    rn->cmdline)) != 0)
 			goto out;
 	}
 	if ((r = store_tx_commit(s)) != 0)

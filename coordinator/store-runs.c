@@ -24,6 +24,9 @@ store_claim_free(struct store_claim *c)
 	free(c->spec_json);
 	free(c->values_json);
 	free(c->label);
+	free(c->knobs_json);
+	free(c->kernel);
+	free(c->cmdline);
 	free(c);
 }
 
@@ -44,7 +47,10 @@ claim_from_row(sqlite3_stmt *st, struct store_claim **out)
 	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
 	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
 	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||
-	    (r = store_col_dup(st, 5, &c->label)) != 0)
+	    (r = store_col_dup(st, 5, &c->label)) != 0 ||
+	    (r = store_col_dup(st, 8, &c->knobs_json)) != 0 ||
+	    (r = store_col_dup(st, 9, &c->kernel)) != 0 ||
+	    (r = store_col_dup(st, 10, &c->cmdline)) != 0)
 		goto out;
 	*out = c;
 	c = NULL;

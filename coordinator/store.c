@@ -92,6 +92,34 @@ static const char *const store_migrations[] = {
 	" at REAL NOT NULL,"
 	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
 	"PRAGMA user_version = 1;",
+	/* 2: API tokens (auth.h; read and written by store-auth.c) and job
+	 * owners. Only salt and SHA-256(salt || secret) are kept; rows are
+	 * revoked, never deleted, so a job's owner_token always resolves. */
+	"CREATE TABLE tokens ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" name TEXT,"
+	" role TEXT NOT NULL CHECK (role IN ('viewer','submitter','admin')),"
+	" salt BLOB NOT NULL CHECK (length(salt) = 16),"
+	" hash BLOB NOT NULL CHECK (length(hash) = 32),"
+	" created_at INTEGER NOT NULL,"
+	" last_used INTEGER,"
+	" revoked_at INTEGER);"
+	"ALTER TABLE jobs ADD COLUMN owner_token INTEGER REFERENCES tokens(id);"
+	"PRAGMA user_version = 2;",
+	/* 3: what a run asked of the machine and what was in force. knobs: the
+	 * requested knob values; knob_state: the agent's read-back (before,
+	 * requested, after); req_kernel/req_cmdline: the boot it needs. A
+	 * machine's fingerprint (from `benchfleet-agent probe`) and its hash;
+	 * boot: its boot configuration (boot.h); boot_key: the boot it is in. */
+	"ALTER TABLE runs ADD COLUMN knobs TEXT;"
+	"ALTER TABLE runs ADD COLUMN knob_state TEXT;"
+	"ALTER TABLE runs ADD COLUMN req_kernel TEXT;"
+	"ALTER TABLE runs ADD COLUMN req_cmdline TEXT;"
+	"ALTER TABLE machines ADD COLUMN fingerprint TEXT;"
+	"ALTER TABLE machines ADD COLUMN fingerprint_sha256 TEXT;"
+	"ALTER TABLE machines ADD COLUMN boot TEXT;"
+	"ALTER TABLE machines ADD COLUMN boot_key TEXT;"
+	"PRAGMA user_version = 3;",
 };
 #define STORE_SCHEMA_LATEST ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
 
@@ -114,11 +142,12 @@ static const char *const store_migrations[] = {
 	" \"values\" AS \"values\", boot AS boot, attempt AS attempt, state AS state," \
 	" machine AS machine, hostname AS hostname, kernel AS kernel, boot_id AS boot_id," \
 	" started_at AS started_at, finished_at AS finished_at, exit_status AS exit_status," \
-	" error AS error"
+	" error AS error, knobs AS knobs_requested, knob_state AS knobs," \
+	" req_kernel AS req_kernel, req_cmdline AS req_cmdline"
 
 #define MACHINE_COLS \
 	"name, host, port, user, key_path, class, state, hostname, kernel, arch, last_error," \
-	" created_at, last_seen"
+	" created_at, last_seen, fingerprint, fingerprint_sha256, boot, boot_key"
 
 /* Every statement the store runs. Values are always bound, never pasted. */
 static const char *const store_sql[Q__COUNT] = {
@@ -170,8 +199,13 @@ static const char *const store_sql[Q__COUNT] = {
 	    " WHERE r.job_id = ?1 AND r.state = 'done'"
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
 
-	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
+	    " req_kernel, req_cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[Q_R_KNOBS] = "UPDATE runs SET knob_state = ?2 WHERE id = ?1",
+	[Q_M_FINGERPRINT] = "UPDATE machines SET fingerprint = ?2, fingerprint_sha256 = ?3"
+	    " WHERE name = ?1",
+	[Q_M_BOOT] = "UPDATE machines SET boot = ?2 WHERE name = ?1",
+	[Q_M_BOOT_KEY] = "UPDATE machines SET boot_key = ?2 WHERE name = ?1",
 	[Q_R_BY_JOB] = "SELECT " RUN_COLS " FROM runs WHERE job_id = ?1"
 	    " ORDER BY cell_index, boot, id",
 	[Q_R_GET] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1",
@@ -180,7 +214,8 @@ static const char *const store_sql[Q__COUNT] = {
 	 * active jobs by id, then runs_claim per job already in claim order,
 	 * instead of sorting every queued run of the fleet on each claim. */
 	[Q_R_CLAIM_PICK] = "SELECT r.id, r.job_id, j.recipe, j.spec, r.\"values\", r.label,"
-	    " r.boot, r.attempt FROM jobs j CROSS JOIN runs r"
+	    " r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline"
+	    " FROM jobs j CROSS JOIN runs r"
 	    " ON r.job_id = j.id AND r.state = 'queued'"
 	    " WHERE j.state IN ('queued','running') AND (j.machine_class = ?1"
 	    "  OR EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2))"
@@ -496,7 +531,8 @@ store_jtext(const char *p, size_t n)
 static int
 is_json_column(const char *name)
 {
-	static const char *const cols[] = { "axes", "values", "spec", "machine_names" };
+	static const char *const cols[] = { "axes", "values", "spec", "machine_names", "knobs",
+	    "knobs_requested", "fingerprint" };
 	size_t i;
 
 	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -873,7 +909,11 @@ machine_from_row(sqlite3_stmt *st, struct store_machine *m)
 	    (r = store_col_dup(st, 7, &m->hostname)) != 0 ||
 	    (r = store_col_dup(st, 8, &m->kernel)) != 0 ||
 	    (r = store_col_dup(st, 9, &m->arch)) != 0 ||
-	    (r = store_col_dup(st, 10, &m->last_error)) != 0)
+	    (r = store_col_dup(st, 10, &m->last_error)) != 0 ||
+	    (r = store_col_dup(st, 13, &m->fingerprint)) != 0 ||
+	    (r = store_col_dup(st, 14, &m->fingerprint_sha256)) != 0 ||
+	    (r = store_col_dup(st, 15, &m->boot)) != 0 ||
+	    (r = store_col_dup(st, 16, &m->boot_key)) != 0)
 		return r;
 	m->port = sqlite3_column_int(st, 2);
 	m->created_at = sqlite3_column_int64(st, 11);
@@ -894,6 +934,10 @@ machine_clear(struct store_machine *m)
 	free(m->kernel);
 	free(m->arch);
 	free(m->last_error);
+	free(m->fingerprint);
+	free(m->fingerprint_sha256);
+	free(m->boot);
+	free(m->boot_key);
 }
 
 void
@@ -1071,12 +1115,24 @@ jstr_or_null(const char *v)
 	return v != NULL ? store_jtext(v, strlen(v)) : json_null();
 }
 
+/* A JSON text column we wrote ourselves; damage shows as null. */
+static json_t *
+json_text_or_null(const char *text)
+{
+	json_t *v;
+
+	if (text == NULL || (v = json_loads(text, 0, NULL)) == NULL)
+		return json_null();
+	return v;
+}
+
 json_t *
 store_machine_json(const struct store_machine *m)
 {
 	if (m == NULL)
 		return NULL;
-	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
+	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
+	    " s:o, s:o}",
 	    "name", jstr_or_null(m->name),
 	    "host", jstr_or_null(m->host),
 	    "port", m->port,
@@ -1088,5 +1144,62 @@ store_machine_json(const struct store_machine *m)
 	    "arch", jstr_or_null(m->arch),
 	    "last_error", jstr_or_null(m->last_error),
 	    "created_at", (json_int_t)m->created_at,
-	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null());
+	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null(),
+	    "fingerprint", json_text_or_null(m->fingerprint),
+	    "fingerprint_sha256", jstr_or_null(m->fingerprint_sha256),
+	    "boot", json_text_or_null(m->boot),
+	    "boot_key", jstr_or_null(m->boot_key));
+}
+
+int
+store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
+    const char *sha256)
+{
+	int r, n = 0;
+
+	if (s == NULL || name == NULL || json_text == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_M_FINGERPRINT, &n, "ttt", name, json_text, sha256);
+	store_unlock(s);
+	return r != 0 ? r : n == 0 ? BF_ERR_NOTFOUND : 0;
+}
+
+int
+store_machine_set_boot(struct store *s, const char *name, const char *boot_json)
+{
+	int r, n = 0;
+
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_M_BOOT, &n, "tt", name, boot_json);
+	store_unlock(s);
+	return r != 0 ? r : n == 0 ? BF_ERR_NOTFOUND : 0;
+}
+
+int
+store_machine_set_boot_key(struct store *s, const char *name, const char *boot_key)
+{
+	int r, n = 0;
+
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_M_BOOT_KEY, &n, "tt", name, boot_key);
+	store_unlock(s);
+	return r != 0 ? r : n == 0 ? BF_ERR_NOTFOUND : 0;
+}
+
+int
+store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text)
+{
+	int r;
+
+	if (s == NULL || json_text == NULL || strlen(json_text) > BF_MAX_API_BODY)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_R_KNOBS, NULL, "It", run_id, json_text);
+	store_unlock(s);
+	return r;
 }

@@ -48,6 +48,10 @@ struct store_machine {
 	char *last_error;	/* may be NULL */
 	int64_t created_at;	/* unix seconds */
 	int64_t last_seen;	/* 0 = never */
+	char *fingerprint;	/* JSON text from `benchfleet-agent probe`, or NULL */
+	char *fingerprint_sha256;
+	char *boot;		/* boot configuration, JSON text (boot.h), or NULL */
+	char *boot_key;		/* the boot it is in (runner.c), or NULL */
 };
 
 /* BF_ERR_EXISTS if the name is taken (d says so). */
@@ -75,6 +79,9 @@ struct store_run_new {
 	const char *axes_json;		/* the cell's axis values, JSON object text */
 	const char *values_json;	/* every parameter's value, JSON object text */
 	int boot;			/* boot repetition index, 0.. */
+	const char *knobs_json;		/* requested knobs, JSON object text, or NULL */
+	const char *kernel;		/* kernel release to boot, or NULL: any */
+	const char *cmdline;		/* command-line parameters to boot with, or NULL */
 };
 
 /* Insert the job and all its runs (state queued) in one transaction.
@@ -118,6 +125,9 @@ struct store_claim {
 	char *label;
 	int boot;
 	int attempt;
+	char *knobs_json;		/* may be NULL */
+	char *kernel;			/* may be NULL */
+	char *cmdline;			/* may be NULL */
 };
 
 /*
@@ -136,6 +146,15 @@ void store_claim_free(struct store_claim *c);
 /* Extend the lease of a running run. BF_ERR_NOTFOUND; BF_ERR_STATE if it
  * is not running. */
 int store_run_renew(struct store *s, int64_t run_id, int lease_s);
+/* The agent's knobs line of a run (before, requested, after), JSON text. */
+int store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text);
+/* Record a machine's fingerprint (JSON text) and its hash. */
+int store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
+    const char *sha256);
+/* A machine's boot configuration (JSON text, or NULL to clear). */
+int store_machine_set_boot(struct store *s, const char *name, const char *boot_json);
+/* The boot a machine is in now (runner.c's key), or NULL: unknown. */
+int store_machine_set_boot_key(struct store *s, const char *name, const char *boot_key);
 
 struct store_sample {
 	const char *metric;

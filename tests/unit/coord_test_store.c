@@ -176,7 +176,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 1);		/* bump with each new migration step */
+	T_EQ_INT(v, 3);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	store_close(s);
 
@@ -362,7 +362,7 @@ test_jobs(void)
 	static const char *const keys[] = { "id", "recipe", "name", "state", "created_at",
 	    "finished_at", "runs_total", "runs_done", "runs_failed", "runs_running",
 	    "runs_queued", "spec", NULL };
-	struct store_run_new rn = { 0, "x=1", "{\"x\": 1}", "{\"x\": 1}", 0 };
+	struct store_run_new rn = { 0, "x=1", "{\"x\": 1}", "{\"x\": 1}", 0, NULL, NULL, NULL };
 	struct store *s;
 	json_t *j = NULL, *a;
 	int64_t id1, id2, id;

@@ -1,0 +1,151 @@
+/*
+ * boot.h: boot control of a lab machine. Reboot it into kernel X with
+ * command line Y by one of a table of methods (kexec, grub-reboot, grubby,
+ * an admin's command), wait for SSH with backoff, verify uname -r,
+ * /proc/cmdline and a changed boot_id, and recover a machine that does not
+ * come back by its power-cycle command (IPMI in a lab, the QEMU monitor in
+ * tests).
+ *
+ * A machine's boot config is JSON (stored on the machine):
+ *   {"method": "kexec",
+ *    "kernels": {"6.1.0-28-cloud-amd64": {"image": "/boot/vmlinuz-6.1.0-28-cloud-amd64",
+ *                                         "initrd": "/boot/initrd.img-6.1.0-28-cloud-amd64"}},
+ *    "cmdline_base": "console=ttyS0 panic=-1",
+ *    "timeout_s": 120,
+ *    "power_cycle": ["/usr/bin/ipmitool", "-H", "bmc-a", "chassis", "power", "cycle"]}
+ * Optional too: "kexec_exec": "kexec" (kexec -e, the default) or "systemctl"
+ * (systemctl kexec); "sudo": true (prefix remote commands with sudo -n);
+ * "command": "/usr/local/sbin/lab-boot {kernel} {cmdline}" for method
+ * "command" (slots {kernel} {image} {initrd} {cmdline}, each filled as one
+ * shquote()d word); "power_cycle_timeout_s" (default 60); per kernel
+ * "grub_entry" for method grub-reboot (default: the release).
+ */
+#ifndef BF_BOOT_H
+#define BF_BOOT_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "err.h"
+#include "ssh.h"
+
+/* Caps of the boot config and of what a machine reports (move to caps.h). */
+#define BOOT_MAX_KERNELS	64		/* kernels of one machine */
+#define BOOT_MAX_RELEASE	64		/* a kernel release, as uname -r (UTS is 65) */
+#define BOOT_MAX_PATH		1024		/* an image/initrd path on the machine */
+#define BOOT_MAX_CMDLINE	BF_MAX_STR	/* a command line (the kernel's COMMAND_LINE_SIZE is 2048..4096) */
+#define BOOT_MAX_TIMEOUT_S	7200
+#define BOOT_BOOT_ID_LEN	36		/* 8-4-4-4-12 */
+
+struct boot_method;
+
+struct boot_kernel {
+	char *release;		/* as uname -r prints it */
+	char *image;		/* path on the machine (kexec, grubby) */
+	char *initrd;		/* path on the machine, or NULL */
+	char *grub_entry;	/* grub-reboot: menu entry (title, id or index), or NULL */
+};
+
+struct boot_machine {
+	const struct boot_method *method;
+	struct boot_kernel *kernels;
+	size_t nkernels;
+	char *cmdline_base;	/* "" when none */
+	int timeout_s;		/* reboot command to verified SSH */
+	char **power_cycle;	/* argv run on the coordinator, NULL-terminated; NULL when none */
+	int power_cycle_timeout_s;
+	char *command;		/* method "command": the template */
+	int kexec_systemctl;	/* "kexec_exec": "systemctl" */
+	int sudo;
+};
+
+/* What boot_ensure found and did. Strings are NUL-terminated. */
+struct boot_result {
+	int rebooted;		/* a reboot command was issued */
+	int power_cycled;	/* the power-cycle command ran */
+	int power_cycle_status;	/* its exit status (-1: killed, timed out or not run) */
+	int recovered;		/* after a failure: the machine answered SSH again */
+	int attempts;		/* SSH connect attempts while waiting */
+	double seconds;		/* whole call */
+	double ssh_seconds;	/* reboot command issued to verified SSH (0 without reboot) */
+	char kernel[BOOT_MAX_RELEASE + 1];	/* booted now, as uname -r ("" if unknown) */
+	char cmdline[BOOT_MAX_CMDLINE + 1];	/* /proc/cmdline now */
+	char boot_id[BOOT_BOOT_ID_LEN + 1];	/* now */
+	char prev_boot_id[BOOT_BOOT_ID_LEN + 1];/* before the request */
+	char reason[BF_DIAG_MSG];		/* why the boot failed; "" on success */
+};
+
+/* Progress lines for the run log and a cancel flag; all may be NULL. */
+struct boot_hooks {
+	void (*log)(void *arg, const char *line);
+	void *arg;
+	const volatile int *cancel;	/* non-zero: give up waiting (BF_ERR_CANCELLED) */
+};
+
+/*
+ * Parse and validate a boot config (the JSON object above). path names obj
+ * in messages ("machines.zen4-a.boot"). Messages name the field:
+ * 'boot.kernels.6.1.image: "vmlinuz" is not an absolute path'.
+ * *out is the caller's, freed with boot_machine_free().
+ */
+int boot_config_parse(const json_t *obj, const char *path, struct boot_machine **out,
+    struct bf_diag *d);
+/* The same from JSON text (at most BF_MAX_API_BODY bytes). */
+int boot_config_loads(const char *text, size_t len, struct boot_machine **out, struct bf_diag *d);
+void boot_machine_free(struct boot_machine *m);		/* accepts NULL */
+
+/* The method's name ("kexec", ...). */
+const char *boot_method_name(const struct boot_machine *m);
+/* The kernel of that release in m's map, or NULL. */
+const struct boot_kernel *boot_kernel_find(const struct boot_machine *m, const char *release);
+
+/*
+ * Check a requested kernel release (1..BOOT_MAX_RELEASE bytes of
+ * [A-Za-z0-9._+~-], starting alphanumeric) and a requested command line
+ * (printable ASCII, no quotes, backslash or backquote, no newline, at most
+ * BOOT_MAX_CMDLINE bytes; params separated by spaces). BF_ERR_INVALID.
+ */
+int boot_check_release(const char *release, struct bf_diag *d);
+int boot_check_cmdline(const char *cmdline, struct bf_diag *d);
+
+/*
+ * Bring machine m (reached as t) up on kernel `kernel` (a release in m's
+ * map; NULL or "" = the one running now) with every param of `cmdline`
+ * (NULL = "") on top of m->cmdline_base.
+ *
+ * *connp is an open connection or NULL; it may be replaced (the reboot
+ * drops it). On return *connp is a live connection when the machine
+ * answers, else NULL; the caller owns it either way.
+ *
+ * When the machine already runs that kernel with exactly base + cmdline
+ * (ignoring BOOT_IMAGE= and initrd=), it is not rebooted. Otherwise:
+ * record boot_id, issue the method's reboot, wait for SSH with backoff up
+ * to m->timeout_s, verify uname -r, that /proc/cmdline holds every
+ * requested param, and that boot_id changed. On a timeout or a failed
+ * check, run m->power_cycle, wait again and check that the machine is back
+ * on some kernel (res->recovered).
+ *
+ * Returns 0 when verified. BF_ERR_TIMEOUT: no (new) SSH within the
+ * timeout; BF_ERR_STATE: it came back wrong (kernel, cmdline, boot_id) or
+ * the reboot command failed (then nothing was rebooted or power-cycled);
+ * BF_ERR_NOTFOUND / BF_ERR_INVALID: bad request, nothing done;
+ * BF_ERR_CANCELLED; or an SSH error reading the state before any reboot.
+ * res->reason and d say why; the caller marks the run boot-failed on
+ * TIMEOUT/STATE, and res->recovered == 0 means the machine is gone.
+ */
+int boot_ensure(const struct boot_machine *m, const struct ssh_target *t,
+    struct ssh_conn **connp, const char *kernel, const char *cmdline,
+    const struct boot_hooks *hooks, struct boot_result *res, struct bf_diag *d);
+
+/* The remote command line the method would run to boot `kernel` with the
+ * full command line `cmdline` (base included), appended to out. For review
+ * and tests; boot_ensure() builds the same. */
+int boot_reboot_command(const struct boot_machine *m, const char *kernel, const char *cmdline,
+    struct buf *out, struct bf_diag *d);
+
+/* res as a JSON object (new reference, or NULL on ENOMEM). */
+json_t *boot_result_json(const struct boot_result *res);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * store-auth.c: the tokens table (schema step 2) and job ownership reads.
+ *
+ * These statements are prepared per call and finalized before the store
+ * lock is released, rather than kept in the statement cache of
+ * store-int.h: a token check is a single indexed row, and keeping them
+ * out of the shared tables leaves store.c's query list to the jobs and
+ * runs code.
+ */
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "auth.h"
+#include "caps.h"
+#include "store-int.h"
+
+/* Prepare sql on s (locked by the caller). */
+static int
+sa_prep(struct store *s, const char *sql, sqlite3_stmt **stp)
+{
+	int rc;
+
+	*stp = NULL;
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, stp, NULL)) != SQLITE_OK)
+		return store_db_fail(s, rc);
+	return 0;
+}
+
+/* One step: 1 row, 0 done, BF_ERR_* failure. */
+static int
+sa_step(struct store *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return store_db_fail(s, rc);
+}
+
+int
+store_token_add(struct store *s, const char *name, enum auth_role role,
+    const uint8_t salt[AUTH_SALT_LEN], const uint8_t hash[AUTH_HASH_LEN], int64_t *idp,
+    struct bf_diag *d)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (s == NULL || role < AUTH_VIEWER || role > AUTH_ADMIN)
+		return BF_ERR_INVALID;
+	if ((r = store_check_str(name, "name", BF_MAX_NAME, 0, d)) != 0)
+		return r;
+	store_lock(s);
+	if ((r = sa_prep(s, "INSERT INTO tokens (name, role, salt, hash, created_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5)", &st)) != 0)
+		goto out;
+	if ((name != NULL ? sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) :
+	    sqlite3_bind_null(st, 1)) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 2, auth_role_name(role), -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_blob(st, 3, salt, AUTH_SALT_LEN, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_blob(st, 4, hash, AUTH_HASH_LEN, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 5, store_now_s()) != SQLITE_OK) {
+		r = store_db_fail(s, sqlite3_errcode(s->db));
+		goto out;
+	}
+	if ((r = sa_step(s, st)) < 0)
+		goto out;
+	*idp = sqlite3_last_insert_rowid(s->db);
+	r = 0;
+out:
+	if (r != 0)
+		bf_diag_set(d, NULL, "store: %s", store_last_error());
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_token_get(struct store *s, int64_t id, struct store_token *out)
+{
+	sqlite3_stmt *st = NULL;
+	const char *role;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = sa_prep(s, "SELECT role, salt, hash, last_used, revoked_at IS NOT NULL"
+	    " FROM tokens WHERE id = ?1", &st)) != 0)
+		goto out;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
+		r = store_db_fail(s, sqlite3_errcode(s->db));
+		goto out;
+	}
+	if ((r = sa_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	/* The CHECKs of step 2 fix the sizes; a damaged row denies access. */
+	if (sqlite3_column_bytes(st, 1) != AUTH_SALT_LEN ||
+	    sqlite3_column_bytes(st, 2) != AUTH_HASH_LEN ||
+	    (role = (const char *)sqlite3_column_text(st, 0)) == NULL ||
+	    auth_role_parse(role, &out->role, NULL) != 0) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	memcpy(out->salt, sqlite3_column_blob(st, 1), AUTH_SALT_LEN);
+	memcpy(out->hash, sqlite3_column_blob(st, 2), AUTH_HASH_LEN);
+	out->last_used = sqlite3_column_int64(st, 3);
+	out->revoked = sqlite3_column_int(st, 4);
+	out->id = id;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_token_touch(struct store *s, int64_t id, int64_t min_age_s)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t now = store_now_s();
+	int r;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = sa_prep(s, "UPDATE tokens SET last_used = ?2 WHERE id = ?1"
+	    " AND (last_used IS NULL OR last_used < ?3)", &st)) != 0)
+		goto out;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, now) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 3, now - min_age_s) != SQLITE_OK) {
+		r = store_db_fail(s, sqlite3_errcode(s->db));
+		goto out;
+	}
+	if ((r = sa_step(s, st)) < 0)
+		goto out;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_token_revoke(struct store *s, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = sa_prep(s, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1"
+	    " AND revoked_at IS NULL", &st)) != 0)
+		goto out;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, store_now_s()) != SQLITE_OK) {
+		r = store_db_fail(s, sqlite3_errcode(s->db));
+		goto out;
+	}
+	if ((r = sa_step(s, st)) < 0)
+		goto out;
+	if (sqlite3_changes(s->db) == 1) {
+		r = 0;
+		goto out;
+	}
+	sqlite3_finalize(st);
+	if ((r = sa_prep(s, "SELECT 1 FROM tokens WHERE id = ?1", &st)) != 0)
+		goto out;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
+		r = store_db_fail(s, sqlite3_errcode(s->db));
+		goto out;
+	}
+	if ((r = sa_step(s, st)) < 0)
+		goto out;
+	r = r == 1 ? BF_ERR_STATE : BF_ERR_NOTFOUND;
+out:
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_token_count(struct store *s, int64_t *np)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*np = 0;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = sa_prep(s, "SELECT COUNT(*) FROM tokens", &st)) != 0 ||
+	    (r = sa_step(s, st)) < 0)
+		goto out;
+	*np = r == 1 ? sqlite3_column_int64(st, 0) : 0;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_tokens_list_json(struct store *s, json_t **out)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *arr = NULL, *row = NULL;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if ((arr = json_array()) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	/* Never salt or hash. */
+	if ((r = sa_prep(s, "SELECT id AS id, name AS name, role AS role,"
+	    " created_at AS created_at, last_used AS last_used, revoked_at AS revoked_at"
+	    " FROM tokens ORDER BY id", &st)) != 0)
+		goto out;
+	while ((r = sa_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 0, &row)) != 0)
+			goto out;
+		if (json_array_append_new(arr, row) != 0) {
+			row = NULL;
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		row = NULL;
+	}
+	if (r < 0)
+		goto out;
+	if ((*out = json_pack("{s:o}", "tokens", arr)) == NULL) {
+		r = BF_ERR_ALLOC;
+		arr = NULL;
+		goto out;
+	}
+	arr = NULL;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	store_unlock(s);
+	json_decref(arr);
+	return r;
+}
+
+int
+store_job_owner(struct store *s, int64_t job_id, int64_t *ownerp)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*ownerp = 0;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = sa_prep(s, "SELECT owner_token FROM jobs WHERE id = ?1", &st)) != 0)
+		goto out;
+	if (sqlite3_bind_int64(st, 1, job_id) != SQLITE_OK) {
+		r = store_db_fail(s, sqlite3_errcode(s->db));
+		goto out;
+	}
+	if ((r = sa_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	*ownerp = sqlite3_column_int64(st, 0);	/* NULL reads as 0 */
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	store_unlock(s);
+	return r;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Knobs through the whole system: a redis job with matrix thp_enabled
+# [never, always] x 2 iterations on the netns fleet. Each run's stored knob
+# state shows the requested THP mode read back; a knob that cannot be set
+# fails its run with the reason and no samples; THP is restored; machines
+# are fingerprinted and POST /machines/{name}/probe refreshes it.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+[ -w "$thp" ] || { echo "THP sysfs is not writable here: $thp"; exit 1; }
+command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
+	{ echo "redis-server/redis-benchmark missing: bash deploy/install-deps --test"; exit 1; }
+orig=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")
+defer "echo '$orig' > '$thp'"
+work=$(mktemp -d /tmp/bf-knobs.XXXXXX)
+defer "rm -rf '$work'"
+fleet=$work/fleet
+bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfn \
+	--subnet 10.87.0 --bridge bfbrn --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+defer stop_daemon
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"knobs\"}")
+	check_eq "register $name" "$(status_of "$r")" 201
+done < "$fleet/hosts.tsv"
+
+# The netns hosts share this kernel's sysfs, so the two THP modes must not
+# be applied at the same time: one machine runs the whole job.
+r=$(api POST /api/v1/jobs '{"recipe":"redis","preset":"test","machines":{"names":["bfn1"]},
+	"matrix":{"thp_enabled":["never","always"]},"repetitions":{"iterations":2}}')
+check_eq "submit" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+check_eq "job" "$(wait_job "$id" 240)" done
+runs=$(curl -fsS "$URL/api/v1/jobs/$id/runs")
+for mode in never always; do
+	run=$(jq -c --arg m "$mode" '.runs[] | select(.axes.thp_enabled==$m)' <<<"$runs")
+	check_eq "thp=$mode requested" "$(jq -r .knobs_requested.thp_enabled <<<"$run")" "$mode"
+	check_eq "thp=$mode read back" "$(jq -r .knobs.after.thp_enabled <<<"$run")" "$mode"
+	check "thp=$mode: state before recorded" test -n "$(jq -r '.knobs.before.thp_enabled // empty' <<<"$run")"
+	check_eq "thp=$mode: 2 get_rps samples" "$(jq '[.samples[] | select(.metric=="get_rps" and .value > 0)] | length' <<<"$run")" 2
+	echo "thp=$mode get_rps: $(jq -r '[.samples[] | select(.metric=="get_rps") | .value] | join(" ")' <<<"$run")"
+done
+check_eq "THP restored after the job" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")" "$orig"
+rep=$(curl -fsS "$URL/api/v1/jobs/$id/report?baseline=thp_enabled:never")
+check_contains "report compares THP modes" "$rep" "thp_enabled=always"
+
+# A knob that cannot be set: fails the run, names the size, measures nothing.
+r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"names":["bfn2"]},
+	"knobs":{"mthp_3kB":"always"},"repetitions":{"iterations":1}}')
+if [ "$(status_of "$r")" = 201 ]; then
+	bad=$(body_of "$r" | jq -r .id)
+	check_eq "impossible knob: job failed" "$(wait_job "$bad" 60)" failed
+	brun=$(curl -fsS "$URL/api/v1/jobs/$bad/runs" | jq -c '.runs[0]')
+	check_contains "impossible knob: reason names the size" "$(jq -r .error <<<"$brun")" "3kB"
+	check_eq "impossible knob: nothing measured" "$(jq '.samples | length' <<<"$brun")" 0
+else
+	check_contains "impossible knob refused at submit" "$(body_of "$r")" "mthp_3kB"
+fi
+r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"knobs"},"knobs":{"thp_enabled":"alwayz"}}')
+check_eq "bad knob value refused" "$(status_of "$r")" 400
+check_contains "bad knob value named" "$(body_of "$r")" "knobs.thp_enabled"
+
+# Fingerprints: taken when a machine first connects, refreshed on request.
+m=$(curl -fsS "$URL/api/v1/machines/bfn1")
+check_eq "fingerprint stored" "$(jq -r .fingerprint.type <<<"$m")" fingerprint
+check_eq "fingerprint hash stored" "$(jq -r '.fingerprint_sha256 | length' <<<"$m")" 64
+check_contains "fingerprint has the CPU" "$(jq -r .fingerprint.cpu_model <<<"$m")" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1 | cut -c1-8)"
+r=$(api POST /api/v1/machines/bfn2/probe '')
+check_eq "probe request" "$(status_of "$r")" 202
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/machines/ghost/probe")
+check_eq "probe of an unknown machine" "$code" 404
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish

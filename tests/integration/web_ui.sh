@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The dashboard end to end: a 2-host netns fleet, a real benchfleetd, and
+# tests/browser/dashboard.test.mjs driving Debian's headless Chromium
+# through playwright-core (fleet view, submit with errors at their fields,
+# the job grid live over SSE with the completion latency measured, log
+# tail, results chart and table against the report JSON, markup shown as
+# text, stream resume with Last-Event-ID, screenshots at 1280x800 and
+# 390x844). Then the event stream itself with curl: resume, reset, bad ids,
+# the cap on open streams, and a prompt stop with streams open.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+# Chromium, node and playwright-core, when missing.
+if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null 2>&1; then
+	bash "$BF_SRC/deploy/install-deps" --test || { echo "cannot install chromium/npm"; exit 1; }
+fi
+browser=$BF_SRC/tests/browser
+if [ ! -d "$browser/node_modules/playwright-core" ]; then
+	(cd "$browser" && npm ci --no-audit --no-fund --loglevel=error) ||
+		{ echo "npm ci in tests/browser failed"; exit 1; }
+fi
+
+work=$(mktemp -d /tmp/bf-web.XXXXXX)
+defer "rm -rf '$work'"
+art=$BF_BUILD/web-ui-artifacts
+rm -rf "$art"
+mkdir -p "$art"
+fleet=$work/fleet
+bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfw \
+	--subnet 10.83.0 --bridge bfbrw --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+defer stop_daemon
+
+names=()
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"web\"}")
+	check_eq "POST /machines $name" "$(status_of "$r")" 201
+	names+=("$name")
+done < "$fleet/hosts.tsv"
+
+# --- the browser ---
+BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
+	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
+check_eq "browser test" "${PIPESTATUS[0]}" 0
+grep '^latency' "$work/browser.log"
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 12
+
+# --- the stream with curl ---
+sse() { timeout "${2:-1}" curl -sN "${@:3}" "$URL/api/v1/events$1"; }
+out=$(sse "" 1)
+check_contains "a stream opens with a comment and retry" "$out" "retry: 1000"
+# The id of the first event of a stream (the opening comment has one too).
+first_event_id() { awk '/^id: /{id=$2} /^event: /{print id; exit}'; }
+last=$(sse "?after=1" 1 | first_event_id)
+check "a lost resume point gets an id" test -n "$last"
+check_contains "a lost resume point gets reset" "$(sse "?after=1" 1)" "event: reset"
+# Resume from just before a change: exactly the events after it.
+r=$(api POST /api/v1/machines "{\"name\":\"sse-probe\",\"host\":\"127.0.0.1\",\"port\":9,\"key\":\"/etc/hostname\",\"class\":\"probe\"}")
+check_eq "probe machine" "$(status_of "$r")" 201
+out=$(sse "?after=$last" 1)
+check_contains "resume by ?after delivers later events" "$out" '"name":"sse-probe"'
+first=$(first_event_id <<<"$out")
+check_eq "the first id after a resume is the next one" "$first" "$((last + 1))"
+out2=$(sse "" 1 -H "Last-Event-ID: $last")
+check_eq "Last-Event-ID resumes like ?after" "$(first_event_id <<<"$out2")" "$first"
+check_eq "bad Last-Event-ID" "$(curl -s -o /dev/null -w '%{http_code}' -H 'Last-Event-ID: 12x' "$URL/api/v1/events")" 400
+check_eq "bad after" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/events?after=-1")" 400
+check_eq "event stream type" "$(curl -sN -m 1 -o /dev/null -w '%{content_type}' "$URL/api/v1/events")" text/event-stream
+api DELETE /api/v1/machines/sse-probe >/dev/null
+
+# The cap: 256 open streams; the next one gets 503 and other requests go on.
+port=${URL##*:}
+fds=()
+for i in $(seq 256); do
+	exec {fd}<>"/dev/tcp/127.0.0.1/$port" || break
+	printf 'GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n' >&"$fd"
+	fds+=("$fd")
+done
+sleep 1
+check_eq "stream 257 is refused" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/events")" 503
+t0=$(date +%s%N)
+check_eq "GET /jobs with 256 streams open" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs")" 200
+echo "GET /jobs with 256 streams open: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+for fd in "${fds[@]}"; do exec {fd}>&-; done
+# Closed streams are noticed at the next write: an event, or the heartbeat.
+api POST /api/v1/machines '{"name":"sse-wake","host":"127.0.0.1","port":9,"key":"/etc/hostname","class":"probe"}' >/dev/null
+code=
+for i in $(seq 40); do
+	code=$(curl -sN -m 1 -o /dev/null -w '%{http_code}' "$URL/api/v1/events")
+	[ "$code" = 200 ] && break
+	sleep 0.5
+done
+check_eq "slots come back after streams close" "$code" 200
+api DELETE /api/v1/machines/sse-wake >/dev/null
+
+# A stop with streams open is prompt: waiters are woken, not waited out.
+for i in 1 2 3; do curl -sN "$URL/api/v1/events" >/dev/null 2>&1 & done
+sleep 0.5
+t0=$(date +%s%N)
+stop_daemon
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "stop with 3 streams open: $ms ms"
+check "stop with streams open takes under 3 s ($ms ms)" test "$ms" -lt 3000
+wait 2>/dev/null
+
+# --- with tokens: the prompt, Bearer on every request, 403 for a viewer ---
+viewer=$("$BIN/benchfleetd" token create --role viewer --name web-viewer --store "$work/bf.db")
+submitter=$("$BIN/benchfleetd" token create --role submitter --name web-sub --store "$work/bf.db")
+check "tokens created" test -n "$viewer" -a -n "$submitter"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+check_eq "the API needs a token now" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs")" 401
+check_eq "so does the event stream" "$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$URL/api/v1/events")" 401
+check_eq "a viewer opens the stream" "$(curl -sN -m 1 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $viewer" "$URL/api/v1/events")" 200
+BF_URL=$URL BF_VIEWER_TOKEN=$viewer BF_SUBMITTER_TOKEN=$submitter BF_CLASS=web BF_ART=$art \
+	timeout 300 node "$browser/auth.test.mjs" 2>&1 | tee "$work/auth.log"
+check_eq "browser auth test" "${PIPESTATUS[0]}" 0
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish
