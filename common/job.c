@@ -32,7 +32,8 @@ static const char *const job_bind_keys[] = { "cpus", "membind", "cpunodebind", N
 #define JOB_MAX_KNOBS		64
 #define JOB_MAX_BIND_LIST	4096
 static const char *const job_machine_keys[] = { "class", "names", NULL };
-static const char *const job_rep_keys[] = { "boots", "iterations", "warmup", NULL };
+static const char *const job_rep_keys[] = { "boots", "iterations", "warmup",
+	"target_ci_pct", "min_boots", "max_boots", "target_metric", NULL };
 
 static const struct {
 	const char *name;
@@ -63,6 +64,7 @@ job_free(struct job_spec *job)
 	if (job == NULL)
 		return;
 	free(job->recipe);
+	free(job->target_metric);
 	free(job->name);
 	free(job->preset);
 	free(job->machine_class);
@@ -255,11 +257,52 @@ static int
 job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 {
 	json_t *reps = NULL;
-	int64_t it = 5, wu = 0, bo = 1;
+	int64_t it = 5, wu = 0, bo = 1, minb = 2, maxb = 10;
+	double target = 0;
+	const char *metric = NULL;
 	int r;
 
 	if ((r = jx_obj(doc, "repetitions", JX_OPTIONAL, &reps, "", d)) != 0)
 		goto out;
+	if (reps != NULL && json_object_get(reps, "target_ci_pct") != NULL) {
+		/* adaptive: boots are added while the CI is wider than the target */
+		if ((r = jx_num(reps, "target_ci_pct", JX_REQUIRED, 0.001, 1000, &target,
+		    "repetitions", d)) != 0 ||
+		    (r = jx_int(reps, "min_boots", JX_OPTIONAL, 2, BF_MAX_BOOTS, &minb,
+		    "repetitions", d)) != 0 ||
+		    (r = jx_int(reps, "max_boots", JX_OPTIONAL, 2, BF_MAX_BOOTS, &maxb,
+		    "repetitions", d)) != 0 ||
+		    (r = jx_str(reps, "target_metric", JX_OPTIONAL, BF_MAX_NAME, &metric,
+		    "repetitions", d)) != 0)
+			goto out;
+		if (json_object_get(reps, "boots") != NULL) {
+			bf_diag_set(d, "repetitions.boots", "cannot be given with target_ci_pct; "
+			    "use min_boots and max_boots");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (maxb < minb) {
+			bf_diag_set(d, "repetitions.max_boots", "%lld is below min_boots %lld",
+			    (long long)maxb, (long long)minb);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		bo = minb;
+		job->target_ci_pct = target;
+		job->min_boots = (int)minb;
+		job->max_boots = (int)maxb;
+		if (metric != NULL && (job->target_metric = strdup(metric)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	} else if (reps != NULL && (json_object_get(reps, "min_boots") != NULL ||
+	    json_object_get(reps, "max_boots") != NULL ||
+	    json_object_get(reps, "target_metric") != NULL)) {
+		bf_diag_set(d, "repetitions", "min_boots, max_boots and target_metric need "
+		    "target_ci_pct");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
 	if (reps != NULL &&
 	    ((r = jx_only_keys(reps, job_rep_keys, "repetitions", d)) != 0 ||
 	    (r = jx_int(reps, "iterations", JX_OPTIONAL, 1, BF_MAX_ITERATIONS, &it,
@@ -576,6 +619,17 @@ job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag
 		    rc->name);
 		r = BF_ERR_INVALID;
 		goto out;
+	}
+	if (job->target_metric != NULL) {
+		for (i = 0; i < rc->nmetrics; i++)
+			if (strcmp(rc->metrics[i].name, job->target_metric) == 0)
+				break;
+		if (i == rc->nmetrics) {
+			bf_diag_set(d, "repetitions.target_metric", "\"%s\" is not a metric of "
+			    "recipe %s", job->target_metric, rc->name);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
 	}
 	if (job->preset != NULL && json_object_get(rc->presets, job->preset) == NULL) {
 		bf_diag_set(d, "preset", "\"%s\" is not one of %s", job->preset,

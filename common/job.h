@@ -15,6 +15,12 @@
  *   "repetitions": {"iterations": 3,           1..BF_MAX_ITERATIONS, default 5
  *                   "warmup": 1,               0..100, default 0
  *                   "boots": 1},               1..BF_MAX_BOOTS, default 1
+ *     or adaptive:  {"target_ci_pct": 1.0,     95% CI half-width as % of the mean (0.001..1000)
+ *                    "min_boots": 2,           2..BF_MAX_BOOTS, default 2
+ *                    "max_boots": 10,          >= min_boots, default 10
+ *                    "target_metric": "rps",   default the recipe's first metric
+ *                    "iterations": 5}          boots are added to a cell while its CI
+ *                                              (over boot means) is wider than the target
  *   "order": "sequential" | "interleaved"      default "sequential"
  *   "knobs": {"thp_enabled": "madvise",        optional; every name and value
  *             "randomize_va_space": 0},        passes knob_check() (knob.h)
@@ -54,7 +60,10 @@ struct job_spec {
 	json_t *params;			/* object (owned; {} when absent) */
 	int iterations;
 	int warmup;
-	int boots;
+	int boots;			/* boots to start with (min_boots when adaptive) */
+	double target_ci_pct;		/* > 0: adaptive repetitions */
+	int min_boots, max_boots;
+	char *target_metric;		/* NULL: the recipe's first metric */
 	int interleaved;		/* order == "interleaved" */
 	json_t *knobs;			/* object knob -> value (owned; {} when absent) */
 	json_t *bind;			/* object (owned) or NULL */

@@ -3,6 +3,7 @@
  * (structure, recipe, axis values, machines) before anything is written;
  * then the job and all its runs go into the store in one transaction.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "parse.h"
 #include "recipe.h"
 #include "report.h"
+#include "stats.h"
 
 void
 api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs)
@@ -351,6 +353,57 @@ report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *ma
 	json_decref(runs);
 }
 
+/*
+ * For an adaptive job, the legend says what the target was and which cells
+ * reached max_boots with their CI still wider than the target.
+ */
+static void
+report_adaptive(const json_t *jobj, const struct report_input *in, struct buf *line)
+{
+	struct job_spec *job = NULL;
+	const char *metric;
+	double *means = NULL, half;
+	struct stats_summary sm;
+	struct buf cells;
+	size_t m, i, k, hit = 0;
+
+	buf_init(&cells, BF_MAX_STR / 2);
+	if (job_from_json(json_object_get(json_object_get(jobj, "spec"), "job"), &job,
+	    NULL) != 0 || job->target_ci_pct <= 0)
+		goto out;
+	metric = job->target_metric;
+	for (m = 0; m < in->nmetrics; m++)
+		if (metric == NULL || strcmp(in->metrics[m].name, metric) == 0)
+			break;
+	if (m == in->nmetrics)
+		goto out;
+	for (i = 0; i < in->ncells; i++) {
+		const struct report_series *se = &in->series[i * in->nmetrics + m];
+
+		if (se->n == 0 || (means = calloc(se->n, sizeof(*means))) == NULL)
+			continue;
+		if (stats_boot_means(se->v, se->boot, se->n, means, &k) == 0 &&
+		    (int)k >= job->max_boots && stats_summarize(means, k, &sm) == 0 &&
+		    isfinite(sm.ci_hi) && sm.mean != 0) {
+			half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
+			if (half > job->target_ci_pct) {
+				buf_printf(&cells, "%s%s (+-%.3g%%)", hit ? ", " : "",
+				    in->cells[i].label, half);
+				hit++;
+			}
+		}
+		free(means);
+		means = NULL;
+	}
+	buf_printf(line, "adaptive: boots %lld..%lld until the 95%% CI of %s is within "
+	    "+-%.3g%% of the mean; at the cap and still wider: %s", (long long)job->min_boots,
+	    (long long)job->max_boots, in->metrics[m].name, job->target_ci_pct,
+	    hit ? cells.data : "none");
+ out:
+	job_free(job);
+	buf_free(&cells);
+}
+
 /* Cells a and b agree on every axis but skip. */
 static int
 same_but(const json_t *a, const json_t *b, const char *skip)
@@ -383,13 +436,15 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	const char *bval = NULL, *colon;
 	struct bf_diag d;
 	struct buf out, ctx_machines, ctx_kernels;
-	const char *ctx[3];
+	const char *ctx[4];
+	struct buf ctx_adaptive;
 	size_t nc = 0, nm, i, k, j, ns, found_value = 0;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
 	buf_init(&ctx_machines, BF_MAX_STR);
 	buf_init(&ctx_kernels, BF_MAX_STR);
+	buf_init(&ctx_adaptive, BF_MAX_STR);
 	bf_diag_clear(&d);
 	memset(&in, 0, sizeof(in));
 	if (fmt == NULL)
@@ -515,7 +570,9 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels);
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
-	ctx[2] = NULL;
+	report_adaptive(jobj, &in, &ctx_adaptive);
+	ctx[2] = ctx_adaptive.len ? ctx_adaptive.data : NULL;
+	ctx[3] = NULL;
 	in.context = ctx;
 	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
@@ -547,6 +604,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	buf_free(&out);
 	buf_free(&ctx_machines);
 	buf_free(&ctx_kernels);
+	buf_free(&ctx_adaptive);
 	recipe_free(rec);
 	json_decref(jobj);
 	json_decref(samp);

@@ -6,6 +6,7 @@
  * step, argv included, travels as JSON on the agent's stdin.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,13 @@
 #include <time.h>
 
 #include "buf.h"
+#include "job.h"
 #include "jx.h"
 #include "caps.h"
 #include "recipe.h"
 #include "runner.h"
 #include "shquote.h"
+#include "stats.h"
 
 /* Built-in per-iteration measurements of the agent and their units. */
 static const struct {
@@ -393,6 +396,66 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	return ret;
 }
 
+/*
+ * Adaptive repetitions: decisions are taken one at a time, so that two
+ * boots of a cell finishing together cannot both see the other as still
+ * running and both leave the cell short. (One coordinator per store; the
+ * multi-coordinator store will need this under its own lock.)
+ */
+static pthread_mutex_t adaptive_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Should the cell of this (successful, about to finish) run get one more
+ * boot? Yes when the job is adaptive, every planned boot of the cell has
+ * now measured, fewer than max_boots are planned, and the 95% CI of the
+ * mean over the boot means is wider than target_ci_pct of the mean.
+ */
+static int
+runner_want_boot(const struct runner_env *env, const struct store_claim *c,
+    const struct recipe *r)
+{
+	json_t *spec = NULL;
+	struct job_spec *job = NULL;
+	const char *metric;
+	double *v = NULL, *means = NULL, half;
+	int *boot = NULL, planned = 0, want = 0;
+	size_t n = 0, k = 0;
+	struct stats_summary sm;
+	char line[256];
+
+	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec, NULL) != 0 ||
+	    job_from_json(json_object_get(spec, "job"), &job, NULL) != 0 ||
+	    job->target_ci_pct <= 0)
+		goto out;
+	metric = job->target_metric;
+	if (metric == NULL && r->nmetrics > 0)
+		metric = r->metrics[0].name;
+	if (metric == NULL ||
+	    store_cell_samples(env->st, c->run_id, metric, &v, &boot, &n, &planned) != 0 ||
+	    n == 0 || (means = calloc(n, sizeof(*means))) == NULL ||
+	    stats_boot_means(v, boot, n, means, &k) != 0)
+		goto out;
+	if ((int)k < planned || planned >= job->max_boots || k < 2)
+		goto out;	/* other boots still to come, or at the cap */
+	if (stats_summarize(means, k, &sm) != 0 || !isfinite(sm.ci_hi) || sm.mean == 0)
+		goto out;
+	half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
+	if (half > job->target_ci_pct) {
+		want = 1;
+		snprintf(line, sizeof(line), "adaptive: %s 95%% CI +-%.3g%% over %zu boots is "
+		    "wider than the target %.3g%%; adding boot %d", metric, half, k,
+		    job->target_ci_pct, planned);
+		store_run_log_add(env->st, c->run_id, "coord", line);
+	}
+ out:
+	free(v);
+	free(boot);
+	free(means);
+	job_free(job);
+	json_decref(spec);
+	return want;
+}
+
 int
 runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
     const struct store_claim *c)
@@ -467,7 +530,10 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 		goto out;
 	}
 	if (status == 0 && g.done_seen && g.done_ok) {
-		store_run_finish(env->st, c->run_id, "done", 0, NULL);
+		pthread_mutex_lock(&adaptive_mu);
+		store_run_finish_more(env->st, c->run_id, "done", 0, NULL,
+		    runner_want_boot(env, c, r));
+		pthread_mutex_unlock(&adaptive_mu);
 	} else {
 		if (g.first_error[0] == '\0')
 			snprintf(g.first_error, sizeof(g.first_error), "%s",

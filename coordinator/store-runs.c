@@ -262,6 +262,80 @@ int
 store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_status,
     const char *error)
 {
+	return store_run_finish_more(s, run_id, state, exit_status, error, 0);
+}
+
+int
+store_cell_samples(struct store *s, int64_t run_id, const char *metric, double **vp,
+    int **bootp, size_t *np, int *nbootsp)
+{
+	sqlite3_stmt *st;
+	int64_t job_id, cell;
+	double *v = NULL, *nv;
+	int *b = NULL, *nb;
+	size_t n = 0, cap = 0;
+	int r;
+
+	*vp = NULL;
+	*bootp = NULL;
+	*np = 0;
+	*nbootsp = 0;
+	if (s == NULL || metric == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_R_GET, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	job_id = sqlite3_column_int64(st, 1);
+	cell = sqlite3_column_int64(st, 2);
+	sqlite3_reset(st);
+	if ((r = store_q(s, Q_R_CELL_SAMPLES, &st, "IItI", job_id, cell, metric, run_id)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if (cap > (size_t)BF_MAX_BOOTS * BF_MAX_ITERATIONS ||
+			    (nv = realloc(v, cap * sizeof(*v))) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			v = nv;
+			if ((nb = realloc(b, cap * sizeof(*b))) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			b = nb;
+		}
+		b[n] = sqlite3_column_int(st, 0);
+		v[n] = sqlite3_column_double(st, 1);
+		n++;
+	}
+	if (r < 0)
+		goto out;
+	if ((r = store_q(s, Q_R_CELL_BOOTS, &st, "II", job_id, cell)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		goto out;
+	*nbootsp = r == 1 ? sqlite3_column_int(st, 0) : 0;
+	*vp = v;
+	*bootp = b;
+	*np = n;
+	v = NULL;
+	b = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	free(v);
+	free(b);
+	return r;
+}
+
+int
+store_run_finish_more(struct store *s, int64_t run_id, const char *state, int exit_status,
+    const char *error, int add_boot)
+{
 	sqlite3_stmt *st;
 	char *err = NULL, *machine = NULL;
 	int64_t job_id;
@@ -294,6 +368,9 @@ store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_st
 		r = BF_ERR_STATE;	/* not running: already ended, or never claimed */
 		goto out;
 	}
+	/* before the settle below, so the job cannot end in between */
+	if (add_boot && (r = store_q_exec(s, Q_R_CLONE_BOOT, NULL, "I", run_id)) != 0)
+		goto out;
 	if ((machine != NULL && (r = store_q_exec(s, Q_M_IDLE, NULL, "t", machine)) != 0) ||
 	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, now)) != 0)
 		goto out;

@@ -202,6 +202,18 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
 	    " req_kernel, req_cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[Q_R_KNOBS] = "UPDATE runs SET knob_state = ?2 WHERE id = ?1",
+	/* One more boot of the run's cell (adaptive repetitions). */
+	[Q_R_CLONE_BOOT] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot,"
+	    " knobs, req_kernel, req_cmdline) SELECT job_id, cell_index, label, axes, \"values\","
+	    " (SELECT MAX(r2.boot) + 1 FROM runs r2 WHERE r2.job_id = runs.job_id"
+	    "  AND r2.cell_index = runs.cell_index), knobs, req_kernel, req_cmdline"
+	    " FROM runs WHERE id = ?1",
+	/* A cell's samples of one metric: its done runs and run ?4 (finishing). */
+	[Q_R_CELL_SAMPLES] = "SELECT r.boot, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+	    " WHERE r.job_id = ?1 AND r.cell_index = ?2 AND s.metric = ?3"
+	    " AND (r.state = 'done' OR r.id = ?4) ORDER BY r.boot, s.iteration",
+	[Q_R_CELL_BOOTS] = "SELECT COUNT(*) FROM runs WHERE job_id = ?1 AND cell_index = ?2"
+	    " AND state IN ('queued', 'running', 'done')",
 	[Q_M_FINGERPRINT] = "UPDATE machines SET fingerprint = ?2, fingerprint_sha256 = ?3"
 	    " WHERE name = ?1",
 	[Q_M_BOOT] = "UPDATE machines SET boot = ?2 WHERE name = ?1",

@@ -176,6 +176,21 @@ int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
 int store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_status,
     const char *error);
 /*
+ * store_run_finish, and with add_boot one more run of the same cell (next
+ * boot index, same values and knobs) queued in the same transaction, so the
+ * job cannot be settled in between (adaptive repetitions).
+ */
+int store_run_finish_more(struct store *s, int64_t run_id, const char *state,
+    int exit_status, const char *error, int add_boot);
+/*
+ * The samples of one metric of run_id's cell: its done runs and run_id
+ * itself (still running, about to finish). *vp and *bootp are allocated
+ * arrays of *np (caller frees); *nbootsp counts the cell's runs queued,
+ * running or done (boots planned so far).
+ */
+int store_cell_samples(struct store *s, int64_t run_id, const char *metric, double **vp,
+    int **bootp, size_t *np, int *nbootsp);
+/*
  * A run whose machine was lost mid-step: while its attempt < max_attempts it
  * goes back to queued (attempt + 1, partial samples dropped, reason kept in
  * error and logged) for any machine of the job to take; otherwise it ends
