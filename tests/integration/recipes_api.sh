@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Every recipe's test preset through the whole system: submitted to the
+# API, run on the netns fleet by the agent, samples checked in the store.
+# Plausible means: every metric of the recipe has a finite positive sample
+# (zero for counters such as faults is allowed).
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+work=$(mktemp -d /tmp/bf-recipes.XXXXXX)
+defer "rm -rf '$work'"
+fleet=$work/fleet
+bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfr \
+	--subnet 10.89.0 --bridge bfbrr --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+defer stop_daemon
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"rec\"}")
+	check_eq "register $name" "$(status_of "$r")" 201
+done < "$fleet/hosts.tsv"
+
+recipes=$(curl -fsS "$URL/api/v1/recipes")
+n=$(jq '.recipes | length' <<<"$recipes")
+echo "recipes: $(jq -r '[.recipes[].name] | join(" ")' <<<"$recipes")"
+check "GET /recipes lists >= 8" test "$n" -ge 8
+declare -A job
+for name in $(jq -r '.recipes[].name' <<<"$recipes"); do
+	preset=$(jq -r --arg n "$name" '.recipes[] | select(.name==$n) | if .presets.test then "test" else "" end' <<<"$recipes")
+	check_eq "$name has a test preset" "$preset" test
+	r=$(api POST /api/v1/jobs "{\"recipe\":\"$name\",\"preset\":\"test\",\"machines\":{\"class\":\"rec\"},\"repetitions\":{\"iterations\":1}}")
+	check_eq "$name submitted" "$(status_of "$r")" 201
+	job[$name]=$(body_of "$r" | jq -r .id)
+done
+for name in "${!job[@]}"; do
+	id=${job[$name]}
+	st=$(wait_job "$id" 600)
+	check_eq "$name: job done" "$st" done
+	run=$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -c '.runs[0]')
+	[ "$st" = done ] || echo "$name: $(jq -r .error <<<"$run")"
+	for m in $(jq -r --arg n "$name" '.recipes[] | select(.name==$n) | .metrics[].name' <<<"$recipes"); do
+		v=$(jq -r --arg m "$m" '[.samples[] | select(.metric==$m) | .value][0] // "missing"' <<<"$run")
+		case "$m" in faults|*_faults) ok_zero=1 ;; *) ok_zero=0 ;; esac
+		check "$name.$m plausible ($v)" awk -v v="$v" -v z="$ok_zero" 'BEGIN { exit !(v != "missing" && (v > 0 || (z && v == 0)) && v < 1e15) }'
+		printf '  %-18s %-16s %s\n' "$name" "$m" "$v"
+	done
+done
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish
