@@ -20,14 +20,11 @@
 
 static const char *const job_keys[] = {
 	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
-	"knobs", "bind", "aslr", "drop_caches", NULL
+	"knobs", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot", NULL
 };
-/* Keys the design reserves for boot and knob control, which this version
- * lacks: refused with their own message so that adding them later breaks
- * no client that already checks for "unknown key". */
-static const char *const job_reserved[] = {
-	"kernel", "boot", "cmdline", NULL
-};
+/* Matrix axes that are boot configuration, not recipe parameters. */
+static const char *const job_boot_axes[] = { "kernel", "cmdline", NULL };
+static const char *const job_boot_keys[] = { "cmdline_base", NULL };
 static const char *const job_bind_keys[] = { "cpus", "membind", "cpunodebind", NULL };
 #define JOB_MAX_KNOBS		64
 #define JOB_MAX_BIND_LIST	4096
@@ -43,17 +40,105 @@ static const struct {
 	{"interleaved", 1},
 };
 
-/* A reserved name is also refused as a matrix axis (a kernel cmdline axis)
- * unless the recipe has a parameter of that name. */
-static int
-job_is_reserved(const char *k)
+int
+job_is_boot_axis(const char *k)
 {
 	size_t i;
 
-	for (i = 0; job_reserved[i] != NULL; i++)
-		if (strcmp(k, job_reserved[i]) == 0)
+	for (i = 0; job_boot_axes[i] != NULL; i++)
+		if (strcmp(k, job_boot_axes[i]) == 0)
 			return 1;
 	return 0;
+}
+
+int
+job_check_kernel(const char *s, const char *path, struct bf_diag *d)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > JOB_MAX_RELEASE) {
+		bf_diag_set(d, path, "a kernel release is 1 to %d bytes, not %zu", JOB_MAX_RELEASE,
+		    n);
+		return BF_ERR_INVALID;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    (i > 0 && (c == '.' || c == '_' || c == '+' || c == '~' || c == '-')))) {
+			bf_diag_set(d, path, "\"%.64s\" is not a kernel release (as uname -r prints "
+			    "it: [A-Za-z0-9._+~-], starting alphanumeric)", s);
+			return BF_ERR_INVALID;
+		}
+	}
+	return 0;
+}
+
+int
+job_check_cmdline(const char *s, const char *path, struct bf_diag *d)
+{
+	size_t i, n = strlen(s);
+
+	if (n > JOB_MAX_CMDLINE) {
+		bf_diag_set(d, path, "a command line is at most %d bytes, not %zu", JOB_MAX_CMDLINE,
+		    n);
+		return BF_ERR_TOOBIG;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		/* parameters reach a remote shell as one quoted word each, but
+		 * a kernel command line has no quoting of its own: keep it plain */
+		if (c < 0x20 || c > 0x7e || c == '"' || c == '\'' || c == '\\' || c == '`') {
+			bf_diag_set(d, path, "has a byte the kernel command line cannot carry "
+			    "(0x%02x at %zu): printable ASCII without quotes or backslashes", c, i);
+			return BF_ERR_INVALID;
+		}
+	}
+	return 0;
+}
+
+/* "kernel": "6.1.0", "cmdline": "no5lvl", "boot": {"cmdline_base": "nokaslr"} */
+static int
+job_parse_boot(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	json_t *boot = NULL;
+	const char *s = NULL;
+	int r;
+
+	if ((r = jx_str(doc, "kernel", JX_OPTIONAL, JOB_MAX_RELEASE, &s, "", d)) != 0)
+		goto out;
+	if (s != NULL && ((r = job_check_kernel(s, "kernel", d)) != 0 ||
+	    (job->kernel = strdup(s)) == NULL)) {
+		r = r ? r : BF_ERR_ALLOC;
+		goto out;
+	}
+	s = NULL;
+	if (json_is_string(json_object_get(doc, "cmdline")) &&
+	    json_string_length(json_object_get(doc, "cmdline")) == 0) {
+		s = "";
+	} else if ((r = jx_str(doc, "cmdline", JX_OPTIONAL, JOB_MAX_CMDLINE, &s, "", d)) != 0)
+		goto out;
+	if (s != NULL && ((r = job_check_cmdline(s, "cmdline", d)) != 0 ||
+	    (job->cmdline = strdup(s)) == NULL)) {
+		r = r ? r : BF_ERR_ALLOC;
+		goto out;
+	}
+	s = NULL;
+	if ((r = jx_obj(doc, "boot", JX_OPTIONAL, &boot, "", d)) != 0)
+		goto out;
+	if (boot != NULL &&
+	    ((r = jx_only_keys(boot, job_boot_keys, "boot", d)) != 0 ||
+	    (r = jx_str(boot, "cmdline_base", JX_OPTIONAL, JOB_MAX_CMDLINE, &s, "boot", d)) != 0))
+		goto out;
+	if (s != NULL && ((r = job_check_cmdline(s, "boot.cmdline_base", d)) != 0 ||
+	    (job->cmdline_base = strdup(s)) == NULL)) {
+		r = r ? r : BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
 }
 
 void
@@ -65,6 +150,9 @@ job_free(struct job_spec *job)
 		return;
 	free(job->recipe);
 	free(job->target_metric);
+	free(job->kernel);
+	free(job->cmdline);
+	free(job->cmdline_base);
 	free(job->name);
 	free(job->preset);
 	free(job->machine_class);
@@ -523,7 +611,6 @@ int
 job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 {
 	struct job_spec *job = NULL;
-	size_t i;
 	int r;
 
 	bf_diag_clear(d);
@@ -533,13 +620,6 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	for (i = 0; job_reserved[i] != NULL; i++)
-		if (json_object_get(doc, job_reserved[i]) != NULL) {
-			bf_diag_set(d, job_reserved[i],
-			    "not supported by this version of benchfleet");
-			r = BF_ERR_INVALID;
-			goto out;
-		}
 	if ((r = jx_only_keys(doc, job_keys, "", d)) != 0)
 		goto out;
 	if ((job = calloc(1, sizeof(*job))) == NULL) {
@@ -556,7 +636,8 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_knobs(job, doc, d)) != 0 ||
 	    (r = job_parse_bind(job, doc, d)) != 0 ||
 	    (r = job_parse_reps(job, doc, d)) != 0 ||
-	    (r = job_parse_order(job, doc, d)) != 0)
+	    (r = job_parse_order(job, doc, d)) != 0 ||
+	    (r = job_parse_boot(job, doc, d)) != 0)
 		goto out;
 	*out = job;
 	job = NULL;
@@ -654,12 +735,30 @@ job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag
 			}
 			continue;
 		}
+		if (p == NULL && job_is_boot_axis(k)) {
+			if (json_object_get(job->json, k) != NULL) {
+				bf_diag_set(d, ap, "is both an axis and a fixed \"%s\" of the job", k);
+				r = BF_ERR_INVALID;
+				goto out;
+			}
+			json_array_foreach(arr, i, v) {
+				jx_path_idx(ep, sizeof(ep), ap, i);
+				if (!json_is_string(v)) {
+					bf_diag_set(d, ep, "expected a string, got %s",
+					    jx_type_name(v));
+					r = BF_ERR_INVALID;
+					goto out;
+				}
+				if ((r = strcmp(k, "kernel") == 0 ?
+				    job_check_kernel(json_string_value(v), ep, d) :
+				    job_check_cmdline(json_string_value(v), ep, d)) != 0)
+					goto out;
+			}
+			continue;
+		}
 		if (p == NULL) {
-			if (job_is_reserved(k))
-				bf_diag_set(d, ap, "not supported by this version of benchfleet");
-			else
-				bf_diag_set(d, ap, "names no parameter; parameters are %s",
-				    recipe_param_names(rc, names, sizeof(names)));
+			bf_diag_set(d, ap, "names no parameter or knob; parameters are %s",
+			    recipe_param_names(rc, names, sizeof(names)));
 			r = BF_ERR_INVALID;
 			goto out;
 		}

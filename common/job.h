@@ -29,6 +29,11 @@
  *   "aslr": false,                             optional; false: the workload
  *                                              runs with ADDR_NO_RANDOMIZE
  *   "drop_caches": true                        optional; before each iteration
+ *   "kernel": "6.12.95+deb12-cloud-amd64",     optional; the release to boot (a matrix
+ *                                              axis "kernel" may vary it instead)
+ *   "cmdline": "no5lvl",                       optional; parameters to boot with (axis
+ *                                              "cmdline": ["", "no5lvl"] varies them)
+ *   "boot": {"cmdline_base": "nokaslr"}        optional; added to every boot
  * }
  *
  * A matrix axis may name a knob instead of a parameter ("thp_enabled":
@@ -64,6 +69,9 @@ struct job_spec {
 	double target_ci_pct;		/* > 0: adaptive repetitions */
 	int min_boots, max_boots;
 	char *target_metric;		/* NULL: the recipe's first metric */
+	char *kernel;			/* kernel release to boot, or NULL (an axis may set it) */
+	char *cmdline;			/* command-line parameters, or NULL (an axis may set it) */
+	char *cmdline_base;		/* boot.cmdline_base: added to every boot, or NULL */
 	int interleaved;		/* order == "interleaved" */
 	json_t *knobs;			/* object knob -> value (owned; {} when absent) */
 	json_t *bind;			/* object (owned) or NULL */
@@ -79,6 +87,16 @@ int job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d);
  * of it, every value passes recipe_check_value(), cell count <= BF_MAX_CELLS. */
 int job_validate(const struct job_spec *job, const struct recipe *r, struct bf_diag *d);
 void job_free(struct job_spec *job);
+
+#define JOB_MAX_RELEASE		64	/* a kernel release as uname -r prints it */
+#define JOB_MAX_CMDLINE		2048	/* requested command-line parameters */
+/* "kernel" and "cmdline": matrix axes that are boot configuration. */
+int job_is_boot_axis(const char *k);
+/* A kernel release: 1..JOB_MAX_RELEASE of [A-Za-z0-9._+~-], alphanumeric first. */
+int job_check_kernel(const char *s, const char *path, struct bf_diag *d);
+/* Command-line parameters: printable ASCII without quotes, backslash or
+ * backquote, at most JOB_MAX_CMDLINE bytes ("" is fine). */
+int job_check_cmdline(const char *s, const char *path, struct bf_diag *d);
 
 /* A knob value (string or integer) as the text knob_check() takes;
  * BF_ERR_INVALID for other types. */

@@ -60,6 +60,8 @@ matrix_free(struct matrix_cell *cells, size_t ncells)
 		json_decref(cells[i].axes);
 		json_decref(cells[i].values);
 		json_decref(cells[i].knobs);
+		free(cells[i].kernel);
+		free(cells[i].cmdline);
 		free(cells[i].label);
 	}
 	free(cells);
@@ -109,6 +111,34 @@ out:
 }
 
 /* Fill cell idx: its axis values, all values, and its label. */
+/* The cell's boot request: the job's kernel/cmdline unless an axis sets them,
+ * and boot.cmdline_base in front of the cmdline. */
+static int
+matrix_boot(struct matrix_cell *c, const struct job_spec *job)
+{
+	const char *kernel = job->kernel, *cmdline = job->cmdline;
+	json_t *v;
+	int n;
+
+	if ((v = json_object_get(c->axes, "kernel")) != NULL && json_is_string(v) &&
+	    json_object_get(c->values, "kernel") == NULL)
+		kernel = json_string_value(v);
+	if ((v = json_object_get(c->axes, "cmdline")) != NULL && json_is_string(v) &&
+	    json_object_get(c->values, "cmdline") == NULL)
+		cmdline = json_string_value(v);
+	if (kernel != NULL && (c->kernel = strdup(kernel)) == NULL)
+		return BF_ERR_ALLOC;
+	if (job->cmdline_base != NULL || cmdline != NULL) {
+		n = asprintf(&c->cmdline, "%s%s%s", job->cmdline_base ? job->cmdline_base : "",
+		    job->cmdline_base && cmdline && *cmdline ? " " : "", cmdline ? cmdline : "");
+		if (n < 0) {
+			c->cmdline = NULL;
+			return BF_ERR_ALLOC;
+		}
+	}
+	return 0;
+}
+
 static int
 matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_t *base,
     const json_t *knobs, const struct recipe *rc)
@@ -143,10 +173,12 @@ matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_
 	}
 	for (i = 0; i < naxes; i++) {
 		v = json_array_get(arrs[i], pick[i]);
-		/* an axis that is no parameter of the recipe is a knob */
+		/* an axis that is no parameter of the recipe is a knob or a
+		 * boot axis (kernel, cmdline: see matrix_boot) */
 		if (json_object_set(c->axes, keys[i], v) != 0 ||
-		    json_object_set(recipe_param(rc, keys[i]) != NULL ? c->values : c->knobs,
-		    keys[i], v) != 0) {
+		    (recipe_param(rc, keys[i]) != NULL ?
+		    json_object_set(c->values, keys[i], v) :
+		    job_is_boot_axis(keys[i]) ? 0 : json_object_set(c->knobs, keys[i], v)) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
@@ -189,7 +221,8 @@ matrix_expand(const struct job_spec *job, const struct recipe *rc,
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		if ((r = matrix_fill(&cells[i], i, job->matrix, base, job->knobs, rc)) != 0)
+		if ((r = matrix_fill(&cells[i], i, job->matrix, base, job->knobs, rc)) != 0 ||
+		    (r = matrix_boot(&cells[i], job)) != 0)
 			goto out;
 	*cellsp = cells;
 	*ncellsp = n;

@@ -19,6 +19,8 @@ struct matrix_cell {
 	json_t *axes;		/* object axis -> value of this cell (owned) */
 	json_t *values;		/* every parameter's value for this cell (owned) */
 	json_t *knobs;		/* job knobs merged with this cell's knob axes (owned) */
+	char *kernel;		/* release to boot (job or axis), or NULL: any */
+	char *cmdline;		/* boot.cmdline_base + cmdline (job or axis), or NULL */
 	char *label;		/* "loops=1000 mode=a", or "default" with no axes */
 };
 
