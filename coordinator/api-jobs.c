@@ -174,8 +174,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if ((names = json_dumps(namesj, JSON_COMPACT)) == NULL)
 			goto oom;
 	}
-	if ((r = store_job_create(a->st, job->recipe, job->name, spec, job->machine_class,
-	    names, runs, nruns, &id)) != 0) {
+	if ((r = store_job_create_owned(a->st, job->recipe, job->name, spec,
+	    job->machine_class, names, runs, nruns, auth_job_owner(&rq->who), &id)) != 0) {
 		api_store_error(rs, r, "job");
 		goto out;
 	}
@@ -223,6 +223,14 @@ api_jobs_cancel(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	int r;
 
+	if ((r = auth_may_cancel(a->st, &rq->who, rq->id)) != 0) {
+		if (r == BF_ERR_AUTH)
+			api_error(rs, MHD_HTTP_FORBIDDEN, NULL, "job %lld was submitted with another "
+			    "token: only that token or an admin may cancel it", (long long)rq->id);
+		else
+			api_store_error(rs, r, "job");
+		return;
+	}
 	if ((r = store_job_cancel(a->st, rq->id)) != 0) {
 		if (r == BF_ERR_STATE)
 			api_error(rs, MHD_HTTP_CONFLICT, NULL, "job %lld has already ended",

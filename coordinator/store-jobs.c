@@ -103,6 +103,15 @@ store_job_create(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t *idp)
 {
+	return store_job_create_owned(s, recipe, name, spec_json, machine_class,
+	    machine_names_json, runs, nruns, 0, idp);
+}
+
+int
+store_job_create_owned(struct store *s, const char *recipe, const char *name,
+    const char *spec_json, const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns, int64_t owner_token, int64_t *idp)
+{
 	const struct store_run_new *rn;
 	int64_t id;
 	size_t i;
@@ -117,8 +126,8 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 	if ((r = store_tx_begin(s)) != 0)
 		goto out;
 	intx = 1;
-	if ((r = store_q_exec(s, Q_J_ADD, NULL, "ttttt" "I", recipe, name, spec_json,
-	    machine_class, machine_names_json, store_now_s())) != 0)
+	if ((r = store_q_exec(s, Q_J_ADD, NULL, "ttttt" "II", recipe, name, spec_json,
+	    machine_class, machine_names_json, store_now_s(), owner_token)) != 0)
 		goto out;
 	id = sqlite3_last_insert_rowid(s->db);
 	for (i = 0; i < nruns; i++) {

@@ -69,6 +69,13 @@ int
 store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
     struct store_claim **out)
 {
+	return store_run_claim_boot(s, machine, klass, NULL, lease_s, out);
+}
+
+int
+store_run_claim_boot(struct store *s, const char *machine, const char *klass,
+    const char *boot_group, int lease_s, struct store_claim **out)
+{
 	struct store_claim *c = NULL;
 	sqlite3_stmt *st;
 	double now = store_now();
@@ -94,7 +101,7 @@ store_run_claim(struct store *s, const char *machine, const char *klass, int lea
 		r = 0;
 		goto out;
 	}
-	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "tt", klass, machine)) != 0 ||
+	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "ttt", klass, machine, boot_group)) != 0 ||
 	    (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0)
@@ -343,7 +350,8 @@ store_run_finish_more(struct store *s, int64_t run_id, const char *state, int ex
 	int r, intx = 0, n;
 
 	if (s == NULL || state == NULL || (strcmp(state, "done") != 0 &&
-	    strcmp(state, "failed") != 0 && strcmp(state, "lost") != 0))
+	    strcmp(state, "failed") != 0 && strcmp(state, "lost") != 0 &&
+	    strcmp(state, "boot-failed") != 0))
 		return BF_ERR_INVALID;
 	if (error != NULL && (err = store_text_clean(error, strlen(error), BF_MAX_STR, NULL)) == NULL)
 		return BF_ERR_ALLOC;
@@ -676,4 +684,12 @@ out:
 	store_unlock(s);
 	json_decref(o);
 	return r;
+}
+
+const char *
+store_boot_group(const struct store_claim *c, char *buf, size_t bufsz)
+{
+	snprintf(buf, bufsz, "%lld:%d:%s:%s", (long long)c->job_id, c->boot,
+	    c->kernel ? c->kernel : "", c->cmdline ? c->cmdline : "");
+	return buf;
 }

@@ -37,7 +37,8 @@ static const char *const store_migrations[] = {
 	" user TEXT,"
 	" key_path TEXT,"
 	" class TEXT NOT NULL,"
-	" state TEXT NOT NULL DEFAULT 'idle' CHECK (state IN ('idle','running','offline')),"
+	" state TEXT NOT NULL DEFAULT 'idle'"
+	"  CHECK (state IN ('idle','running','offline','booting','quarantined')),"
 	" hostname TEXT, kernel TEXT, arch TEXT, last_error TEXT,"
 	" created_at INTEGER NOT NULL,"
 	" last_seen INTEGER);"
@@ -65,7 +66,7 @@ static const char *const store_migrations[] = {
 	" boot INTEGER NOT NULL,"
 	" attempt INTEGER NOT NULL DEFAULT 1,"
 	" state TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (state IN ('queued','running','done','failed','lost','cancelled')),"
+	"  CHECK (state IN ('queued','running','done','failed','lost','boot-failed','cancelled')),"
 	" machine TEXT, hostname TEXT, kernel TEXT, boot_id TEXT,"
 	" started_at REAL, finished_at REAL, lease_until INTEGER,"
 	" exit_status INTEGER, error TEXT);"
@@ -173,10 +174,10 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_M_RUNNING] = "UPDATE machines SET state = 'running' WHERE name = ?1",
 	/* An offline mark set by the scheduler while the run ended stays. */
 	[Q_M_IDLE] = "UPDATE machines SET state = 'idle' WHERE name = ?1 AND state = 'running'",
-	[Q_M_IDLE_ALL] = "UPDATE machines SET state = 'idle' WHERE state = 'running'",
+	[Q_M_IDLE_ALL] = "UPDATE machines SET state = 'idle' WHERE state IN ('running', 'booting')",
 
 	[Q_J_ADD] = "INSERT INTO jobs (recipe, name, spec, machine_class, machine_names,"
-	    " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	    " created_at, owner_token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0))",
 	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec AS spec FROM jobs j WHERE j.id = ?1",
 	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?1",
 	[Q_J_HEAD] = "SELECT state, recipe FROM jobs WHERE id = ?1",
@@ -231,7 +232,14 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ON r.job_id = j.id AND r.state = 'queued'"
 	    " WHERE j.state IN ('queued','running') AND (j.machine_class = ?1"
 	    "  OR EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2))"
-	    " ORDER BY j.id, r.boot, r.cell_index, r.id LIMIT 1",
+	    /* Runs of the boot the machine is in first (?3: its boot group,
+	     * see store_boot_group), so a boot serves all its runs before the
+	     * next reboot; then interleaved jobs alternate configurations boot
+	     * by boot (A B A B), sequential ones finish a cell's boots first. */
+	    " ORDER BY (?3 IS NOT NULL AND r.job_id || ':' || r.boot || ':' ||"
+	    "  COALESCE(r.req_kernel, '') || ':' || COALESCE(r.req_cmdline, '') = ?3) DESC,"
+	    " j.id, CASE WHEN json_extract(j.spec, '$.job.order') = 'sequential'"
+	    "  THEN r.cell_index ELSE r.boot END, r.boot, r.cell_index, r.id LIMIT 1",
 	[Q_R_CLAIM] = "UPDATE runs SET state = 'running', machine = ?2, started_at = ?3,"
 	    " lease_until = ?4 WHERE id = ?1 AND state = 'queued'",
 	[Q_R_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE id = ?1 AND state = 'running'",
@@ -869,7 +877,8 @@ static int
 machine_state_ok(const char *st)
 {
 	return strcmp(st, "idle") == 0 || strcmp(st, "running") == 0 ||
-	    strcmp(st, "offline") == 0;
+	    strcmp(st, "offline") == 0 || strcmp(st, "booting") == 0 ||
+	    strcmp(st, "quarantined") == 0;
 }
 
 int
@@ -892,7 +901,8 @@ store_machine_add(struct store *s, const struct store_machine *m, struct bf_diag
 		return BF_ERR_RANGE;
 	}
 	if (!machine_state_ok(state)) {
-		bf_diag_set(d, "state", "\"%s\" is not one of idle, running, offline", state);
+		bf_diag_set(d, "state", "\"%s\" is not one of idle, running, offline, booting, "
+		    "quarantined", state);
 		return BF_ERR_INVALID;
 	}
 	store_lock(s);

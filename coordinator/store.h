@@ -7,11 +7,12 @@
  * Thread safety: one connection guarded by a mutex inside struct store;
  * every function may be called from any thread.
  *
- * Run states: queued -> running -> done | failed | lost | cancelled.
+ * Run states: queued -> running -> done | failed | lost | boot-failed | cancelled.
  * Job states: queued -> running -> done | failed | cancelled
  *   (done: every run done; failed: every run ended and at least one not
  *   done; cancelled: by a user).
- * Machine states: idle, running, offline.
+ * Machine states: idle, running, offline, booting, quarantined (after
+ *   repeated boot failures, until an admin clears it).
  */
 #ifndef BF_STORE_H
 #define BF_STORE_H
@@ -89,6 +90,10 @@ struct store_run_new {
 int store_job_create(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t *idp);
+/* The same with the token that submitted it (0: none, auth off). */
+int store_job_create_owned(struct store *s, const char *recipe, const char *name,
+    const char *spec_json, const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns, int64_t owner_token, int64_t *idp);
 /* {"id","recipe","name","state","created_at","finished_at","runs_total",
  *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
  * also "runs_cancelled", "machine_class" and "machine_names" (array or
@@ -143,6 +148,15 @@ struct store_claim {
 int store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
     struct store_claim **out);
 void store_claim_free(struct store_claim *c);
+/*
+ * store_run_claim preferring the runs of boot_group, the boot the machine
+ * is in ("JOB:BOOT:KERNEL:CMDLINE", as store_boot_group() writes it; NULL:
+ * none), so one boot serves all of its runs before the next reboot.
+ */
+int store_run_claim_boot(struct store *s, const char *machine, const char *klass,
+    const char *boot_group, int lease_s, struct store_claim **out);
+/* The boot group of a claim into buf: "JOB:BOOT:KERNEL:CMDLINE". */
+const char *store_boot_group(const struct store_claim *c, char *buf, size_t bufsz);
 /* Extend the lease of a running run. BF_ERR_NOTFOUND; BF_ERR_STATE if it
  * is not running. */
 int store_run_renew(struct store *s, int64_t run_id, int lease_s);

@@ -1,0 +1,36 @@
+/*
+ * fuzz_recipe.c: recipe_parse on arbitrary bytes; an accepted recipe is
+ * described as JSON (recipe_to_json, what GET /recipes/{name} serves) and
+ * rendered with no values (every parameter missing must be an error, not
+ * a crash). Rendering with real values is in fuzz_job.c.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct recipe *r = NULL;
+	struct bf_diag d;
+	json_t *j = NULL, *vals = NULL;
+	char **argv = NULL, *text = NULL;
+	size_t argc = 0;
+
+	if (recipe_parse((const char *)data, size, &r, &d) != 0)
+		return 0;
+	if ((j = recipe_to_json(r)) != NULL)
+		text = json_dumps(j, JSON_COMPACT);
+	if ((vals = json_object()) != NULL)
+		(void)recipe_render_argv(r, vals, &argv, &argc, &d);
+	recipe_argv_free(argv);
+	json_decref(vals);
+	free(text);
+	json_decref(j);
+	recipe_free(r);
+	return 0;
+}

@@ -1,0 +1,123 @@
+/*
+ * fuzz_report.c: report_render on fuzzed tables: metric and cell counts,
+ * labels and metric names of arbitrary bytes, baselines (valid, -1, self,
+ * out of range), per-sample boot ids, raw doubles (NaN, infinities,
+ * denormals, huge values) and every format. Input layout is read with a
+ * small cursor; running out of bytes gives zeros.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FR_METRICS	4
+#define FR_CELLS	8
+#define FR_SAMPLES	16
+#define FR_LABEL	48
+
+struct cur {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint8_t
+u8(struct cur *c)
+{
+	uint8_t v = 0;
+
+	if (c->n > 0) {
+		v = *c->p++;
+		c->n--;
+	}
+	return v;
+}
+
+static double
+f64(struct cur *c)
+{
+	uint8_t b[8] = { 0 };
+	double v;
+	size_t i;
+
+	/* Mostly tame numbers (1 byte), sometimes raw bits (8 bytes). */
+	if ((u8(c) & 7) != 0)
+		return (double)u8(c) / 4.0 + 1.0;
+	for (i = 0; i < 8; i++)
+		b[i] = u8(c);
+	memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+static void
+str(struct cur *c, char *out, size_t outsz)
+{
+	size_t n = u8(c) % outsz, i;
+
+	for (i = 0; i < n; i++)
+		out[i] = (char)u8(c);
+	out[n] = '\0';	/* an embedded NUL just makes it shorter */
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const formats[] = { "text", "markdown", "csv", "json", "xml" };
+	struct cur c = { data, size };
+	struct report_metric metrics[FR_METRICS];
+	struct report_cell cells[FR_CELLS];
+	struct report_series series[FR_CELLS * FR_METRICS];
+	static double v[FR_CELLS * FR_METRICS][FR_SAMPLES];
+	static int boot[FR_CELLS * FR_METRICS][FR_SAMPLES];
+	char mname[FR_METRICS][FR_LABEL], munit[FR_METRICS][FR_LABEL], label[FR_CELLS][FR_LABEL];
+	char title[FR_LABEL];
+	int baseline_of[FR_CELLS];
+	struct report_input in;
+	struct bf_diag d;
+	struct buf out;
+	size_t nm, nc, i, k;
+	uint8_t flags;
+
+	nm = 1 + u8(&c) % FR_METRICS;
+	nc = 1 + u8(&c) % FR_CELLS;
+	flags = u8(&c);
+	str(&c, title, sizeof(title));
+	for (i = 0; i < nm; i++) {
+		str(&c, mname[i], sizeof(mname[i]));
+		str(&c, munit[i], sizeof(munit[i]));
+		metrics[i].name = mname[i];
+		metrics[i].unit = (flags & 8) ? NULL : munit[i];
+		metrics[i].higher_better = u8(&c) & 1;
+	}
+	for (i = 0; i < nc; i++) {
+		str(&c, label[i], sizeof(label[i]));
+		cells[i].label = (u8(&c) & 15) == 0 ? NULL : label[i];
+		baseline_of[i] = (int)(u8(&c) % (nc + 2)) - 1;	/* -1 .. nc */
+	}
+	for (i = 0; i < nc * nm; i++) {
+		series[i].n = u8(&c) % (FR_SAMPLES + 1);
+		series[i].v = v[i];
+		series[i].boot = (flags & 16) ? NULL : boot[i];
+		for (k = 0; k < series[i].n; k++) {
+			v[i][k] = f64(&c);
+			boot[i][k] = u8(&c) % 4;
+		}
+	}
+	memset(&in, 0, sizeof(in));
+	in.title = (flags & 32) ? NULL : title;
+	in.nmetrics = nm;
+	in.metrics = metrics;
+	in.ncells = nc;
+	in.cells = cells;
+	in.series = series;
+	in.baseline_of = (flags & 64) ? NULL : baseline_of;
+	in.baseline_desc = (flags & 128) ? NULL : "axis:value";
+	in.boot_cost_ratio = (flags & 1) ? (double)u8(&c) : 0.0;
+	buf_init(&out, (flags & 4) ? 512 : 4 << 20);	/* a small cap: the TOOBIG path */
+	(void)report_render(&in, formats[(flags >> 1) % 5], &out, &d);
+	buf_free(&out);
+	return 0;
+}
