@@ -84,6 +84,7 @@ void api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 void api_machines_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_machines_delete(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_machines_probe(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_machines_clear(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_recipes_list(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_recipes_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_health(struct api *a, struct api_req *rq, struct api_resp *rs);

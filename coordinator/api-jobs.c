@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api-int.h"
+#include "boot.h"
 #include "events.h"
 #include "job.h"
 #include "jx.h"
@@ -81,6 +82,57 @@ check_machines(struct api *a, const struct job_spec *job, struct bf_diag *d)
 	return 0;
 }
 
+/*
+ * Cells that ask for a kernel or command line can only run on machines that
+ * can boot: every machine the job may land on needs a boot configuration
+ * that has each requested kernel.
+ */
+static int
+check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *cells,
+    size_t ncells, struct bf_diag *d)
+{
+	struct store_machine *ms = NULL;
+	struct boot_machine *bm = NULL;
+	struct bf_diag bd;
+	size_t n = 0, i, k, j;
+	int r = 0, wants = 0, sel;
+
+	for (i = 0; i < ncells; i++)
+		wants |= cells[i].kernel != NULL || (cells[i].cmdline && *cells[i].cmdline);
+	if (!wants)
+		return 0;
+	if ((r = store_machine_list(a->st, &ms, &n)) != 0)
+		return r;
+	for (i = 0; i < n && r == 0; i++) {
+		if (job->machine_class != NULL)
+			sel = strcmp(ms[i].klass, job->machine_class) == 0;
+		else
+			for (sel = 0, j = 0; j < job->nmachine_names && !sel; j++)
+				sel = strcmp(ms[i].name, job->machine_names[j]) == 0;
+		if (!sel)
+			continue;
+		bf_diag_clear(&bd);
+		if (ms[i].boot == NULL ||
+		    boot_config_loads(ms[i].boot, strlen(ms[i].boot), &bm, &bd) != 0) {
+			bf_diag_set(d, "machines", "machine %s cannot reboot (no boot configuration%s"
+			    "%s), and this job asks for a kernel or command line", ms[i].name,
+			    bd.msg[0] ? ": " : "", bd.msg);
+			r = BF_ERR_INVALID;
+			break;
+		}
+		for (k = 0; k < ncells && r == 0; k++)
+			if (cells[k].kernel != NULL && boot_kernel_find(bm, cells[k].kernel) == NULL) {
+				bf_diag_set(d, "kernel", "machine %s has no kernel \"%s\" in its boot "
+				    "configuration", ms[i].name, cells[k].kernel);
+				r = BF_ERR_INVALID;
+			}
+		boot_machine_free(bm);
+		bm = NULL;
+	}
+	store_machines_free(ms, n);
+	return r;
+}
+
 void
 api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
@@ -128,6 +180,13 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
+	if ((r = check_boot(a, job, cells, ncells, &d)) != 0) {
+		if (r == BF_ERR_INVALID)
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		else
+			api_store_error(rs, r, "machines");
+		goto out;
+	}
 	if ((size_t)job->boots > BF_MAX_CELLS / (ncells ? ncells : 1)) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "repetitions.boots", "repetitions.boots: "
 		    "%d boots x %zu cells is more than %d runs", job->boots, ncells,
@@ -159,6 +218,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			rn->axes_json = axes[i];
 			rn->values_json = values[i];
 			rn->knobs_json = knobs[i];
+			rn->kernel = cells[i].kernel;
+			rn->cmdline = cells[i].cmdline;
 			rn->boot = (int)b;
 		}
 	}

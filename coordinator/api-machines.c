@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "api-int.h"
+#include "boot.h"
 #include "events.h"
 #include "jx.h"
 #include "recipe.h"
@@ -75,7 +76,10 @@ void
 api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	static const char *const keys[] = { "name", "host", "port", "user", "key", "class",
-	    NULL };
+	    "boot", NULL };
+	struct boot_machine *bm = NULL;
+	json_t *bootj = NULL;
+	char *boottext = NULL;
 	struct store_machine m;
 	struct bf_diag d;
 	json_t *doc = NULL;
@@ -95,8 +99,15 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    (r = check_user(user, &d)) != 0 ||
 	    (r = jx_str(doc, "key", JX_REQUIRED, 1024, &key, "", &d)) != 0 ||
 	    (r = jx_str(doc, "class", JX_OPTIONAL, BF_MAX_NAME, &klass, "", &d)) != 0 ||
-	    (r = jx_check_name(klass, "class", &d)) != 0) {
+	    (r = jx_check_name(klass, "class", &d)) != 0 ||
+	    (r = jx_obj(doc, "boot", JX_OPTIONAL, &bootj, "", &d)) != 0 ||
+	    (bootj != NULL && (r = boot_config_parse(bootj, "boot", &bm, &d)) != 0)) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
+	if (bootj != NULL &&
+	    (boottext = json_dumps(bootj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
 		goto out;
 	}
 	if (key[0] != '/') {
@@ -118,6 +129,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	m.klass = (char *)klass;
 	m.state = "idle";
 	m.created_at = (int64_t)time(NULL);
+	m.boot = boottext;
 	if ((r = store_machine_add(a->st, &m, &d)) != 0) {
 		if (r == BF_ERR_EXISTS)
 			api_error(rs, MHD_HTTP_CONFLICT, "name", "name: machine \"%s\" already "
@@ -130,7 +142,37 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	events_machine(a->ev, name);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:s}", "name", name));
  out:
+	boot_machine_free(bm);
+	free(boottext);
 	json_decref(doc);
+}
+
+/* Let a quarantined machine take runs again (its boot failures were looked
+ * at by a person). */
+void
+api_machines_clear(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	struct store_machine *m = NULL;
+	int r;
+
+	if ((r = store_machine_get(a->st, rq->name, &m)) != 0) {
+		if (r == BF_ERR_NOTFOUND)
+			api_error(rs, MHD_HTTP_NOT_FOUND, NULL, "unknown machine \"%s\"", rq->name);
+		else
+			api_store_error(rs, r, "machine");
+		return;
+	}
+	if (strcmp(m->state, "quarantined") != 0) {
+		api_error(rs, MHD_HTTP_CONFLICT, NULL, "machine \"%s\" is %s, not quarantined",
+		    rq->name, m->state);
+		store_machine_free(m);
+		return;
+	}
+	store_machine_free(m);
+	store_machine_update(a->st, rq->name, "idle", NULL, NULL, NULL, "", 0);
+	sched_kick(a->sc);
+	events_machine(a->ev, rq->name);
+	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:s}", "name", rq->name, "state", "idle"));
 }
 
 void

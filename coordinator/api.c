@@ -53,6 +53,7 @@ static const struct api_route api_routes[] = {
 	{ "GET",    "/api/v1/machines/{name}",		api_machines_get,	V },
 	{ "DELETE", "/api/v1/machines/{name}",		api_machines_delete,	A },
 	{ "POST",   "/api/v1/machines/{name}/probe",	api_machines_probe,	A },
+	{ "POST",   "/api/v1/machines/{name}/clear",	api_machines_clear,	A },
 	{ "GET",    "/api/v1/recipes",			api_recipes_list,	V },
 	{ "GET",    "/api/v1/recipes/{name}",		api_recipes_get,	V },
 	{ "GET",    "/api/v1/events",			api_events,	V },

@@ -706,19 +706,27 @@ boot_take_line(const char **p, const char *end, char *dst, size_t dstsz)
 {
 	const char *e = memchr(*p, '\n', (size_t)(end - *p));
 	size_t n, i;
+	int r;
 
 	if (e == NULL)
 		e = end;
 	n = (size_t)(e - *p);
-	if (n >= dstsz)
-		return BF_ERR_TOOBIG;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)(*p)[i] < 0x20 || (unsigned char)(*p)[i] > 0x7e)
-			return BF_ERR_PROTO;
+	if (n >= dstsz) {
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)(*p)[i] < 0x20 || (unsigned char)(*p)[i] > 0x7e) {
+			r = BF_ERR_PROTO;
+			goto out;
+		}
+	}
 	memcpy(dst, *p, n);
 	dst[n] = '\0';
 	*p = e < end ? e + 1 : e;
-	return 0;
+	r = 0;
+out:
+	return r;
 }
 
 /* uname -r, /proc/cmdline and boot_id, in one exec. */
@@ -918,7 +926,9 @@ boot_ensure(const struct boot_machine *m, const struct ssh_target *t,
 	if (kernel != NULL && kernel[0] != '\0') {
 		if ((r = boot_check_release(kernel, d)) != 0)
 			goto out;
-		if ((k = boot_kernel_find(m, kernel)) == NULL) {
+		/* without a map (grub-reboot, command) the release alone is passed on */
+		if (boot_kernel_find(m, kernel) == NULL &&
+		    (m->method->needs_image || m->nkernels > 0)) {
 			bf_diag_set(d, "kernel", "\"%s\" is not among the machine's kernels", kernel);
 			r = BF_ERR_NOTFOUND;
 			goto out;
@@ -1020,9 +1030,15 @@ boot_ensure(const struct boot_machine *m, const struct ssh_target *t,
 		fail_seen = 1;
 		ssh_close(*connp);
 		*connp = NULL;
+	} else if (r == BF_ERR_HOSTKEY || r == BF_ERR_AUTH) {
+		/* it came back as something else, or our key is gone */
+		snprintf(res->reason, sizeof(res->reason), "SSH refused after the reboot: %.400s",
+		    why);
+		r = BF_ERR_STATE;
 	} else {
 		snprintf(res->reason, sizeof(res->reason), "no verified boot within %d s: %.400s",
 		    m->timeout_s, why);
+		r = BF_ERR_TIMEOUT;
 	}
 
 	/* Recovery: power-cycle and wait for the machine on any kernel. */
@@ -1075,7 +1091,7 @@ boot_reboot_command(const struct boot_machine *m, const char *kernel, const char
 	if ((r = boot_check_release(kernel, d)) != 0 || (r = boot_check_cmdline(cmdline, d)) != 0)
 		goto out;
 	if ((k = boot_kernel_find(m, kernel)) == NULL) {
-		if (m->method->needs_image) {
+		if (m->method->needs_image || m->nkernels > 0) {
 			bf_diag_set(d, "kernel", "\"%s\" is not among the machine's kernels", kernel);
 			r = BF_ERR_NOTFOUND;
 			goto out;

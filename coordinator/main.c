@@ -46,6 +46,7 @@ struct options {
 	char *max_attempts;
 	char *probe_failures;
 	char *link_timeout;
+	char *boot_failures;
 	int insecure;
 };
 
@@ -79,6 +80,8 @@ static const struct opt {
 	  "attempts of a run whose machine is lost (default 3)" },
 	{ "probe-failures", offsetof(struct options, probe_failures), "N",
 	  "failed health probes in a row that make a machine offline (default 3)" },
+	{ "boot-failures", offsetof(struct options, boot_failures), "N",
+	  "boot failures in a row that quarantine a machine (default 3)" },
 	{ "link-timeout", offsetof(struct options, link_timeout), "SECONDS",
 	  "SSH silence, keepalives included, taken as a dead link (default 20)" },
 	{ "tls-cert", offsetof(struct options, tls_cert), "FILE",
@@ -288,7 +291,7 @@ main(int argc, char **argv)
 	struct bf_diag d;
 	const struct opt *op;
 	char addr[128];
-	int port, i, sig, lease, ctmo, probe, threads, attempts, pfails, linkto, ret = 1;
+	int port, i, sig, lease, ctmo, probe, threads, attempts, pfails, linkto, bootfails, ret = 1;
 	size_t nrequeued = 0;
 	sigset_t set;
 
@@ -372,7 +375,8 @@ main(int argc, char **argv)
 	    num_opt("threads", o.threads, 1, 256, 4, &threads) != 0 ||
 	    num_opt("max-attempts", o.max_attempts, 1, 100, 3, &attempts) != 0 ||
 	    num_opt("probe-failures", o.probe_failures, 1, 100, 3, &pfails) != 0 ||
-	    num_opt("link-timeout", o.link_timeout, 6, 3600, 20, &linkto) != 0) {
+	    num_opt("link-timeout", o.link_timeout, 6, 3600, 20, &linkto) != 0 ||
+	    num_opt("boot-failures", o.boot_failures, 1, 100, 3, &bootfails) != 0) {
 		ret = 2;
 		goto out;
 	}
@@ -420,6 +424,7 @@ main(int argc, char **argv)
 	scfg.probe_failures = pfails;
 	scfg.max_attempts = attempts;
 	scfg.link_timeout_ms = linkto * 1000;
+	scfg.boot_failures = bootfails;
 	scfg.ev = ev;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
@@ -492,5 +497,6 @@ main(int argc, char **argv)
 	free(o.max_attempts);
 	free(o.probe_failures);
 	free(o.link_timeout);
+	free(o.boot_failures);
 	return ret;
 }

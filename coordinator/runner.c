@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "boot.h"
 #include "buf.h"
 #include "job.h"
 #include "jx.h"
@@ -204,6 +205,152 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 }
 
 /* Keep the first failure of a step: it is the one worth reporting. */
+static void
+boot_log(void *arg, const char *line)
+{
+	const struct runner_env *env = ((const void *const *)arg)[0];
+	const struct store_claim *c = ((const void *const *)arg)[1];
+
+	store_run_log_add(env->st, c->run_id, "coord", line);
+	events_log(env->ev, c->run_id, "coord", line);
+}
+
+int
+runner_boot(const struct runner_env *env, const struct store_machine *m,
+    const struct ssh_target *t, struct ssh_conn **connp, int *agent_ok,
+    const struct store_claim *c)
+{
+	struct boot_machine *bm = NULL;
+	struct boot_result res;
+	struct boot_hooks hooks;
+	struct job_spec *job = NULL;
+	json_t *spec = NULL, *rj = NULL;
+	struct buf out, cmdline;
+	struct bf_diag d;
+	char group[512], key[600], msg[BF_DIAG_MSG + 128], *rtext = NULL;
+	const void *hookarg[2] = { env, c };
+	int r, status = -1, multi, wants;
+	size_t n;
+
+	bf_diag_clear(&d);
+	buf_init(&out, 256);
+	buf_init(&cmdline, 8192);
+	memset(&res, 0, sizeof(res));
+	if ((r = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
+	    &d)) != 0 || (r = job_from_json(json_object_get(spec, "job"), &job, &d)) != 0) {
+		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	multi = job->boots > 1 || job->target_ci_pct > 0;
+	wants = c->kernel != NULL || (c->cmdline != NULL && *c->cmdline != '\0');
+	if (!wants && !multi) {
+		r = 0;
+		goto out;
+	}
+	if (m->boot == NULL) {
+		if (wants) {
+			snprintf(msg, sizeof(msg), "machine %s has no boot configuration; this run "
+			    "needs kernel %s with cmdline \"%s\"", m->name,
+			    c->kernel ? c->kernel : "(any)", c->cmdline ? c->cmdline : "");
+			store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		snprintf(msg, sizeof(msg), "boot %d: machine %s has no boot configuration; "
+		    "repetition without a reboot", c->boot, m->name);
+		store_run_log_add(env->st, c->run_id, "coord", msg);
+		r = 0;
+		goto out;
+	}
+	/* The boot this run needs; the machine's boot_id tells whether it is
+	 * still the one we booted (a power cycle by hand makes a new one). */
+	store_boot_group(c, group, sizeof(group));
+	if ((r = ssh_exec_capture(*connp, "cat /proc/sys/kernel/random/boot_id", &out, NULL,
+	    10000, &status, &d)) != 0)
+		goto lost;
+	n = out.len;
+	while (n > 0 && (out.data[n - 1] == '\n' || out.data[n - 1] == '\r'))
+		n--;
+	snprintf(key, sizeof(key), "%s@%.*s", group, (int)(n > 64 ? 64 : n),
+	    out.data ? out.data : "");
+	if (m->boot_key != NULL && strcmp(m->boot_key, key) == 0) {
+		r = 0;
+		goto out;
+	}
+	if ((r = boot_config_loads(m->boot, strlen(m->boot), &bm, &d)) != 0) {
+		snprintf(msg, sizeof(msg), "machine %s: boot configuration: %s", m->name, d.msg);
+		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	/* benchfleet.boot=JOB.BOOT makes every boot repetition a fresh boot
+	 * (an unknown module parameter: the kernel ignores it) and leaves in
+	 * /proc/cmdline which boot of which job the machine is in. */
+	if ((r = buf_printf(&cmdline, "%s%sbenchfleet.boot=%lld.%d",
+	    c->cmdline ? c->cmdline : "", c->cmdline && *c->cmdline ? " " : "",
+	    (long long)c->job_id, c->boot)) != 0) {
+		store_run_finish(env->st, c->run_id, "failed", -1, "command line too long");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	store_machine_update(env->st, m->name, "booting", NULL, NULL, NULL, NULL, 0);
+	events_machine(env->ev, m->name);
+	snprintf(msg, sizeof(msg), "boot %d: %s into %s with \"%s\"", c->boot,
+	    boot_method_name(bm), c->kernel ? c->kernel : "the running kernel", cmdline.data);
+	store_run_log_add(env->st, c->run_id, "coord", msg);
+	memset(&hooks, 0, sizeof(hooks));
+	hooks.log = boot_log;
+	hooks.arg = hookarg;
+	r = boot_ensure(bm, t, connp, c->kernel, cmdline.data, &hooks, &res, &d);
+	*agent_ok = 0;		/* a new boot may have a new root file system */
+	if ((rj = boot_result_json(&res)) != NULL &&
+	    (rtext = json_dumps(rj, JSON_COMPACT)) != NULL)
+		store_run_log_add(env->st, c->run_id, "coord", rtext);
+	if (r == 0) {
+		snprintf(key, sizeof(key), "%s@%s", group, res.boot_id);
+		store_machine_set_boot_key(env->st, m->name, key);
+		store_machine_update(env->st, m->name, "running", NULL, res.kernel, NULL, "", 1);
+		events_machine(env->ev, m->name);
+		goto out;
+	}
+	store_machine_set_boot_key(env->st, m->name, NULL);
+	if (r == BF_ERR_TIMEOUT || r == BF_ERR_STATE) {
+		snprintf(msg, sizeof(msg), "boot-failed: %s", res.reason[0] ? res.reason : d.msg);
+		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
+		store_machine_update(env->st, m->name, res.recovered ? "idle" : "offline", NULL,
+		    NULL, NULL, msg, 0);
+		events_machine(env->ev, m->name);
+		r = res.recovered ? BF_ERR_STATE : BF_ERR_LOST;
+		if (!res.recovered) {
+			ssh_close(*connp);
+			*connp = NULL;
+		}
+		goto out;
+	}
+	if (r == BF_ERR_NOTFOUND || r == BF_ERR_INVALID) {
+		snprintf(msg, sizeof(msg), "cannot boot on %s: %s", m->name, d.msg);
+		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
+		store_machine_update(env->st, m->name, "idle", NULL, NULL, NULL, NULL, 0);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+ lost:
+	snprintf(msg, sizeof(msg), "attempt %d lost on %s before the step: %s", c->attempt,
+	    m->name, d.msg[0] ? d.msg : bf_err_str(r));
+	store_run_retry(env->st, c->run_id, msg, env->max_attempts, NULL);
+	r = BF_ERR_LOST;
+ out:
+	free(rtext);
+	json_decref(rj);
+	buf_free(&out);
+	buf_free(&cmdline);
+	boot_machine_free(bm);
+	job_free(job);
+	json_decref(spec);
+	return r;
+}
+
 int
 runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
     struct bf_diag *d)

@@ -39,6 +39,20 @@ int runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int
     struct bf_diag *d);
 
 /*
+ * Put the machine into the boot the claim needs: its kernel, its command
+ * line, and a fresh boot per boot repetition (repetitions.boots). A
+ * machine without a boot configuration runs requests for no particular
+ * kernel or cmdline as they are (and says so in the run log).
+ * 0: the step may run on *connp. BF_ERR_STATE: the boot failed and the run
+ * was finished boot-failed (counts towards quarantine). BF_ERR_INVALID: the
+ * run cannot run on this machine at all and was finished boot-failed.
+ * BF_ERR_LOST / BF_ERR_TIMEOUT: the machine is gone (the run was retried).
+ */
+int runner_boot(const struct runner_env *env, const struct store_machine *m,
+    const struct ssh_target *t, struct ssh_conn **connp, int *agent_ok,
+    const struct store_claim *c);
+
+/*
  * Fingerprint the machine with `<agent> probe` (between runs only) and store
  * it with its hash. BF_ERR_LOST / BF_ERR_TIMEOUT when the link went bad.
  */

@@ -92,6 +92,18 @@ sched_gen(struct sched *s)
  * many in a row make the machine offline, so one lost packet or a restarting
  * sshd does not take a machine out of the fleet.
  */
+static void
+worker_target(const struct sched *s, const struct store_machine *m, struct ssh_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->host = m->host;
+	t->port = m->port;
+	t->user = m->user;
+	t->key_path = m->key_path;
+	t->known_hosts = s->known_hosts;
+	t->connect_timeout_ms = s->cfg.connect_timeout_ms;
+}
+
 static int
 worker_connect(struct worker *w, const struct store_machine *m, int *failsp,
     struct ssh_conn **connp)
@@ -101,13 +113,7 @@ worker_connect(struct worker *w, const struct store_machine *m, int *failsp,
 	struct bf_diag d;
 	int r;
 
-	memset(&t, 0, sizeof(t));
-	t.host = m->host;
-	t.port = m->port;
-	t.user = m->user;
-	t.key_path = m->key_path;
-	t.known_hosts = s->known_hosts;
-	t.connect_timeout_ms = s->cfg.connect_timeout_ms;
+	worker_target(s, m, &t);
 	bf_diag_clear(&d);
 	if ((r = ssh_connect(&t, connp, &d)) != 0) {
 		(*failsp)++;
@@ -185,7 +191,9 @@ worker_main(void *arg)
 	struct ssh_conn *conn = NULL;
 	struct runner_env env;
 	time_t last_try = 0, last_probe = 0, last_fp = 0, now;
-	int agent_ok = 0, fails = 0, r;
+	int agent_ok = 0, fails = 0, boot_fails = 0, r;
+	char group[512];
+	struct ssh_target target;
 	uint64_t gen;
 
 	memset(&env, 0, sizeof(env));
@@ -206,6 +214,12 @@ worker_main(void *arg)
 		m = NULL;
 		if (store_machine_get(s->st, w->name, &m) != 0)
 			break;		/* deleted */
+		if (strcmp(m->state, "quarantined") == 0) {
+			/* no runs until an admin clears it (POST .../clear) */
+			boot_fails = 0;
+			sched_wait(s, gen, 1000);
+			continue;
+		}
 		if (conn != NULL && !ssh_alive(conn)) {
 			ssh_close(conn);
 			conn = NULL;
@@ -244,8 +258,14 @@ worker_main(void *arg)
 				 * the error stays in last_error */
 			}
 		}
-		if ((r = store_run_claim(s->st, m->name, m->klass, s->cfg.lease_s, &c)) != 0 ||
-		    c == NULL) {
+		/* the boot it is in, without its boot_id, to keep a boot's runs
+		 * together (see store_run_claim_boot) */
+		group[0] = '\0';
+		if (m->boot_key != NULL)
+			snprintf(group, sizeof(group), "%.*s", (int)strcspn(m->boot_key, "@"),
+			    m->boot_key);
+		if ((r = store_run_claim_boot(s->st, m->name, m->klass, group[0] ? group : NULL,
+		    s->cfg.lease_s, &c)) != 0 || c == NULL) {
 			if (now - last_probe >= s->cfg.probe_interval_s) {
 				last_probe = now;
 				if (worker_probe(w, conn) != 0) {
@@ -260,8 +280,23 @@ worker_main(void *arg)
 			continue;
 		}
 		worker_set_run(w, c->run_id);
-		r = runner_execute(&env, conn, &agent_ok, c);
+		worker_target(s, m, &target);
+		if ((r = runner_boot(&env, m, &target, &conn, &agent_ok, c)) == 0) {
+			boot_fails = 0;
+			r = runner_execute(&env, conn, &agent_ok, c);
+		} else if (r == BF_ERR_STATE && ++boot_fails >= s->cfg.boot_failures) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "quarantined after %d boot failures in a row; "
+			    "clear with POST /api/v1/machines/%s/clear", boot_fails, w->name);
+			store_machine_update(s->st, w->name, "quarantined", NULL, NULL, NULL, why, 0);
+			events_machine(s->cfg.ev, w->name);
+		}
 		worker_set_run(w, 0);
+		if (conn == NULL) {
+			agent_ok = 0;
+			r = BF_ERR_LOST;
+		}
 		store_claim_free(c);
 		c = NULL;
 		last_probe = time(NULL);

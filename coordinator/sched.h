@@ -23,6 +23,7 @@ struct sched_config {
 	int probe_failures;		/* consecutive failed probes that make a machine offline */
 	int max_attempts;		/* a run lost with its machine is tried this many times */
 	int link_timeout_ms;		/* SSH silence (keepalives count) taken as a dead link */
+	int boot_failures;		/* boot failures in a row that quarantine a machine */
 	struct events *ev;		/* state changes are published here; may be NULL */
 };
 

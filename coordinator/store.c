@@ -158,7 +158,7 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_VERSION] = "PRAGMA user_version",
 
 	[Q_M_ADD] = "INSERT INTO machines (name, host, port, user, key_path, class, state,"
-	    " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    " created_at, boot) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[Q_M_GET] = "SELECT " MACHINE_COLS " FROM machines WHERE name = ?1",
 	[Q_M_LIST] = "SELECT " MACHINE_COLS " FROM machines ORDER BY name",
 	[Q_M_BUSY] = "SELECT id FROM runs WHERE machine = ?1 AND state = 'running' LIMIT 1",
@@ -906,8 +906,8 @@ store_machine_add(struct store *s, const struct store_machine *m, struct bf_diag
 		return BF_ERR_INVALID;
 	}
 	store_lock(s);
-	r = store_q_exec(s, Q_M_ADD, NULL, "tt" "I" "ttttI", m->name, m->host, (int64_t)m->port,
-	    m->user, m->key_path, m->klass, state, store_now_s());
+	r = store_q_exec(s, Q_M_ADD, NULL, "tt" "I" "ttttI" "t", m->name, m->host,
+	    (int64_t)m->port, m->user, m->key_path, m->klass, state, store_now_s(), m->boot);
 	store_unlock(s);
 	if (r == BF_ERR_EXISTS)
 		bf_diag_set(d, "name", "a machine named \"%s\" exists", m->name);
