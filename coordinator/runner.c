@@ -44,6 +44,7 @@ struct ingest {
 	int done_seen;
 	int done_ok;
 	int iterations_seen;
+	int metric_missing;
 	char first_error[512];
 };
 
@@ -302,6 +303,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.log = boot_log;
 	hooks.arg = hookarg;
+	hooks.fresh = 1;	/* the boot key differs: this boot must be a new one */
 	r = boot_ensure(bm, t, connp, c->kernel, cmdline.data, &hooks, &res, &d);
 	*agent_ok = 0;		/* a new boot may have a new root file system */
 	if ((rj = boot_result_json(&res)) != NULL &&
@@ -441,6 +443,18 @@ ingest_iteration(struct ingest *g, json_t *o)
 		return 0;
 	if (timeout || sig != 0 || exitst != 0)
 		return 0;	/* a failed iteration measures nothing */
+	/* A metric the recipe's rule did not find fails the run: a silently
+	 * missing number would bias every mean computed from the rest. The
+	 * workload's output is in the run log. */
+	if ((v = json_object_get(o, "missing")) != NULL && json_is_array(v) &&
+	    json_array_size(v) > 0) {
+		g->metric_missing = 1;
+		note_error(g, "iteration %lld: metric %s not found in the workload's output "
+		    "(the output is in the run log)", (long long)it,
+		    json_is_string(json_array_get(v, 0)) ?
+		    json_string_value(json_array_get(v, 0)) : "?");
+		return 0;
+	}
 	for (i = 0; i < NBUILTIN; i++) {
 		if ((v = json_object_get(o, builtin_metrics[i].name)) == NULL ||
 		    !json_is_number(v))
@@ -676,7 +690,7 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 		ret = 0;
 		goto out;
 	}
-	if (status == 0 && g.done_seen && g.done_ok) {
+	if (status == 0 && g.done_seen && g.done_ok && !g.metric_missing) {
 		pthread_mutex_lock(&adaptive_mu);
 		store_run_finish_more(env->st, c->run_id, "done", 0, NULL,
 		    runner_want_boot(env, c, r));

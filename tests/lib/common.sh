@@ -44,7 +44,7 @@ start_daemon() {
 	local dir=$1; shift
 	rm -f "$dir/port"
 	"$BIN/benchfleetd" --listen 127.0.0.1:0 --port-file "$dir/port" \
-		--store "$dir/bf.db" --recipes "$BF_SRC/recipes" --web "$BF_SRC/web" \
+		--store "$dir/bf.db" --recipes "${BF_RECIPES:-$BF_SRC/recipes}" --web "$BF_SRC/web" \
 		--agent "$BIN/benchfleet-agent" "$@" >>"$dir/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	local i
