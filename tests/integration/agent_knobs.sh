@@ -145,10 +145,10 @@ step ',"services":[{"argv":["@agent","work","echo","bye"],"ready":{"tcp":"127.0.
 check_eq "dying service: exit 2" "$rc" 2
 check_contains "dying service: reason" "$(line error | jq -r .msg)" \
 	'services[0]: "@agent" exited with status 0 before it was ready: bye'
-step ',"services":[{"argv":["sleep","60"],"ready":{"tcp":"127.0.0.1:1","timeout_s":1}}]' \
+step ',"services":[{"argv":["sleep","6173"],"ready":{"tcp":"127.0.0.1:1","timeout_s":1}}]' \
 	'["@agent","work","echo","x"]'
 check_contains "never ready: reason" "$(line error | jq -r .msg)" 'did not accept a connection on 127.0.0.1:1 within 1 s'
-check_eq "never ready: service killed" "$(pgrep -x -f 'sleep 60' | wc -l)" 0
+check_eq "never ready: service killed" "$(pgrep -x -f 'sleep 6173' | wc -l)" 0
 
 check_eq "THP is as it was" "$(bracket "$THP")" "$orig"
 echo "agent_knobs: $(echo "$(date +%s.%N) - $t0" | bc) s"
