@@ -59,10 +59,16 @@ check_eq "API serves the same samples" \
 	"$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq '[.runs[].samples[] | select(.metric=="wall_s")] | length')" 36
 check_eq "no job half-written" "$(sqlite3 "$db" "select count(*) from jobs j where not exists (select 1 from runs r where r.job_id=j.id)")" 0
 sleep 1
+# Only this fleet's agents count: those in the UTS namespace of one of its
+# sshds (each host has its own hostname, hence its own UTS namespace).
+fleet_uts=" "
+for pf in "$fleet"/*/sshd.pid; do
+	fleet_uts+="$(readlink "/proc/$(cat "$pf")/ns/uts" 2>/dev/null) "
+done
+check "the fleet's sshds are found" test "$(wc -w <<<"$fleet_uts")" -eq 3
 left=0
 for pid in $(pgrep -f 'benchfleet-agent step'); do
-	# only this fleet's agents (their cwd is a host's home in $fleet)
-	case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in "$fleet"/*) left=$((left + 1)) ;; esac
+	case "$fleet_uts" in *" $(readlink "/proc/$pid/ns/uts" 2>/dev/null) "*) left=$((left + 1)) ;; esac
 done
 check_eq "no agent left running on the machines" "$left" 0
 check_eq "integrity" "$(sqlite3 "$db" 'pragma integrity_check')" ok
