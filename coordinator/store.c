@@ -121,6 +121,21 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE machines ADD COLUMN boot TEXT;"
 	"ALTER TABLE machines ADD COLUMN boot_key TEXT;"
 	"PRAGMA user_version = 3;",
+	/* 4: federation and reproduction (bundle.h, repro.h). published: an
+	 * admin let other labs fetch the job's bundle. A reproduction keeps
+	 * the verified bundle it reruns, its hash and where it came from;
+	 * info is JSON (matched machines, notes, overrides). */
+	"ALTER TABLE jobs ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE reproductions ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	" bundle TEXT NOT NULL,"
+	" bundle_sha256 TEXT NOT NULL,"
+	" source TEXT,"
+	" delta_pct REAL NOT NULL,"
+	" info TEXT NOT NULL,"
+	" created_at INTEGER NOT NULL);"
+	"PRAGMA user_version = 4;",
 };
 #define STORE_SCHEMA_LATEST ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
 
@@ -130,7 +145,8 @@ static const char *const store_migrations[] = {
 	" j.machine_class AS machine_class, j.machine_names AS machine_names," \
 	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id) AS runs_total," \
 	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'done') AS runs_done," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state IN ('failed','lost'))" \
+	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id" \
+	"  AND r.state IN ('failed','lost','boot-failed'))" \
 	"  AS runs_failed," \
 	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'running')" \
 	"  AS runs_running," \
@@ -282,6 +298,15 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_REC_JOBS] = "UPDATE jobs SET finished_at = ?1 WHERE state = 'cancelled'"
 	    " AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"
 	    "  WHERE r.job_id = jobs.id AND r.state IN ('queued','running'))",
+	/* federation and reproductions (store-repro.c) */
+	[Q_J_PUBLISH] = "UPDATE jobs SET published = 1 WHERE id = ?1",
+	[Q_J_PUBLISHED] = "SELECT published FROM jobs WHERE id = ?1",
+	[Q_J_LIST_PUB] = "SELECT " JOB_COLS " FROM jobs j WHERE j.published = 1"
+	    " ORDER BY j.id DESC LIMIT ?1",
+	[Q_X_ADD] = "INSERT INTO reproductions (job_id, bundle, bundle_sha256, source,"
+	    " delta_pct, info, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[Q_X_GET] = "SELECT job_id, bundle, bundle_sha256, source, delta_pct, info, created_at"
+	    " FROM reproductions WHERE id = ?1",
 };
 
 /* Per thread, so a caller reads its own failure and not another thread's. */
