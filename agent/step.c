@@ -598,6 +598,7 @@ step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d
 	struct step_metric *m = &st->metrics[idx];
 	const struct json *name, *src, *rx, *csv, *jp;
 	char field[48], err[128];
+	const char *why = NULL;
 	size_t i;
 	int r, rc;
 
@@ -688,6 +689,11 @@ step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d
 	snprintf(field, sizeof(field), "metrics[%zu].regex", idx);
 	if ((r = step_str(rx, field, BF_MAX_REGEX, &m->regex, d)) != 0)
 		goto out;
+	if (parse_regex_check(m->regex, &why) != 0) {
+		bf_diag_set(d, field, "%s", why);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
 	if ((rc = regcomp(&m->re, m->regex, REG_EXTENDED)) != 0) {
 		regerror(rc, &m->re, err, sizeof(err));
 		bf_diag_set(d, field, "does not compile: %s", err);

@@ -155,3 +155,81 @@ parse_double(const char *s, double *out)
 		return BF_ERR_PARSE;
 	return parse_double_n(s, strlen(s), out);
 }
+
+int
+parse_regex_check(const char *re, const char **why)
+{
+	unsigned long product = 1, bound, v;
+	const char *p;
+	int digits, after_rep = 0;
+
+	*why = NULL;
+	for (p = re; *p != '\0'; p++) {
+		/* a+++ nests repetitions just as (a+)+ does, and regcomp copies
+		 * the tree for each: the fuzzer found 30 stacked '+' taking
+		 * seconds. Stacked operators are refused. */
+		if (*p == '*' || *p == '+' || *p == '?' || *p == '{') {
+			if (after_rep && !(*p == '{' && !(p[1] >= '0' && p[1] <= '9'))) {
+				*why = "stacked repetition operators (like a++ or a*{2}) are not "
+				    "allowed";
+				return BF_ERR_INVALID;
+			}
+		}
+		after_rep = *p == '*' || *p == '+' || *p == '?';
+		if (*p == '\\' && p[1] != '\0') {
+			p++;		/* an escaped brace is a literal */
+			continue;
+		}
+		if (*p == '[') {
+			/* a bracket expression holds no repetition; skip it */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p != '\0' && *p != ']')
+				p++;
+			if (*p == '\0')
+				break;
+			continue;
+		}
+		if (*p != '{')
+			continue;
+		/* {m}, {m,} or {m,n}: the largest number counts; {m,} is unbounded */
+		bound = 0;
+		v = 0;
+		digits = 0;
+		for (p++; *p != '\0' && *p != '}'; p++) {
+			if (*p >= '0' && *p <= '9') {
+				if (v > 100000) {
+					*why = "a repetition bound is too large";
+					return BF_ERR_INVALID;
+				}
+				v = v * 10 + (unsigned long)(*p - '0');
+				digits = 1;
+			} else if (*p == ',') {
+				bound = v;
+				v = 0;
+				if (p[1] == '}') {
+					*why = "an open repetition {m,} is not allowed; use + or *";
+					return BF_ERR_INVALID;
+				}
+			} else {
+				break;	/* not a bound: regcomp will judge it */
+			}
+		}
+		if (v > bound)
+			bound = v;
+		if (*p == '\0')
+			break;
+		after_rep = *p == '}' && digits;
+		if (!digits || bound <= 1)
+			continue;
+		if (bound > PARSE_REGEX_MAX_REPEAT || product > PARSE_REGEX_MAX_REPEAT / bound) {
+			*why = "its {m,n} repetitions multiply past 1000; simplify it";
+			return BF_ERR_INVALID;
+		}
+		product *= bound;
+	}
+	return 0;
+}

@@ -17,4 +17,14 @@ int parse_i64_n(const char *s, size_t len, int64_t min, int64_t max, int64_t *ou
 int parse_double(const char *s, double *out);
 int parse_double_n(const char *s, size_t len, double *out);
 
+#define PARSE_REGEX_MAX_REPEAT	1000	/* product of all {m,n} bounds */
+/*
+ * Refuse a POSIX extended regex whose bounded repetitions could make glibc's
+ * regcomp expand it without limit ((a{255}){255} takes minutes and
+ * gigabytes: the fuzzer found it): the product of every {m,n} upper bound
+ * must stay under PARSE_REGEX_MAX_REPEAT. Conservative: nesting is not
+ * tracked, every bound multiplies. BF_ERR_INVALID with *why set.
+ */
+int parse_regex_check(const char *re, const char **why);
+
 #endif

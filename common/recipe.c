@@ -19,6 +19,7 @@
 #include "err.h"
 #include "jx.h"
 #include "caps.h"
+#include "parse.h"
 #include "recipe.h"
 
 static const char *const recipe_keys[] = {
@@ -768,6 +769,7 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
     const char *path, struct bf_diag *d)
 {
 	char fp[BF_DIAG_FIELD], rep[80], list[BF_DIAG_MSG], ebuf[128];
+	const char *why = NULL;
 	const char *s;
 	regex_t re;
 	size_t i;
@@ -880,6 +882,11 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 	}
 	if ((r = jx_str(spec, "regex", JX_REQUIRED, BF_MAX_REGEX, &s, path, d)) != 0)
 		goto out;
+	if (parse_regex_check(s, &why) != 0) {
+		bf_diag_set(d, fp, "%s", why);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
 	if ((rr = regcomp(&re, s, REG_EXTENDED)) != 0) {
 		regerror(rr, &re, ebuf, sizeof(ebuf));
 		bf_diag_set(d, fp, "does not compile: %s", ebuf);

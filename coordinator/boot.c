@@ -970,8 +970,9 @@ boot_ensure(const struct boot_machine *m, const struct ssh_target *t,
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	if (strcmp(st.kernel, kernel) == 0 && boot_tokens_in(want.data ? want.data : "",
-	    st.cmdline, NULL, 0) && boot_tokens_only(st.cmdline, want.data ? want.data : "")) {
+	if ((h == NULL || !h->fresh) && strcmp(st.kernel, kernel) == 0 &&
+	    boot_tokens_in(want.data ? want.data : "", st.cmdline, NULL, 0) &&
+	    boot_tokens_only(st.cmdline, want.data ? want.data : "")) {
 		boot_log(h, "boot: already on %s with \"%s\"; no reboot", st.kernel, st.cmdline);
 		r = 0;
 		goto out;

@@ -82,6 +82,9 @@ struct boot_hooks {
 	void (*log)(void *arg, const char *line);
 	void *arg;
 	const volatile int *cancel;	/* non-zero: give up waiting (BF_ERR_CANCELLED) */
+	int fresh;			/* reboot even when the booted config matches (a
+					 * fresh boot per repetition; e.g. for grub-reboot,
+					 * which cannot carry a per-boot cmdline token) */
 };
 
 /*
@@ -120,7 +123,8 @@ int boot_check_cmdline(const char *cmdline, struct bf_diag *d);
  * answers, else NULL; the caller owns it either way.
  *
  * When the machine already runs that kernel with exactly base + cmdline
- * (ignoring BOOT_IMAGE= and initrd=), it is not rebooted. Otherwise:
+ * (ignoring BOOT_IMAGE= and initrd=), it is not rebooted (unless
+ * hooks->fresh). Otherwise:
  * record boot_id, issue the method's reboot, wait for SSH with backoff up
  * to m->timeout_s, verify uname -r, that /proc/cmdline holds every
  * requested param, and that boot_id changed. On a timeout or a failed

@@ -285,12 +285,18 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	/* benchfleet.boot=JOB.BOOT makes every boot repetition a fresh boot
-	 * (an unknown module parameter: the kernel ignores it) and leaves in
-	 * /proc/cmdline which boot of which job the machine is in. */
-	if ((r = buf_printf(&cmdline, "%s%sbenchfleet.boot=%lld.%d",
-	    c->cmdline ? c->cmdline : "", c->cmdline && *c->cmdline ? " " : "",
-	    (long long)c->job_id, c->boot)) != 0) {
+	/* With kexec and a command, benchfleet.boot=JOB.BOOT (an unknown module
+	 * parameter: the kernel ignores it) leaves in /proc/cmdline which boot
+	 * of which job the machine is in. grub-reboot cannot add parameters to
+	 * a one-shot entry; there hooks.fresh alone makes the boot a new one. */
+	if (strcmp(boot_method_name(bm), "kexec") == 0 ||
+	    strcmp(boot_method_name(bm), "command") == 0)
+		r = buf_printf(&cmdline, "%s%sbenchfleet.boot=%lld.%d",
+		    c->cmdline ? c->cmdline : "", c->cmdline && *c->cmdline ? " " : "",
+		    (long long)c->job_id, c->boot);
+	else
+		r = buf_puts(&cmdline, c->cmdline ? c->cmdline : "");
+	if (r != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, "command line too long");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -298,13 +304,13 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	store_machine_update(env->st, m->name, "booting", NULL, NULL, NULL, NULL, 0);
 	events_machine(env->ev, m->name);
 	snprintf(msg, sizeof(msg), "boot %d: %s into %s with \"%s\"", c->boot,
-	    boot_method_name(bm), c->kernel ? c->kernel : "the running kernel", cmdline.data);
+	    boot_method_name(bm), c->kernel ? c->kernel : "the running kernel", cmdline.data ? cmdline.data : "");
 	store_run_log_add(env->st, c->run_id, "coord", msg);
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.log = boot_log;
 	hooks.arg = hookarg;
 	hooks.fresh = 1;	/* the boot key differs: this boot must be a new one */
-	r = boot_ensure(bm, t, connp, c->kernel, cmdline.data, &hooks, &res, &d);
+	r = boot_ensure(bm, t, connp, c->kernel, cmdline.data ? cmdline.data : "", &hooks, &res, &d);
 	*agent_ok = 0;		/* a new boot may have a new root file system */
 	if ((rj = boot_result_json(&res)) != NULL &&
 	    (rtext = json_dumps(rj, JSON_COMPACT)) != NULL)

@@ -128,6 +128,12 @@ check_eq "same config: state" "$(jf .state)" ok
 check_eq "same config: not rebooted" "$(jf .rebooted)" false
 check_eq "same config: boot_id unchanged" "$(jf .boot_id)" "$(jf .prev_boot_id)"
 
+# 3b. the same config with boot_hooks.fresh: a fresh boot all the same.
+BF_BOOT_FRESH=1 ensure "$CFG" "$K61" ""
+check_eq "fresh boot: state" "$(jf .state)" ok
+check_eq "fresh boot: rebooted" "$(jf .rebooted)" true
+check "fresh boot: boot_id changed" [ "$(jf .boot_id)" != "$(jf .prev_boot_id)" ]
+
 # 4. the VM freezes during the boot wait: SSH attempts hang, then it resumes.
 ( sleep 2; "$VM" monitor "$GUEST" "$NAME" stop; sleep 15; "$VM" monitor "$GUEST" "$NAME" cont ) &
 freezer=$!

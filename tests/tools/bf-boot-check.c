@@ -13,7 +13,8 @@
  * when the result was printed, 1 otherwise.
  * parse prints "ok method N kernels" or the validation message (exit 1).
  * command prints the remote command line the method would run.
- * Environment: BF_SSH_CONNECT_MS (default 10000).
+ * Environment: BF_SSH_CONNECT_MS (default 10000); BF_BOOT_FRESH=1 reboots
+ * even when the booted config matches (boot_hooks.fresh).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ main(int argc, char **argv)
 {
 	struct boot_machine *m = NULL;
 	struct boot_result res;
-	struct boot_hooks hooks = { log_line, NULL, NULL };
+	struct boot_hooks hooks = { log_line, NULL, NULL, 0 };
 	struct ssh_target t;
 	struct ssh_conn *c = NULL;
 	struct bf_diag d;
@@ -162,6 +163,7 @@ main(int argc, char **argv)
 			goto out;
 		}
 		inited = 1;
+		hooks.fresh = getenv("BF_BOOT_FRESH") != NULL;
 		r = boot_ensure(m, &t, &c, argv[8], argv[9], &hooks, &res, &d);
 		if ((j = boot_result_json(&res)) == NULL ||
 		    json_object_set_new(j, "rc", json_string(err_name(r))) != 0 ||

@@ -65,6 +65,43 @@ static const struct {
 	{"$(id)", BF_ERR_PARSE, 0},
 };
 
+/* Regexes that would make regcomp expand without limit are refused. */
+static void
+test_regex_check(void)
+{
+	static const struct {
+		const char *re;
+		int r;
+	} cases[] = {
+		{ "([0-9.]+) ops/s", 0 },
+		{ "TPS: ([0-9]+)", 0 },
+		{ "a{2,3}b{4}([0-9]+)", 0 },
+		{ "x{1000}", 0 },
+		{ "x{1001}", BF_ERR_INVALID },
+		{ "(a{255}){255}", BF_ERR_INVALID },	/* found by the fuzzer */
+		{ "((a{10}){10}){11}", BF_ERR_INVALID },
+		{ "a{5,}", BF_ERR_INVALID },
+		{ "a{99999999999}", BF_ERR_INVALID },
+		{ "[{]5000[}]", 0 },			/* braces in a bracket expression */
+		{ "\\{5000\\}", 0 },			/* escaped braces are literal */
+		{ "{", 0 },				/* regcomp's to judge */
+		{ "p99=([0-9]+++++++++++++++++++++)", BF_ERR_INVALID },	/* the fuzzer's */
+		{ "a**", BF_ERR_INVALID },
+		{ "a+?", BF_ERR_INVALID },
+		{ "a{2}{3}", BF_ERR_INVALID },
+		{ "(a+)b+c*d?", 0 },
+		{ "", 0 },
+	};
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		why = NULL;
+		T_EQ_INT(parse_regex_check(cases[i].re, &why), cases[i].r);
+		T_CHECK((cases[i].r != 0) == (why != NULL));
+	}
+}
+
 int
 main(void)
 {
@@ -105,5 +142,6 @@ main(void)
 	longnum[sizeof(longnum) - 1] = '\0';
 	T_EQ_INT(parse_double(longnum, &dv), BF_ERR_TOOBIG);
 	T_EQ_INT(parse_i64(longnum, INT64_MIN, INT64_MAX, &v), BF_ERR_RANGE);
+	test_regex_check();
 	return t_done();
 }
