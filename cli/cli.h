@@ -64,6 +64,7 @@ extern const struct cmd_entry cmd_machines_entry, cmd_machines_add_entry,
 extern const struct cmd_entry cmd_recipes_entry;
 extern const struct cmd_entry cmd_report_entry, cmd_log_entry, cmd_export_entry;
 extern const struct cmd_entry cmd_compare_entry;
+extern const struct cmd_entry cmd_reproduce_entry, cmd_publish_entry;
 
 /* cmd.c: the table, lookup, parsing of a subcommand's line, usage. */
 const struct cmd_entry *cmd_find(int argc, char **argv, int *used);

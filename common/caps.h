@@ -25,6 +25,7 @@
 #define BF_MAX_CAPTURE		(4 * 1024 * 1024) /* workload stdout kept by the agent */
 #define BF_MAX_REGEX		512		/* a metric's extraction regex */
 #define BF_MAX_HOST		253
+#define BF_MAX_BUNDLE		(64 * 1024 * 1024) /* a result bundle (import, URL fetch) */
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
 
 #endif

@@ -40,7 +40,7 @@ static const struct api_route api_routes[] = {
 	{ "GET",    "/healthz",				api_health,	API_PUBLIC },
 	{ "GET",    "/api/v1/metrics",			api_metrics,	V },
 	{ "GET",    "/metrics",				api_metrics,	V },
-	{ "GET",    "/api/v1/jobs",			api_jobs_list,	V },
+	{ "GET",    "/api/v1/jobs",			api_jobs_list_fed,	V },
 	{ "POST",   "/api/v1/jobs",			api_jobs_create,	S },
 	{ "GET",    "/api/v1/jobs/{id}",		api_jobs_get,	V },
 	{ "POST",   "/api/v1/jobs/{id}/cancel",		api_jobs_cancel,	S },
@@ -57,6 +57,10 @@ static const struct api_route api_routes[] = {
 	{ "GET",    "/api/v1/recipes",			api_recipes_list,	V },
 	{ "GET",    "/api/v1/recipes/{name}",		api_recipes_get,	V },
 	{ "GET",    "/api/v1/events",			api_events,	V },
+	{ "GET",    "/api/v1/jobs/{id}/bundle",		api_jobs_bundle,	V },
+	{ "POST",   "/api/v1/jobs/{id}/publish",	api_jobs_publish,	A },
+	{ "POST",   "/api/v1/reproductions",		api_repro_create,	S },
+	{ "GET",    "/api/v1/reproductions/{id}",	api_repro_get,	V },
 };
 #undef V
 #undef S

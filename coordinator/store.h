@@ -230,4 +230,28 @@ int store_recover(struct store *s, size_t *nrequeued);
  * BF_ERR_NOTFOUND. */
 int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
 
+/* --- federation and reproductions (store-repro.c) --- */
+/* Let other labs fetch the job's bundle. BF_ERR_NOTFOUND. Idempotent. */
+int store_job_publish(struct store *s, int64_t id);
+/* *pubp = 1 if published. BF_ERR_NOTFOUND. */
+int store_job_published(struct store *s, int64_t id, int *pubp);
+/* store_jobs_list_json restricted to published jobs. */
+int store_jobs_published_json(struct store *s, size_t limit, json_t **out);
+
+struct store_repro {
+	int64_t id;
+	int64_t job_id;		/* the rerun here */
+	char *bundle;		/* the verified bundle, canonical JSON text */
+	char *bundle_sha256;
+	char *source;		/* URL, or NULL: posted */
+	double delta_pct;	/* equivalence margin, percent */
+	char *info;		/* JSON text (repro.c) */
+	int64_t created_at;
+};
+int store_repro_add(struct store *s, int64_t job_id, const char *bundle, const char *sha256,
+    const char *source, double delta_pct, const char *info_json, int64_t *idp);
+/* BF_ERR_NOTFOUND. *out freed with store_repro_free(). */
+int store_repro_get(struct store *s, int64_t id, struct store_repro **out);
+void store_repro_free(struct store_repro *x);	/* accepts NULL */
+
 #endif

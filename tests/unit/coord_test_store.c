@@ -176,7 +176,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 3);		/* bump with each new migration step */
+	T_EQ_INT(v, 4);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	store_close(s);
 

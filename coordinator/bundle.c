@@ -1,0 +1,614 @@
+/*
+ * bundle.c: export and verification of result bundles (bundle.h). The
+ * export is built from the store's own JSON (job, runs, machines); the
+ * check walks every field through jx.h before recomputing the hashes, so
+ * that a hostile document is refused by name and never half-trusted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "jx.h"
+#include "sha256.h"
+#include "store.h"
+
+#ifndef BF_VERSION
+#define BF_VERSION "0"
+#endif
+
+int
+bundle_sha256(const json_t *v, char hex[65])
+{
+	char *text;
+
+	if (v == NULL)
+		return BF_ERR_INVALID;
+	if ((text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)) == NULL)
+		return BF_ERR_ALLOC;
+	sha256_hex(text, strlen(text), hex);
+	free(text);
+	return 0;
+}
+
+int
+bundle_content_sha256(const json_t *doc, char hex[65])
+{
+	json_t *c;
+	int r;
+
+	if (!json_is_object(doc))
+		return BF_ERR_INVALID;
+	/* A shallow copy: dropping the key there leaves doc as it is. */
+	if ((c = json_copy((json_t *)doc)) == NULL)
+		return BF_ERR_ALLOC;
+	json_object_del(c, "sha256");
+	r = bundle_sha256(c, hex);
+	json_decref(c);
+	return r;
+}
+
+static int
+set_new(json_t *o, const char *k, json_t *v)
+{
+	if (v == NULL || json_object_set_new(o, k, v) != 0)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+static int
+set_hash(json_t *o, const char *k, const json_t *v)
+{
+	char hex[65];
+	int r;
+
+	if ((r = bundle_sha256(v, hex)) != 0)
+		return r;
+	return set_new(o, k, json_string(hex));
+}
+
+/* A copy of fp[key] or null. */
+static json_t *
+fp_get(const json_t *fp, const char *key)
+{
+	json_t *v = fp != NULL ? json_object_get(fp, key) : NULL;
+
+	return v != NULL ? json_deep_copy(v) : json_null();
+}
+
+/* One machine entry from the store (a deleted machine keeps its name only). */
+static int
+machine_entry(struct store *st, const char *name, json_t **out)
+{
+	struct store_machine *m = NULL;
+	json_t *e = NULL, *fp = NULL;
+	int r;
+
+	if ((e = json_object()) == NULL)
+		return BF_ERR_ALLOC;
+	r = store_machine_get(st, name, &m);
+	if (r != 0 && r != BF_ERR_NOTFOUND)
+		goto out;
+	if (m != NULL && m->fingerprint != NULL)
+		fp = json_loads(m->fingerprint, 0, NULL);
+	if (fp != NULL && !json_is_object(fp)) {
+		json_decref(fp);
+		fp = NULL;
+	}
+	if ((r = set_new(e, "name", json_string(name))) != 0 ||
+	    (r = set_new(e, "class", m != NULL ? json_string(m->klass) : json_null())) != 0 ||
+	    (r = set_new(e, "fingerprint", fp != NULL ? json_incref(fp) : json_null())) != 0 ||
+	    (r = fp != NULL ? set_hash(e, "fingerprint_sha256", fp) :
+	    set_new(e, "fingerprint_sha256", json_null())) != 0 ||
+	    (r = set_new(e, "kernel", fp_get(fp, "kernel"))) != 0 ||
+	    (r = set_new(e, "kernel_config_sha256", fp_get(fp, "kernel_config_sha256"))) != 0 ||
+	    (r = set_new(e, "cmdline", fp_get(fp, "cmdline"))) != 0 ||
+	    (r = set_new(e, "distro", fp_get(fp, "distro"))) != 0 ||
+	    (r = set_new(e, "compiler", fp_get(fp, "kernel_compiler"))) != 0)
+		goto out;
+	*out = e;
+	e = NULL;
+	r = 0;
+out:
+	store_machine_free(m);
+	json_decref(fp);
+	json_decref(e);
+	return r;
+}
+
+static json_t *
+copy_or_null(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return v != NULL ? json_deep_copy(v) : json_null();
+}
+
+int
+bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
+{
+	json_t *jobj = NULL, *runsj = NULL, *doc = NULL, *machines, *runs, *samples, *names;
+	json_t *spec, *job, *recipe, *run, *s, *e, *v;
+	const char *name, *state;
+	size_t i, k;
+	int r;
+
+	*out = NULL;
+	if ((r = store_job_get_json(st, job_id, &jobj)) != 0 ||
+	    (r = store_job_runs_json(st, job_id, &runsj)) != 0) {
+		if (r == BF_ERR_NOTFOUND)
+			bf_diag_set(d, NULL, "job %lld not found", (long long)job_id);
+		goto out;
+	}
+	spec = json_object_get(jobj, "spec");
+	job = json_object_get(spec, "job");
+	recipe = json_object_get(spec, "recipe");
+	if (!json_is_object(job) || !json_is_object(recipe)) {
+		bf_diag_set(d, "spec", "job %lld: its stored spec lacks the job or recipe",
+		    (long long)job_id);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((doc = json_object()) == NULL || (names = json_object()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = set_new(doc, "x-names", names)) != 0 ||
+	    (r = set_new(doc, "format", json_string(BUNDLE_FORMAT))) != 0 ||
+	    (r = set_new(doc, "version", json_integer(BUNDLE_VERSION))) != 0 ||
+	    (r = set_new(doc, "benchfleet_version", json_string(BF_VERSION))) != 0 ||
+	    (r = set_new(doc, "origin", json_pack("{s:I,s:O,s:O,s:O}", "job_id",
+	    (json_int_t)job_id, "state", json_object_get(jobj, "state"), "created_at",
+	    json_object_get(jobj, "created_at"), "finished_at",
+	    json_object_get(jobj, "finished_at")))) != 0 ||
+	    (r = set_new(doc, "job", json_deep_copy(job))) != 0 ||
+	    (r = set_hash(doc, "job_sha256", job)) != 0 ||
+	    (r = set_new(doc, "recipe", json_deep_copy(recipe))) != 0 ||
+	    (r = set_hash(doc, "recipe_sha256", recipe)) != 0 ||
+	    (r = set_new(doc, "machines", json_array())) != 0 ||
+	    (r = set_new(doc, "runs", json_array())) != 0 ||
+	    (r = set_new(doc, "samples", json_array())) != 0)
+		goto out;
+	machines = json_object_get(doc, "machines");
+	runs = json_object_get(doc, "runs");
+	samples = json_object_get(doc, "samples");
+	json_array_foreach(json_object_get(runsj, "runs"), i, run) {
+		if ((e = json_object()) == NULL || json_array_append_new(runs, e) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		if ((r = set_new(e, "id", copy_or_null(run, "id"))) != 0 ||
+		    (r = set_new(e, "cell_index", copy_or_null(run, "cell_index"))) != 0 ||
+		    (r = set_new(e, "label", copy_or_null(run, "label"))) != 0 ||
+		    (r = set_new(e, "axes", copy_or_null(run, "axes"))) != 0 ||
+		    (r = set_new(e, "boot", copy_or_null(run, "boot"))) != 0 ||
+		    (r = set_new(e, "state", copy_or_null(run, "state"))) != 0 ||
+		    (r = set_new(e, "machine", copy_or_null(run, "machine"))) != 0 ||
+		    (r = set_new(e, "kernel", copy_or_null(run, "kernel"))) != 0 ||
+		    (r = set_new(e, "boot_id", copy_or_null(run, "boot_id"))) != 0 ||
+		    (r = set_new(e, "knobs", copy_or_null(run, "knobs"))) != 0)
+			goto out;
+		if (json_is_string(json_object_get(run, "machine")))
+			json_object_set(names, json_string_value(json_object_get(run, "machine")),
+			    json_true());
+		state = json_string_value(json_object_get(run, "state"));
+		if (state == NULL || strcmp(state, "done") != 0)
+			continue;
+		json_array_foreach(json_object_get(run, "samples"), k, s) {
+			if ((v = json_pack("{s:O,s:O,s:O,s:O,s:O,s:O}", "run",
+			    json_object_get(run, "id"), "boot", json_object_get(s, "boot"),
+			    "iteration", json_object_get(s, "iteration"), "metric",
+			    json_object_get(s, "metric"), "value", json_object_get(s, "value"),
+			    "unit", json_object_get(s, "unit") ? json_object_get(s, "unit") :
+			    json_null())) == NULL || json_array_append_new(samples, v) != 0) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+		}
+	}
+	json_object_foreach(names, name, v) {
+		if ((r = machine_entry(st, name, &e)) != 0)
+			goto out;
+		if (json_array_append_new(machines, e) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	json_object_del(doc, "x-names");
+	{
+		char hex[65];
+
+		if ((r = bundle_content_sha256(doc, hex)) != 0 ||
+		    (r = set_new(doc, "sha256", json_string(hex))) != 0)
+			goto out;
+	}
+	*out = doc;
+	doc = NULL;
+	r = 0;
+out:
+	json_decref(doc);
+	json_decref(jobj);
+	json_decref(runsj);
+	return r;
+}
+
+/* --- checking --- */
+
+static int
+is_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[64] == '\0';
+}
+
+/* obj[key]: a string of at most max bytes, or null (*out = NULL) when nullable. */
+static int
+str_or_null(const json_t *obj, const char *key, size_t max, int nullable, const char **out,
+    const char *path, struct bf_diag *d)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (v != NULL && json_is_null(v) && nullable)
+		return 0;
+	return jx_str(obj, key, JX_REQUIRED, max, out, path, d);
+}
+
+/* obj[key]: absent, null, or a finite number. */
+static int
+num_or_null(const json_t *obj, const char *key, const char *path, struct bf_diag *d)
+{
+	json_t *v = json_object_get(obj, key);
+	double x;
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	return jx_num(obj, key, JX_REQUIRED, -1e300, 1e300, &x, path, d);
+}
+
+static int
+hash_field(const json_t *obj, const char *key, int nullable, const char **out,
+    const char *path, struct bf_diag *d)
+{
+	char p[128];
+	int r;
+
+	if ((r = str_or_null(obj, key, 64, nullable, out, path, d)) != 0)
+		return r;
+	if (*out != NULL && !is_hex64(*out)) {
+		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "%s: expected 64 lowercase hex "
+		    "digits (a sha256)", p);
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+static int
+hash_matches(const json_t *v, const char *claimed, const char *field, struct bf_diag *d)
+{
+	char hex[65];
+	int r;
+
+	if ((r = bundle_sha256(v, hex)) != 0)
+		return r;
+	if (strcmp(hex, claimed) != 0) {
+		bf_diag_set(d, field, "%s: does not match the content (the bundle says %.12s..., "
+		    "the content hashes to %s)", field, claimed, hex);
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+/* A fingerprint: an object of scalars, and small arrays of scalars or
+ * flat objects (numa_nodes, identity), capped in keys. */
+static int
+check_fp(const json_t *fp, const char *path, struct bf_diag *d)
+{
+	const char *k;
+	json_t *v, *e, *x;
+	size_t i;
+	const char *kk;
+	char p[160];
+
+	if (json_object_size(fp) > BUNDLE_MAX_FP_KEYS) {
+		bf_diag_set(d, path, "%s: more than %d keys", path, BUNDLE_MAX_FP_KEYS);
+		return BF_ERR_TOOBIG;
+	}
+	json_object_foreach((json_t *)fp, k, v) {
+		jx_path(p, sizeof(p), path, k);
+		if (strlen(k) > BF_MAX_NAME) {
+			bf_diag_set(d, path, "%s: a key longer than %d bytes", path, BF_MAX_NAME);
+			return BF_ERR_INVALID;
+		}
+		if (json_is_string(v) && json_string_length(v) > BF_MAX_STR) {
+			bf_diag_set(d, p, "%s: longer than %d bytes", p, BF_MAX_STR);
+			return BF_ERR_TOOBIG;
+		}
+		if (json_is_object(v)) {
+			bf_diag_set(d, p, "%s: expected a scalar or an array, got an object", p);
+			return BF_ERR_INVALID;
+		}
+		if (!json_is_array(v))
+			continue;
+		if (json_array_size(v) > 1024) {
+			bf_diag_set(d, p, "%s: more than 1024 elements", p);
+			return BF_ERR_TOOBIG;
+		}
+		json_array_foreach(v, i, e) {
+			if (json_is_array(e) || (json_is_string(e) &&
+			    json_string_length(e) > BF_MAX_STR)) {
+				bf_diag_set(d, p, "%s[%zu]: expected a scalar or a flat object", p, i);
+				return BF_ERR_INVALID;
+			}
+			if (!json_is_object(e))
+				continue;
+			if (json_object_size(e) > 16) {
+				bf_diag_set(d, p, "%s[%zu]: more than 16 keys", p, i);
+				return BF_ERR_TOOBIG;
+			}
+			json_object_foreach(e, kk, x)
+				if (json_is_object(x) || json_is_array(x) || strlen(kk) > BF_MAX_NAME ||
+				    (json_is_string(x) && json_string_length(x) > BF_MAX_STR)) {
+					bf_diag_set(d, p, "%s[%zu].%.64s: expected a short scalar", p,
+					    i, kk);
+					return BF_ERR_INVALID;
+				}
+		}
+	}
+	return 0;
+}
+
+static int
+check_machine(const json_t *m, const char *path, struct bf_diag *d)
+{
+	static const char *const keys[] = { "name", "class", "fingerprint",
+	    "fingerprint_sha256", "kernel", "kernel_config_sha256", "cmdline", "distro",
+	    "compiler", NULL };
+	const char *s, *fph;
+	json_t *fp;
+	char p[160];
+	int r;
+
+	if (!json_is_object(m)) {
+		bf_diag_set(d, path, "%s: expected an object, got %s", path, jx_type_name(m));
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_only_keys(m, keys, path, d)) != 0 ||
+	    (r = jx_str(m, "name", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0 ||
+	    (r = jx_check_name(s, jx_path(p, sizeof(p), path, "name"), d)) != 0 ||
+	    (r = str_or_null(m, "class", BF_MAX_NAME, 1, &s, path, d)) != 0 ||
+	    (r = hash_field(m, "fingerprint_sha256", 1, &fph, path, d)) != 0 ||
+	    (r = str_or_null(m, "kernel", BF_MAX_STR, 1, &s, path, d)) != 0 ||
+	    (r = hash_field(m, "kernel_config_sha256", 1, &s, path, d)) != 0 ||
+	    (r = str_or_null(m, "cmdline", BF_MAX_STR, 1, &s, path, d)) != 0 ||
+	    (r = str_or_null(m, "distro", BF_MAX_STR, 1, &s, path, d)) != 0 ||
+	    (r = str_or_null(m, "compiler", BF_MAX_STR, 1, &s, path, d)) != 0)
+		return r;
+	fp = json_object_get(m, "fingerprint");
+	jx_path(p, sizeof(p), path, "fingerprint");
+	if (fp == NULL || json_is_null(fp)) {
+		if (fph != NULL) {
+			bf_diag_set(d, p, "%s: null, but fingerprint_sha256 is set", p);
+			return BF_ERR_INVALID;
+		}
+		return 0;
+	}
+	if (!json_is_object(fp)) {
+		bf_diag_set(d, p, "%s: expected an object or null, got %s", p, jx_type_name(fp));
+		return BF_ERR_INVALID;
+	}
+	if ((r = check_fp(fp, p, d)) != 0)
+		return r;
+	jx_path(p, sizeof(p), path, "fingerprint_sha256");
+	if (fph == NULL) {
+		bf_diag_set(d, p, "%s: is required with a fingerprint", p);
+		return BF_ERR_INVALID;
+	}
+	return hash_matches(fp, fph, p, d);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+check_run(const json_t *run, const char *path, int64_t *idp, struct bf_diag *d)
+{
+	static const char *const keys[] = { "id", "cell_index", "label", "axes", "boot",
+	    "state", "machine", "kernel", "boot_id", "knobs", NULL };
+	const char *s;
+	json_t *v;
+	int64_t n;
+	char p[160];
+	int r;
+
+	if (!json_is_object(run)) {
+		bf_diag_set(d, path, "%s: expected an object, got %s", path, jx_type_name(run));
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_only_keys(run, keys, path, d)) != 0 ||
+	    (r = jx_int(run, "id", JX_REQUIRED, 1, INT64_MAX, idp, path, d)) != 0 ||
+	    (r = jx_int(run, "cell_index", JX_REQUIRED, 0, BF_MAX_CELLS - 1, &n, path, d)) != 0 ||
+	    (r = jx_str(run, "label", JX_OPTIONAL, BF_MAX_STR, &s, path, d)) != 0 ||
+	    (r = jx_obj(run, "axes", JX_REQUIRED, &v, path, d)) != 0 ||
+	    (r = jx_int(run, "boot", JX_REQUIRED, 0, 100000, &n, path, d)) != 0 ||
+	    (r = jx_str(run, "state", JX_REQUIRED, 32, &s, path, d)) != 0 ||
+	    (r = str_or_null(run, "machine", BF_MAX_NAME, 1, &s, path, d)) != 0 ||
+	    (r = str_or_null(run, "kernel", 256, 1, &s, path, d)) != 0 ||
+	    (r = str_or_null(run, "boot_id", 64, 1, &s, path, d)) != 0)
+		return r;
+	if (json_object_size(v) > BF_MAX_AXES) {
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "axes"), "%s: more than %d axes", p,
+		    BF_MAX_AXES);
+		return BF_ERR_TOOBIG;
+	}
+	v = json_object_get(run, "knobs");
+	if (v != NULL && !json_is_null(v) && !json_is_object(v)) {
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "knobs"), "%s: expected an object or "
+		    "null, got %s", p, jx_type_name(v));
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+static int
+check_sample(const json_t *smp, const char *path, const int64_t *ids, size_t nids,
+    struct bf_diag *d)
+{
+	static const char *const keys[] = { "run", "boot", "iteration", "metric", "value",
+	    "unit", NULL };
+	const char *s;
+	int64_t run, n;
+	double x;
+	char p[160];
+	int r;
+
+	if (!json_is_object(smp)) {
+		bf_diag_set(d, path, "%s: expected an object, got %s", path, jx_type_name(smp));
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_only_keys(smp, keys, path, d)) != 0 ||
+	    (r = jx_int(smp, "run", JX_REQUIRED, 1, INT64_MAX, &run, path, d)) != 0 ||
+	    (r = jx_int(smp, "boot", JX_REQUIRED, 0, 100000, &n, path, d)) != 0 ||
+	    (r = jx_int(smp, "iteration", JX_REQUIRED, 0, BF_MAX_ITERATIONS, &n, path, d)) != 0 ||
+	    (r = jx_str(smp, "metric", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0 ||
+	    (r = jx_num(smp, "value", JX_REQUIRED, -1e300, 1e300, &x, path, d)) != 0 ||
+	    (r = str_or_null(smp, "unit", BF_MAX_NAME, 1, &s, path, d)) != 0)
+		return r;
+	if (bsearch(&run, ids, nids, sizeof(*ids), cmp_i64) == NULL) {
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "run"), "%s: %lld is not a run of "
+		    "the bundle", p, (long long)run);
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+int
+bundle_check(const json_t *doc, struct bf_diag *d)
+{
+	static const char *const origin_keys[] = { "job_id", "state", "created_at",
+	    "finished_at", NULL };
+	static const char *const keys[] = { "format", "version", "benchfleet_version",
+	    "origin", "job", "job_sha256", "recipe", "recipe_sha256", "machines", "runs",
+	    "samples", "sha256", NULL };
+	const char *s, *jh, *rh, *th;
+	json_t *a, *v, *job, *recipe, *origin;
+	int64_t n, *ids = NULL;
+	size_t i, nids;
+	char p[64], hex[65];
+	int r;
+
+	if (!json_is_object(doc)) {
+		bf_diag_set(d, NULL, "a bundle is a JSON object, got %s", jx_type_name(doc));
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_only_keys(doc, keys, "", d)) != 0 ||
+	    (r = jx_str(doc, "format", JX_REQUIRED, 64, &s, "", d)) != 0)
+		goto out;
+	if (strcmp(s, BUNDLE_FORMAT) != 0) {
+		bf_diag_set(d, "format", "format: \"%.64s\" is not \"%s\"", s, BUNDLE_FORMAT);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = jx_int(doc, "version", JX_REQUIRED, BUNDLE_VERSION, BUNDLE_VERSION, &n, "",
+	    d)) != 0 ||
+	    (r = jx_str(doc, "benchfleet_version", JX_REQUIRED, 64, &s, "", d)) != 0 ||
+	    (r = jx_obj(doc, "origin", JX_REQUIRED, &origin, "", d)) != 0 ||
+	    (r = jx_only_keys(origin, origin_keys, "origin", d)) != 0 ||
+	    (r = jx_int(origin, "job_id", JX_REQUIRED, 1, INT64_MAX, &n, "origin", d)) != 0 ||
+	    (r = num_or_null(origin, "created_at", "origin", d)) != 0 ||
+	    (r = num_or_null(origin, "finished_at", "origin", d)) != 0 ||
+	    (r = jx_str(origin, "state", JX_REQUIRED, 32, &s, "origin", d)) != 0 ||
+	    (r = jx_obj(doc, "job", JX_REQUIRED, &job, "", d)) != 0 ||
+	    (r = hash_field(doc, "job_sha256", 0, &jh, "", d)) != 0 ||
+	    (r = jx_obj(doc, "recipe", JX_REQUIRED, &recipe, "", d)) != 0 ||
+	    (r = hash_field(doc, "recipe_sha256", 0, &rh, "", d)) != 0 ||
+	    (r = hash_field(doc, "sha256", 0, &th, "", d)) != 0)
+		goto out;
+	if ((r = jx_arr(doc, "machines", JX_REQUIRED, 0, BUNDLE_MAX_MACHINES, &a, "", d)) != 0)
+		goto out;
+	json_array_foreach(a, i, v)
+		if ((r = check_machine(v, jx_path_idx(p, sizeof(p), "machines", i), d)) != 0)
+			goto out;
+	if ((r = jx_arr(doc, "runs", JX_REQUIRED, 0, BUNDLE_MAX_RUNS, &a, "", d)) != 0)
+		goto out;
+	nids = json_array_size(a);
+	if ((ids = calloc(nids ? nids : 1, sizeof(*ids))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_array_foreach(a, i, v)
+		if ((r = check_run(v, jx_path_idx(p, sizeof(p), "runs", i), &ids[i], d)) != 0)
+			goto out;
+	qsort(ids, nids, sizeof(*ids), cmp_i64);
+	for (i = 1; i < nids; i++)
+		if (ids[i] == ids[i - 1]) {
+			bf_diag_set(d, "runs", "runs: run id %lld appears twice", (long long)ids[i]);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+	if ((r = jx_arr(doc, "samples", JX_REQUIRED, 0, BUNDLE_MAX_SAMPLES, &a, "", d)) != 0)
+		goto out;
+	json_array_foreach(a, i, v)
+		if ((r = check_sample(v, jx_path_idx(p, sizeof(p), "samples", i), ids, nids,
+		    d)) != 0)
+			goto out;
+	if ((r = hash_matches(job, jh, "job_sha256", d)) != 0 ||
+	    (r = hash_matches(recipe, rh, "recipe_sha256", d)) != 0 ||
+	    (r = bundle_content_sha256(doc, hex)) != 0)
+		goto out;
+	if (strcmp(hex, th) != 0) {
+		bf_diag_set(d, "sha256", "sha256: does not match the bundle's content (the bundle "
+		    "says %.12s..., the content hashes to %s)", th, hex);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	r = 0;
+out:
+	free(ids);
+	return r;
+}
+
+int
+bundle_parse(const char *text, size_t len, size_t max, json_t **out, struct bf_diag *d)
+{
+	json_t *doc = NULL;
+	int r;
+
+	*out = NULL;
+	if (len > max) {
+		bf_diag_set(d, NULL, "a bundle is at most %zu bytes; this one has %zu", max, len);
+		return BF_ERR_TOOBIG;
+	}
+	if ((r = jx_loads(text, len, max, &doc, d)) != 0)
+		goto out;
+	if ((r = bundle_check(doc, d)) != 0)
+		goto out;
+	*out = doc;
+	doc = NULL;
+	r = 0;
+out:
+	json_decref(doc);
+	return r;
+}
+
+const json_t *
+bundle_machine(const json_t *doc, const char *name)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "machines"), i, m)
+		if (json_is_string(json_object_get(m, "name")) &&
+		    strcmp(json_string_value(json_object_get(m, "name")), name) == 0)
+			return m;
+	return NULL;
+}

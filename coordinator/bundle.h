@@ -1,0 +1,60 @@
+/*
+ * bundle.h: result bundles, the unit of exchange between labs (docs/bundle.md).
+ * A bundle is one JSON document with the job and recipe as run, the
+ * machines used (fingerprints), every run and every raw sample, and hashes
+ * over canonical JSON so that a receiver can tell it arrived as exported.
+ *
+ * Canonical JSON: json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) of the parsed
+ * value (jansson prints reals with 17 significant digits, so a value that
+ * went through parse and dump once prints the same again).
+ *
+ * An imported bundle is untrusted: bundle_parse() checks size, every type
+ * and range, the counts, and recomputes every hash before anything else
+ * looks at it.
+ */
+#ifndef BF_BUNDLE_H
+#define BF_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "caps.h"
+#include "err.h"
+
+struct store;
+
+#define BUNDLE_FORMAT		"benchfleet-bundle"
+#define BUNDLE_VERSION		1
+#define BUNDLE_MAX_MACHINES	1024
+#define BUNDLE_MAX_RUNS		((size_t)BF_MAX_CELLS * 16)
+#define BUNDLE_MAX_SAMPLES	((size_t)1000000)	/* every raw sample of a job */
+#define BUNDLE_MAX_FP_KEYS	128			/* keys of one fingerprint */
+
+/* sha256 hex of v's canonical JSON. BF_ERR_ALLOC. */
+int bundle_sha256(const json_t *v, char hex[65]);
+/* The hash a bundle's "sha256" must hold: over the document without its
+ * "sha256" key. */
+int bundle_content_sha256(const json_t *doc, char hex[65]);
+
+/*
+ * The bundle of job_id from the store (samples of runs that ended done),
+ * hashes filled in. BF_ERR_NOTFOUND. *out is a new reference.
+ */
+int bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d);
+
+/*
+ * Check a parsed bundle completely: structure, types and ranges (d names
+ * the field), then every hash recomputed: a mismatch is BF_ERR_INVALID
+ * with d.field naming the hash ("sha256", "job_sha256", "recipe_sha256",
+ * "machines[0].fingerprint_sha256") and the message giving the value
+ * computed. doc is borrowed.
+ */
+int bundle_check(const json_t *doc, struct bf_diag *d);
+/* jx_loads under max bytes (BF_ERR_TOOBIG past it), then bundle_check. */
+int bundle_parse(const char *text, size_t len, size_t max, json_t **out, struct bf_diag *d);
+
+/* The bundle's machine entry named name, or NULL (borrowed). */
+const json_t *bundle_machine(const json_t *doc, const char *name);
+
+#endif

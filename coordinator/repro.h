@@ -1,0 +1,84 @@
+/*
+ * repro.h: reproducing another lab's bundle here (docs/bundle.md):
+ * fingerprint matching, the verdict per cell and metric, the environment
+ * diff, the report, and fetching a bundle by URL.
+ */
+#ifndef BF_REPRO_H
+#define BF_REPRO_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "buf.h"
+#include "err.h"
+#include "stats.h"
+
+struct store;
+
+#define REPRO_DEFAULT_DELTA_PCT	2.0
+#define REPRO_MAX_URL		2048
+#define REPRO_MEM_TOLERANCE	0.05	/* memory matches within 5% */
+
+enum repro_verdict_kind { REPRO_REPRODUCED, REPRO_DIFFERS, REPRO_INCONCLUSIVE };
+
+struct repro_verdict {
+	enum repro_verdict_kind kind;
+	struct stats_summary a, b;	/* original, reproduced (boot means if boots > 1) */
+	int boot_means;			/* 1: samples are boot means */
+	double pct, lo95, hi95;		/* % change of b vs a, 95% Fieller CI */
+	double lo90, hi90;		/* 90% Fieller CI (the TOST at 95%) */
+	/* inconclusive: samples per side needed so the 90% CI half-width is
+	 * below delta - |pct|; 0 when |pct| >= delta (cannot be shown
+	 * equivalent at this delta) or not estimable. */
+	size_t n_needed;
+	const char *why;		/* static text: what an inconclusive lacks */
+};
+
+/*
+ * The verdict on original a vs reproduction b (boot tags may be NULL):
+ * reproduced when the 90% CI of the ratio lies inside [1-d, 1+d]
+ * (d = delta_pct / 100); differs when the 95% CI of the % change excludes
+ * 0 and lies wholly beyond +-delta_pct; else inconclusive.
+ */
+int repro_verdict(const double *a, const int *aboot, size_t na, const double *b,
+    const int *bboot, size_t nb, double delta_pct, struct repro_verdict *out);
+const char *repro_verdict_name(enum repro_verdict_kind k);
+
+/*
+ * Compare fingerprint here against the bundle's want on the identity
+ * fields (CPU model/vendor/family/model/stepping, sockets, cores, threads,
+ * NUMA node count, memory within 5%): *ident gets the
+ * identity fields that differ ([{"field","bundle","here"}]), *other the
+ * non-identity ones (microcode, kernel config, ...), both new arrays.
+ */
+int repro_fp_compare(const json_t *want, const json_t *here, json_t **ident, json_t **other);
+
+/*
+ * Flat "path -> scalar" view of a JSON value (objects by key, arrays by
+ * index), for field-by-field diffs. New reference.
+ */
+json_t *repro_flatten(const json_t *v);
+/* Append to diff ([{"field","bundle","here"}]) every path of the flat views
+ * of a and b whose values differ, each named prefix + path. */
+int repro_diff(const json_t *a, const json_t *b, const char *prefix, const char *const *skip,
+    json_t *diff);
+
+/*
+ * The report of reproduction (stored row info, bundle doc, local job's
+ * samples and runs, local machines' fingerprints): as JSON (new reference).
+ */
+int repro_report_json(const json_t *bundle, const json_t *here_samples,
+    const json_t *here_runs, const json_t *here_job, const json_t *here_machines,
+    const json_t *info, double delta_pct, json_t **out, struct bf_diag *d);
+/* The JSON report as a mail-ready text table and the diff. */
+int repro_report_text(const json_t *rep, struct buf *out);
+
+/*
+ * GET url (http or https only; TLS verified; no redirects; timeouts) into
+ * out, at most max bytes: a longer body is cut off as it arrives and
+ * refused with BF_ERR_TOOBIG, never buffered whole. Non-200: BF_ERR_PROTO
+ * with the status in d.
+ */
+int repro_fetch(const char *url, size_t max, struct buf *out, struct bf_diag *d);
+
+#endif

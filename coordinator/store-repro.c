@@ -1,0 +1,160 @@
+/*
+ * store-repro.c: the store's side of federation and reproduction: the
+ * published flag of a job (only published jobs' bundles are served to
+ * other labs) and the reproductions table (repro.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "caps.h"
+#include "store-int.h"
+
+int
+store_job_publish(struct store *s, int64_t id)
+{
+	int r, changes = 0;
+
+	if (s == NULL || id <= 0)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q_exec(s, Q_J_PUBLISH, &changes, "I", id)) != 0)
+		goto out;
+	r = changes == 1 ? 0 : BF_ERR_NOTFOUND;
+out:
+	store_unlock(s);
+	return r;
+}
+
+int
+store_job_published(struct store *s, int64_t id, int *pubp)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (s == NULL || pubp == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_J_PUBLISHED, &st, "I", id)) != 0)
+		goto out;
+	if ((r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	*pubp = sqlite3_column_int64(st, 0) != 0;
+	r = 0;
+out:
+	store_unlock(s);
+	return r;
+}
+
+int
+store_jobs_published_json(struct store *s, size_t limit, json_t **out)
+{
+	json_t *o = NULL, *a, *j;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if (limit == 0 || limit > STORE_MAX_PAGE)
+		limit = STORE_MAX_PAGE;
+	if ((o = json_pack("{s:[]}", "jobs")) == NULL)
+		return BF_ERR_ALLOC;
+	a = json_object_get(o, "jobs");
+	store_lock(s);
+	if ((r = store_q(s, Q_J_LIST_PUB, &st, "I", (int64_t)limit)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 0, &j)) != 0)
+			goto out;
+		if (json_array_append_new(a, j) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	*out = o;
+	o = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	json_decref(o);
+	return r;
+}
+
+int
+store_repro_add(struct store *s, int64_t job_id, const char *bundle, const char *sha256,
+    const char *source, double delta_pct, const char *info_json, int64_t *idp)
+{
+	int r;
+
+	if (s == NULL || bundle == NULL || sha256 == NULL || info_json == NULL || idp == NULL ||
+	    job_id <= 0 || strlen(bundle) > BF_MAX_BUNDLE)
+		return BF_ERR_INVALID;
+	if ((r = store_check_str(source, "source", 2048, 0, NULL)) != 0)
+		return r;
+	store_lock(s);
+	if ((r = store_q_exec(s, Q_X_ADD, NULL, "Ittt" "dt" "I", job_id, bundle, sha256,
+	    source, delta_pct, info_json, store_now_s())) != 0)
+		goto out;
+	*idp = (int64_t)sqlite3_last_insert_rowid(s->db);
+	r = 0;
+out:
+	store_unlock(s);
+	return r;
+}
+
+void
+store_repro_free(struct store_repro *x)
+{
+	if (x == NULL)
+		return;
+	free(x->bundle);
+	free(x->bundle_sha256);
+	free(x->source);
+	free(x->info);
+	free(x);
+}
+
+int
+store_repro_get(struct store *s, int64_t id, struct store_repro **out)
+{
+	struct store_repro *x = NULL;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if ((x = calloc(1, sizeof(*x))) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	if ((r = store_q(s, Q_X_GET, &st, "I", id)) != 0)
+		goto out;
+	if ((r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	x->id = id;
+	x->job_id = sqlite3_column_int64(st, 0);
+	if ((r = store_col_dup(st, 1, &x->bundle)) != 0 ||
+	    (r = store_col_dup(st, 2, &x->bundle_sha256)) != 0 ||
+	    (r = store_col_dup(st, 3, &x->source)) != 0 ||
+	    (r = store_col_dup(st, 5, &x->info)) != 0)
+		goto out;
+	x->delta_pct = sqlite3_column_double(st, 4);
+	x->created_at = sqlite3_column_int64(st, 6);
+	*out = x;
+	x = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	store_repro_free(x);
+	return r;
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Reproducing another lab's numbers: two benchfleetd on loopback (lab A and
+# lab B), each with its own store and its own 2-host netns fleet of the
+# same "hardware". Lab A runs a page-touch job (the fault count is
+# deterministic) and publishes it; lab B reproduces it by URL and gets
+# `reproduced`; a rerun with a parameter changed gets `differs` with the
+# field in the environment diff; unpublished, tampered, oversized and
+# unmatched bundles are refused, the last with nothing written.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+work=$(mktemp -d /tmp/bf-repro.XXXXXX)
+defer "rm -rf '$work'"
+mkdir -p "$work/a" "$work/b" "$work/www"
+for lab in a b; do
+	case $lab in a) sub=10.90.0 ;; b) sub=10.91.0 ;; esac
+	bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$work/$lab/fleet" --hosts 2 \
+		--prefix bfp$lab --subnet $sub --bridge bfbrp$lab --force ||
+		{ echo "fleet $lab did not come up"; exit 1; }
+	defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$work/$lab/fleet'"
+done
+start_daemon "$work/a" --known-hosts "$work/a/fleet/known_hosts" || exit 1
+URL_A=$URL PID_A=$DAEMON_PID
+defer "kill $PID_A 2>/dev/null; wait $PID_A 2>/dev/null"
+start_daemon "$work/b" --known-hosts "$work/b/fleet/known_hosts" || exit 1
+URL_B=$URL PID_B=$DAEMON_PID
+defer "kill $PID_B 2>/dev/null; wait $PID_B 2>/dev/null"
+DAEMON_PID=
+lab() { URL=$1; }	# api/wait_job use $URL
+cli() { "$BIN/benchfleet" --url "$URL" "$@"; }
+
+for l in a b; do
+	[ $l = a ] && lab "$URL_A" || lab "$URL_B"
+	while IFS=$'\t' read -r name addr port user key; do
+		r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"lab\"}")
+		check_eq "lab $l: register $name" "$(status_of "$r")" 201
+	done < "$work/$l/fleet/hosts.tsv"
+done
+
+# --- lab A: the original job ---
+lab "$URL_A"
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","name":"orig",
+	"machines":{"class":"lab"},"matrix":{"passes":[1,2]},"repetitions":{"iterations":3}}')
+check_eq "lab A: submit" "$(status_of "$r")" 201
+JA=$(body_of "$r" | jq -r .id)
+check_eq "lab A: job" "$(wait_job "$JA" 180)" done
+BUNDLE_URL=$URL_A/api/v1/jobs/$JA/bundle
+
+# The admin here sees the bundle; another lab does not, until published.
+code=$(curl -sS -o "$work/bundle.json" -w '%{http_code}' "$BUNDLE_URL")
+check_eq "lab A: own admin exports an unpublished job" "$code" 200
+check_eq "bundle format" "$(jq -r .format "$work/bundle.json")" benchfleet-bundle
+check_eq "bundle samples" "$(jq '[.samples[] | select(.metric=="faults")] | length' "$work/bundle.json")" 6
+check_eq "bundle has fingerprints" "$(jq -r '.machines[0].fingerprint.type' "$work/bundle.json")" fingerprint
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H 'X-Benchfleet-Peer: test' "$BUNDLE_URL")
+check_eq "peer: unpublished bundle" "$code" 404
+check_eq "not in the published list" "$(curl -fsS "$URL_A/api/v1/jobs?published=1" | jq '.jobs | length')" 0
+
+# Lab B's machines must be fingerprinted before matching.
+for n in bfpb1 bfpb2; do
+	for i in $(seq 100); do
+		[ "$(curl -fsS "$URL_B/api/v1/machines/$n" | jq -r '.fingerprint.type // empty')" = fingerprint ] && break
+		[ "$i" = 5 ] && curl -sS -X POST "$URL_B/api/v1/machines/$n/probe" >/dev/null
+		sleep 0.3
+	done
+done
+lab "$URL_B"
+njobs_b=$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')
+r=$(api POST /api/v1/reproductions "{\"url\":\"$BUNDLE_URL\"}")
+check_eq "lab B: unpublished job by URL" "$(status_of "$r")" 502
+check_contains "lab B: says not published" "$(body_of "$r")" "404"
+
+lab "$URL_A"
+check "lab A: publish (CLI)" cli publish "$JA"
+check_eq "published list" "$(curl -fsS "$URL_A/api/v1/jobs?published=1" | jq -r '.jobs[0].id')" "$JA"
+
+# --- lab B: reproduce by URL ---
+lab "$URL_B"
+r=$(api POST /api/v1/reproductions "{\"url\":\"$BUNDLE_URL\",\"delta_pct\":2}")
+check_eq "lab B: reproduction" "$(status_of "$r")" 201
+R1=$(body_of "$r" | jq -r .id)
+J1=$(body_of "$r" | jq -r .job_id)
+check_eq "lab B: matched both machines" "$(body_of "$r" | jq '[.matches[].here[]] | unique | length')" 2
+st=$(curl -fsS "$URL_B/api/v1/reproductions/$R1" | jq -r .state)
+check_contains "lab B: running or done" "running done" "$st"
+check_eq "lab B: rerun job" "$(wait_job "$J1" 180)" done
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R1")
+check_eq "reproduction done" "$(jq -r .state <<<"$rep")" done
+check_eq "a verdict per cell (faults)" "$(jq '[.cells[].metrics[] | select(.metric=="faults")] | length' <<<"$rep")" 2
+check_eq "faults reproduced in every cell" "$(jq -r '[.cells[].metrics[] | select(.metric=="faults") | .verdict] | unique | join(",")' <<<"$rep")" reproduced
+check_eq "every metric has a verdict" "$(jq '[.cells[].metrics[] | select(.verdict == null)] | length' <<<"$rep")" 0
+txt=$(curl -fsS "$URL_B/api/v1/reproductions/$R1?format=text")
+check_contains "text report: verdict" "$txt" reproduced
+check_contains "text report: diff section" "$txt" "Environment diff"
+echo "$txt"
+
+# --- a deliberately different rerun: more memory touched, more faults ---
+r=$(api POST /api/v1/reproductions "{\"url\":\"$BUNDLE_URL\",\"params\":{\"mb\":48}}")
+check_eq "lab B: second reproduction" "$(status_of "$r")" 201
+R2=$(body_of "$r" | jq -r .id)
+J2=$(body_of "$r" | jq -r .job_id)
+check_eq "lab B: second rerun" "$(wait_job "$J2" 180)" done
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R2")
+check_eq "faults differ in every cell" "$(jq -r '[.cells[].metrics[] | select(.metric=="faults") | .verdict] | unique | join(",")' <<<"$rep")" differs
+d=$(jq '[.cells[].metrics[] | select(.metric=="faults") | .delta_pct][0]' <<<"$rep")
+check "faults +50% (got $d)" awk -v d="$d" 'BEGIN { exit !(d > 45 && d < 55) }'
+echo "differs: $(jq -c '[.cells[0].metrics[] | select(.metric=="faults")][0]' <<<"$rep")"
+echo "diff: $(jq -c .environment_diff <<<"$rep")"
+check_contains "environment diff names the parameter" "$(jq -c .environment_diff <<<"$rep")" '"field":"job.params.mb"'
+check_contains "text diff names the parameter" "$(curl -fsS "$URL_B/api/v1/reproductions/$R2?format=text")" "job.params.mb: null (bundle) vs 48 (here)"
+
+# --- refusals ---
+jq -c '.samples[0].value += 1' "$work/bundle.json" >"$work/tampered.json"
+r=$(api POST /api/v1/reproductions "$(cat "$work/tampered.json")")
+check_eq "tampered bundle" "$(status_of "$r")" 400
+check_eq "tampered: names the hash" "$(body_of "$r" | jq -r .detail.field)" sha256
+jq -c '.job.repetitions.iterations = 9' "$work/bundle.json" >"$work/tampered2.json"
+r=$(api POST /api/v1/reproductions "{\"bundle\":$(cat "$work/tampered2.json")}")
+check_eq "tampered job" "$(status_of "$r")" 400
+check_eq "tampered job: names the hash" "$(body_of "$r" | jq -r .detail.field)" job_sha256
+r=$(api POST /api/v1/reproductions '{"bundle":{"format":"benchfleet-bundle","version":"1"}}')
+check_eq "wrong type" "$(status_of "$r")" 400
+check_eq "wrong type: field" "$(body_of "$r" | jq -r .detail.field)" version
+r=$(api POST /api/v1/reproductions '{"url":"file:///etc/passwd"}')
+check_eq "file URL refused" "$(status_of "$r")" 400
+
+# Hardware that matches nothing: the fingerprint edited and the hashes
+# recomputed (the daemon's refusal says what the content hashes to).
+jq -c '.machines |= map(.fingerprint.cpu_model = "Imaginary CPU 9999")' \
+	"$work/bundle.json" >"$work/other.json"
+for i in 1 2 3 4 5; do
+	r=$(api POST /api/v1/reproductions "$(cat "$work/other.json")")
+	[ "$(status_of "$r")" = 400 ] || break
+	f=$(body_of "$r" | jq -r .detail.field)
+	h=$(body_of "$r" | jq -r .error | sed -n 's/.*hashes to \([0-9a-f]\{64\}\).*/\1/p')
+	[ -n "$h" ] || break
+	jq -c --arg h "$h" ".$f = \$h" "$work/other.json" >"$work/o2" && mv "$work/o2" "$work/other.json"
+done
+check_eq "unmatched hardware" "$(status_of "$r")" 409
+echo "unmatched: $(body_of "$r")"
+check_contains "unmatched: nearest machine named" "$(body_of "$r" | jq -r .detail.nearest)" bfpb
+check_contains "unmatched: field named" "$(body_of "$r" | jq -c .detail.differs)" '"field":"cpu_model"'
+check_eq "unmatched: nothing written" "$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')" $((njobs_b + 2))
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL_B/api/v1/reproductions/$((R2 + 1))")
+check_eq "unmatched: no reproduction recorded" "$code" 404
+
+# A bundle URL larger than the cap (64 MiB): refused by its length, and
+# when no length is sent, cut off at the cap as it arrives.
+hwm() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$PID_B/status"; }
+truncate -s $((64 * 1024 * 1024 + 1)) "$work/www/big.json"
+(cd "$work/www" && exec python3 -u -m http.server --bind 127.0.0.1 0 >"$work/http.log" 2>&1) &
+HTTP_PID=$!
+defer "kill $HTTP_PID 2>/dev/null"
+cat >"$work/stream.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        chunk = b" " * (1 << 20)
+        try:
+            for _ in range(200):
+                self.wfile.write(chunk)
+        except Exception:
+            pass
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1], "w").write(str(s.server_address[1]))
+s.serve_forever()
+PY
+python3 "$work/stream.py" "$work/stream.port" &
+STREAM_PID=$!
+defer "kill $STREAM_PID 2>/dev/null"
+for i in $(seq 50); do
+	port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/http.log" | head -1)
+	[ -n "$port" ] && [ -s "$work/stream.port" ] && break
+	sleep 0.1
+done
+h0=$(hwm)
+r=$(api POST /api/v1/reproductions "{\"url\":\"http://127.0.0.1:$port/big.json\"}")
+check_eq "oversized bundle by length" "$(status_of "$r")" 413
+h1=$(hwm)
+check "no memory taken for the announced size (VmHWM $h0 -> $h1 kB)" test $((h1 - h0)) -lt 32768
+r=$(api POST /api/v1/reproductions "{\"url\":\"http://127.0.0.1:$(cat "$work/stream.port")/x\"}")
+check_eq "oversized bundle without a length" "$(status_of "$r")" 413
+check_contains "oversized: says so" "$(body_of "$r")" "larger than"
+h2=$(hwm)
+echo "VmHWM: $h0 -> $h1 -> $h2 kB"
+# The body is kept up to the cap (64 MiB), grown by doubling; under ASan its
+# quarantine holds the freed smaller buffers too: about 2.5x the cap at most.
+check "memory bounded by the cap (VmHWM $h1 -> $h2 kB)" test $((h2 - h1)) -lt $((200 * 1024))
+
+# --- the CLI: a file, waiting for the verdicts ---
+out=$(cli reproduce "$work/bundle.json" --delta 5 --wait 2>&1)
+check_contains "CLI reproduce --wait: verdicts" "$out" "reproduced"
+check_contains "CLI reproduce --wait: diff" "$out" "Environment diff"
+
+# --- with auth on in lab A: unpublished bundles for its admins only ---
+lab "$URL_A"
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"lab"},"repetitions":{"iterations":1}}')
+JU=$(body_of "$r" | jq -r .id)
+view=$("$BIN/benchfleetd" token create --store "$work/a/bf.db" --role viewer 2>/dev/null)
+admin=$("$BIN/benchfleetd" token create --store "$work/a/bf.db" --role admin 2>/dev/null)
+bcode() { curl -sS -o /dev/null -w '%{http_code}' ${1:+-H "Authorization: Bearer $1"} "$URL_A/api/v1/jobs/$2/bundle"; }
+check_eq "auth: no token" "$(bcode "" "$JA")" 401
+check_eq "auth: viewer, published" "$(bcode "$view" "$JA")" 200
+check_eq "auth: viewer, unpublished" "$(bcode "$view" "$JU")" 404
+check_eq "auth: admin, unpublished" "$(bcode "$admin" "$JU")" 200
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $view" "$URL_A/api/v1/jobs/$JU/publish")
+check_eq "auth: viewer cannot publish" "$code" 403
+wait_job_auth() { local i; for i in $(seq 300); do
+	case $(curl -fsS -H "Authorization: Bearer $admin" "$URL_A/api/v1/jobs/$JU" | jq -r .state) in
+	done|failed|cancelled) return 0 ;; esac; sleep 0.2; done; }
+wait_job_auth
+
+for p in $PID_A $PID_B; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+check_sanitizers "$work/a/daemon.log"
+check_sanitizers "$work/b/daemon.log"
+finish

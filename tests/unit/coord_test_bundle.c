@@ -1,0 +1,340 @@
+/*
+ * coord_test_bundle.c: result bundles and reproduction verdicts. Export
+ * from a real store and check; canonical hashing survives a text round
+ * trip; tampering (a sample, the job, a fingerprint) is refused naming
+ * the hash; wrong types and oversized arrays are refused naming the field;
+ * verdicts on synthetic samples; fingerprint matching.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "bundle.h"
+#include "caps.h"
+#include "err.h"
+#include "repro.h"
+#include "store.h"
+#include "t.h"
+
+static char dbpath[256];
+
+static const char fp_json[] = "{\"type\":\"fingerprint\",\"cpu_model\":\"Test CPU 9000\","
+    "\"cpu_vendor\":\"GenuineTest\",\"cpu_family\":6,\"cpu_model_number\":85,"
+    "\"cpu_stepping\":7,\"microcode\":\"0x5003\",\"sockets\":1,\"cores\":2,\"threads\":4,"
+    "\"numa_nodes\":[{\"node\":0,\"mem_kb\":8000000}],\"mem_total_kb\":8000000,"
+    "\"kernel\":\"6.1.0-test\",\"kernel_config_sha256\":"
+    "\"1fa1000000000000000000000000000000000000000000000000000000000000\","
+    "\"cmdline\":\"quiet\",\"distro\":\"Debian 12\",\"kernel_compiler\":\"gcc 12.2\","
+    "\"sha256\":\"0000000000000000000000000000000000000000000000000000000000000000\"}";
+
+/* A store with one machine, one job of 1 cell x 2 boots, 3 samples each. */
+static struct store *
+make_store(int64_t *job)
+{
+	struct store *s = NULL;
+	struct store_machine m;
+	struct store_run_new rn[2];
+	struct store_claim *c = NULL;
+	struct store_sample smp;
+	struct bf_diag d;
+	int i, k;
+
+	snprintf(dbpath, sizeof(dbpath), "/tmp/bf-bundle-test.%d.db", (int)getpid());
+	unlink(dbpath);
+	bf_diag_clear(&d);
+	T_EQ_INT(store_open(dbpath, &s, &d), 0);
+	if (s == NULL)
+		return NULL;
+	memset(&m, 0, sizeof(m));
+	m.name = "h1";
+	m.host = "127.0.0.1";
+	m.port = 2222;
+	m.user = "bench";
+	m.klass = "lab";
+	T_EQ_INT(store_machine_add(s, &m, NULL), 0);
+	T_EQ_INT(store_machine_set_fingerprint(s, "h1", fp_json, "00"), 0);
+	memset(rn, 0, sizeof(rn));
+	for (i = 0; i < 2; i++) {
+		rn[i].cell_index = 0;
+		rn[i].label = "loops=10";
+		rn[i].axes_json = "{\"loops\":10}";
+		rn[i].values_json = "{\"loops\":10}";
+		rn[i].boot = i;
+	}
+	T_EQ_INT(store_job_create(s, "demo", "t", "{\"job\":{\"recipe\":\"demo\","
+	    "\"machines\":{\"class\":\"lab\"},\"params\":{\"loops\":10}},\"recipe\":{\"name\":"
+	    "\"demo\",\"command\":[\"true\"]}}", "lab", NULL, rn, 2, job), 0);
+	for (i = 0; i < 2; i++) {
+		T_EQ_INT(store_run_claim(s, "h1", "lab", 60, &c), 0);
+		if (c == NULL)
+			break;
+		T_EQ_INT(store_run_set_info(s, c->run_id, "h1", "6.1.0-test", "boot-a"), 0);
+		for (k = 0; k < 3; k++) {
+			smp.metric = "faults";
+			smp.value = 1000 + k * 0.1 + i;
+			smp.unit = "count";
+			T_EQ_INT(store_samples_add(s, c->run_id, c->boot, k, &smp, 1), 0);
+		}
+		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+		c = NULL;
+	}
+	return s;
+}
+
+static json_t *
+reparse(const json_t *v)
+{
+	char *t = json_dumps(v, JSON_COMPACT);
+	json_t *o = t ? json_loads(t, 0, NULL) : NULL;
+
+	free(t);
+	return o;
+}
+
+static void
+test_export_and_tamper(void)
+{
+	struct store *s;
+	struct bf_diag d;
+	json_t *b = NULL, *c, *x;
+	char hex[65], *text;
+	int64_t job = 0;
+
+	if ((s = make_store(&job)) == NULL)
+		return;
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_export(s, job, &b, &d), 0);
+	if (b == NULL) {
+		fprintf(stderr, "export: %s\n", d.msg);
+		goto out;
+	}
+	T_EQ_STR(json_string_value(json_object_get(b, "format")), "benchfleet-bundle");
+	T_EQ_INT(json_integer_value(json_object_get(b, "version")), 1);
+	T_EQ_INT(json_array_size(json_object_get(b, "samples")), 6);
+	T_EQ_INT(json_array_size(json_object_get(b, "runs")), 2);
+	T_EQ_INT(json_array_size(json_object_get(b, "machines")), 1);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(b, "machines"),
+	    0), "kernel_config_sha256")),
+	    "1fa1000000000000000000000000000000000000000000000000000000000000");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(b, "runs"), 0),
+	    "boot_id")), "boot-a");
+	T_EQ_INT(bundle_check(b, &d), 0);
+	T_EQ_INT(bundle_content_sha256(b, hex), 0);
+	T_EQ_STR(json_string_value(json_object_get(b, "sha256")), hex);
+
+	/* Through text (any key order) and back: the same hashes. */
+	text = json_dumps(b, JSON_INDENT(2));
+	T_CHECK(text != NULL);
+	x = NULL;
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_parse(text, strlen(text), BF_MAX_BUNDLE, &x, &d), 0);
+	json_decref(x);
+	T_EQ_INT(bundle_parse(text, strlen(text), 100, &x, &d), BF_ERR_TOOBIG);
+	free(text);
+
+	/* One sample changed, hash not updated. */
+	c = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(c, "samples"), 3), "value",
+	    json_real(1234.5));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "sha256");
+	T_CONTAINS(d.msg, "does not match");
+	json_decref(c);
+
+	/* The job changed. */
+	c = reparse(b);
+	json_object_set_new(json_object_get(c, "job"), "name", json_string("other"));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "job_sha256");
+	json_decref(c);
+
+	/* The recipe changed. */
+	c = reparse(b);
+	json_object_set_new(json_object_get(c, "recipe"), "name", json_string("x"));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "recipe_sha256");
+	json_decref(c);
+
+	/* A fingerprint changed. */
+	c = reparse(b);
+	json_object_set_new(json_object_get(json_array_get(json_object_get(c, "machines"), 0),
+	    "fingerprint"), "cpu_model", json_string("Other CPU"));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "machines[0].fingerprint_sha256");
+	json_decref(c);
+
+	/* Wrong types. */
+	c = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(c, "samples"), 0), "value",
+	    json_string("12"));
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	T_EQ_STR(d.field, "samples[0].value");
+	json_decref(c);
+	c = reparse(b);
+	json_object_set_new(c, "runs", json_string("none"));
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	T_EQ_STR(d.field, "runs");
+	json_decref(c);
+	c = reparse(b);
+	json_object_set_new(c, "version", json_integer(2));
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	T_EQ_STR(d.field, "version");
+	json_decref(c);
+	c = reparse(b);
+	json_object_set_new(c, "extra", json_true());
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	json_decref(c);
+	/* A sample of a run the bundle does not have. */
+	c = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(c, "samples"), 0), "run",
+	    json_integer(99999));
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	T_EQ_STR(d.field, "samples[0].run");
+	json_decref(c);
+
+	/* Oversized arrays are refused before anything is walked. */
+	{
+		size_t i;
+		json_t *arr;
+
+		c = reparse(b);
+		arr = json_array();
+		for (i = 0; i <= BUNDLE_MAX_SAMPLES; i++)
+			json_array_append(arr, json_null());
+		json_object_set_new(c, "samples", arr);
+		bf_diag_clear(&d);
+		T_CHECK(bundle_check(c, &d) != 0);
+		T_EQ_STR(d.field, "samples");
+		json_decref(c);
+		c = reparse(b);
+		arr = json_array();
+		for (i = 0; i <= BUNDLE_MAX_MACHINES; i++)
+			json_array_append(arr, json_null());
+		json_object_set_new(c, "machines", arr);
+		bf_diag_clear(&d);
+		T_CHECK(bundle_check(c, &d) != 0);
+		T_EQ_STR(d.field, "machines");
+		json_decref(c);
+	}
+	T_EQ_INT(bundle_export(s, 999, &x, &d), BF_ERR_NOTFOUND);
+out:
+	json_decref(b);
+	store_close(s);
+	unlink(dbpath);
+}
+
+static void
+test_verdicts(void)
+{
+	static const double base[] = { 100.0, 100.2, 99.8, 100.1, 99.9, 100.05, 99.95, 100.0 };
+	double shifted[8], noisy_a[] = { 100, 130, 70 }, noisy_b[] = { 101, 71, 129 };
+	double far_b[] = { 110, 80, 140 };
+	struct repro_verdict v;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		shifted[i] = base[(i + 3) % 8] * 1.10;
+	T_EQ_INT(repro_verdict(base, NULL, 8, base, NULL, 8, 2.0, &v), 0);
+	T_EQ_STR(repro_verdict_name(v.kind), "reproduced");
+	T_NEAR(v.pct, 0.0, 1e-9);
+	T_CHECK(v.lo90 >= -2.0 && v.hi90 <= 2.0);
+
+	T_EQ_INT(repro_verdict(base, NULL, 8, shifted, NULL, 8, 2.0, &v), 0);
+	T_EQ_STR(repro_verdict_name(v.kind), "differs");
+	T_NEAR(v.pct, 10.0, 0.01);
+	T_CHECK(v.lo95 > 2.0 && v.hi95 > v.lo95);
+
+	T_EQ_INT(repro_verdict(noisy_a, NULL, 3, noisy_b, NULL, 3, 2.0, &v), 0);
+	T_EQ_STR(repro_verdict_name(v.kind), "inconclusive");
+	T_CHECK(v.n_needed > 3);
+
+	T_EQ_INT(repro_verdict(noisy_a, NULL, 3, far_b, NULL, 3, 2.0, &v), 0);
+	T_EQ_STR(repro_verdict_name(v.kind), "inconclusive");
+	T_EQ_INT(v.n_needed, 0);
+	T_CONTAINS(v.why, "cannot be shown equivalent");
+
+	/* Deterministic values: zero variance on both sides. */
+	T_EQ_INT(repro_verdict(base, NULL, 1, base, NULL, 1, 2.0, &v), 0);
+	T_EQ_STR(repro_verdict_name(v.kind), "inconclusive");
+	{
+		double k[] = { 5, 5, 5 }, k2[] = { 6, 6, 6 };
+
+		T_EQ_INT(repro_verdict(k, NULL, 3, k, NULL, 3, 2.0, &v), 0);
+		T_EQ_STR(repro_verdict_name(v.kind), "reproduced");
+		T_EQ_INT(repro_verdict(k, NULL, 3, k2, NULL, 3, 2.0, &v), 0);
+		T_EQ_STR(repro_verdict_name(v.kind), "differs");
+		T_NEAR(v.pct, 20.0, 1e-9);
+	}
+	/* Several boots: boot means are the samples. */
+	{
+		double a[] = { 10, 10.1, 20, 20.1, 30, 30.1 }, b[] = { 10, 10.1, 20, 20.1, 30, 30.1 };
+		int boots[] = { 0, 0, 1, 1, 2, 2 };
+
+		T_EQ_INT(repro_verdict(a, boots, 6, b, boots, 6, 2.0, &v), 0);
+		T_EQ_INT(v.boot_means, 1);
+		T_EQ_INT(v.a.n, 3);
+	}
+	/* A metric the rerun did not produce. */
+	T_EQ_INT(repro_verdict(base, NULL, 8, NULL, NULL, 0, 2.0, &v), 0);
+	T_EQ_STR(repro_verdict_name(v.kind), "inconclusive");
+	T_EQ_INT(v.b.n, 0);
+	T_EQ_INT(repro_verdict(base, NULL, 8, base, NULL, 8, 0.0, &v), BF_ERR_INVALID);
+}
+
+static void
+test_fp_compare(void)
+{
+	json_t *a = json_loads(fp_json, 0, NULL), *b = json_deep_copy(a), *ident, *other;
+
+	T_EQ_INT(repro_fp_compare(a, b, &ident, &other), 0);
+	T_EQ_INT(json_array_size(ident), 0);
+	T_EQ_INT(json_array_size(other), 0);
+	json_decref(ident);
+	json_decref(other);
+	json_object_set_new(b, "microcode", json_string("0x5004"));
+	json_object_set_new(b, "kernel_config_sha256", json_string("77c2"));
+	json_object_set_new(b, "mem_total_kb", json_integer(8200000));	/* +2.5% */
+	T_EQ_INT(repro_fp_compare(a, b, &ident, &other), 0);
+	T_EQ_INT(json_array_size(ident), 0);
+	T_CHECK(json_array_size(other) >= 2);
+	json_decref(ident);
+	json_decref(other);
+	json_object_set_new(b, "cpu_model", json_string("Other"));
+	json_object_set_new(b, "mem_total_kb", json_integer(9000000));	/* +12.5% */
+	T_EQ_INT(repro_fp_compare(a, b, &ident, &other), 0);
+	T_EQ_INT(json_array_size(ident), 2);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(ident, 0), "field")),
+	    "cpu_model");
+	json_decref(ident);
+	json_decref(other);
+	T_EQ_INT(repro_fp_compare(a, json_null(), &ident, &other), 0);
+	T_EQ_INT(json_array_size(ident), 1);
+	json_decref(ident);
+	json_decref(other);
+	json_decref(a);
+	json_decref(b);
+}
+
+int
+main(void)
+{
+	test_export_and_tamper();
+	test_verdicts();
+	test_fp_compare();
+	return t_done();
+}
