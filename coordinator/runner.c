@@ -324,13 +324,17 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	}
 	store_machine_set_boot_key(env->st, m->name, NULL);
 	if (r == BF_ERR_TIMEOUT || r == BF_ERR_STATE) {
+		/* gone: it went down and did not come back even after the power
+		 * cycle; a reboot command that failed left it as it was */
+		int gone = (res.rebooted || res.power_cycled) && !res.recovered;
+
 		snprintf(msg, sizeof(msg), "boot-failed: %s", res.reason[0] ? res.reason : d.msg);
 		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
-		store_machine_update(env->st, m->name, res.recovered ? "idle" : "offline", NULL,
+		store_machine_update(env->st, m->name, gone ? "offline" : "idle", NULL,
 		    NULL, NULL, msg, 0);
 		events_machine(env->ev, m->name);
-		r = res.recovered ? BF_ERR_STATE : BF_ERR_LOST;
-		if (!res.recovered) {
+		r = gone ? BF_ERR_LOST : BF_ERR_STATE;
+		if (gone || *connp == NULL) {
 			ssh_close(*connp);
 			*connp = NULL;
 		}
@@ -499,6 +503,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	struct ingest *g = arg;
 	json_t *o = NULL;
 	const char *type = NULL, *s = NULL, *k = NULL, *a = NULL, *bid = NULL, *st = NULL;
+	const char *cl = NULL;
 	char tmp[BF_MAX_LOG_LINE + 1];
 	int ret = 0, ok = 0;
 	if (stream == SSH_STDERR) {
@@ -523,6 +528,8 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		jx_str(o, "arch", JX_OPTIONAL, 64, &a, "", NULL);
 		jx_str(o, "boot_id", JX_OPTIONAL, 64, &bid, "", NULL);
 		store_run_set_info(g->env->st, g->c->run_id, s, k, bid);
+		if (jx_str(o, "cmdline", JX_OPTIONAL, BF_MAX_STR, &cl, "", NULL) == 0 && cl != NULL)
+			store_run_set_cmdline(g->env->st, g->c->run_id, cl);
 		store_machine_update(g->env->st, g->env->machine, NULL, s, k, a, NULL, 1);
 		events_run(g->env->ev, g->c->run_id);
 		events_machine(g->env->ev, g->env->machine);

@@ -254,7 +254,7 @@ store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
 		goto out;
 	}
 	store_lock(s);
-	r = store_q_exec(s, Q_R_INFO, &n, "Ittt", run_id, h, k, b);
+	r = store_q_exec(s, Q_R_INFO, &n, "Ittt" "t", run_id, h, k, b, (const char *)NULL);
 	store_unlock(s);
 	if (r == 0 && n == 0)
 		r = BF_ERR_NOTFOUND;
@@ -692,4 +692,21 @@ store_boot_group(const struct store_claim *c, char *buf, size_t bufsz)
 	snprintf(buf, bufsz, "%lld:%d:%s:%s", (long long)c->job_id, c->boot,
 	    c->kernel ? c->kernel : "", c->cmdline ? c->cmdline : "");
 	return buf;
+}
+
+int
+store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline)
+{
+	char *c;
+	int r;
+
+	if (s == NULL || cmdline == NULL)
+		return BF_ERR_INVALID;
+	if ((c = store_text_clean(cmdline, strlen(cmdline), BF_MAX_STR, NULL)) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	r = store_q_exec(s, Q_R_CMDLINE, NULL, "It", run_id, c);
+	store_unlock(s);
+	free(c);
+	return r;
 }

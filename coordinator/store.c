@@ -136,6 +136,9 @@ static const char *const store_migrations[] = {
 	" info TEXT NOT NULL,"
 	" created_at INTEGER NOT NULL);"
 	"PRAGMA user_version = 4;",
+	/* 5: the /proc/cmdline a run was measured under, as the agent read it. */
+	"ALTER TABLE runs ADD COLUMN cmdline TEXT;"
+	"PRAGMA user_version = 5;",
 };
 #define STORE_SCHEMA_LATEST ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
 
@@ -160,7 +163,7 @@ static const char *const store_migrations[] = {
 	" machine AS machine, hostname AS hostname, kernel AS kernel, boot_id AS boot_id," \
 	" started_at AS started_at, finished_at AS finished_at, exit_status AS exit_status," \
 	" error AS error, knobs AS knobs_requested, knob_state AS knobs," \
-	" req_kernel AS req_kernel, req_cmdline AS req_cmdline"
+	" req_kernel AS req_kernel, req_cmdline AS req_cmdline, cmdline AS cmdline"
 
 #define MACHINE_COLS \
 	"name, host, port, user, key_path, class, state, hostname, kernel, arch, last_error," \
@@ -248,19 +251,37 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ON r.job_id = j.id AND r.state = 'queued'"
 	    " WHERE j.state IN ('queued','running') AND (j.machine_class = ?1"
 	    "  OR EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2))"
+	    /* A run that needs a boot of its own is not taken from the boot
+	     * another live machine has started: each boot group gets exactly
+	     * one reboot (the minimum), on the machine that booted for it. */
+	    " AND NOT ((r.req_kernel IS NOT NULL OR COALESCE(r.req_cmdline, '') <> '')"
+	    "  AND EXISTS (SELECT 1 FROM runs o JOIN machines mo ON mo.name = o.machine"
+	    "  WHERE o.job_id = r.job_id AND o.boot = r.boot"
+	    "  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')"
+	    "  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')"
+	    "  AND o.state IN ('running', 'done') AND o.machine <> ?2"
+	    "  AND mo.state NOT IN ('offline', 'quarantined')))"
 	    /* Runs of the boot the machine is in first (?3: its boot group,
 	     * see store_boot_group), so a boot serves all its runs before the
 	     * next reboot; then interleaved jobs alternate configurations boot
 	     * by boot (A B A B), sequential ones finish a cell's boots first. */
 	    " ORDER BY (?3 IS NOT NULL AND r.job_id || ':' || r.boot || ':' ||"
 	    "  COALESCE(r.req_kernel, '') || ':' || COALESCE(r.req_cmdline, '') = ?3) DESC,"
+	    /* then boots no other machine has started: a boot group runs whole
+	     * on one machine, one reboot, instead of one per machine */
+	    " EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.boot = r.boot"
+	    "  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')"
+	    "  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')"
+	    "  AND o.state IN ('running', 'done') AND o.machine <> ?2),"
 	    " j.id, CASE WHEN json_extract(j.spec, '$.job.order') = 'sequential'"
 	    "  THEN r.cell_index ELSE r.boot END, r.boot, r.cell_index, r.id LIMIT 1",
 	[Q_R_CLAIM] = "UPDATE runs SET state = 'running', machine = ?2, started_at = ?3,"
 	    " lease_until = ?4 WHERE id = ?1 AND state = 'queued'",
 	[Q_R_RENEW] = "UPDATE runs SET lease_until = ?2 WHERE id = ?1 AND state = 'running'",
 	[Q_R_INFO] = "UPDATE runs SET hostname = COALESCE(?2, hostname),"
-	    " kernel = COALESCE(?3, kernel), boot_id = COALESCE(?4, boot_id) WHERE id = ?1",
+	    " kernel = COALESCE(?3, kernel), boot_id = COALESCE(?4, boot_id),"
+	    " cmdline = COALESCE(?5, cmdline) WHERE id = ?1",
+	[Q_R_CMDLINE] = "UPDATE runs SET cmdline = ?2 WHERE id = ?1",
 	[Q_R_FINISH] = "UPDATE runs SET state = ?2, exit_status = ?3, error = ?4,"
 	    " finished_at = ?5, lease_until = NULL WHERE id = ?1 AND state = 'running'",
 	/* A lost run starts over: the samples of its broken attempt are dropped

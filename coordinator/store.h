@@ -160,6 +160,8 @@ const char *store_boot_group(const struct store_claim *c, char *buf, size_t bufs
 /* Extend the lease of a running run. BF_ERR_NOTFOUND; BF_ERR_STATE if it
  * is not running. */
 int store_run_renew(struct store *s, int64_t run_id, int lease_s);
+/* The /proc/cmdline a run was measured under (from the agent's hello). */
+int store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline);
 /* The agent's knobs line of a run (before, requested, after), JSON text. */
 int store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text);
 /* Record a machine's fingerprint (JSON text) and its hash. */

@@ -176,7 +176,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 4);		/* bump with each new migration step */
+	T_EQ_INT(v, 5);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	store_close(s);
 
@@ -490,11 +490,13 @@ test_claim(void)
 	c = NULL;
 
 	/* Order: oldest job first, then boot, then cell_index (runs were
-	 * inserted boot-major, the other way round). d1 and d2 share the class
-	 * and get different runs; each claims again once its run ended. */
+	 * inserted boot-major, the other way round), but a boot another
+	 * machine has started goes last: d2 takes boot 1 while d1 holds boot
+	 * 0, so each boot runs whole on one machine. Each claims again once its
+	 * run ended. */
 	{
 		static const struct { const char *mach; int boot; int cell; } want[] = {
-			{ "d1", 0, 0 }, { "d2", 0, 1 }, { "d1", 1, 0 }, { "d2", 1, 1 } };
+			{ "d1", 0, 0 }, { "d2", 1, 0 }, { "d1", 0, 1 }, { "d2", 1, 1 } };
 		struct store_claim *got[4] = { NULL, NULL, NULL, NULL };
 		json_t *o = NULL;
 
