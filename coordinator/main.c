@@ -35,6 +35,7 @@ struct options {
 	char *known_hosts;
 	char *agent;
 	char *agent_remote;
+	char *agent_aarch64;
 	char *port_file;
 	char *lease;
 	char *connect_timeout;
@@ -66,6 +67,8 @@ static const struct opt {
 	  "pinned SSH host keys (default var/known_hosts)" },
 	{ "agent", offsetof(struct options, agent), "FILE",
 	  "benchfleet-agent binary (default: next to benchfleetd)" },
+	{ "agent-aarch64", offsetof(struct options, agent_aarch64), "FILE",
+	  "benchfleet-agent built for aarch64 machines (default: next to benchfleetd, if built)" },
 	{ "agent-remote", offsetof(struct options, agent_remote), "PATH",
 	  "agent path on machines, relative to ~ (default .benchfleet/benchfleet-agent)" },
 	{ "port-file", offsetof(struct options, port_file), "FILE",
@@ -251,8 +254,9 @@ make_parent(const char *path)
 	}
 }
 
+/* benchfleet-agent<suffix> next to this binary. */
 static char *
-default_agent(void)
+default_agent(const char *suffix)
 {
 	char self[PATH_MAX], *slash, *out;
 	ssize_t n;
@@ -262,7 +266,7 @@ default_agent(void)
 	self[n] = '\0';
 	if ((slash = strrchr(self, '/')) != NULL)
 		*slash = '\0';
-	if (asprintf(&out, "%s/benchfleet-agent", self) < 0)
+	if (asprintf(&out, "%s/benchfleet-agent%s", self, suffix) < 0)
 		return NULL;
 	return out;
 }
@@ -339,12 +343,20 @@ main(int argc, char **argv)
 	    (o.known_hosts == NULL && (o.known_hosts = strdup("var/known_hosts")) == NULL) ||
 	    (o.agent_remote == NULL &&
 	    (o.agent_remote = strdup(".benchfleet/benchfleet-agent")) == NULL) ||
-	    (o.agent == NULL && (o.agent = default_agent()) == NULL) ||
+	    (o.agent == NULL && (o.agent = default_agent("")) == NULL) ||
 	    (o.recipes == NULL &&
 	    (o.recipes = first_dir("recipes", BF_SOURCE_DIR "/recipes")) == NULL) ||
 	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL)) {
 		fprintf(stderr, "benchfleetd: out of memory\n");
 		goto out;
+	}
+	if (o.agent_aarch64 == NULL) {
+		char *a64 = default_agent("-aarch64");
+
+		if (a64 != NULL && access(a64, R_OK) == 0)
+			o.agent_aarch64 = a64;
+		else
+			free(a64);
 	}
 	if (parse_listen(o.listen, addr, sizeof(addr), &port) != 0) {
 		fprintf(stderr, "benchfleetd: --listen: \"%s\" is not ADDR:PORT\n", o.listen);
@@ -417,6 +429,7 @@ main(int argc, char **argv)
 	memset(&scfg, 0, sizeof(scfg));
 	scfg.known_hosts = o.known_hosts;
 	scfg.agent_local = o.agent;
+	scfg.agent_aarch64 = o.agent_aarch64;
 	scfg.agent_remote = o.agent_remote;
 	scfg.lease_s = lease;
 	scfg.connect_timeout_ms = ctmo;
@@ -486,6 +499,7 @@ main(int argc, char **argv)
 	free(o.known_hosts);
 	free(o.agent);
 	free(o.agent_remote);
+	free(o.agent_aarch64);
 	free(o.port_file);
 	free(o.lease);
 	free(o.connect_timeout);

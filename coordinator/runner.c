@@ -163,10 +163,51 @@ claim_recipe(const struct store_claim *c, struct recipe **rp, struct bf_diag *d)
 	return ret;
 }
 
+/* The agent built for the machine's architecture, by `uname -m`. */
+static const struct runner_agent *
+runner_agent_for(const struct runner_env *env, struct ssh_conn *conn, struct bf_diag *d,
+    int *rp)
+{
+	struct buf out;
+	char arch[64], have[256];
+	size_t i, n, used = 0;
+	int status = -1;
+
+	buf_init(&out, 256);
+	*rp = ssh_exec_capture(conn, "uname -m", &out, NULL, 15000, &status, d);
+	if (*rp != 0)
+		goto fail;
+	n = out.len;
+	while (n > 0 && (out.data[n - 1] == '\n' || out.data[n - 1] == '\r' ||
+	    out.data[n - 1] == ' '))
+		n--;
+	snprintf(arch, sizeof(arch), "%.*s", (int)(n < sizeof(arch) ? n : sizeof(arch) - 1),
+	    out.data ? out.data : "");
+	buf_free(&out);
+	for (i = 0; i < env->nagents; i++)
+		if (strcmp(env->agents[i].arch, arch) == 0)
+			return &env->agents[i];
+	have[0] = '\0';
+	for (i = 0; i < env->nagents && used < sizeof(have); i++) {
+		int k = snprintf(have + used, sizeof(have) - used, "%s%s", i ? ", " : "",
+		    env->agents[i].arch);
+		if (k > 0)
+			used += (size_t)k;
+	}
+	bf_diag_set(d, NULL, "%s: no agent for its architecture \"%.40s\" (have: %s; see "
+	    "--agent-aarch64)", env->machine, arch, have);
+	*rp = BF_ERR_INVALID;
+	return NULL;
+ fail:
+	buf_free(&out);
+	return NULL;
+}
+
 int
 runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
     struct bf_diag *d)
 {
+	const struct runner_agent *ag = NULL;
 	struct buf cmd, out;
 	int ret, status = -1, pass;
 
@@ -176,6 +217,8 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 		ret = 0;
 		goto out;
 	}
+	if ((ag = runner_agent_for(env, conn, d, &ret)) == NULL)
+		goto out;
 	if ((ret = buf_puts(&cmd, "sha256sum -- ")) != 0 ||
 	    (ret = shquote(&cmd, env->agent_remote)) != 0 ||
 	    (ret = buf_puts(&cmd, " 2>/dev/null")) != 0)
@@ -184,20 +227,18 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 		buf_reset(&out);
 		if ((ret = ssh_exec_capture(conn, cmd.data, &out, NULL, 30000, &status, d)) != 0)
 			goto out;
-		if (status == 0 && out.len >= 64 &&
-		    strncmp(out.data, env->agent_sha256, 64) == 0) {
+		if (status == 0 && out.len >= 64 && strncmp(out.data, ag->sha256, 64) == 0) {
 			*agent_ok = 1;
 			ret = 0;
 			goto out;
 		}
 		if (pass == 1)
 			break;
-		if ((ret = ssh_upload(conn, env->agent_local, env->agent_remote, 0755, 60000,
-		    d)) != 0)
+		if ((ret = ssh_upload(conn, ag->path, env->agent_remote, 0755, 60000, d)) != 0)
 			goto out;
 	}
 	bf_diag_set(d, NULL, "agent on %s: sha256 after upload does not match %s",
-	    env->machine, env->agent_sha256);
+	    env->machine, ag->sha256);
 	ret = BF_ERR_PROTO;
  out:
 	buf_free(&cmd);

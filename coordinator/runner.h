@@ -14,11 +14,18 @@
 #include "ssh.h"
 #include "store.h"
 
+/* One agent binary per machine architecture (uname -m). */
+struct runner_agent {
+	const char *arch;		/* "x86_64", "aarch64" */
+	const char *path;		/* on this host */
+	char sha256[65];
+};
+
 struct runner_env {
 	struct store *st;
 	const char *machine;
-	const char *agent_local;
-	const char *agent_sha256;	/* hex of agent_local */
+	const struct runner_agent *agents;
+	size_t nagents;
 	const char *agent_remote;
 	int lease_s;
 	int max_attempts;		/* a lost run is retried until this many */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "runner.h"
@@ -33,8 +34,11 @@ struct worker {
 
 struct sched {
 	struct sched_config cfg;
-	char *known_hosts, *agent_local, *agent_remote;
-	char agent_sha256[65];
+	char *known_hosts, *agent_remote;
+	struct runner_agent agents[2];
+	char *agent_paths[2];
+	size_t nagents;
+	char *native_arch;
 	struct store *st;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -199,8 +203,8 @@ worker_main(void *arg)
 	memset(&env, 0, sizeof(env));
 	env.st = s->st;
 	env.machine = w->name;
-	env.agent_local = s->agent_local;
-	env.agent_sha256 = s->agent_sha256;
+	env.agents = s->agents;
+	env.nagents = s->nagents;
 	env.agent_remote = s->agent_remote;
 	env.lease_s = s->cfg.lease_s;
 	env.max_attempts = s->cfg.max_attempts;
@@ -446,14 +450,35 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	if ((s->known_hosts = strdup(cfg->known_hosts)) == NULL ||
-	    (s->agent_local = strdup(cfg->agent_local)) == NULL ||
+	    (s->agent_paths[0] = strdup(cfg->agent_local)) == NULL ||
+	    (cfg->agent_aarch64 != NULL &&
+	    (s->agent_paths[1] = strdup(cfg->agent_aarch64)) == NULL) ||
 	    (s->agent_remote = strdup(cfg->agent_remote)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	if ((r = sha256_file(cfg->agent_local, s->agent_sha256)) != 0) {
-		bf_diag_set(d, NULL, "agent binary %s cannot be read", cfg->agent_local);
-		goto out;
+	/* the native agent serves the coordinator's own architecture */
+	{
+		struct utsname u;
+
+		if (uname(&u) != 0 || (s->native_arch = strdup(u.machine)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	s->agents[0].arch = s->native_arch;
+	s->agents[0].path = s->agent_paths[0];
+	s->nagents = 1;
+	if (s->agent_paths[1] != NULL && strcmp(s->native_arch, "aarch64") != 0) {
+		s->agents[1].arch = "aarch64";
+		s->agents[1].path = s->agent_paths[1];
+		s->nagents = 2;
+	}
+	for (size_t i = 0; i < s->nagents; i++) {
+		if ((r = sha256_file(s->agents[i].path, s->agents[i].sha256)) != 0) {
+			bf_diag_set(d, NULL, "agent binary %s cannot be read", s->agents[i].path);
+			goto out;
+		}
 	}
 	if (pthread_create(&s->manager, NULL, manager_main, s) != 0) {
 		bf_diag_set(d, NULL, "cannot start the scheduler thread");
@@ -536,7 +561,9 @@ sched_stop(struct sched *s)
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	free(s->known_hosts);
-	free(s->agent_local);
+	free(s->agent_paths[0]);
+	free(s->agent_paths[1]);
+	free(s->native_arch);
 	free(s->agent_remote);
 	free(s);
 	return 0;

@@ -15,7 +15,8 @@
 
 struct sched_config {
 	const char *known_hosts;	/* pinned host keys */
-	const char *agent_local;	/* benchfleet-agent on this host */
+	const char *agent_local;	/* benchfleet-agent for this host's architecture */
+	const char *agent_aarch64;	/* the aarch64 build, or NULL */
 	const char *agent_remote;	/* where it lives on a machine, relative to ~ */
 	int lease_s;			/* run lease, renewed while running */
 	int connect_timeout_ms;
