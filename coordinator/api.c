@@ -464,7 +464,7 @@ out:
  * registry of suspended connections, a timer for heartbeats, and resuming
  * them all before MHD_stop_daemon.
  * poll(), not select(): descriptors past FD_SETSIZE stay usable. The
- * connection limit bounds the threads; cfg->threads is no longer used.
+ * connection limit bounds the threads.
  */
 int
 api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,

@@ -12,7 +12,6 @@
 struct api_config {
 	const char *addr;		/* numeric IPv4/IPv6 address */
 	int port;			/* 0 picks a free port */
-	int threads;			/* worker threads of the HTTP server */
 	const char *web_dir;		/* static files served at /, or NULL */
 	int auth_required;		/* tokens even while the store has none */
 	const char *tls_cert;		/* PEM files: HTTPS when both are set */

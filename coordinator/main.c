@@ -40,7 +40,6 @@ struct options {
 	char *lease;
 	char *connect_timeout;
 	char *probe_interval;
-	char *threads;
 	char *tls_cert;
 	char *tls_key;
 	char *auth;
@@ -77,8 +76,7 @@ static const struct opt {
 	{ "connect-timeout", offsetof(struct options, connect_timeout), "MS",
 	  "SSH connect timeout (default 10000)" },
 	{ "probe-interval", offsetof(struct options, probe_interval), "SECONDS",
-	  "retry interval of offline machines (default 15)" },
-	{ "threads", offsetof(struct options, threads), "N", "HTTP threads (default 4)" },
+	  "health probe of idle machines and retry of offline ones (default 15)" },
 	{ "max-attempts", offsetof(struct options, max_attempts), "N",
 	  "attempts of a run whose machine is lost (default 3)" },
 	{ "probe-failures", offsetof(struct options, probe_failures), "N",
@@ -295,7 +293,7 @@ main(int argc, char **argv)
 	struct bf_diag d;
 	const struct opt *op;
 	char addr[128];
-	int port, i, sig, lease, ctmo, probe, threads, attempts, pfails, linkto, bootfails, ret = 1;
+	int port, i, sig, lease, ctmo, probe, attempts, pfails, linkto, bootfails, ret = 1;
 	size_t nrequeued = 0;
 	sigset_t set;
 
@@ -384,7 +382,6 @@ main(int argc, char **argv)
 	if (num_opt("lease", o.lease, 10, 86400, 60, &lease) != 0 ||
 	    num_opt("connect-timeout", o.connect_timeout, 100, 600000, 10000, &ctmo) != 0 ||
 	    num_opt("probe-interval", o.probe_interval, 1, 86400, 15, &probe) != 0 ||
-	    num_opt("threads", o.threads, 1, 256, 4, &threads) != 0 ||
 	    num_opt("max-attempts", o.max_attempts, 1, 100, 3, &attempts) != 0 ||
 	    num_opt("probe-failures", o.probe_failures, 1, 100, 3, &pfails) != 0 ||
 	    num_opt("link-timeout", o.link_timeout, 6, 3600, 20, &linkto) != 0 ||
@@ -446,7 +443,6 @@ main(int argc, char **argv)
 	memset(&acfg, 0, sizeof(acfg));
 	acfg.addr = addr;
 	acfg.port = port;
-	acfg.threads = threads;
 	acfg.web_dir = o.web;
 	/* Off loopback the API is never open, tokens or not. */
 	acfg.auth_required = (o.auth != NULL && strcmp(o.auth, "required") == 0) ||
@@ -504,7 +500,6 @@ main(int argc, char **argv)
 	free(o.lease);
 	free(o.connect_timeout);
 	free(o.probe_interval);
-	free(o.threads);
 	free(o.tls_cert);
 	free(o.tls_key);
 	free(o.auth);
