@@ -84,6 +84,17 @@ int store_check_str(const char *v, const char *field, size_t max, int required,
 json_t *store_col_json(sqlite3_stmt *st, int i);
 /* The row from column first on as an object keyed by column names. */
 int store_row_json(sqlite3_stmt *st, int first, json_t **out);
+/* Step st to its end, appending each row (store_row_json from column 0) to
+ * arr. 0 when done, else BF_ERR_*. */
+int store_rows_append(struct store *s, sqlite3_stmt *st, json_t *arr);
+/* Step st to its end, appending each row (columns from 1) to the array map
+ * holds under the row's column 0 (a run id or cell index as text); rows
+ * without an entry are skipped. */
+int store_rows_into(struct store *s, sqlite3_stmt *st, json_t *map);
+/* {key: [rows]} of statement id bound with "I" limit (0 or over
+ * STORE_MAX_PAGE: STORE_MAX_PAGE), under the store lock. */
+int store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
+    json_t **out);
 /* strdup of a text column; NULL column gives NULL. BF_ERR_ALLOC. */
 int store_col_dup(sqlite3_stmt *st, int i, char **out);
 

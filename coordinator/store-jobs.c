@@ -177,38 +177,7 @@ out:
 int
 store_jobs_list_json(struct store *s, size_t limit, json_t **out)
 {
-	json_t *o = NULL, *a, *j;
-	sqlite3_stmt *st;
-	int r;
-
-	*out = NULL;
-	if (s == NULL)
-		return BF_ERR_INVALID;
-	if (limit == 0 || limit > STORE_MAX_PAGE)
-		limit = STORE_MAX_PAGE;
-	if ((o = json_pack("{s:[]}", "jobs")) == NULL)
-		return BF_ERR_ALLOC;
-	a = json_object_get(o, "jobs");
-	store_lock(s);
-	if ((r = store_q(s, Q_J_LIST, &st, "I", (int64_t)limit)) != 0)
-		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &j)) != 0)
-			goto out;
-		if (json_array_append_new(a, j) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	if (r < 0)
-		goto out;
-	*out = o;
-	o = NULL;
-	r = 0;
-out:
-	store_unlock(s);
-	json_decref(o);
-	return r;
+	return store_page_json(s, Q_J_LIST, "jobs", limit, out);
 }
 
 int
@@ -261,7 +230,7 @@ out:
 int
 store_job_samples_json(struct store *s, int64_t job_id, json_t **out)
 {
-	json_t *o = NULL, *cells, *cell, *map = NULL, *smp, *arr;
+	json_t *o = NULL, *cells, *cell, *map = NULL, *arr;
 	sqlite3_stmt *st;
 	char key[24];
 	int r;
@@ -302,18 +271,7 @@ store_job_samples_json(struct store *s, int64_t job_id, json_t **out)
 		goto out;
 	if ((r = store_q(s, Q_J_CELL_SAMPLES, &st, "I", job_id)) != 0)
 		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
-		if ((arr = json_object_get(map, key)) == NULL)
-			continue;	/* cannot happen: the cell came from the same runs */
-		if ((r = store_row_json(st, 1, &smp)) != 0)
-			goto out;
-		if (json_array_append_new(arr, smp) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	if (r < 0)
+	if ((r = store_rows_into(s, st, map)) != 0)
 		goto out;
 	*out = o;
 	o = NULL;

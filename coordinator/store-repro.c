@@ -52,38 +52,7 @@ out:
 int
 store_jobs_published_json(struct store *s, size_t limit, json_t **out)
 {
-	json_t *o = NULL, *a, *j;
-	sqlite3_stmt *st;
-	int r;
-
-	*out = NULL;
-	if (s == NULL)
-		return BF_ERR_INVALID;
-	if (limit == 0 || limit > STORE_MAX_PAGE)
-		limit = STORE_MAX_PAGE;
-	if ((o = json_pack("{s:[]}", "jobs")) == NULL)
-		return BF_ERR_ALLOC;
-	a = json_object_get(o, "jobs");
-	store_lock(s);
-	if ((r = store_q(s, Q_J_LIST_PUB, &st, "I", (int64_t)limit)) != 0)
-		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &j)) != 0)
-			goto out;
-		if (json_array_append_new(a, j) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	if (r < 0)
-		goto out;
-	*out = o;
-	o = NULL;
-	r = 0;
-out:
-	store_unlock(s);
-	json_decref(o);
-	return r;
+	return store_page_json(s, Q_J_LIST_PUB, "jobs", limit, out);
 }
 
 int

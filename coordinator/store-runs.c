@@ -504,27 +504,6 @@ out:
 
 /* --- views --- */
 
-/* Append each row's samples (columns from 1) to the array that map holds
- * under the row's column 0 (a run id). */
-static int
-samples_into(struct store *s, sqlite3_stmt *st, json_t *map)
-{
-	json_t *arr, *smp;
-	char key[24];
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
-		if ((arr = json_object_get(map, key)) == NULL)
-			continue;
-		if ((r = store_row_json(st, 1, &smp)) != 0)
-			return r;
-		if (json_array_append_new(arr, smp) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
 /* A run row as its object with an empty "samples" that map points to. */
 static int
 run_obj(sqlite3_stmt *st, json_t *map, json_t **out)
@@ -585,7 +564,7 @@ store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
 	if (r < 0)
 		goto out;
 	if ((r = store_q(s, Q_S_BY_JOB, &st, "I", job_id)) != 0 ||
-	    (r = samples_into(s, st, map)) != 0)
+	    (r = store_rows_into(s, st, map)) != 0)
 		goto out;
 	*out = o;
 	o = NULL;
@@ -600,7 +579,7 @@ out:
 int
 store_run_get_json(struct store *s, int64_t run_id, json_t **out)
 {
-	json_t *o = NULL, *arr, *smp;
+	json_t *o = NULL, *arr;
 	sqlite3_stmt *st;
 	int r;
 
@@ -622,15 +601,7 @@ store_run_get_json(struct store *s, int64_t run_id, json_t **out)
 	}
 	if ((r = store_q(s, Q_S_BY_RUN, &st, "I", run_id)) != 0)
 		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &smp)) != 0)
-			goto out;
-		if (json_array_append_new(arr, smp) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	if (r < 0)
+	if ((r = store_rows_append(s, st, arr)) != 0)
 		goto out;
 	*out = o;
 	o = NULL;
@@ -645,7 +616,7 @@ int
 store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
     json_t **out)
 {
-	json_t *o = NULL, *a, *line;
+	json_t *o = NULL, *a;
 	sqlite3_stmt *st;
 	int r;
 
@@ -667,15 +638,7 @@ store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t li
 	sqlite3_reset(st);
 	if ((r = store_q(s, Q_L_GET, &st, "III", run_id, after_seq, (int64_t)limit)) != 0)
 		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &line)) != 0)
-			goto out;
-		if (json_array_append_new(a, line) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	if (r < 0)
+	if ((r = store_rows_append(s, st, a)) != 0)
 		goto out;
 	*out = o;
 	o = NULL;

@@ -667,6 +667,67 @@ out:
 }
 
 int
+store_rows_append(struct store *s, sqlite3_stmt *st, json_t *arr)
+{
+	json_t *row;
+	int r;
+
+	while ((r = store_q_step(s, st)) == 1) {
+		if ((r = store_row_json(st, 0, &row)) != 0)
+			return r;
+		if (json_array_append_new(arr, row) != 0)
+			return BF_ERR_ALLOC;
+	}
+	return r;
+}
+
+int
+store_rows_into(struct store *s, sqlite3_stmt *st, json_t *map)
+{
+	json_t *arr, *row;
+	char key[24];
+	int r;
+
+	while ((r = store_q_step(s, st)) == 1) {
+		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
+		if ((arr = json_object_get(map, key)) == NULL)
+			continue;
+		if ((r = store_row_json(st, 1, &row)) != 0)
+			return r;
+		if (json_array_append_new(arr, row) != 0)
+			return BF_ERR_ALLOC;
+	}
+	return r;
+}
+
+int
+store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
+    json_t **out)
+{
+	json_t *o = NULL;
+	sqlite3_stmt *st;
+	int r;
+
+	*out = NULL;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if (limit == 0 || limit > STORE_MAX_PAGE)
+		limit = STORE_MAX_PAGE;
+	if ((o = json_pack("{s:[]}", key)) == NULL)
+		return BF_ERR_ALLOC;
+	store_lock(s);
+	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0 ||
+	    (r = store_rows_append(s, st, json_object_get(o, key))) != 0)
+		goto out;
+	*out = o;
+	o = NULL;
+out:
+	store_unlock(s);
+	json_decref(o);
+	return r;
+}
+
+int
 store_col_dup(sqlite3_stmt *st, int i, char **out)
 {
 	const char *t;
