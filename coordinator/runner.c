@@ -82,7 +82,8 @@ step_add_machine_state(const struct store_claim *c, const json_t *jobdoc, json_t
 }
 
 int
-runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d)
+runner_build_step(const struct store_claim *c, json_t **stepp, struct recipe **rp,
+    struct bf_diag *d)
 {
 	json_t *spec = NULL, *values = NULL, *step = NULL, *argv = NULL;
 	json_t *jobdoc, *rdoc;
@@ -133,6 +134,10 @@ runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d
 		goto out;
 	*stepp = step;
 	step = NULL;
+	if (rp != NULL) {
+		*rp = r;
+		r = NULL;
+	}
 	ret = 0;
  out:
 	json_decref(spec);
@@ -141,25 +146,6 @@ runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d
 	json_decref(argv);
 	recipe_argv_free(av);
 	recipe_free(r);
-	return ret;
-}
-
-/* The recipe of a claim, for metric units during ingestion. */
-static int
-claim_recipe(const struct store_claim *c, struct recipe **rp, struct bf_diag *d)
-{
-	json_t *spec = NULL, *rdoc;
-	int ret;
-
-	*rp = NULL;
-	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
-	    d)) != 0)
-		goto out;
-	if ((ret = jx_obj(spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0)
-		goto out;
-	ret = recipe_from_json(rdoc, rp, d);
- out:
-	json_decref(spec);
 	return ret;
 }
 
@@ -692,8 +678,7 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	events_run(env->ev, c->run_id);
 	events_job(env->ev, c->job_id);
 	events_machine(env->ev, env->machine);
-	if ((ret = runner_build_step(c, &step, &d)) != 0 ||
-	    (ret = claim_recipe(c, &r, &d)) != 0) {
+	if ((ret = runner_build_step(c, &step, &r, &d)) != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
 		ret = 0;
 		goto out;

@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "events.h"
+#include "recipe.h"
 #include "ssh.h"
 #include "store.h"
 
@@ -36,9 +37,11 @@ struct runner_env {
 /*
  * Build the agent step (a JSON document) for a claim. BF_ERR_INVALID when the
  * job's stored recipe or values no longer render (d says why).
- * *stepp is a new reference.
+ * *stepp is a new reference; *rp (rp may be NULL) the job's recipe as run,
+ * freed by the caller with recipe_free().
  */
-int runner_build_step(const struct store_claim *c, json_t **stepp, struct bf_diag *d);
+int runner_build_step(const struct store_claim *c, json_t **stepp, struct recipe **rp,
+    struct bf_diag *d);
 
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the connection. */
