@@ -835,7 +835,7 @@ static int
 text_table(struct buf *out, size_t nrows, size_t ncol, const char *const *head,
     const int *right, char (*fields)[FIELD], char **labels, const size_t *lw)
 {
-	size_t w[NCOL], i, c, total = 0, fw;
+	size_t w[NCOL] = { 0 }, i, c, total = 0, fw;
 	int r, split;
 
 	for (c = 0; c < ncol; c++)

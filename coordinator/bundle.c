@@ -128,7 +128,7 @@ int
 bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 {
 	json_t *jobj = NULL, *runsj = NULL, *doc = NULL, *machines, *runs, *samples, *names;
-	json_t *spec, *job, *recipe, *run, *s, *e, *v;
+	json_t *spec, *job, *recipe, *run, *s, *e = NULL, *v;
 	const char *name, *state;
 	size_t i, k;
 	int r;

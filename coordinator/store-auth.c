@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include <sqlite3.h>
+#include "db.h"
 
 #include "auth.h"
 #include "caps.h"
@@ -17,27 +17,17 @@
 
 /* Prepare sql on s (locked by the caller). */
 static int
-sa_prep(struct store *s, const char *sql, sqlite3_stmt **stp)
+sa_prep(struct store *s, const char *sql, struct db_stmt **stp)
 {
-	int rc;
-
-	*stp = NULL;
-	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, stp, NULL)) != SQLITE_OK)
-		return store_db_fail(s, rc);
-	return 0;
+	return db_prepare(s->db, sql, stp);
 }
 
 /* One step: 1 row, 0 done, BF_ERR_* failure. */
 static int
-sa_step(struct store *s, sqlite3_stmt *st)
+sa_step(struct store *s, struct db_stmt *st)
 {
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return store_db_fail(s, rc);
+	(void)s;
+	return db_step(st);
 }
 
 int
@@ -45,7 +35,7 @@ store_token_add(struct store *s, const char *name, enum auth_role role,
     const uint8_t salt[AUTH_SALT_LEN], const uint8_t hash[AUTH_HASH_LEN], int64_t *idp,
     struct bf_diag *d)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int r;
 
 	if (s == NULL || role < AUTH_VIEWER || role > AUTH_ADMIN)
@@ -54,25 +44,28 @@ store_token_add(struct store *s, const char *name, enum auth_role role,
 		return r;
 	store_lock(s);
 	if ((r = sa_prep(s, "INSERT INTO tokens (name, role, salt, hash, created_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5)", &st)) != 0)
+	    " VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id", &st)) != 0)
 		goto out;
-	if ((name != NULL ? sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) :
-	    sqlite3_bind_null(st, 1)) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 2, auth_role_name(role), -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_blob(st, 3, salt, AUTH_SALT_LEN, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_blob(st, 4, hash, AUTH_HASH_LEN, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 5, store_now_s()) != SQLITE_OK) {
-		r = store_db_fail(s, sqlite3_errcode(s->db));
+	if (db_bind_text(st, 1, name) != 0 ||
+	    db_bind_text(st, 2, auth_role_name(role)) != 0 ||
+	    db_bind_blob(st, 3, salt, AUTH_SALT_LEN) != 0 ||
+	    db_bind_blob(st, 4, hash, AUTH_HASH_LEN) != 0 ||
+	    db_bind_int64(st, 5, store_now_s()) != 0) {
+		r = BF_ERR_DB;
 		goto out;
 	}
 	if ((r = sa_step(s, st)) < 0)
 		goto out;
-	*idp = sqlite3_last_insert_rowid(s->db);
+	if (r == 0) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	*idp = db_col_int64(st, 0);
 	r = 0;
 out:
 	if (r != 0)
 		bf_diag_set(d, NULL, "store: %s", store_last_error());
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	return r;
 }
@@ -80,7 +73,7 @@ out:
 int
 store_token_get(struct store *s, int64_t id, struct store_token *out)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	const char *role;
 	int r;
 
@@ -91,8 +84,8 @@ store_token_get(struct store *s, int64_t id, struct store_token *out)
 	if ((r = sa_prep(s, "SELECT role, salt, hash, last_used, revoked_at IS NOT NULL"
 	    " FROM tokens WHERE id = ?1", &st)) != 0)
 		goto out;
-	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
-		r = store_db_fail(s, sqlite3_errcode(s->db));
+	if (db_bind_int64(st, 1, id) != 0) {
+		r = BF_ERR_DB;
 		goto out;
 	}
 	if ((r = sa_step(s, st)) < 0)
@@ -102,21 +95,21 @@ store_token_get(struct store *s, int64_t id, struct store_token *out)
 		goto out;
 	}
 	/* The CHECKs of step 2 fix the sizes; a damaged row denies access. */
-	if (sqlite3_column_bytes(st, 1) != AUTH_SALT_LEN ||
-	    sqlite3_column_bytes(st, 2) != AUTH_HASH_LEN ||
-	    (role = (const char *)sqlite3_column_text(st, 0)) == NULL ||
+	if (db_col_bytes(st, 1) != AUTH_SALT_LEN ||
+	    db_col_bytes(st, 2) != AUTH_HASH_LEN ||
+	    (role = (const char *)db_col_text(st, 0)) == NULL ||
 	    auth_role_parse(role, &out->role, NULL) != 0) {
 		r = BF_ERR_DB;
 		goto out;
 	}
-	memcpy(out->salt, sqlite3_column_blob(st, 1), AUTH_SALT_LEN);
-	memcpy(out->hash, sqlite3_column_blob(st, 2), AUTH_HASH_LEN);
-	out->last_used = sqlite3_column_int64(st, 3);
-	out->revoked = sqlite3_column_int(st, 4);
+	memcpy(out->salt, db_col_blob(st, 1), AUTH_SALT_LEN);
+	memcpy(out->hash, db_col_blob(st, 2), AUTH_HASH_LEN);
+	out->last_used = db_col_int64(st, 3);
+	out->revoked = db_col_int(st, 4);
 	out->id = id;
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	return r;
 }
@@ -124,7 +117,7 @@ out:
 int
 store_token_touch(struct store *s, int64_t id, int64_t min_age_s)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int64_t now = store_now_s();
 	int r;
 
@@ -134,17 +127,17 @@ store_token_touch(struct store *s, int64_t id, int64_t min_age_s)
 	if ((r = sa_prep(s, "UPDATE tokens SET last_used = ?2 WHERE id = ?1"
 	    " AND (last_used IS NULL OR last_used < ?3)", &st)) != 0)
 		goto out;
-	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 2, now) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 3, now - min_age_s) != SQLITE_OK) {
-		r = store_db_fail(s, sqlite3_errcode(s->db));
+	if (db_bind_int64(st, 1, id) != 0 ||
+	    db_bind_int64(st, 2, now) != 0 ||
+	    db_bind_int64(st, 3, now - min_age_s) != 0) {
+		r = BF_ERR_DB;
 		goto out;
 	}
 	if ((r = sa_step(s, st)) < 0)
 		goto out;
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	return r;
 }
@@ -152,7 +145,7 @@ out:
 int
 store_token_revoke(struct store *s, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int r;
 
 	if (s == NULL)
@@ -161,29 +154,29 @@ store_token_revoke(struct store *s, int64_t id)
 	if ((r = sa_prep(s, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1"
 	    " AND revoked_at IS NULL", &st)) != 0)
 		goto out;
-	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 2, store_now_s()) != SQLITE_OK) {
-		r = store_db_fail(s, sqlite3_errcode(s->db));
+	if (db_bind_int64(st, 1, id) != 0 ||
+	    db_bind_int64(st, 2, store_now_s()) != 0) {
+		r = BF_ERR_DB;
 		goto out;
 	}
 	if ((r = sa_step(s, st)) < 0)
 		goto out;
-	if (sqlite3_changes(s->db) == 1) {
+	if (db_changes(s->db) == 1) {
 		r = 0;
 		goto out;
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if ((r = sa_prep(s, "SELECT 1 FROM tokens WHERE id = ?1", &st)) != 0)
 		goto out;
-	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
-		r = store_db_fail(s, sqlite3_errcode(s->db));
+	if (db_bind_int64(st, 1, id) != 0) {
+		r = BF_ERR_DB;
 		goto out;
 	}
 	if ((r = sa_step(s, st)) < 0)
 		goto out;
 	r = r == 1 ? BF_ERR_STATE : BF_ERR_NOTFOUND;
 out:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	return r;
 }
@@ -191,7 +184,7 @@ out:
 int
 store_token_count(struct store *s, int64_t *np)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int r;
 
 	*np = 0;
@@ -201,10 +194,10 @@ store_token_count(struct store *s, int64_t *np)
 	if ((r = sa_prep(s, "SELECT COUNT(*) FROM tokens", &st)) != 0 ||
 	    (r = sa_step(s, st)) < 0)
 		goto out;
-	*np = r == 1 ? sqlite3_column_int64(st, 0) : 0;
+	*np = r == 1 ? db_col_int64(st, 0) : 0;
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	return r;
 }
@@ -212,7 +205,7 @@ out:
 int
 store_tokens_list_json(struct store *s, json_t **out)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	json_t *arr = NULL, *row = NULL;
 	int r;
 
@@ -247,7 +240,7 @@ store_tokens_list_json(struct store *s, json_t **out)
 	arr = NULL;
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	json_decref(arr);
 	return r;
@@ -256,7 +249,7 @@ out:
 int
 store_job_owner(struct store *s, int64_t job_id, int64_t *ownerp)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int r;
 
 	*ownerp = 0;
@@ -265,8 +258,8 @@ store_job_owner(struct store *s, int64_t job_id, int64_t *ownerp)
 	store_lock(s);
 	if ((r = sa_prep(s, "SELECT owner_token FROM jobs WHERE id = ?1", &st)) != 0)
 		goto out;
-	if (sqlite3_bind_int64(st, 1, job_id) != SQLITE_OK) {
-		r = store_db_fail(s, sqlite3_errcode(s->db));
+	if (db_bind_int64(st, 1, job_id) != 0) {
+		r = BF_ERR_DB;
 		goto out;
 	}
 	if ((r = sa_step(s, st)) < 0)
@@ -275,10 +268,10 @@ store_job_owner(struct store *s, int64_t job_id, int64_t *ownerp)
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	*ownerp = sqlite3_column_int64(st, 0);	/* NULL reads as 0 */
+	*ownerp = db_col_int64(st, 0);	/* NULL reads as 0 */
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	db_finalize(st);
 	store_unlock(s);
 	return r;
 }

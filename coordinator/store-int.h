@@ -12,7 +12,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <jansson.h>
-#include <sqlite3.h>
+
+#include "db.h"
 
 #include "store.h"
 
@@ -31,13 +32,18 @@ enum store_q {
 	Q_REC_SAMPLES, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
 	/* federation and reproductions */
 	Q_J_PUBLISH, Q_J_PUBLISHED, Q_J_LIST_PUB, Q_X_ADD, Q_X_GET,
+	/* several coordinators (schema step 6) */
+	Q_J_LOCK, Q_M_LEASE, Q_M_LEASE_RENEW, Q_M_RELEASE, Q_REC_MACHINES,
 	Q__COUNT
 };
 
 struct store {
-	sqlite3 *db;
+	struct db *db;
+	int pg;				/* PostgreSQL: shared with other coordinators */
+	char *node;			/* this coordinator's name in leases */
+	char *target;			/* the path or URL it was opened with */
 	pthread_mutex_t mu;
-	sqlite3_stmt *st[Q__COUNT];
+	struct db_stmt *st[Q__COUNT];
 };
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */
@@ -47,9 +53,6 @@ void store_lock(struct store *s);
 /* Resets any statement left mid-step (an early goto out), then unlocks. */
 void store_unlock(struct store *s);
 
-/* Map a SQLite result code to BF_ERR_*, keeping SQLite's text for
- * store_last_error(). */
-int store_db_fail(struct store *s, int rc);
 
 /*
  * Fetch cached statement id, reset it and bind its parameters from fmt:
@@ -57,12 +60,14 @@ int store_db_fail(struct store *s, int rc);
  * integer cast to int64_t: the varargs are not type-checked. Text is bound
  * SQLITE_STATIC, so it must stay alive until the statement is next reset.
  */
-int store_q(struct store *s, enum store_q id, sqlite3_stmt **stp, const char *fmt, ...);
+int store_q(struct store *s, enum store_q id, struct db_stmt **stp, const char *fmt, ...);
 /* store_q for statements without result rows; *changes (may be NULL) gets
  * the number of rows written. */
 int store_q_exec(struct store *s, enum store_q id, int *changes, const char *fmt, ...);
+/* store_q_exec for an INSERT ... RETURNING id: *idp gets the id. */
+int store_q_id(struct store *s, enum store_q id, int64_t *idp, const char *fmt, ...);
 /* 1 on a row, 0 when done, BF_ERR_* on failure. */
-int store_q_step(struct store *s, sqlite3_stmt *st);
+int store_q_step(struct store *s, struct db_stmt *st);
 
 int store_tx_begin(struct store *s);
 int store_tx_commit(struct store *s);
@@ -81,21 +86,21 @@ int store_check_str(const char *v, const char *field, size_t max, int required,
     struct bf_diag *d);
 /* Column i as a new JSON value: NULL as null, JSON text columns (named
  * axes, values, spec, machine_names) parsed, null if corrupt. */
-json_t *store_col_json(sqlite3_stmt *st, int i);
+json_t *store_col_json(struct db_stmt *st, int i);
 /* The row from column first on as an object keyed by column names. */
-int store_row_json(sqlite3_stmt *st, int first, json_t **out);
+int store_row_json(struct db_stmt *st, int first, json_t **out);
 /* Step st to its end, appending each row (store_row_json from column 0) to
  * arr. 0 when done, else BF_ERR_*. */
-int store_rows_append(struct store *s, sqlite3_stmt *st, json_t *arr);
+int store_rows_append(struct store *s, struct db_stmt *st, json_t *arr);
 /* Step st to its end, appending each row (columns from 1) to the array map
  * holds under the row's column 0 (a run id or cell index as text); rows
  * without an entry are skipped. */
-int store_rows_into(struct store *s, sqlite3_stmt *st, json_t *map);
+int store_rows_into(struct store *s, struct db_stmt *st, json_t *map);
 /* {key: [rows]} of statement id bound with "I" limit (0 or over
  * STORE_MAX_PAGE: STORE_MAX_PAGE), under the store lock. */
 int store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
     json_t **out);
 /* strdup of a text column; NULL column gives NULL. BF_ERR_ALLOC. */
-int store_col_dup(sqlite3_stmt *st, int i, char **out);
+int store_col_dup(struct db_stmt *st, int i, char **out);
 
 #endif

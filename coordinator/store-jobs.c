@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
+#include "db.h"
 
 #include "err.h"
 #include "caps.h"
@@ -126,10 +126,9 @@ store_job_create_owned(struct store *s, const char *recipe, const char *name,
 	if ((r = store_tx_begin(s)) != 0)
 		goto out;
 	intx = 1;
-	if ((r = store_q_exec(s, Q_J_ADD, NULL, "ttttt" "II", recipe, name, spec_json,
+	if ((r = store_q_id(s, Q_J_ADD, &id, "ttttt" "II", recipe, name, spec_json,
 	    machine_class, machine_names_json, store_now_s(), owner_token)) != 0)
 		goto out;
-	id = sqlite3_last_insert_rowid(s->db);
 	for (i = 0; i < nruns; i++) {
 		rn = &runs[i];
 		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
@@ -155,7 +154,7 @@ out:
 int
 store_job_get_json(struct store *s, int64_t id, json_t **out)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	*out = NULL;
@@ -183,7 +182,7 @@ store_jobs_list_json(struct store *s, size_t limit, json_t **out)
 int
 store_job_cancel(struct store *s, int64_t id)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	const char *state;
 	double now = store_now();
 	int r, intx = 0;
@@ -200,12 +199,12 @@ store_job_cancel(struct store *s, int64_t id)
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	state = (const char *)sqlite3_column_text(st, 0);
+	state = (const char *)db_col_text(st, 0);
 	if (state == NULL || (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)) {
 		r = BF_ERR_STATE;
 		goto out;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	/* Running runs go on; the last to finish sets the job's finished_at. */
 	if ((r = store_q_exec(s, Q_J_CANCEL_RUNS, NULL, "Id", id, now)) != 0 ||
 	    (r = store_q_exec(s, Q_J_CANCEL, NULL, "I", id)) != 0 ||
@@ -231,7 +230,7 @@ int
 store_job_samples_json(struct store *s, int64_t job_id, json_t **out)
 {
 	json_t *o = NULL, *cells, *cell, *map = NULL, *arr;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char key[24];
 	int r;
 
@@ -251,7 +250,7 @@ store_job_samples_json(struct store *s, int64_t job_id, json_t **out)
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	cells = json_object_get(o, "cells");
 	/* map: cell_index -> that cell's samples array (borrowed). */
 	if ((r = store_q(s, Q_J_CELLS, &st, "I", job_id)) != 0)
@@ -259,7 +258,7 @@ store_job_samples_json(struct store *s, int64_t job_id, json_t **out)
 	while ((r = store_q_step(s, st)) == 1) {
 		if ((r = store_row_json(st, 1, &cell)) != 0)
 			goto out;
-		snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 1));
+		snprintf(key, sizeof(key), "%lld", (long long)db_col_int64(st, 1));
 		if (json_array_append_new(cells, cell) != 0 || (arr = json_array()) == NULL ||
 		    json_object_set_new(cell, "samples", arr) != 0 ||
 		    json_object_set(map, key, arr) != 0) {

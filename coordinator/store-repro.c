@@ -28,7 +28,7 @@ out:
 int
 store_job_published(struct store *s, int64_t id, int *pubp)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	if (s == NULL || pubp == NULL)
@@ -42,7 +42,7 @@ store_job_published(struct store *s, int64_t id, int *pubp)
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	*pubp = sqlite3_column_int64(st, 0) != 0;
+	*pubp = db_col_int64(st, 0) != 0;
 	r = 0;
 out:
 	store_unlock(s);
@@ -67,10 +67,9 @@ store_repro_add(struct store *s, int64_t job_id, const char *bundle, const char 
 	if ((r = store_check_str(source, "source", 2048, 0, NULL)) != 0)
 		return r;
 	store_lock(s);
-	if ((r = store_q_exec(s, Q_X_ADD, NULL, "Ittt" "dt" "I", job_id, bundle, sha256,
+	if ((r = store_q_id(s, Q_X_ADD, idp, "Ittt" "dt" "I", job_id, bundle, sha256,
 	    source, delta_pct, info_json, store_now_s())) != 0)
 		goto out;
-	*idp = (int64_t)sqlite3_last_insert_rowid(s->db);
 	r = 0;
 out:
 	store_unlock(s);
@@ -93,7 +92,7 @@ int
 store_repro_get(struct store *s, int64_t id, struct store_repro **out)
 {
 	struct store_repro *x = NULL;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	*out = NULL;
@@ -111,14 +110,14 @@ store_repro_get(struct store *s, int64_t id, struct store_repro **out)
 		goto out;
 	}
 	x->id = id;
-	x->job_id = sqlite3_column_int64(st, 0);
+	x->job_id = db_col_int64(st, 0);
 	if ((r = store_col_dup(st, 1, &x->bundle)) != 0 ||
 	    (r = store_col_dup(st, 2, &x->bundle_sha256)) != 0 ||
 	    (r = store_col_dup(st, 3, &x->source)) != 0 ||
 	    (r = store_col_dup(st, 5, &x->info)) != 0)
 		goto out;
-	x->delta_pct = sqlite3_column_double(st, 4);
-	x->created_at = sqlite3_column_int64(st, 6);
+	x->delta_pct = db_col_double(st, 4);
+	x->created_at = db_col_int64(st, 6);
 	*out = x;
 	x = NULL;
 	r = 0;

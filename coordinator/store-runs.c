@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
+#include "db.h"
 
 #include "err.h"
 #include "caps.h"
@@ -31,7 +31,7 @@ store_claim_free(struct store_claim *c)
 }
 
 static int
-claim_from_row(sqlite3_stmt *st, struct store_claim **out)
+claim_from_row(struct db_stmt *st, struct store_claim **out)
 {
 	struct store_claim *c;
 	int r;
@@ -40,10 +40,10 @@ claim_from_row(sqlite3_stmt *st, struct store_claim **out)
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	c->run_id = sqlite3_column_int64(st, 0);
-	c->job_id = sqlite3_column_int64(st, 1);
-	c->boot = sqlite3_column_int(st, 6);
-	c->attempt = sqlite3_column_int(st, 7);
+	c->run_id = db_col_int64(st, 0);
+	c->job_id = db_col_int64(st, 1);
+	c->boot = db_col_int(st, 6);
+	c->attempt = db_col_int(st, 7);
 	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
 	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
 	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||
@@ -61,9 +61,11 @@ out:
 }
 
 /*
- * One IMMEDIATE transaction: the write lock is taken before the pick, so
- * neither another connection (a second process on the file) nor a thread
- * can take the same run between the SELECT and the UPDATE.
+ * One transaction. SQLite: IMMEDIATE, the write lock is taken before the
+ * pick, so neither another connection nor a thread can take the same run
+ * between the SELECT and the UPDATE. PostgreSQL: the pick locks its row
+ * FOR UPDATE SKIP LOCKED, so another coordinator picking at the same time
+ * passes over it, and the UPDATE still checks it is queued.
  */
 int
 store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
@@ -77,7 +79,7 @@ store_run_claim_boot(struct store *s, const char *machine, const char *klass,
     const char *boot_group, int lease_s, struct store_claim **out)
 {
 	struct store_claim *c = NULL;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	double now = store_now();
 	int r, intx = 0, n;
 
@@ -94,6 +96,14 @@ store_run_claim_boot(struct store *s, const char *machine, const char *klass,
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
+	db_reset(st);
+	/* Only the coordinator holding the machine's lease claims for it; the
+	 * UPDATE's row lock also keeps two from claiming for one machine. */
+	if ((r = store_q_exec(s, Q_M_LEASE, &n, "tt" "II", machine, s->node,
+	    store_now_s() + lease_s, store_now_s())) != 0)
+		goto out;
+	if (n == 0)
+		goto out;
 	/* A machine runs one thing at a time: benchmarks must not share it. */
 	if ((r = store_q(s, Q_M_BUSY, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
@@ -108,9 +118,9 @@ store_run_claim_boot(struct store *s, const char *machine, const char *klass,
 		goto out;
 	if ((r = claim_from_row(st, &c)) != 0)
 		goto out;
-	sqlite3_reset(st);
-	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "I", c->run_id, machine, now,
-	    store_now_s() + lease_s)) != 0)
+	db_reset(st);
+	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "It", c->run_id, machine, now,
+	    store_now_s() + lease_s, s->node)) != 0)
 		goto out;
 	if (n != 1) {
 		r = BF_ERR_DB;	/* the pick saw it queued inside this transaction */
@@ -137,13 +147,35 @@ out:
 static int
 run_why_not(struct store *s, int64_t run_id)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
 		return r;
-	sqlite3_reset(st);
+	db_reset(st);
 	return r == 0 ? BF_ERR_NOTFOUND : BF_ERR_STATE;
+}
+
+/* 0 when run_id is running under this coordinator; NOTFOUND; STATE. */
+static int
+run_held(struct store *s, int64_t run_id)
+{
+	struct db_stmt *st;
+	const char *state, *owner;
+	int r;
+
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0)
+		r = BF_ERR_NOTFOUND;
+	else {
+		state = db_col_text(st, 2);
+		owner = db_col_text(st, 3);
+		r = state != NULL && strcmp(state, "running") == 0 && owner != NULL &&
+		    strcmp(owner, s->node) == 0 ? 0 : BF_ERR_STATE;
+	}
+	db_reset(st);
+	return r;
 }
 
 int
@@ -154,9 +186,15 @@ store_run_renew(struct store *s, int64_t run_id, int lease_s)
 	if (s == NULL || lease_s <= 0)
 		return BF_ERR_INVALID;
 	store_lock(s);
-	if ((r = store_q_exec(s, Q_R_RENEW, &n, "II", run_id, store_now_s() + lease_s)) != 0)
+	if ((r = store_q_exec(s, Q_R_RENEW, &n, "II" "t", run_id, store_now_s() + lease_s,
+	    s->node)) != 0)
 		goto out;
-	r = n == 1 ? 0 : run_why_not(s, run_id);
+	if (n != 1) {
+		r = run_why_not(s, run_id);
+		goto out;
+	}
+	r = store_q_exec(s, Q_M_LEASE_RENEW, NULL, "It" "I", run_id, s->node,
+	    store_now_s() + lease_s);
 out:
 	store_unlock(s);
 	return r;
@@ -189,6 +227,8 @@ store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
 	if ((r = store_tx_begin(s)) != 0)
 		goto out;
 	intx = 1;
+	if ((r = run_held(s, run_id)) != 0)
+		goto out;
 	for (i = 0; i < n; i++)
 		if ((r = store_q_exec(s, Q_S_ADD, NULL, "IIIt" "d" "t", run_id, (int64_t)boot,
 		    (int64_t)iteration, samples[i].metric, samples[i].value, samples[i].unit)) != 0)
@@ -276,7 +316,7 @@ int
 store_cell_samples(struct store *s, int64_t run_id, const char *metric, double **vp,
     int **bootp, size_t *np, int *nbootsp)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t job_id, cell;
 	double *v = NULL, *nv;
 	int *b = NULL, *nb;
@@ -296,9 +336,9 @@ store_cell_samples(struct store *s, int64_t run_id, const char *metric, double *
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	job_id = sqlite3_column_int64(st, 1);
-	cell = sqlite3_column_int64(st, 2);
-	sqlite3_reset(st);
+	job_id = db_col_int64(st, 1);
+	cell = db_col_int64(st, 2);
+	db_reset(st);
 	if ((r = store_q(s, Q_R_CELL_SAMPLES, &st, "IItI", job_id, cell, metric, run_id)) != 0)
 		goto out;
 	while ((r = store_q_step(s, st)) == 1) {
@@ -316,8 +356,8 @@ store_cell_samples(struct store *s, int64_t run_id, const char *metric, double *
 			}
 			b = nb;
 		}
-		b[n] = sqlite3_column_int(st, 0);
-		v[n] = sqlite3_column_double(st, 1);
+		b[n] = db_col_int(st, 0);
+		v[n] = db_col_double(st, 1);
 		n++;
 	}
 	if (r < 0)
@@ -325,7 +365,7 @@ store_cell_samples(struct store *s, int64_t run_id, const char *metric, double *
 	if ((r = store_q(s, Q_R_CELL_BOOTS, &st, "II", job_id, cell)) != 0 ||
 	    (r = store_q_step(s, st)) < 0)
 		goto out;
-	*nbootsp = r == 1 ? sqlite3_column_int(st, 0) : 0;
+	*nbootsp = r == 1 ? db_col_int(st, 0) : 0;
 	*vp = v;
 	*bootp = b;
 	*np = n;
@@ -343,7 +383,7 @@ int
 store_run_finish_more(struct store *s, int64_t run_id, const char *state, int exit_status,
     const char *error, int add_boot)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char *err = NULL, *machine = NULL;
 	int64_t job_id;
 	double now = store_now();
@@ -365,12 +405,15 @@ store_run_finish_more(struct store *s, int64_t run_id, const char *state, int ex
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	job_id = sqlite3_column_int64(st, 0);
+	job_id = db_col_int64(st, 0);
 	if ((r = store_col_dup(st, 1, &machine)) != 0)
 		goto out;
-	sqlite3_reset(st);
-	if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d", run_id, state,
-	    (int64_t)exit_status, err, now)) != 0)
+	db_reset(st);
+	/* one run of a job ends at a time, so the last one settles it */
+	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
+		goto out;
+	if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", run_id, state,
+	    (int64_t)exit_status, err, now, s->node)) != 0)
 		goto out;
 	if (n == 0) {
 		r = BF_ERR_STATE;	/* not running: already ended, or never claimed */
@@ -399,7 +442,7 @@ int
 store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_attempts,
     int *requeued)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char *why = NULL, *machine = NULL;
 	int64_t job_id;
 	double now = store_now();
@@ -421,12 +464,14 @@ store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_att
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	job_id = sqlite3_column_int64(st, 0);
+	job_id = db_col_int64(st, 0);
 	if ((r = store_col_dup(st, 1, &machine)) != 0)
 		goto out;
-	sqlite3_reset(st);
-	if ((r = store_q_exec(s, Q_R_RETRY, &n, "It" "I", run_id, why,
-	    (int64_t)max_attempts)) != 0)
+	db_reset(st);
+	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
+		goto out;
+	if ((r = store_q_exec(s, Q_R_RETRY, &n, "It" "I" "t", run_id, why,
+	    (int64_t)max_attempts, s->node)) != 0)
 		goto out;
 	if ((again = n == 1)) {
 		if ((r = store_q_exec(s, Q_R_DROP_SAMPLES, NULL, "I", run_id)) != 0 ||
@@ -434,8 +479,8 @@ store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_att
 			goto out;
 	} else {
 		/* out of attempts (or not running: then FINISH changes nothing) */
-		if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d", run_id, "lost",
-		    (int64_t)-1, why, now)) != 0)
+		if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", run_id, "lost",
+		    (int64_t)-1, why, now, s->node)) != 0)
 			goto out;
 		if (n == 0) {
 			r = BF_ERR_STATE;
@@ -466,12 +511,13 @@ out:
  * a queued run of a cancelled job would never be claimed, and the job
  * would never get its finished_at.
  */
-int
-store_recover(struct store *s, size_t *nrequeued)
+/* The REC_SET runs of store.c, in one transaction: all (all), this
+ * coordinator's previous life (mine), and always lapsed leases of others. */
+static int
+store_rec(struct store *s, int all, int mine, const char *note, size_t *nrequeued)
 {
-	static const char note[] = "coordinator restarted during this run; "
-	    "its partial samples were dropped";
 	double now = store_now();
+	int64_t nows = store_now_s();
 	int r, intx = 0, n = 0;
 
 	if (nrequeued != NULL)
@@ -482,12 +528,18 @@ store_recover(struct store *s, size_t *nrequeued)
 	if ((r = store_tx_begin(s)) != 0)
 		goto out;
 	intx = 1;
-	if ((r = store_q_exec(s, Q_REC_SAMPLES, NULL, "")) != 0 ||
-	    (r = store_q_exec(s, Q_REC_LOG, NULL, "t" "d", note, now)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_CANCEL, NULL, "d", now)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_REQUEUE, &n, "")) != 0 ||
-	    (r = store_q_exec(s, Q_REC_JOBS, NULL, "d", now)) != 0 ||
-	    (r = store_q_exec(s, Q_M_IDLE_ALL, NULL, "")) != 0)
+#define REC_ARGS (int64_t)all, (int64_t)mine, s->node, nows
+	if ((r = store_q_exec(s, Q_REC_SAMPLES, NULL, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_LOG, NULL, "IItI" "t" "d", REC_ARGS, note, now)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_CANCEL, NULL, "IItI" "d", REC_ARGS, now)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_MACHINES, NULL, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_REQUEUE, &n, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_JOBS, NULL, "d", now)) != 0)
+		goto out;
+#undef REC_ARGS
+	if ((all || mine) &&
+	    ((r = store_q_exec(s, Q_M_IDLE_ALL, NULL, "It", (int64_t)all, s->node)) != 0 ||
+	    (r = store_q_exec(s, Q_M_RELEASE, NULL, "t", s->node)) != 0))
 		goto out;
 	if ((r = store_tx_commit(s)) != 0)
 		goto out;
@@ -502,11 +554,85 @@ out:
 	return r;
 }
 
+/*
+ * Runs of a job cancelled while they ran are not requeued but cancelled:
+ * a queued run of a cancelled job would never be claimed, and the job
+ * would never get its finished_at.
+ */
+int
+store_recover(struct store *s, size_t *nrequeued)
+{
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	return store_rec(s, !s->pg, 1, "coordinator restarted during this run; "
+	    "its partial samples were dropped", nrequeued);
+}
+
+int
+store_reclaim(struct store *s, size_t *nrequeued)
+{
+	return store_rec(s, 0, 0, "the lease of the coordinator running this attempt lapsed "
+	    "(it died or lost the store); its partial samples were dropped", nrequeued);
+}
+
+int
+store_machine_lease(struct store *s, const char *name, int lease_s, int *held)
+{
+	int64_t now = store_now_s();
+	int r, n = 0;
+
+	*held = 0;
+	if (s == NULL || name == NULL || lease_s <= 0)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q_exec(s, Q_M_LEASE, &n, "tt" "II", name, s->node, now + lease_s,
+	    now)) == 0 && n == 0) {
+		struct db_stmt *st;
+
+		/* not ours: does it exist at all? */
+		if ((r = store_q(s, Q_M_GET, &st, "t", name)) == 0 &&
+		    (r = store_q_step(s, st)) >= 0)
+			r = r == 1 ? 0 : BF_ERR_NOTFOUND;
+	}
+	store_unlock(s);
+	if (r == 0)
+		*held = n == 1;
+	return r;
+}
+
+int
+store_release(struct store *s)
+{
+	int r;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_M_RELEASE, NULL, "t", s->node);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_notify(struct store *s, const char *payload)
+{
+	int r;
+
+	if (s == NULL || payload == NULL || strlen(payload) >= 8000)
+		return BF_ERR_INVALID;
+	if (!s->pg)
+		return 0;
+	store_lock(s);
+	r = db_notify(s->db, "benchfleet", payload);
+	store_unlock(s);
+	return r;
+}
+
 /* --- views --- */
 
 /* A run row as its object with an empty "samples" that map points to. */
 static int
-run_obj(sqlite3_stmt *st, json_t *map, json_t **out)
+run_obj(struct db_stmt *st, json_t *map, json_t **out)
 {
 	json_t *o = NULL, *arr;
 	char key[24];
@@ -514,7 +640,7 @@ run_obj(sqlite3_stmt *st, json_t *map, json_t **out)
 
 	if ((r = store_row_json(st, 0, &o)) != 0)
 		goto out;
-	snprintf(key, sizeof(key), "%lld", (long long)sqlite3_column_int64(st, 0));
+	snprintf(key, sizeof(key), "%lld", (long long)db_col_int64(st, 0));
 	if ((arr = json_array()) == NULL || json_object_set_new(o, "samples", arr) != 0 ||
 	    json_object_set(map, key, arr) != 0) {
 		r = BF_ERR_ALLOC;
@@ -532,7 +658,7 @@ int
 store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
 {
 	json_t *o = NULL, *a, *run, *map = NULL;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	*out = NULL;
@@ -550,7 +676,7 @@ store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	if ((r = store_q(s, Q_R_BY_JOB, &st, "I", job_id)) != 0)
 		goto out;
 	while ((r = store_q_step(s, st)) == 1) {
@@ -580,7 +706,7 @@ int
 store_run_get_json(struct store *s, int64_t run_id, json_t **out)
 {
 	json_t *o = NULL, *arr;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	*out = NULL;
@@ -617,7 +743,7 @@ store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t li
     json_t **out)
 {
 	json_t *o = NULL, *a;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int r;
 
 	*out = NULL;
@@ -635,7 +761,7 @@ store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t li
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	if ((r = store_q(s, Q_L_GET, &st, "III", run_id, after_seq, (int64_t)limit)) != 0)
 		goto out;
 	if ((r = store_rows_append(s, st, a)) != 0)

@@ -1,8 +1,17 @@
 /*
- * store.h: the single source of truth. SQLite in WAL mode, schema migrations
- * versioned in the file (PRAGMA user_version). Every state change is one
- * transaction, so a coordinator killed at any moment restarts from a
+ * store.h: the single source of truth, on one of two engines (db.h):
+ * SQLite in WAL mode (a file path, the embedded default; schema version in
+ * PRAGMA user_version) or PostgreSQL (a postgresql:// URL; version in
+ * bf_schema), with the same schema and migrations. Every state change is
+ * one transaction, so a coordinator killed at any moment restarts from a
  * consistent store.
+ *
+ * Several coordinators may share one PostgreSQL store. Each has a name
+ * (store_set_node). A run is claimed with SELECT ... FOR UPDATE SKIP LOCKED
+ * and carries a lease (runs.owner, lease_until); a machine is leased the
+ * same way (machines.owner, owner_until). Only the holder renews, finishes
+ * or adds samples to a run; a lease that lapses is taken over
+ * (store_reclaim), and the run starts over elsewhere.
  *
  * Thread safety: one connection guarded by a mutex inside struct store;
  * every function may be called from any thread.
@@ -30,6 +39,13 @@ struct store;
 int store_open(const char *path, struct store **out, struct bf_diag *d);
 void store_close(struct store *s);			/* accepts NULL */
 int store_schema_version(struct store *s);
+/* The name this coordinator leases under (default: the host name). */
+int store_set_node(struct store *s, const char *node);
+const char *store_node(const struct store *s);
+/* 1 on PostgreSQL, where other coordinators may share the store. */
+int store_is_shared(const struct store *s);
+/* The path or URL store_open was given (may hold a password). */
+const char *store_target(const struct store *s);
 /* SQLite's text for the last store failure of the calling thread ("" if
  * none yet), for logs next to bf_err_str(). Static per-thread storage. */
 const char *store_last_error(void);
@@ -157,9 +173,29 @@ int store_run_claim_boot(struct store *s, const char *machine, const char *klass
     const char *boot_group, int lease_s, struct store_claim **out);
 /* The boot group of a claim into buf: "JOB:BOOT:KERNEL:CMDLINE". */
 const char *store_boot_group(const struct store_claim *c, char *buf, size_t bufsz);
-/* Extend the lease of a running run. BF_ERR_NOTFOUND; BF_ERR_STATE if it
- * is not running. */
+/* Extend the lease of a running run this coordinator holds, and the lease
+ * of its machine. BF_ERR_NOTFOUND; BF_ERR_STATE if it is not running or
+ * another coordinator took it over: the caller must stop the step. */
 int store_run_renew(struct store *s, int64_t run_id, int lease_s);
+/*
+ * Take or keep the machine's lease for lease_s seconds: *held = 1 when this
+ * coordinator drives it now (it was free, ours, or its holder's lease had
+ * lapsed), 0 while another coordinator holds it. BF_ERR_NOTFOUND.
+ */
+int store_machine_lease(struct store *s, const char *name, int lease_s, int *held);
+/* Give up every machine lease of this coordinator (clean shutdown). */
+int store_release(struct store *s);
+/*
+ * Take over what other coordinators let lapse: their running runs whose
+ * lease expired go back to queued (attempt + 1, partial samples dropped,
+ * the reason logged), or cancelled when their job was; their machines are
+ * freed. *nrequeued (may be NULL) counts the runs. Safe to call often.
+ */
+int store_reclaim(struct store *s, size_t *nrequeued);
+/* Send an event to the other coordinators (PostgreSQL NOTIFY on channel
+ * "benchfleet"); 0 and nothing sent on SQLite. payload < 8000 bytes. */
+int store_notify(struct store *s, const char *payload);
+
 /* The /proc/cmdline a run was measured under (from the agent's hello). */
 int store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline);
 /* The agent's knobs line of a run (before, requested, after), JSON text. */
@@ -178,7 +214,8 @@ struct store_sample {
 	const char *unit;
 };
 /* All samples of one iteration in one transaction; idempotent: a sample
- * already stored under (run, boot, iteration, metric) is left as it is. */
+ * already stored under (run, boot, iteration, metric) is left as it is.
+ * BF_ERR_STATE when the run is not running under this coordinator. */
 int store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
     const struct store_sample *samples, size_t n);
 /* Append a log line (cut to BF_MAX_LOG_LINE); stream: stdout|stderr|agent|coord. */
@@ -218,7 +255,9 @@ int store_run_retry(struct store *s, int64_t run_id, const char *reason, int max
 /*
  * At start-up: every run left running by a dead coordinator goes back to
  * queued (attempt + 1) with its partial samples removed, in one transaction;
- * machines marked running become idle. *nrequeued counts them. Running
+ * machines marked running become idle. On SQLite that is every running run
+ * (one coordinator per file); on PostgreSQL those this coordinator's name
+ * held in its previous life, and those of others whose lease lapsed. *nrequeued counts them. Running
  * runs of a cancelled job become cancelled instead (not counted), so that
  * the job can end.
  */

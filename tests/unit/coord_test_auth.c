@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "auth.h"
 #include "err.h"
 #include "sha256.h"
+#include "db.h"
 #include "store.h"
 #include "t.h"
 
@@ -221,13 +221,12 @@ test_bearer(void)
 static int
 set_owner(const char *path, int64_t job, int64_t owner)
 {
-	sqlite3 *db = NULL;
+	struct db *db = NULL;
 	char sql[256];
 	int rc;
 
-	if (sqlite3_open(path, &db) != SQLITE_OK)
+	if (db_open(path, &db, NULL) != 0)
 		return -1;
-	sqlite3_busy_timeout(db, 5000);
 	if (owner != 0)
 		snprintf(sql, sizeof(sql), "INSERT INTO jobs (id, recipe, spec, created_at,"
 		    " owner_token) VALUES (%lld, 'echo', '{}', 0, %lld)", (long long)job,
@@ -235,9 +234,9 @@ set_owner(const char *path, int64_t job, int64_t owner)
 	else
 		snprintf(sql, sizeof(sql), "INSERT INTO jobs (id, recipe, spec, created_at)"
 		    " VALUES (%lld, 'echo', '{}', 0)", (long long)job);
-	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-	sqlite3_close(db);
-	return rc == SQLITE_OK ? 0 : -1;
+	rc = db_exec_script(db, sql);
+	db_close(db);
+	return rc == 0 ? 0 : -1;
 }
 
 static void
@@ -251,7 +250,8 @@ test_store(void)
 	json_t *j = NULL, *row;
 	int64_t ids[50], admin = 0, sub = 0, sub2 = 0, view = 0, n = -1;
 	size_t i, k;
-	const char *path = tpath("auth.db");
+	/* with-pg: a fresh PostgreSQL database instead of the file */
+	const char *path = getenv("BF_TEST_PG_URL") ? getenv("BF_TEST_PG_URL") : tpath("auth.db");
 
 	unlink(path);
 	bf_diag_clear(&d);

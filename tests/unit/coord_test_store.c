@@ -1,8 +1,10 @@
 /*
  * coord_test_store.c: the store against a real SQLite file in a temporary
- * directory: migrations, machines, jobs, the claim, samples, logs, ends of
- * runs, cancel, recovery, the JSON shapes the API serves, and many threads
- * claiming at once.
+ * directory, or, with BF_TEST_PG_URL set (tests/lib/with-pg), against a
+ * real PostgreSQL with one database per store: migrations, machines, jobs,
+ * the claim, samples, logs, ends of runs, cancel, recovery, leases of two
+ * coordinators on one store, the JSON shapes the API serves, and many
+ * threads claiming at once.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -12,14 +14,46 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "err.h"
 #include "caps.h"
+#include "db.h"
 #include "store.h"
 #include "t.h"
 
 static char tmpdir[256];
+static const char *pg_url;	/* BF_TEST_PG_URL: a database to create others from */
+
+/* pg_url with its database name replaced by name ("open.db" -> bft_open_db) */
+static const char *
+pg_target(const char *name)
+{
+	static char p[700];
+	const char *slash = strrchr(pg_url, '/');
+	size_t n, i;
+
+	n = (size_t)snprintf(p, sizeof(p), "%.*sbft_%s", (int)(slash - pg_url) + 1, pg_url,
+	    name);
+	for (i = n - strlen(name); i < n && i < sizeof(p); i++)
+		if (p[i] == '.' || p[i] == '-')
+			p[i] = '_';
+	return p;
+}
+
+/* The statement sql on pg_url's own database (CREATE/DROP DATABASE). */
+static int
+pg_admin(const char *sql)
+{
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(pg_url, &db, NULL)) == 0)
+		r = db_exec_script(db, sql);
+	if (r != 0)
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+	db_close(db);
+	return r;
+}
 
 static const char *
 tpath(const char *name)
@@ -30,11 +64,26 @@ tpath(const char *name)
 	return p;
 }
 
+/* Where the store called name lives: a file, or a database of its own. */
+static const char *
+target(const char *name)
+{
+	return pg_url != NULL ? pg_target(name) : tpath(name);
+}
+
 static void
 rm_db(const char *name)
 {
-	char p[600];
+	char p[800];
 
+	if (pg_url != NULL) {
+		snprintf(p, sizeof(p), "DROP DATABASE IF EXISTS %s WITH (FORCE)",
+		    strrchr(pg_target(name), '/') + 1);
+		pg_admin(p);
+		snprintf(p, sizeof(p), "CREATE DATABASE %s", strrchr(pg_target(name), '/') + 1);
+		T_EQ_INT(pg_admin(p), 0);
+		return;
+	}
 	snprintf(p, sizeof(p), "%s", tpath(name));
 	unlink(p);
 	snprintf(p, sizeof(p), "%s-wal", tpath(name));
@@ -51,7 +100,7 @@ open_fresh(const char *name)
 
 	rm_db(name);
 	bf_diag_clear(&d);
-	T_EQ_INT(store_open(tpath(name), &s, &d), 0);
+	T_EQ_INT(store_open(target(name), &s, &d), 0);
 	if (s == NULL)
 		fprintf(stderr, "store_open: %s\n", d.msg);
 	return s;
@@ -164,51 +213,87 @@ check_keys(const json_t *o, const char *const *keys, const char *what)
 		}
 }
 
+/* Set the schema version of the store called name behind its back. */
+static void
+force_version(const char *name, int v)
+{
+	struct db *db = NULL;
+	char sql[80];
+
+	if (pg_url != NULL)
+		snprintf(sql, sizeof(sql), "UPDATE bf_schema SET version = %d", v);
+	else
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL)
+		T_EQ_INT(db_exec_script(db, sql), 0);
+	db_close(db);
+}
+
+static int
+read_version(const char *name)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	int v = -1;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL && db_prepare(db, pg_url != NULL ? "SELECT version FROM bf_schema" :
+	    "PRAGMA user_version", &st) == 0 && db_step(st) == 1)
+		v = db_col_int(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return v;
+}
+
 static void
 test_open(void)
 {
 	struct store *s = NULL;
 	struct bf_diag d;
-	sqlite3 *db = NULL;
 	FILE *f;
 	int v;
 
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 5);		/* bump with each new migration step */
+	T_EQ_INT(v, 6);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
+	T_EQ_INT(store_is_shared(s), pg_url != NULL);
 	store_close(s);
 
 	/* Reopening migrates nothing and keeps the data. */
 	s = NULL;
-	T_EQ_INT(store_open(tpath("open.db"), &s, NULL), 0);
+	T_EQ_INT(store_open(target("open.db"), &s, NULL), 0);
 	T_EQ_INT(store_schema_version(s), v);
 	T_EQ_INT(add_machine(s, "m1", "demo"), BF_ERR_EXISTS);
 	store_close(s);
 	store_close(NULL);
 
-	/* A file from a newer benchfleetd is refused, and left alone. */
-	T_EQ_INT(sqlite3_open(tpath("open.db"), &db), SQLITE_OK);
-	T_EQ_INT(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	/* A store from a newer benchfleetd is refused, and left alone. */
+	force_version("open.db", 999);
 	s = NULL;
 	bf_diag_clear(&d);
-	T_EQ_INT(store_open(tpath("open.db"), &s, &d), BF_ERR_DB);
+	T_EQ_INT(store_open(target("open.db"), &s, &d), BF_ERR_DB);
 	T_CHECK(s == NULL);
 	T_CONTAINS(d.msg, "999");
 	T_CONTAINS(d.msg, "newer");
-	db = NULL;
-	T_EQ_INT(sqlite3_open(tpath("open.db"), &db), SQLITE_OK);
-	{
-		sqlite3_stmt *st = NULL;
+	T_EQ_INT(read_version("open.db"), 999);
 
-		sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-		T_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-		T_EQ_INT(sqlite3_column_int(st, 0), 999);
-		sqlite3_finalize(st);
+	if (pg_url != NULL) {
+		/* A server that is not there, and a password kept out of the message. */
+		s = NULL;
+		bf_diag_clear(&d);
+		T_CHECK(store_open("postgresql://bf:sekrit@127.0.0.1:1/none", &s, &d) != 0);
+		T_CHECK(s == NULL);
+		T_CONTAINS(d.msg, "cannot connect");
+		T_CHECK(strstr(d.msg, "sekrit") == NULL);
+		/* A database that does not exist. */
+		bf_diag_clear(&d);
+		T_CHECK(store_open(pg_target("no_such_db"), &s, &d) != 0);
+		T_CONTAINS(d.msg, "no_such_db");
+		return;
 	}
-	sqlite3_close(db);
 
 	/* Not a database at all. */
 	rm_db("junk.db");
@@ -758,7 +843,7 @@ test_recover(void)
 
 	/* The coordinator "died" with c and c3 running. */
 	s = NULL;
-	T_EQ_INT(store_open(tpath("recover.db"), &s, NULL), 0);
+	T_EQ_INT(store_open(target("recover.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_recover(s, &n), 0);
@@ -1002,10 +1087,153 @@ rm_tmpdir(void)
 	rmdir(tmpdir);
 }
 
+/*
+ * Two coordinators on one store (two connections, nodes a and b): a
+ * machine's lease keeps b off a's machine; when a's leases lapse, b takes
+ * the run over, and a can then neither renew, add samples nor finish it.
+ */
+static void
+test_leases(void)
+{
+	struct store *a = NULL, *b = NULL;
+	struct store_claim *c = NULL, *c2 = NULL;
+	struct store_sample sm = { "wall_s", 1.0, "s" };
+	struct store_run_new rn[1];
+	int64_t job;
+	size_t n = 0;
+	int held = -1;
+	char buf[64];
+
+	a = open_fresh("lease.db");
+	T_EQ_INT(store_open(target("lease.db"), &b, NULL), 0);
+	if (a == NULL || b == NULL)
+		goto out;
+	T_EQ_INT(store_set_node(a, "a"), 0);
+	T_EQ_INT(store_set_node(b, "b"), 0);
+	T_EQ_STR(store_node(b), "b");
+	T_EQ_INT(store_set_node(b, "bad\nname"), BF_ERR_INVALID);
+	T_EQ_INT(add_machine(a, "d1", "demo"), 0);
+	memset(rn, 0, sizeof(rn));
+	rn[0].label = "x=1";
+	rn[0].axes_json = "{}";
+	rn[0].values_json = "{}";
+	T_EQ_INT(store_job_create(a, "cpu-loop", "lease", "{}", "demo", NULL, rn, 1, &job), 0);
+
+	T_EQ_INT(store_run_claim(a, "d1", "demo", 1, &c), 0);
+	T_CHECK(c != NULL);
+	if (c == NULL)
+		goto out;
+	/* b may not drive d1 while a's lease holds */
+	T_EQ_INT(store_machine_lease(b, "d1", 30, &held), 0);
+	T_EQ_INT(held, 0);
+	T_EQ_INT(store_machine_lease(b, "ghost", 30, &held), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_reclaim(b, &n), 0);
+	T_EQ_INT(n, 0);
+	T_EQ_INT(store_run_renew(a, c->run_id, 1), 0);
+	T_EQ_INT(store_run_renew(b, c->run_id, 30), BF_ERR_STATE);
+	T_EQ_INT(store_samples_add(a, c->run_id, 0, 0, &sm, 1), 0);
+	T_EQ_INT(store_samples_add(b, c->run_id, 0, 1, &sm, 1), BF_ERR_STATE);
+
+	/* a goes silent: after its leases lapse b takes over */
+	sleep(3);
+	T_EQ_INT(store_reclaim(b, &n), 0);
+	T_EQ_INT(n, 1);
+	T_EQ_STR(run_str(b, c->run_id, "state", buf, sizeof(buf)), "queued");
+	T_EQ_INT(store_run_renew(a, c->run_id, 30), BF_ERR_STATE);
+	T_EQ_INT(store_samples_add(a, c->run_id, 0, 1, &sm, 1), BF_ERR_STATE);
+	T_EQ_INT(store_run_finish(a, c->run_id, "done", 0, NULL), BF_ERR_STATE);
+	T_EQ_INT(store_machine_lease(b, "d1", 30, &held), 0);
+	T_EQ_INT(held, 1);
+	T_EQ_INT(store_run_claim(a, "d1", "demo", 30, &c2), 0);
+	T_CHECK(c2 == NULL);		/* d1 is b's now */
+	store_claim_free(c2);
+	c2 = NULL;
+	T_EQ_INT(store_run_claim(b, "d1", "demo", 30, &c2), 0);
+	T_CHECK(c2 != NULL);
+	if (c2 == NULL)
+		goto out;
+	T_EQ_INT(c2->run_id, c->run_id);
+	T_EQ_INT(c2->attempt, 2);
+	/* a's stale attempt left no sample behind */
+	T_EQ_INT(store_samples_add(b, c2->run_id, 0, 0, &sm, 1), 0);
+	T_EQ_INT(store_run_finish(b, c2->run_id, "done", 0, NULL), 0);
+	T_EQ_STR(job_state(a, job, buf, sizeof(buf)), "done");
+	/* a coming back recovers nothing of b's */
+	T_EQ_INT(store_recover(a, &n), 0);
+	T_EQ_INT(n, 0);
+	T_EQ_STR(run_str(a, c2->run_id, "state", buf, sizeof(buf)), "done");
+	T_EQ_INT(store_release(b), 0);
+	T_EQ_INT(store_machine_lease(a, "d1", 30, &held), 0);
+	T_EQ_INT(held, 1);
+out:
+	store_claim_free(c);
+	store_claim_free(c2);
+	store_close(a);
+	store_close(b);
+}
+
+/* The columns of every table, in order, as one string per table. */
+static void
+columns_of(const char *tgt, int pg, const char *table, char *out, size_t outsz)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	char sql[300];
+
+	out[0] = '\0';
+	if (pg)
+		snprintf(sql, sizeof(sql), "SELECT column_name FROM information_schema.columns"
+		    " WHERE table_name = '%s' AND table_schema = current_schema()"
+		    " ORDER BY ordinal_position", table);
+	else
+		snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s') ORDER BY cid",
+		    table);
+	if (db_open(tgt, &db, NULL) != 0 || db_prepare(db, sql, &st) != 0) {
+		T_CHECK(0);
+		goto out;
+	}
+	while (db_step(st) == 1) {
+		strncat(out, db_col_text(st, 0), outsz - strlen(out) - 2);
+		strncat(out, ",", outsz - strlen(out) - 1);
+	}
+out:
+	db_finalize(st);
+	db_close(db);
+}
+
+/* Both engines end at the same tables and columns after every step. */
+static void
+test_same_schema(void)
+{
+	static const char *const tables[] = { "machines", "jobs", "runs", "samples", "run_logs",
+	    "tokens", "reproductions" };
+	struct store *s = NULL;
+	char a[2048], b[2048];
+	size_t i;
+
+	unlink(tpath("same.db"));
+	T_EQ_INT(store_open(tpath("same.db"), &s, NULL), 0);
+	store_close(s);
+	s = open_fresh("same.db");
+	store_close(s);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		columns_of(tpath("same.db"), 0, tables[i], a, sizeof(a));
+		columns_of(target("same.db"), 1, tables[i], b, sizeof(b));
+		T_CHECK(a[0] != '\0');
+		T_EQ_STR(a, b);
+	}
+}
+
 int
 main(void)
 {
 	const char *base = getenv("TMPDIR");
+
+	pg_url = getenv("BF_TEST_PG_URL");
+	if (pg_url != NULL && (*pg_url == '\0' || strrchr(pg_url, '/') == NULL)) {
+		fprintf(stderr, "BF_TEST_PG_URL must be a postgresql:// URL with a database\n");
+		return 1;
+	}
 
 	snprintf(tmpdir, sizeof(tmpdir), "%s/bf-store-XXXXXX", base != NULL ? base : "/tmp");
 	if (mkdtemp(tmpdir) == NULL) {
@@ -1021,6 +1249,9 @@ main(void)
 	test_recover();
 	test_log();
 	test_concurrency();
+	test_leases();
+	if (pg_url != NULL)
+		test_same_schema();
 	rm_tmpdir();
 	return t_done();
 }
