@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "caps.h"
+#include "db.h"
 #include "events.h"
 
 #define EVENTS_RATE_SLOTS	64	/* runs whose log rate is tracked at once */
@@ -42,6 +43,11 @@ struct events {
 	int closing;
 	struct events_rate rate[EVENTS_RATE_SLOTS];
 	int64_t rate_tick;
+	/* a shared store: events of the other coordinators arrive here */
+	struct db_listener *listener;
+	pthread_t relay;
+	int relay_started;
+	atomic_int relay_stop;
 };
 
 static int64_t
@@ -60,6 +66,38 @@ wall_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t events_publish_from(struct events *ev, const char *type, json_t *data,
+    int local);
+
+/* A notification from another coordinator: publish it here as well. */
+static void
+relay_one(const char *payload, void *arg)
+{
+	struct events *ev = arg;
+	const char *node, *type;
+	json_t *o, *d;
+
+	if ((o = json_loads(payload, 0, NULL)) == NULL)
+		return;
+	node = json_string_value(json_object_get(o, "n"));
+	type = json_string_value(json_object_get(o, "t"));
+	d = json_object_get(o, "d");
+	if (node != NULL && type != NULL && json_is_object(d) &&
+	    strcmp(node, store_node(ev->st)) != 0)
+		events_publish_from(ev, type, json_incref(d), 0);
+	json_decref(o);
+}
+
+static void *
+relay_main(void *arg)
+{
+	struct events *ev = arg;
+
+	while (!atomic_load(&ev->relay_stop))
+		db_listen_wait(ev->listener, 500, relay_one, ev);
+	return NULL;
 }
 
 int
@@ -91,10 +129,21 @@ events_new(struct store *st, struct events **out)
 	have_cv = 1;
 	if (pthread_cond_init(&ev->gone, NULL) != 0)
 		goto out;
+	if (store_is_shared(st)) {
+		if ((r = db_listen_open(store_target(st), "benchfleet", &ev->listener, NULL)) != 0)
+			goto out;
+		if (pthread_create(&ev->relay, NULL, relay_main, ev) != 0) {
+			r = BF_ERR_SYS;
+			goto out;
+		}
+		ev->relay_started = 1;
+	}
 	*out = ev;
 	ev = NULL;
 	r = 0;
  out:
+	if (ev != NULL)
+		db_listen_close(ev->listener);
 	if (ev != NULL && have_cv)
 		pthread_cond_destroy(&ev->cv);
 	if (ev != NULL && have_mu)
@@ -112,6 +161,11 @@ events_free(struct events *ev)
 
 	if (ev == NULL)
 		return;
+	if (ev->relay_started) {
+		atomic_store(&ev->relay_stop, 1);
+		pthread_join(ev->relay, NULL);
+	}
+	db_listen_close(ev->listener);
 	pthread_mutex_lock(&ev->mu);
 	ev->closing = 1;
 	pthread_cond_broadcast(&ev->cv);
@@ -142,15 +196,32 @@ type_ok(const char *type)
 uint64_t
 events_publish(struct events *ev, const char *type, json_t *data)
 {
+	return events_publish_from(ev, type, data, 1);
+}
+
+static uint64_t
+events_publish_from(struct events *ev, const char *type, json_t *data, int local)
+{
 	struct events_ent *e;
-	char *text = NULL;
+	char *text = NULL, *note = NULL;
 	uint64_t id = 0;
+	json_t *env;
 
 	if (ev == NULL || data == NULL || !type_ok(type))
 		goto out;
 	/* JSON_COMPACT escapes every newline: one SSE data: line. */
 	if ((text = json_dumps(data, JSON_COMPACT)) == NULL)
 		goto out;
+	/* Tell the other coordinators of a shared store (NOTIFY); an event
+	 * too large for a notification stays local. */
+	if (local && store_is_shared(ev->st) &&
+	    (env = json_pack("{s:s, s:s, s:O}", "n", store_node(ev->st), "t", type, "d",
+	    data)) != NULL) {
+		if ((note = json_dumps(env, JSON_COMPACT)) != NULL && strlen(note) < 7900)
+			store_notify(ev->st, note);
+		free(note);
+		json_decref(env);
+	}
 	pthread_mutex_lock(&ev->mu);
 	id = ev->next++;
 	e = &ev->ring[id % BF_EVENTS_RING];

@@ -28,6 +28,7 @@ struct worker {
 	int stop;		/* under s->mu */
 	int exited;		/* under s->mu */
 	int64_t current_run;	/* under s->mu; 0 when idle */
+	atomic_int lease_lost;	/* the store gave current_run to another coordinator */
 	int probe_wanted;	/* under s->mu: fingerprint again when idle */
 	struct worker *next;
 };
@@ -182,6 +183,8 @@ worker_set_run(struct worker *w, int64_t run_id)
 {
 	pthread_mutex_lock(&w->s->mu);
 	w->current_run = run_id;
+	if (run_id != 0)
+		atomic_store(&w->lease_lost, 0);
 	pthread_mutex_unlock(&w->s->mu);
 }
 
@@ -195,7 +198,7 @@ worker_main(void *arg)
 	struct ssh_conn *conn = NULL;
 	struct runner_env env;
 	time_t last_try = 0, last_probe = 0, last_fp = 0, now;
-	int agent_ok = 0, fails = 0, boot_fails = 0, r;
+	int agent_ok = 0, fails = 0, boot_fails = 0, held = 0, r;
 	char group[512];
 	struct ssh_target target;
 	uint64_t gen;
@@ -221,6 +224,16 @@ worker_main(void *arg)
 		if (strcmp(m->state, "quarantined") == 0) {
 			/* no runs until an admin clears it (POST .../clear) */
 			boot_fails = 0;
+			sched_wait(s, gen, 1000);
+			continue;
+		}
+		/* On a shared store another coordinator may drive this machine:
+		 * then this worker neither probes nor claims until its lease
+		 * lapses. Renewed on every pass (at most a second apart). */
+		if (store_machine_lease(s->st, w->name, s->cfg.lease_s, &held) != 0 || !held) {
+			ssh_close(conn);
+			conn = NULL;
+			agent_ok = 0;
 			sched_wait(s, gen, 1000);
 			continue;
 		}
@@ -285,8 +298,10 @@ worker_main(void *arg)
 		}
 		worker_set_run(w, c->run_id);
 		worker_target(s, m, &target);
+		ssh_set_cancel(conn, &w->lease_lost);
 		if ((r = runner_boot(&env, m, &target, &conn, &agent_ok, c)) == 0) {
 			boot_fails = 0;
+			ssh_set_cancel(conn, &w->lease_lost);
 			r = runner_execute(&env, conn, &agent_ok, c);
 		} else if (r == BF_ERR_STATE && ++boot_fails >= s->cfg.boot_failures) {
 			char why[128];
@@ -304,6 +319,14 @@ worker_main(void *arg)
 		store_claim_free(c);
 		c = NULL;
 		last_probe = time(NULL);
+		if (atomic_load(&w->lease_lost)) {
+			/* not ours any more: the machine is fine, the lease is not */
+			ssh_close(conn);
+			conn = NULL;
+			agent_ok = 0;
+			continue;
+		}
+		ssh_set_cancel(conn, NULL);
 		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
 			ssh_close(conn);
 			conn = NULL;
@@ -405,8 +428,19 @@ sched_renew(struct sched *s)
 			if (w->current_run != 0)
 				ids[n++] = w->current_run;
 	pthread_mutex_unlock(&s->mu);
-	for (i = 0; i < n; i++)
-		store_run_renew(s->st, ids[i], s->cfg.lease_s);
+	for (i = 0; i < n; i++) {
+		if (store_run_renew(s->st, ids[i], s->cfg.lease_s) != BF_ERR_STATE)
+			continue;
+		/* Another coordinator took the run over (our lease lapsed while
+		 * the store was out of reach): stop the step at once, so that
+		 * the run never executes twice at the same time. A run that has
+		 * just ended also answers STATE; its worker has moved on. */
+		pthread_mutex_lock(&s->mu);
+		for (w = s->workers; w != NULL; w = w->next)
+			if (w->current_run == ids[i])
+				atomic_store(&w->lease_lost, 1);
+		pthread_mutex_unlock(&s->mu);
+	}
 	free(ids);
 }
 
@@ -422,8 +456,13 @@ manager_main(void *arg)
 		gen = sched_gen(s);
 		sched_reconcile(s);
 		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
+			size_t nre = 0;
+
 			last_renew = time(NULL);
 			sched_renew(s);
+			/* take over what a dead coordinator of a shared store left */
+			if (store_reclaim(s->st, &nre) == 0 && nre > 0)
+				sched_kick(s);
 		}
 		pthread_mutex_lock(&s->mu);
 		stopping = s->stopping;

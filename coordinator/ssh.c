@@ -48,6 +48,7 @@ struct ssh_conn {
 	int alive;
 	int64_t last_rx;		/* monotonic ms of the last byte from the peer */
 	int keepalive_s;		/* current libssh2 keepalive interval */
+	const atomic_int *cancel;	/* set from another thread: stop (ssh_set_cancel) */
 	char where[BF_MAX_HOST + 16];	/* "host:port" for messages */
 };
 
@@ -192,6 +193,12 @@ ssh_wait(struct ssh_conn *c, const struct ssh_dl *dl, const char *what, struct b
 	int dir, next = 0, rc;
 
 	now = ssh_now_ms();
+	if (c->cancel != NULL && atomic_load(c->cancel)) {
+		bf_diag_set(d, NULL, "%s: stopped while %s: this coordinator no longer holds "
+		    "the run's lease", c->where, what);
+		ssh_mark_dead(c);
+		return BF_ERR_LOST;
+	}
 	if (dl->total != 0 && now >= dl->total) {
 		bf_diag_set(d, NULL, "%s: timed out while %s", c->where, what);
 		ssh_mark_dead(c);
@@ -663,6 +670,13 @@ ssh_close(struct ssh_conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
+}
+
+void
+ssh_set_cancel(struct ssh_conn *c, const atomic_int *flag)
+{
+	if (c != NULL)
+		c->cancel = flag;
 }
 
 int

@@ -19,6 +19,7 @@
 #ifndef BF_SSH_H
 #define BF_SSH_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -84,6 +85,10 @@ int ssh_exec_capture(struct ssh_conn *c, const char *cmd, struct buf *out, struc
  * will not replace a file, so that case falls back to a remote `mv -f`. */
 int ssh_upload(struct ssh_conn *c, const char *local_path, const char *remote_path, int mode,
     int timeout_ms, struct bf_diag *d);
+
+/* While *flag is set (from any thread) every wait on c fails with
+ * BF_ERR_LOST within about a second and c is marked dead; NULL: none. */
+void ssh_set_cancel(struct ssh_conn *c, const atomic_int *flag);
 
 /* 1 while the connection is believed usable. */
 int ssh_alive(const struct ssh_conn *c);
