@@ -1,7 +1,8 @@
 /*
- * main.c: benchfleetd. Options (or a --config file of "key value" lines with
- * the same names), then: open and recover the store, load the recipes,
- * start the scheduler and the HTTP API, and wait for SIGINT/SIGTERM.
+ * main.c: benchfleetd. Options (or a --config file of "key = value" lines
+ * with the same names, read by config.c), then: open and recover the store,
+ * load the recipes, start the scheduler and the HTTP API, and wait for
+ * SIGINT/SIGTERM.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +17,9 @@
 
 #include "api.h"
 #include "auth.h"
+#include "caps.h"
+#include "config.h"
+#include "db.h"
 #include "events.h"
 #include "parse.h"
 #include "recipes.h"
@@ -47,6 +51,7 @@ struct options {
 	char *probe_failures;
 	char *link_timeout;
 	char *boot_failures;
+	char *node;
 	int insecure;
 };
 
@@ -58,8 +63,12 @@ static const struct opt {
 } opts[] = {
 	{ "listen", offsetof(struct options, listen), "ADDR:PORT",
 	  "HTTP address (default 127.0.0.1:8080)" },
-	{ "store", offsetof(struct options, store), "FILE",
-	  "SQLite store (default var/benchfleet.db)" },
+	{ "store", offsetof(struct options, store), "FILE|URL",
+	  "SQLite file, or postgresql://USER@HOST/DB shared with other coordinators "
+	  "(default var/benchfleet.db)" },
+	{ "node", offsetof(struct options, node), "NAME",
+	  "this coordinator's name in the run and machine leases of a shared store "
+	  "(default: the host name; must differ between coordinators)" },
 	{ "recipes", offsetof(struct options, recipes), "DIR", "recipe directory" },
 	{ "web", offsetof(struct options, web), "DIR", "dashboard files served at /" },
 	{ "known-hosts", offsetof(struct options, known_hosts), "FILE",
@@ -72,7 +81,9 @@ static const struct opt {
 	  "agent path on machines, relative to ~ (default .benchfleet/benchfleet-agent)" },
 	{ "port-file", offsetof(struct options, port_file), "FILE",
 	  "write the bound port here once listening" },
-	{ "lease", offsetof(struct options, lease), "SECONDS", "run lease (default 60)" },
+	{ "lease", offsetof(struct options, lease), "SECONDS",
+	  "run and machine lease, renewed every third of it; another coordinator takes "
+	  "over after it lapses (default 60)" },
 	{ "connect-timeout", offsetof(struct options, connect_timeout), "MS",
 	  "SSH connect timeout (default 10000)" },
 	{ "probe-interval", offsetof(struct options, probe_interval), "SECONDS",
@@ -119,13 +130,14 @@ opt_find(const char *name)
 	return NULL;
 }
 
+/* A flag's value is "yes" (the command line, or a file) or "no" (a file). */
 static int
 opt_set(struct options *o, const struct opt *op, const char *val)
 {
 	char **slot;
 
 	if (op->off == (size_t)-1) {
-		o->insecure = 1;
+		o->insecure = strcmp(val, "no") != 0;
 		return 0;
 	}
 	slot = (char **)((char *)o + op->off);
@@ -135,53 +147,22 @@ opt_set(struct options *o, const struct opt *op, const char *val)
 	return 0;
 }
 
-/* "key value" or "key = value" lines; '#' starts a comment. Options given
- * on the command line win, so the file is read first. */
-static int
-config_read(struct options *o, const char *path)
+/* The option table as config.c sees it. */
+static enum config_kind
+opt_kind(const char *name)
 {
-	char line[4096], *k, *v, *e;
-	const struct opt *op;
-	FILE *f;
-	int lineno = 0, r = 0;
+	const struct opt *op = opt_find(name);
 
-	if ((f = fopen(path, "r")) == NULL) {
-		fprintf(stderr, "benchfleetd: %s: %s\n", path, strerror(errno));
-		return BF_ERR_IO;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		lineno++;
-		if ((e = strchr(line, '#')) != NULL)
-			*e = '\0';
-		for (k = line; *k == ' ' || *k == '\t'; k++)
-			;
-		e = k + strlen(k);
-		while (e > k && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t' ||
-		    e[-1] == '\r'))
-			*--e = '\0';
-		if (*k == '\0')
-			continue;
-		v = k + strcspn(k, " \t=");
-		if (*v != '\0')
-			*v++ = '\0';
-		v += strspn(v, " \t=");
-		if ((op = opt_find(k)) == NULL) {
-			fprintf(stderr, "benchfleetd: %s:%d: unknown setting \"%s\"\n", path,
-			    lineno, k);
-			r = BF_ERR_INVALID;
-			break;
-		}
-		if (op->arg != NULL && *v == '\0') {
-			fprintf(stderr, "benchfleetd: %s:%d: %s needs a value\n", path, lineno, k);
-			r = BF_ERR_INVALID;
-			break;
-		}
-		if ((r = opt_set(o, op, v)) != 0)
-			break;
-	}
-	fclose(f);
-	return r;
+	return op == NULL ? CONFIG_NONE : op->arg != NULL ? CONFIG_VALUE : CONFIG_FLAG;
 }
+
+static int
+opt_set_name(void *o, const char *name, const char *val)
+{
+	return opt_set(o, opt_find(name), val);
+}
+
+static const struct config_ops opt_config = { opt_kind, opt_set_name };
 
 static int
 parse_listen(const char *s, char *addr, size_t addrsz, int *port)
@@ -301,11 +282,10 @@ main(int argc, char **argv)
 	bf_diag_clear(&d);
 	if (argc > 1 && strcmp(argv[1], "token") == 0)
 		return cmd_token_main(argc - 1, argv + 1);
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-			if (config_read(&o, argv[++i]) != 0)
-				goto out;
-		}
+	if (config_load(argc, argv, &opt_config, &o, &d) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", d.msg);
+		ret = 2;
+		goto out;
 	}
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -333,7 +313,7 @@ main(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		if (opt_set(&o, op, op->arg ? argv[++i] : "") != 0)
+		if (opt_set(&o, op, op->arg ? argv[++i] : "yes") != 0)
 			goto out;
 	}
 	if ((o.listen == NULL && (o.listen = strdup("127.0.0.1:8080")) == NULL) ||
@@ -379,7 +359,7 @@ main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	if (num_opt("lease", o.lease, 10, 86400, 60, &lease) != 0 ||
+	if (num_opt("lease", o.lease, 3, 86400, 60, &lease) != 0 ||
 	    num_opt("connect-timeout", o.connect_timeout, 100, 600000, 10000, &ctmo) != 0 ||
 	    num_opt("probe-interval", o.probe_interval, 1, 86400, 15, &probe) != 0 ||
 	    num_opt("max-attempts", o.max_attempts, 1, 100, 3, &attempts) != 0 ||
@@ -398,21 +378,31 @@ main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	make_parent(o.store);
+	if (!db_is_pg_target(o.store))
+		make_parent(o.store);
 	make_parent(o.known_hosts);
 	if (store_open(o.store, &st, &d) != 0) {
-		fprintf(stderr, "benchfleetd: store %s: %s\n", o.store, d.msg);
+		fprintf(stderr, "benchfleetd: %s\n", d.msg);
+		goto out;
+	}
+	if (o.node != NULL && store_set_node(st, o.node) != 0) {
+		fprintf(stderr, "benchfleetd: --node: \"%s\" must be 1 to %d printable bytes\n",
+		    o.node, BF_MAX_NAME);
+		ret = 2;
 		goto out;
 	}
 	if (store_recover(st, &nrequeued) != 0) {
-		fprintf(stderr, "benchfleetd: store %s: recovery failed\n", o.store);
+		fprintf(stderr, "benchfleetd: store %s: recovery failed: %s\n",
+		    db_target_safe(o.store), store_last_error());
 		goto out;
 	}
 	if (nrequeued > 0)
 		fprintf(stderr, "benchfleetd: re-queued %zu runs left running by the last "
 		    "coordinator\n", nrequeued);
 	if (events_new(st, &ev) != 0) {
-		fprintf(stderr, "benchfleetd: out of memory\n");
+		fprintf(stderr, "benchfleetd: cannot start the event hub%s%s\n",
+		    store_is_shared(st) ? " (LISTEN on the store): " : "",
+		    store_is_shared(st) ? store_last_error() : "");
 		goto out;
 	}
 	if (recipes_load_dir(o.recipes, &rs, &d) != 0) {
@@ -469,10 +459,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: warning: the store has no API tokens, so the API "
 		    "is open to every local user; create one with \"benchfleetd token create "
 		    "--role admin\" (auth turns on at once) or start with --auth required\n");
-	fprintf(stderr, "benchfleetd %s: listening on %s://%s%s%s:%d/ store %s, %zu recipes "
-	    "from %s\n", BF_VERSION, o.tls_cert != NULL ? "https" : "http",
-	    strchr(addr, ':') ? "[" : "", addr,
-	    strchr(addr, ':') ? "]" : "", api_port(api), o.store, recipes_count(rs), o.recipes);
+	fprintf(stderr, "benchfleetd %s: listening on %s://%s%s%s:%d/ store %s (node %s), "
+	    "%zu recipes from %s\n", BF_VERSION, o.tls_cert != NULL ? "https" : "http",
+	    strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "", api_port(api),
+	    db_target_safe(o.store), store_node(st), recipes_count(rs), o.recipes);
 	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;
 	fprintf(stderr, "benchfleetd: signal %d, stopping\n", sig);
@@ -498,6 +488,7 @@ main(int argc, char **argv)
 	free(o.agent_aarch64);
 	free(o.port_file);
 	free(o.lease);
+	free(o.node);
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.tls_cert);
