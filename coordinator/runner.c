@@ -189,6 +189,25 @@ runner_agent_for(const struct runner_env *env, struct ssh_conn *conn, struct bf_
 	return NULL;
 }
 
+/*
+ * The agent's command word. A lab user other than root runs it through
+ * sudo -n, by its absolute path, as deploy/provision-machine's sudoers line
+ * allows (sudo matches the path it is given, so ~ is spelled "$HOME").
+ */
+static int
+runner_agent_cmd(const struct runner_env *env, struct buf *cmd)
+{
+	int r;
+
+	if (!env->sudo)
+		return shquote(cmd, env->agent_remote);
+	if ((r = buf_puts(cmd, "sudo -n ")) != 0)
+		return r;
+	if (env->agent_remote[0] != '/' && (r = buf_puts(cmd, "\"$HOME\"/")) != 0)
+		return r;
+	return shquote(cmd, env->agent_remote);
+}
+
 int
 runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
     struct bf_diag *d)
@@ -404,7 +423,7 @@ runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
 	buf_init(&out, BF_MAX_AGENT_LINE);
 	if ((r = runner_ensure_agent(env, conn, agent_ok, d)) != 0)
 		goto out;
-	if ((r = shquote(&cmd, env->agent_remote)) != 0 || (r = buf_puts(&cmd, " probe")) != 0)
+	if ((r = runner_agent_cmd(env, &cmd)) != 0 || (r = buf_puts(&cmd, " probe")) != 0)
 		goto out;
 	if ((r = ssh_exec_capture(conn, cmd.data, &out, NULL, 30000, &status, d)) != 0)
 		goto out;
@@ -701,7 +720,7 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 		store_run_finish(env->st, c->run_id, "failed", -1, "out of memory");
 		goto out;
 	}
-	if ((ret = shquote(&cmd, env->agent_remote)) != 0 ||
+	if ((ret = runner_agent_cmd(env, &cmd)) != 0 ||
 	    (ret = buf_puts(&cmd, " step")) != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, bf_err_str(ret));
 		goto out;

@@ -31,6 +31,7 @@ struct runner_env {
 	int lease_s;
 	int max_attempts;		/* a lost run is retried until this many */
 	int link_timeout_ms;		/* silence (keepalives count) = dead link */
+	int sudo;			/* the lab user is not root: agent via sudo -n */
 	struct events *ev;		/* may be NULL */
 };
 

@@ -255,6 +255,7 @@ worker_main(void *arg)
 			}
 			last_probe = now;
 		}
+		env.sudo = m->user != NULL && strcmp(m->user, "root") != 0;
 		if ((m->fingerprint == NULL && now - last_fp >= s->cfg.probe_interval_s) ||
 		    worker_take_probe(w)) {
 			struct bf_diag pd;

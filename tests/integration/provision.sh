@@ -172,4 +172,28 @@ check_contains "different key already pinned: says so" "$(cat "$work/out")" "dif
 check "different key already pinned: file unchanged" cmp -s "$work/kh.wrong" "$work/wrong_kh"
 check "after all runs: sudoers still unchanged" cmp -s "$SUDOERS" "$work/sudoers.1"
 
+# 5. The provisioned machine runs a job as the lab user: benchfleetd runs the
+# agent through sudo -n by its absolute path (the sudoers line), so a knob
+# only root may write is applied and read back. THP goes to a value other
+# than the current one; the agent restores it at the end of the step.
+thp_now=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+want=madvise; [ "$thp_now" = madvise ] && want=never
+start_daemon "$work" --known-hosts "$kh" || exit 1
+defer stop_daemon
+r=$(api POST /api/v1/machines "{\"name\":\"bfpv1\",\"host\":\"$addr\",\"user\":\"$LAB\",\"key\":\"$work/lab_key\",\"class\":\"pv\"}")
+check_eq "register the provisioned machine" "$(status_of "$r")" 201
+r=$(api POST /api/v1/jobs "{\"recipe\":\"cpu-loop\",\"preset\":\"test\",\"machines\":{\"names\":[\"bfpv1\"]},
+	\"knobs\":{\"thp_enabled\":\"$want\"},\"repetitions\":{\"iterations\":1}}")
+check_eq "submit as the lab user" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+check_eq "the job ran" "$(wait_job "$id" 120)" done
+runs=$(curl -fsS "$URL/api/v1/jobs/$id/runs")
+check_eq "the knob was written as root and read back" \
+	"$(jq -r '.runs[0].knobs.after.thp_enabled // .runs[0].knobs.after.thp_enabled_value // empty' <<<"$runs")" "$want"
+check_eq "THP restored after the step" \
+	"$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)" "$thp_now"
+check "the agent lives in the lab user's home" test -x "$home/.benchfleet/benchfleet-agent"
+stop_daemon
+check_sanitizers "$work/daemon.log"
+
 finish
