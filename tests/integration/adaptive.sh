@@ -18,7 +18,6 @@ while IFS=$'\t' read -r name addr port user key; do
 	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"adapt\"}")
 	check_eq "register $name" "$(status_of "$r")" 201
 done < "$fleet/hosts.tsv"
-db=$work/bf.db
 
 # An unreachable target (0.001% on a shared 2-core machine): every cell
 # grows to max_boots and the report says so.
@@ -30,11 +29,11 @@ tight=$(body_of "$r" | jq -r .id)
 check_eq "runs planned at first" "$(body_of "$r" | jq -r .runs)" 4
 check_eq "tight job" "$(wait_job "$tight" 180)" done
 check_eq "each cell grew to max_boots" \
-	"$(sqlite3 "$db" "select group_concat(n) from (select count(*) n from runs where job_id=$tight group by cell_index)")" "4,4"
+	"$(bf_sql "$work" "select count(*) from runs where job_id=$tight group by cell_index order by cell_index" | joined ,)" "4,4"
 check_eq "boots numbered 0..3" \
-	"$(sqlite3 "$db" "select group_concat(distinct boot) from (select boot from runs where job_id=$tight order by boot)")" "0,1,2,3"
+	"$(bf_sql "$work" "select distinct boot from runs where job_id=$tight order by boot" | joined ,)" "0,1,2,3"
 check_contains "the decision is logged" \
-	"$(sqlite3 "$db" "select group_concat(line) from run_logs l join runs r on r.id=l.run_id where r.job_id=$tight and l.stream='coord'")" "adding boot"
+	"$(bf_sql "$work" "select l.line from run_logs l join runs r on r.id=l.run_id where r.job_id=$tight and l.stream='coord' order by l.run_id, l.seq")" "adding boot"
 rep=$(curl -fsS "$URL/api/v1/jobs/$tight/report")
 check_contains "report names the cells at the cap" "$rep" "at the cap and still wider: mb=8"
 check_contains "report: several boots" "$rep" "boot"
@@ -45,7 +44,7 @@ r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"adapt"},
 	"params":{"loops":20000000},"repetitions":{"iterations":2,"target_ci_pct":1000,"min_boots":3,"max_boots":6}}')
 loose=$(body_of "$r" | jq -r .id)
 check_eq "loose job" "$(wait_job "$loose" 120)" done
-check_eq "loose target: min_boots only" "$(sqlite3 "$db" "select count(*) from runs where job_id=$loose")" 3
+check_eq "loose target: min_boots only" "$(bf_sql "$work" "select count(*) from runs where job_id=$loose")" 3
 check_contains "loose report: none at the cap" "$(curl -fsS "$URL/api/v1/jobs/$loose/report")" "still wider: none"
 
 # Bad adaptive settings are refused, naming the field.

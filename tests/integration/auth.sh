@@ -10,9 +10,9 @@ set -uo pipefail
 
 work=$(mktemp -d /tmp/bf-auth.XXXXXX)
 defer "rm -rf '$work'"
-db=$work/bf.db
 start_daemon "$work" || exit 1
 defer stop_daemon
+db=$(bf_store "$work")	# the --store of `benchfleetd token`: a file or a postgresql:// URL
 
 # call TOKEN METHOD PATH [BODY]: prints "STATUS BODY" (TOKEN "" sends none)
 call() {
@@ -90,7 +90,7 @@ check_eq "viewer cancels -> 403" "$(code "$view" POST "/api/v1/jobs/$jid/cancel"
 check_eq "viewer reads the job" "$(code "$view" GET "/api/v1/jobs/$jid")" 200
 check_eq "admin POST /jobs" "$(code "$admin" POST /api/v1/jobs "$job")" 201
 # Ownership: a submitter cancels its own jobs only.
-owner=$(sqlite3 "$db" "select coalesce(owner_token,'') from jobs where id=$jid")
+owner=$(bf_sql "$work" "select coalesce(cast(owner_token as text),'') from jobs where id=$jid")
 sid=$("$BIN/benchfleetd" token list --store "$db" --json | jq -r '.tokens[] | select(.name=="it-sub") | .id')
 check_eq "the job's owner is its submitter" "$owner" "$sid"
 check_eq "another submitter cancels -> 403" "$(code "$sub2" POST "/api/v1/jobs/$jid/cancel")" 403
@@ -108,8 +108,10 @@ check_eq "list shows no token text" "$(grep -c 'bft_' <<<"$list")" 0
 check_eq "list --json has no hash" \
 	"$("$BIN/benchfleetd" token list --store "$db" --json | jq '[.tokens[] | has("hash") or has("salt")] | any')" false
 check_eq "last_used recorded" \
-	"$(sqlite3 "$db" "select last_used is not null from tokens where name='it-admin'")" 1
-check_eq "no token text in the store" "$(sqlite3 "$db" .dump | grep -c -F "${admin#bft_*_}")" 0
+	"$(bf_sql "$work" "select case when last_used is not null then 1 else 0 end from tokens where name='it-admin'")" 1
+dump=$(bf_dump "$work")
+check_contains "the store dump has the tokens" "$dump" it-admin
+check_eq "no token text in the store" "$(grep -c -F "${admin#bft_*_}" <<<"$dump")" 0
 
 # --- the CLI ---
 out=$("$BIN/benchfleet" --url "$URL" --token "$sub" status 2>&1)
@@ -135,7 +137,7 @@ mkdir -p "$w2"
 start_daemon "$w2" --auth required || exit 1
 check_eq "--auth required, no tokens -> 401" "$(code "" GET /api/v1/jobs)" 401
 check_eq "--auth required: healthz open" "$(code "" GET /healthz)" 200
-t=$("$BIN/benchfleetd" token create --store "$w2/bf.db" --role viewer 2>/dev/null)
+t=$("$BIN/benchfleetd" token create --store "$(bf_store "$w2")" --role viewer 2>/dev/null)
 check_eq "--auth required: viewer" "$(code "$t" GET /api/v1/jobs)" 200
 r=$("$BIN/benchfleetd" --auth sometimes --store "$w2/x.db" 2>&1)
 check_eq "--auth bad value exits 2" "$?" 2

@@ -27,7 +27,10 @@ defer "'$VM' stop '$GUEST' '$N2' >/dev/null 2>&1; rm -rf '$GUEST/vms/$N2'"
 cat "$GUEST/vms/$N1/known_hosts" "$GUEST/vms/$N2/known_hosts" > "$work/known_hosts"
 start_daemon "$work" --known-hosts "$work/known_hosts" --boot-failures 2 || exit 1
 defer stop_daemon
-db=$work/bf.db
+# SQL for both stores (tests/lib/common.sh): ax KEY is the text of
+# axes.KEY; has COL NEEDLE is true where COL contains the SQL text NEEDLE.
+ax() { bf_json "$work" axes "$1"; }
+has() { printf "(length(%s) > length(replace(%s, %s, '')))" "$1" "$1" "$2"; }
 
 bootcfg() { # bootcfg VMNAME [EXTRA_RELEASE IMAGE]
 	jq -n --arg k1 "$KERNEL_61" --arg k2 "$KERNEL_612" --arg vm "$VM" --arg g "$GUEST" --arg n "$1" \
@@ -64,31 +67,31 @@ id=$(body_of "$r" | jq -r .id)
 t0=$(date +%s.%N)
 check_eq "cmdline x thp job" "$(wait_job "$id" 900)" done
 echo "8 runs on 2 VMs took $(echo "$(date +%s.%N) - $t0" | bc) s"
-sqlite3 -header -column "$db" "select id, machine, boot, json_extract(axes,'\$.cmdline') cmdline,
-	json_extract(axes,'\$.thp_enabled') thp, substr(boot_id,1,8) boot_id, attempt,
-	printf('%.2f', started_at - (select min(started_at) from runs where job_id=$id)) t
+echo "id|machine|boot|cmdline|thp|boot_id|attempt|t"
+bf_sql "$work" "select id, machine, boot, $(ax cmdline), $(ax thp_enabled), substr(boot_id,1,8), attempt,
+	round(cast(started_at - (select min(started_at) from runs where job_id=$id) as numeric), 2)
 	from runs where job_id=$id order by started_at"
 
-check_eq "8 runs done" "$(sqlite3 "$db" "select count(*) from runs where job_id=$id and state='done'")" 8
-check_eq "both VMs used" "$(sqlite3 "$db" "select count(distinct machine) from runs where job_id=$id")" 2
+check_eq "8 runs done" "$(bf_sql "$work" "select count(*) from runs where job_id=$id and state='done'")" 8
+check_eq "both VMs used" "$(bf_sql "$work" "select count(distinct machine) from runs where job_id=$id")" 2
 check_eq "reboots = the minimum: 4 boots for 2 cmdlines x 2 boots" \
-	"$(sqlite3 "$db" "select count(distinct boot_id) from runs where job_id=$id")" 4
+	"$(bf_sql "$work" "select count(distinct boot_id) from runs where job_id=$id")" 4
 check_eq "one boot per (cmdline, boot): both THP cells share it" \
-	"$(sqlite3 "$db" "select count(*) from (select count(distinct boot_id) n from runs where job_id=$id group by json_extract(axes,'\$.cmdline'), boot) where n = 1")" 4
+	"$(bf_sql "$work" "select count(*) from (select count(distinct boot_id) n from runs where job_id=$id group by $(ax cmdline), boot) g where n = 1")" 4
 check_eq "every run's /proc/cmdline matches its cell" \
-	"$(sqlite3 "$db" "select count(*) from runs where job_id=$id and
-		(instr(cmdline, 'nokaslr') > 0) = (json_extract(axes,'\$.cmdline') = 'nokaslr')
-		and instr(cmdline, 'transparent_hugepage=madvise') > 0
-		and instr(cmdline, 'benchfleet.boot=' || job_id || '.' || boot) > 0")" 8
+	"$(bf_sql "$work" "select count(*) from runs where job_id=$id and
+		$(has cmdline "'nokaslr'") = ($(ax cmdline) = 'nokaslr')
+		and $(has cmdline "'transparent_hugepage=madvise'")
+		and $(has cmdline "'benchfleet.boot=' || job_id || '.' || boot")")" 8
 check_eq "THP read back per cell" \
-	"$(sqlite3 "$db" "select count(*) from runs where job_id=$id and json_extract(knob_state,'\$.after.thp_enabled') = json_extract(axes,'\$.thp_enabled')")" 8
+	"$(bf_sql "$work" "select count(*) from runs where job_id=$id and $(bf_json "$work" knob_state after.thp_enabled) = $(ax thp_enabled)")" 8
 check_eq "interleaved: no machine runs a boot 1 before a boot 0" \
-	"$(sqlite3 "$db" "select count(*) from runs a join runs b on a.machine = b.machine and a.job_id = b.job_id
+	"$(bf_sql "$work" "select count(*) from runs a join runs b on a.machine = b.machine and a.job_id = b.job_id
 		where a.job_id=$id and a.started_at < b.started_at and a.boot > b.boot")" 0
-logs=$(sqlite3 "$db" "select group_concat(line, char(10)) from run_logs l join runs r on r.id=l.run_id where r.job_id=$id and l.stream='coord'")
+logs=$(bf_sql "$work" "select l.line from run_logs l join runs r on r.id=l.run_id where r.job_id=$id and l.stream='coord' order by l.run_id, l.seq")
 check_contains "boot logged" "$logs" "kexec into"
 check_eq "samples of every run" \
-	"$(sqlite3 "$db" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='wall_s'")" 16
+	"$(bf_sql "$work" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='wall_s'")" 16
 
 # Two kernels.
 r=$(api POST /api/v1/jobs "{\"recipe\":\"cpu-loop\",\"preset\":\"test\",\"machines\":{\"names\":[\"vm1\"]},
@@ -97,7 +100,7 @@ check_eq "submit kernel job" "$(status_of "$r")" 201
 kid=$(body_of "$r" | jq -r .id)
 check_eq "kernel job" "$(wait_job "$kid" 600)" done
 check_eq "each run on its kernel" \
-	"$(sqlite3 "$db" "select count(*) from runs where job_id=$kid and kernel = json_extract(axes,'\$.kernel')")" 2
+	"$(bf_sql "$work" "select count(*) from runs where job_id=$kid and kernel = $(ax kernel)")" 2
 rep=$(curl -fsS "$URL/api/v1/jobs/$kid/report?baseline=kernel:$KERNEL_61")
 check_contains "report: kernels in the legend" "$rep" "$KERNEL_612"
 
@@ -117,13 +120,13 @@ r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"nam
 	"matrix":{"cmdline":["","rdinit=/nonexistent"]},"repetitions":{"iterations":1}}')
 fid=$(body_of "$r" | jq -r .id)
 check_eq "panicking boot: the job ends failed" "$(wait_job "$fid" 600)" failed
-bad=$(sqlite3 "$db" "select id from runs where job_id=$fid and json_extract(axes,'\$.cmdline')='rdinit=/nonexistent'")
-check_eq "panicking boot: run boot-failed" "$(sqlite3 "$db" "select state from runs where id=$bad")" boot-failed
-check_contains "panicking boot: reason stored" "$(sqlite3 "$db" "select error from runs where id=$bad")" "boot-failed:"
+bad=$(bf_sql "$work" "select id from runs where job_id=$fid and $(ax cmdline)='rdinit=/nonexistent'")
+check_eq "panicking boot: run boot-failed" "$(bf_sql "$work" "select state from runs where id=$bad")" boot-failed
+check_contains "panicking boot: reason stored" "$(bf_sql "$work" "select error from runs where id=$bad")" "boot-failed:"
 check_contains "panicking boot: power cycle ran" \
-	"$(sqlite3 "$db" "select group_concat(line) from run_logs where run_id=$bad and stream='coord'")" '"power_cycled":true'
+	"$(bf_sql "$work" "select line from run_logs where run_id=$bad and stream='coord' order by seq")" '"power_cycled":true'
 check_eq "panicking boot: the other run done" \
-	"$(sqlite3 "$db" "select state from runs where job_id=$fid and json_extract(axes,'\$.cmdline')=''")" done
+	"$(bf_sql "$work" "select state from runs where job_id=$fid and $(ax cmdline)=''")" done
 check_eq "back on the default kernel" "$("$VM" ssh "$GUEST" "$N1" uname -r)" "$KERNEL_61"
 
 # Two boot failures in a row (an image that is not there: kexec cannot
@@ -139,7 +142,7 @@ for _ in $(seq 300); do
 done
 check_eq "quarantined after 2 boot failures" "$(curl -fsS "$URL/api/v1/machines/vmq" | jq -r .state)" quarantined
 check_eq "2 runs boot-failed, the third not taken" \
-	"$(sqlite3 "$db" "select group_concat(state) from (select state from runs where job_id=$qid order by id)")" "boot-failed,boot-failed,queued"
+	"$(bf_sql "$work" "select state from runs where job_id=$qid order by id" | joined ,)" "boot-failed,boot-failed,queued"
 r=$(api POST /api/v1/machines/vmq/clear '')
 check_eq "admin clears the quarantine" "$(status_of "$r")" 200
 api POST "/api/v1/jobs/$qid/cancel" '' >/dev/null

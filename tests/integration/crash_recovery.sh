@@ -30,7 +30,6 @@ job='{"recipe":"cpu-loop","machines":{"class":"crash"},
 r=$(api POST /api/v1/jobs "$job")
 check_eq "submit" "$(status_of "$r")" 201
 id=$(body_of "$r" | jq -r .id)
-db=$work/bf.db
 
 for k in $(seq "$KILLS"); do
 	# a random moment: 50..750 ms into this coordinator's life
@@ -43,21 +42,24 @@ echo "killed and restarted the coordinator $KILLS times"
 st=$(wait_job "$id" 300)
 check_eq "job completes after $KILLS kills" "$st" done
 
-check_eq "every run done" "$(sqlite3 "$db" "select count(*) from runs where job_id=$id and state='done'")" 12
+check_eq "every run done" "$(bf_sql "$work" "select count(*) from runs where job_id=$id and state='done'")" 12
 for m in wall_s user_s sys_s maxrss_kb loops_per_s; do
 	check_eq "samples of $m: 12 runs x 3" \
-		"$(sqlite3 "$db" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='$m'")" 36
+		"$(bf_sql "$work" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='$m'")" 36
 done
 check_eq "no duplicated sample" \
-	"$(sqlite3 "$db" "select count(*) from (select run_id,boot,iteration,metric from samples group by 1,2,3,4 having count(*)>1)")" 0
+	"$(bf_sql "$work" "select count(*) from (select run_id,boot,iteration,metric from samples group by 1,2,3,4 having count(*)>1) d")" 0
 check_eq "iterations 0..2 of every run" \
-	"$(sqlite3 "$db" "select group_concat(distinct iteration) from (select iteration from samples s join runs r on r.id=s.run_id where r.job_id=$id order by iteration)")" "0,1,2"
-again=$(sqlite3 "$db" "select count(*) from runs where job_id=$id and attempt>1")
+	"$(bf_sql "$work" "select distinct iteration from samples s join runs r on r.id=s.run_id where r.job_id=$id order by iteration" | joined ,)" "0,1,2"
+check_eq "every run has iterations 0..2 of wall_s" \
+	"$(bf_sql "$work" "select count(*) from runs r where r.job_id=$id and (select count(distinct s.iteration) from samples s
+		where s.run_id=r.id and s.metric='wall_s' and s.iteration between 0 and 2) = 3")" 12
+again=$(bf_sql "$work" "select count(*) from runs where job_id=$id and attempt>1")
 echo "runs interrupted by a kill and run again: $again of 12"
 check "some kill hit a run in flight" test "$again" -gt 0
 check_eq "API serves the same samples" \
 	"$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq '[.runs[].samples[] | select(.metric=="wall_s")] | length')" 36
-check_eq "no job half-written" "$(sqlite3 "$db" "select count(*) from jobs j where not exists (select 1 from runs r where r.job_id=j.id)")" 0
+check_eq "no job half-written" "$(bf_sql "$work" "select count(*) from jobs j where not exists (select 1 from runs r where r.job_id=j.id)")" 0
 sleep 1
 # Only this fleet's agents count: those in the UTS namespace of one of its
 # sshds (each host has its own hostname, hence its own UTS namespace).
@@ -71,7 +73,9 @@ for pid in $(pgrep -f 'benchfleet-agent step'); do
 	case "$fleet_uts" in *" $(readlink "/proc/$pid/ns/uts" 2>/dev/null) "*) left=$((left + 1)) ;; esac
 done
 check_eq "no agent left running on the machines" "$left" 0
-check_eq "integrity" "$(sqlite3 "$db" 'pragma integrity_check')" ok
+# SQLite: PRAGMA integrity_check; PostgreSQL: amcheck (pg_amcheck) of every
+# table and index after 20 kill -9 of a client mid-transaction.
+check_eq "integrity" "$(bf_integrity "$work")" ok
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

@@ -28,17 +28,16 @@ job='{"recipe":"cpu-loop","machines":{"class":"lost"},
 r=$(api POST /api/v1/jobs "$job")
 check_eq "submit" "$(status_of "$r")" 201
 id=$(body_of "$r" | jq -r .id)
-db=$work/bf.db
 
 # Wait until bfl1 and bfl2 are each running a run, then break them.
 for _ in $(seq 200); do
-	busy=$(sqlite3 "$db" "select count(distinct machine) from runs where job_id=$id and state='running' and machine in ('bfl1','bfl2')")
+	busy=$(bf_sql "$work" "select count(distinct machine) from runs where job_id=$id and state='running' and machine in ('bfl1','bfl2')")
 	[ "$busy" = 2 ] && break
 	sleep 0.1
 done
 check_eq "bfl1 and bfl2 busy" "$busy" 2
-run1=$(sqlite3 "$db" "select id from runs where job_id=$id and state='running' and machine='bfl1'")
-run2=$(sqlite3 "$db" "select id from runs where job_id=$id and state='running' and machine='bfl2'")
+run1=$(bf_sql "$work" "select id from runs where job_id=$id and state='running' and machine='bfl1'")
+run2=$(bf_sql "$work" "select id from runs where job_id=$id and state='running' and machine='bfl2'")
 t0=$(date +%s.%N)
 nf link-down --dir "$fleet" bfl1
 nf kill-sshd --dir "$fleet" bfl2 --all
@@ -47,17 +46,17 @@ st=$(wait_job "$id" 240)
 t1=$(date +%s.%N)
 check_eq "job completes on the remaining host" "$st" done
 echo "job finished $(echo "$t1 - $t0" | bc) s after the failures"
-check_eq "every run done" "$(sqlite3 "$db" "select count(*) from runs where job_id=$id and state='done'")" 6
+check_eq "every run done" "$(bf_sql "$work" "select count(*) from runs where job_id=$id and state='done'")" 6
 for rid in $run1 $run2; do
-	check "run $rid retried" test "$(sqlite3 "$db" "select attempt from runs where id=$rid")" -ge 2
-	why=$(sqlite3 "$db" "select group_concat(line, ' | ') from run_logs where run_id=$rid and stream='coord'")
+	check "run $rid retried" test "$(bf_sql "$work" "select attempt from runs where id=$rid")" -ge 2
+	why=$(bf_sql "$work" "select line from run_logs where run_id=$rid and stream='coord' order by seq" | joined ' | ')
 	check_contains "run $rid: reason stored" "$why" "lost on"
 	echo "run $rid: $why"
 	check_eq "run $rid: 2 samples, none from the broken attempt" \
-		"$(sqlite3 "$db" "select count(*) from samples where run_id=$rid and metric='wall_s'")" 2
+		"$(bf_sql "$work" "select count(*) from samples where run_id=$rid and metric='wall_s'")" 2
 done
 check_eq "lost runs finished elsewhere" \
-	"$(sqlite3 "$db" "select count(*) from runs where id in ($run1,$run2) and machine in ('bfl1','bfl2')")" 0
+	"$(bf_sql "$work" "select count(*) from runs where id in ($run1,$run2) and machine in ('bfl1','bfl2')")" 0
 m1=$(curl -fsS "$URL/api/v1/machines/bfl1")
 check_eq "bfl1 offline" "$(jq -r .state <<<"$m1")" offline
 check "bfl1 last_error says why" test -n "$(jq -r '.last_error // empty' <<<"$m1")"

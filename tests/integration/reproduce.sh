@@ -202,8 +202,8 @@ check_contains "CLI reproduce --wait: diff" "$out" "Environment diff"
 lab "$URL_A"
 r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"lab"},"repetitions":{"iterations":1}}')
 JU=$(body_of "$r" | jq -r .id)
-view=$("$BIN/benchfleetd" token create --store "$work/a/bf.db" --role viewer 2>/dev/null)
-admin=$("$BIN/benchfleetd" token create --store "$work/a/bf.db" --role admin 2>/dev/null)
+view=$("$BIN/benchfleetd" token create --store "$(bf_store "$work/a")" --role viewer 2>/dev/null)
+admin=$("$BIN/benchfleetd" token create --store "$(bf_store "$work/a")" --role admin 2>/dev/null)
 bcode() { curl -sS -o /dev/null -w '%{http_code}' ${1:+-H "Authorization: Bearer $1"} "$URL_A/api/v1/jobs/$2/bundle"; }
 check_eq "auth: no token" "$(bcode "" "$JA")" 401
 check_eq "auth: viewer, published" "$(bcode "$view" "$JA")" 200

@@ -51,13 +51,33 @@ check_eq "3 measured iterations per run" \
 check_eq "pages_per_s extracted by the recipe's regex" \
 	"$(jq -r '[.runs[] | [.samples[] | select(.metric=="pages_per_s" and .value > 0)] | length] | unique | @csv' <<<"$runs")" 3
 echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
-# The store itself: one row per measured value, none twice.
-db=$work/bf.db
+# The store itself (SQLite or PostgreSQL, tests/lib/common.sh): one row
+# per measured value, none twice, and the store refuses a second one.
 check_eq "samples in the store" \
-	"$(sqlite3 "$db" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='wall_s'")" 12
+	"$(bf_sql "$work" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='wall_s'")" 12
 check_eq "no duplicate samples" \
-	"$(sqlite3 "$db" "select count(*) from (select run_id,boot,iteration,metric,count(*) c from samples group by 1,2,3,4 having c>1)")" 0
-check_eq "WAL mode" "$(sqlite3 "$db" 'pragma journal_mode')" wal
+	"$(bf_sql "$work" "select count(*) from (select run_id,boot,iteration,metric from samples group by 1,2,3,4 having count(*)>1) d")" 0
+if dup=$(bf_sql "$work" "insert into samples (run_id, boot, iteration, metric, value, unit)
+	select run_id, boot, iteration, metric, value + 1, unit from samples
+	where run_id in (select id from runs where job_id=$id)" 2>&1); then
+	fail "the store took a second copy of every sample of job $id"
+else
+	check_contains "the store refuses a duplicate sample (unique key)" "${dup,,}" unique
+fi
+check_eq "the refused insert wrote nothing" \
+	"$(bf_sql "$work" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$id and s.metric='wall_s'")" 12
+if [ "$(bf_store_kind "$work")" = sqlite ]; then
+	check_eq "WAL mode" "$(bf_sql "$work" 'pragma journal_mode')" wal
+else
+	# PostgreSQL has no journal mode to check; what WAL mode buys SQLite
+	# (readers next to the writer) it has anyway. What the store relies on
+	# instead: the unique key over (run_id, boot, iteration, metric).
+	check_eq "samples: unique over (run_id, boot, iteration, metric)" \
+		"$(bf_sql "$work" "select count(*) from pg_index i join pg_class t on t.oid = i.indrelid
+			where t.relname = 'samples' and i.indisunique and i.indnkeyatts = 4
+			and (select string_agg(a.attname, ',' order by a.attname) from pg_attribute a
+			     where a.attrelid = t.oid and a.attnum = any (i.indkey)) = 'boot,iteration,metric,run_id'")" 1
+fi
 # API and CLI serve them.
 check_contains "CLI runs" "$(cli runs "$id")" bfit
 check_contains "CLI status" "$(cli status "$id")" done
@@ -73,8 +93,8 @@ check_eq "agent copy matches" "$(sha256sum "$fleet"/bfit1/home/.benchfleet/bench
 	"$(sha256sum "$BIN/benchfleet-agent" | cut -c1-64)"
 
 # --- bad input: clear errors, nothing written ---
-jobs_before=$(sqlite3 "$db" "select count(*) from jobs")
-runs_before=$(sqlite3 "$db" "select count(*) from runs")
+jobs_before=$(bf_sql "$work" "select count(*) from jobs")
+runs_before=$(bf_sql "$work" "select count(*) from runs")
 r=$(api POST /api/v1/jobs '{"recipe": "page-touch", "machines": ')
 check_eq "truncated JSON" "$(status_of "$r")" 400
 check_contains "truncated JSON names the position" "$(body_of "$r" | jq -r .error)" "line 1"
@@ -120,8 +140,8 @@ raw 'GARBAGE\r\n\r\n' >/dev/null
 code=$(head -c 2000000 /dev/zero | tr '\0' ' ' | curl -sS -o /dev/null -w '%{http_code}' -X POST \
 	-H 'Transfer-Encoding: chunked' --data-binary @- "$URL/api/v1/jobs")
 check_eq "huge chunked body" "$code" 413
-check_eq "nothing written by rejected requests (jobs)" "$(sqlite3 "$db" "select count(*) from jobs")" "$jobs_before"
-check_eq "nothing written by rejected requests (runs)" "$(sqlite3 "$db" "select count(*) from runs")" "$runs_before"
+check_eq "nothing written by rejected requests (jobs)" "$(bf_sql "$work" "select count(*) from jobs")" "$jobs_before"
+check_eq "nothing written by rejected requests (runs)" "$(bf_sql "$work" "select count(*) from runs")" "$runs_before"
 check "daemon still alive after bad input" kill -0 "$DAEMON_PID"
 
 # --- hostile values reach the workload as one literal argv element ---

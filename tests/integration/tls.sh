@@ -26,7 +26,8 @@ start_tls() {
 	while [ "$1" != "--" ]; do pre+=("$1"); shift; done
 	shift
 	rm -f "$dir/port"
-	"${pre[@]}" "$BIN/benchfleetd" --port-file "$dir/port" --store "$dir/bf.db" \
+	bf_store_init "$dir" || return 1
+	"${pre[@]}" "$BIN/benchfleetd" --port-file "$dir/port" --store "$(bf_store "$dir")" \
 		--recipes "$BF_SRC/recipes" --web "$BF_SRC/web" --agent "$BIN/benchfleet-agent" \
 		--tls-cert "$work/cert.pem" --tls-key "$work/key.pem" "$@" >>"$dir/daemon.log" 2>&1 &
 	DAEMON_PID=$!
@@ -61,7 +62,7 @@ rc=$?
 check "TLS 1.1 refused (curl exit $rc)" test "$rc" -ne 0
 check_contains "start-up line says https" "$(cat "$d1/daemon.log")" "listening on https://"
 # Tokens work the same over TLS.
-tok=$("$BIN/benchfleetd" token create --store "$d1/bf.db" --role viewer 2>/dev/null)
+tok=$("$BIN/benchfleetd" token create --store "$(bf_store "$d1")" --role viewer 2>/dev/null)
 check_eq "no token over https -> 401" \
 	"$(curl -sS --cacert "$work/cert.pem" -o /dev/null -w '%{http_code}' "$U/api/v1/jobs")" 401
 check_eq "token over https" \
@@ -94,6 +95,13 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
 	ip -n "$ns" addr add 10.84.0.1/32 dev lo
 	d2=$work/d2
 	mkdir -p "$d2"
+	bf_store_init "$d2" || exit 1
+	if [ "$(bf_store_kind "$d2")" = pg ]; then
+		# The namespace has a loopback of its own: reach PostgreSQL through
+		# its Unix socket instead of 127.0.0.1.
+		u=$(bf_store "$d2")
+		pg_socket_url "${u##*/}" >"$d2/store.url"
+	fi
 	if start_tls "$d2" ip netns exec "$ns" -- --listen 10.84.0.1:0; then
 		p2=$(cat "$d2/port")
 		nc() { ip netns exec "$ns" curl -sS --cacert "$work/cert.pem" -o /dev/null -w '%{http_code}' "$@"; }

@@ -105,8 +105,8 @@ check "stop with streams open takes under 3 s ($ms ms)" test "$ms" -lt 3000
 wait 2>/dev/null
 
 # --- with tokens: the prompt, Bearer on every request, 403 for a viewer ---
-viewer=$("$BIN/benchfleetd" token create --role viewer --name web-viewer --store "$work/bf.db")
-submitter=$("$BIN/benchfleetd" token create --role submitter --name web-sub --store "$work/bf.db")
+viewer=$("$BIN/benchfleetd" token create --role viewer --name web-viewer --store "$(bf_store "$work")")
+submitter=$("$BIN/benchfleetd" token create --role submitter --name web-sub --store "$(bf_store "$work")")
 check "tokens created" test -n "$viewer" -a -n "$submitter"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 check_eq "the API needs a token now" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs")" 401

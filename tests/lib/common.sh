@@ -38,13 +38,97 @@ finish() {
 	[ "$T_FAILS" = 0 ]
 }
 
+# The store of each daemon directory. BF_TEST_STORE=sqlite (the default):
+# DIR/bf.db. BF_TEST_STORE=pg: a database of a private PostgreSQL cluster
+# (tests/lib/pg.sh) started by the first daemon of the test script and
+# shared by all its daemons; one database per DIR, so a daemon restarted on
+# the same DIR finds its store again. DIR/store.url records it.
+BF_TEST_STORE=${BF_TEST_STORE:-sqlite}
+_bf_pg_dbs=0
+# bf_store_init DIR: make DIR's store if it has none (in this shell, not in
+# a $(...) subshell: the cluster is started once per script).
+bf_store_init() {
+	local dir=$1 url
+	[ -s "$dir/store.url" ] && return 0
+	case "$BF_TEST_STORE" in
+	sqlite) return 0 ;;
+	pg)
+		if [ -z "${PG_PORT:-}" ]; then
+			declare -F pg_up >/dev/null || . "$BF_SRC/tests/lib/pg.sh"
+			pg_up "$(mktemp -d /tmp/bf-pg.XXXXXX)" || { echo "FAIL: PostgreSQL did not start" >&2; return 1; }
+		fi
+		_bf_pg_dbs=$((_bf_pg_dbs + 1))
+		url=$(pg_createdb "bf$_bf_pg_dbs") || return 1
+		echo "$url" >"$dir/store.url"
+		;;
+	*) echo "FAIL: BF_TEST_STORE=$BF_TEST_STORE: want sqlite or pg" >&2; return 1 ;;
+	esac
+}
+# bf_store DIR: the --store value of DIR.
+bf_store() {
+	if [ -s "$1/store.url" ]; then cat "$1/store.url"; else echo "$1/bf.db"; fi
+}
+# bf_store_kind DIR: sqlite or pg.
+bf_store_kind() {
+	case "$(bf_store "$1")" in postgresql://*|postgres://*) echo pg ;; *) echo sqlite ;; esac
+}
+# bf_sql DIR SQL: rows of a query on DIR's store in sqlite3's list format
+# (columns joined by '|', one row per line, no header). Write SQL both take.
+bf_sql() {
+	local s
+	s=$(bf_store "$1")
+	case "$s" in
+	postgresql://*|postgres://*)
+		psql -X -q -At -F'|' -v ON_ERROR_STOP=1 "$s" -c "$2" ;;
+	*) sqlite3 "$s" "$2" ;;
+	esac
+}
+# bf_dump DIR: every row of DIR's store as SQL text.
+bf_dump() {
+	local s
+	s=$(bf_store "$1")
+	case "$s" in
+	postgresql://*|postgres://*) "${PG_BIN:-/usr/lib/postgresql/15/bin}/pg_dump" --no-owner "$s" ;;
+	*) sqlite3 "$s" .dump ;;
+	esac
+}
+# bf_json DIR COLUMN PATH: an SQL expression for the text at PATH (a.b.c)
+# of the JSON text in COLUMN.
+bf_json() {
+	case "$(bf_store_kind "$1")" in
+	pg) printf "(CAST(%s AS jsonb) #>> '{%s}')" "$2" "${3//./,}" ;;
+	*) printf "json_extract(%s, '\$.%s')" "$2" "$3" ;;
+	esac
+}
+# bf_integrity DIR: prints ok when the store's pages and indexes check out
+# (SQLite: PRAGMA integrity_check; PostgreSQL: amcheck over every table and
+# B-tree index, index entries checked against the heap), else what failed.
+bf_integrity() {
+	local s out
+	s=$(bf_store "$1")
+	case "$s" in
+	postgresql://*|postgres://*)
+		if out=$("${PG_BIN:-/usr/lib/postgresql/15/bin}/pg_amcheck" --install-missing \
+			--heapallindexed --parent-check "$s" 2>&1); then
+			echo ok
+		else
+			echo "pg_amcheck failed: $out"
+		fi
+		;;
+	*) sqlite3 "$s" 'PRAGMA integrity_check' ;;
+	esac
+}
+# joined SEP: stdin's lines joined by SEP.
+joined() { awk -v s="$1" 'NR > 1 { printf "%s", s } { printf "%s", $0 }'; }
+
 # start_daemon DIR [extra options...]: benchfleetd on 127.0.0.1:<free port>
-# with store DIR/bf.db; sets URL and DAEMON_PID, logs to DIR/daemon.log.
+# with DIR's store (bf_store); sets URL and DAEMON_PID, logs to DIR/daemon.log.
 start_daemon() {
 	local dir=$1; shift
 	rm -f "$dir/port"
+	bf_store_init "$dir" || return 1
 	"$BIN/benchfleetd" --listen 127.0.0.1:0 --port-file "$dir/port" \
-		--store "$dir/bf.db" --recipes "${BF_RECIPES:-$BF_SRC/recipes}" --web "$BF_SRC/web" \
+		--store "$(bf_store "$dir")" --recipes "${BF_RECIPES:-$BF_SRC/recipes}" --web "$BF_SRC/web" \
 		--agent "$BIN/benchfleet-agent" "$@" >>"$dir/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	local i
