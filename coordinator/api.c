@@ -102,6 +102,12 @@ api_store_error(struct api_resp *rs, int r, const char *what)
 		api_error(rs, MHD_HTTP_CONFLICT, NULL, "%s: not allowed in its current state",
 		    what);
 		break;
+	case BF_ERR_DB:
+		/* the store is away (a PostgreSQL restart, a network cut):
+		 * nothing was written; the client may try again */
+		api_error(rs, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%s: the store failed: %s",
+		    what, store_last_error());
+		break;
 	default:
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s: %s", what,
 		    bf_err_str(r));
@@ -286,11 +292,20 @@ api_authorize(struct api *a, const struct api_route *rt, struct api_req *rq,
 	rq->who.role = AUTH_ADMIN;
 	if (rt->need == API_PUBLIC)
 		return 1;
-	if (!atomic_load(&a->auth_on)) {
-		if (!auth_enabled(a->st, a->cfg.auth_required))
+	if (!atomic_load(&a->auth_on) && !a->cfg.auth_required) {
+		int64_t ntok = 0;
+
+		/* Fail closed, but do not latch auth on for a store that was
+		 * only away for a moment: auth turns on for good once a token
+		 * exists (tokens are revoked, never deleted). */
+		if ((r = store_token_count(a->st, &ntok)) != 0) {
+			api_store_error(rs, r, "checking for API tokens");
+			return 0;
+		}
+		if (ntok == 0)
 			return 1;
-		atomic_store(&a->auth_on, 1);
 	}
+	atomic_store(&a->auth_on, 1);
 	r = auth_check(a->st, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
 	    MHD_HTTP_HEADER_AUTHORIZATION), &rq->who);
 	if (r == BF_ERR_AUTH) {
@@ -299,8 +314,7 @@ api_authorize(struct api *a, const struct api_route *rt, struct api_req *rq,
 		return 0;
 	}
 	if (r != 0) {
-		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "checking the token: %s",
-		    bf_err_str(r));
+		api_store_error(rs, r, "checking the token");
 		return 0;
 	}
 	if (!auth_role_allows(rq->who.role, need)) {

@@ -45,6 +45,8 @@ struct ingest {
 	int done_ok;
 	int iterations_seen;
 	int metric_missing;
+	int store_err;			/* storing a sample failed: BF_ERR_* */
+	char store_msg[256];
 	char first_error[512];
 };
 
@@ -475,7 +477,7 @@ ingest_iteration(struct ingest *g, json_t *o)
 	struct store_sample s[NBUILTIN + BF_MAX_METRICS];
 	json_t *metrics, *v;
 	int64_t it, exitst = 0, sig = 0;
-	int warm = 0, timeout = 0;
+	int warm = 0, timeout = 0, r;
 	size_t n = 0, i;
 	double x;
 
@@ -539,8 +541,16 @@ ingest_iteration(struct ingest *g, json_t *o)
 		s[n].value = x;
 		n++;
 	}
-	return store_samples_add(g->env->st, g->c->run_id, g->c->boot,
-	    (int)(it - g->warmup), s, n);
+	/* A sample the store did not take stops the step: the attempt is then
+	 * retried whole (or taken over once its lease lapses), never finished
+	 * with a hole in it. */
+	if ((r = store_samples_add(g->env->st, g->c->run_id, g->c->boot,
+	    (int)(it - g->warmup), s, n)) != 0 && g->store_err == 0) {
+		g->store_err = r;
+		snprintf(g->store_msg, sizeof(g->store_msg), "%s", r == BF_ERR_STATE ?
+		    "the run is no longer this coordinator's" : store_last_error());
+	}
+	return r;
 }
 
 static int
@@ -735,6 +745,17 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	total_ms = (long)((iters + warm) * tmo + 120) * 1000L;
 	ret = ssh_exec(conn, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
 	    env->link_timeout_ms, total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
+	if (g.store_err != 0) {
+		/* A store outage is not the run's fault, so it uses up no
+		 * attempt. If the store is still away this fails too, and the
+		 * lease lapses: store_reclaim requeues the run all the same. */
+		snprintf(msg, sizeof(msg), "attempt %d on %s: storing a sample failed: %s",
+		    c->attempt, env->machine, g.store_msg);
+		store_run_retry(env->st, c->run_id, msg, env->max_attempts + c->attempt, NULL);
+		if (ret != BF_ERR_LOST && ret != BF_ERR_TIMEOUT)
+			ret = 0;
+		goto out;
+	}
 	if (ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT) {
 		snprintf(msg, sizeof(msg), "attempt %d lost on %s: %s", c->attempt, env->machine,
 		    d.msg);

@@ -450,10 +450,11 @@ static const char *const store_sql[Q__COUNT] = {
 
 	/* Recovery takes the running runs of REC_SET: ?1 <> 0 all (SQLite at
 	 * start-up), ?2 <> 0 those of this coordinator (?3) from its previous
-	 * life, and always those whose lease lapsed (?4: now) under another
-	 * coordinator, which is then gone. */
+	 * life, and always those whose lease lapsed (?4: now): their holder is
+	 * gone, or is this coordinator, whose manager renews the lease of
+	 * every run in flight first (a run whose end the store missed). */
 #define REC_SET "state = 'running' AND (?1 <> 0 OR (?2 <> 0 AND (owner IS NULL" \
-	" OR owner = ?3)) OR (COALESCE(owner, '') <> ?3 AND lease_until < ?4))"
+	" OR owner = ?3)) OR lease_until < ?4)"
 	[Q_REC_SAMPLES] = "DELETE FROM samples WHERE run_id IN"
 	    " (SELECT id FROM runs WHERE " REC_SET ")",
 	[Q_REC_LOG] = "INSERT INTO run_logs (run_id, seq, stream, line, at)"
