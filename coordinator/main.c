@@ -21,6 +21,7 @@
 #include "config.h"
 #include "db.h"
 #include "events.h"
+#include "fetch.h"
 #include "parse.h"
 #include "recipes.h"
 #include "sched.h"
@@ -52,12 +53,14 @@ struct options {
 	char *link_timeout;
 	char *boot_failures;
 	char *node;
+	char *peer_allow;
 	int insecure;
+	int peer_allow_http;
 };
 
 static const struct opt {
 	const char *name;
-	size_t off;		/* of the char * in struct options; -1 for flags */
+	size_t off;		/* of the char * in struct options; of the int of a flag */
 	const char *arg;
 	const char *help;
 } opts[] = {
@@ -102,8 +105,13 @@ static const struct opt {
 	{ "auth", offsetof(struct options, auth), "auto|required",
 	  "bearer tokens: auto (on once the store has a token; always off loopback) "
 	  "or required" },
-	{ "insecure", (size_t)-1, NULL,
+	{ "insecure", offsetof(struct options, insecure), NULL,
 	  "allow listening on a non-loopback address without TLS" },
+	{ "peer-allow", offsetof(struct options, peer_allow), "CIDR[,CIDR...]",
+	  "let bundle URLs reach these addresses although they are loopback, private, "
+	  "link-local, ... (default: public addresses only)" },
+	{ "peer-allow-http", offsetof(struct options, peer_allow_http), NULL,
+	  "let bundle URLs be plain http:// (default: https only)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -136,8 +144,8 @@ opt_set(struct options *o, const struct opt *op, const char *val)
 {
 	char **slot;
 
-	if (op->off == (size_t)-1) {
-		o->insecure = strcmp(val, "no") != 0;
+	if (op->arg == NULL) {
+		*(int *)((char *)o + op->off) = strcmp(val, "no") != 0;
 		return 0;
 	}
 	slot = (char **)((char *)o + op->off);
@@ -271,6 +279,7 @@ main(int argc, char **argv)
 	struct events *ev = NULL;
 	struct sched_config scfg;
 	struct api_config acfg;
+	struct fetch_policy fpol;
 	struct bf_diag d;
 	const struct opt *op;
 	char addr[128];
@@ -366,6 +375,14 @@ main(int argc, char **argv)
 	    num_opt("probe-failures", o.probe_failures, 1, 100, 3, &pfails) != 0 ||
 	    num_opt("link-timeout", o.link_timeout, 6, 3600, 20, &linkto) != 0 ||
 	    num_opt("boot-failures", o.boot_failures, 1, 100, 3, &bootfails) != 0) {
+		ret = 2;
+		goto out;
+	}
+	memset(&fpol, 0, sizeof(fpol));
+	fpol.allow = o.peer_allow;
+	fpol.allow_http = o.peer_allow_http;
+	if (fetch_config(&fpol, &d) != 0) {
+		fprintf(stderr, "benchfleetd: --%s\n", d.msg);
 		ret = 2;
 		goto out;
 	}
@@ -498,5 +515,6 @@ main(int argc, char **argv)
 	free(o.probe_failures);
 	free(o.link_timeout);
 	free(o.boot_failures);
+	free(o.peer_allow);
 	return ret;
 }
