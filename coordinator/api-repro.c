@@ -156,9 +156,13 @@ repro_fetch_bundle(const char *url, json_t **out, struct bf_diag *d)
 		r = bundle_parse(b.data != NULL ? b.data : "", b.len, BF_MAX_URL_BUNDLE, out,
 		    &why);
 	}
-	if (r != 0)
-		fprintf(stderr, "benchfleetd: fetch: the body is not a usable bundle: %s\n",
-		    why.msg[0] ? why.msg : bf_err_str(r));
+	if (r != 0) {
+		char m[BF_DIAG_MSG + 32];
+
+		snprintf(m, sizeof(m), "not a usable bundle: %s", why.msg[0] ? why.msg :
+		    bf_err_str(r));
+		fetch_log_failure(url, m);
+	}
 out:
 	if (r != 0 && r != BF_ERR_STATE)
 		bf_diag_set(d, "url", "the bundle could not be fetched (the coordinator's log "

@@ -560,6 +560,18 @@ printable(const char *s, size_t len, size_t max, char *buf, size_t bufsz)
 	return buf;
 }
 
+void
+fetch_log_failure(const char *url, const char *why)
+{
+	char ubuf[201], wbuf[BF_DIAG_MSG];
+
+	if (strncmp(why, "url: ", 5) == 0)
+		why += 5;
+	fprintf(stderr, "benchfleetd: fetch %s failed: %s\n", url != NULL ?
+	    printable(url, strlen(url), 200, ubuf, sizeof(ubuf)) : "(null)",
+	    printable(why, strlen(why), sizeof(wbuf) - 1, wbuf, sizeof(wbuf)));
+}
+
 int
 fetch_url(const char *url, size_t max, struct buf *out, struct bf_diag *d)
 {
@@ -642,10 +654,7 @@ fetch_url(const char *url, size_t max, struct buf *out, struct bf_diag *d)
 	}
 out:
 	if (r != 0) {
-		fprintf(stderr, "benchfleetd: fetch %s failed: %s\n", url != NULL ?
-		    printable(url, strlen(url), 200, ubuf, sizeof(ubuf)) : "(null)",
-		    why.msg[0] == '\0' ? bf_err_str(r) :
-		    strncmp(why.msg, "url: ", 5) == 0 ? why.msg + 5 : why.msg);
+		fetch_log_failure(url, why.msg[0] != '\0' ? why.msg : bf_err_str(r));
 		bf_diag_set(d, "url", FETCH_GENERIC);
 		buf_free(out);
 	}

@@ -72,6 +72,10 @@ void fetch_slot_give(void);
  */
 int fetch_url(const char *url, size_t max, struct buf *out, struct bf_diag *d);
 
+/* Log "benchfleetd: fetch URL failed: why" to stderr, both cut and with
+ * anything unprintable as '?': the reason a caller was not told. */
+void fetch_log_failure(const char *url, const char *why);
+
 /*
  * An upper bound on the values of the JSON text (containers + commas + 1,
  * outside strings), for refusing a tree too large to build before jansson

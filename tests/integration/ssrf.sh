@@ -9,9 +9,27 @@
 # same to the caller (the reason is in E's log only); a redirect is not
 # followed; an oversized body and a node bomb are refused with E's peak
 # RSS bounded; 10 parallel fetches of a slow peer: at most 2 run, the rest
-# get 503. Loopback only: no address outside 127/8 is ever connected to.
+# get 503.
+#
+# The whole script runs in its own network namespace (bfp5ssrf) with only
+# a loopback: the addresses probed here are not reachable from it, so even
+# a fetcher that fails this test (today's, or a regression) sends nothing
+# off the machine.
 set -uo pipefail
+if [ -z "${BF_SSRF_NETNS:-}" ]; then
+	ns=bfp5ssrf
+	ip netns del "$ns" 2>/dev/null
+	ip netns add "$ns" || { echo "FAIL: ip netns add $ns"; exit 1; }
+	ip -n "$ns" link set lo up
+	BF_SSRF_NETNS=$ns ip netns exec "$ns" bash "$0" "$@"
+	rc=$?
+	ip netns del "$ns"
+	exit $rc
+fi
 . "$(dirname "$0")/../lib/common.sh"
+check_eq "in a netns with no route out" "$(ip route show default | wc -l)" 0
+# The localhost probes below need the name to resolve (/etc/hosts).
+check "localhost resolves here (getent hosts localhost)" getent hosts localhost
 
 work=$(mktemp -d /tmp/bf-ssrf.XXXXXX)
 defer "rm -rf '$work'"
@@ -48,7 +66,7 @@ CLOSED=$(closed_port)
 
 # D publishes a job's bundle (a machine that never answers is enough for a
 # queued job): the legitimate peer of E below.
-ssh-keygen -q -t ed25519 -N '' -f "$work/key" >/dev/null
+(umask 077 && echo "never used: the machine is never reached" >"$work/key")
 r=$(api POST /api/v1/machines "{\"name\":\"m1\",\"host\":\"127.0.0.1\",\"port\":9,\"user\":\"x\",\"key\":\"$work/key\",\"class\":\"lab\"}")
 check_eq "D: register a machine" "$(status_of "$r")" 201
 r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"lab"},"repetitions":{"iterations":1}}')
