@@ -4,7 +4,7 @@
 # POST /reproductions {"url"} at its own open port, a closed port, private,
 # link-local and loopback addresses in every spelling, localhost, file:,
 # gopher: gets one status and one body, at once. Daemon E allows loopback
-# (--peer-allow 127.0.0.0/8 --peer-allow-http): a published bundle of D
+# (--peer-allow 127.0.0.0/8,::1/128 --peer-allow-http): a published bundle of D
 # is fetched; open, closed, 404, 500 and non-bundle answers still look the
 # same to the caller (the reason is in E's log only); a redirect is not
 # followed; an oversized body and a node bomb are refused with E's peak
@@ -129,7 +129,7 @@ done
 # ... the reasons are in D's log
 check "D log: loopback named" grep -q "127.0.0.1 is refused: loopback" "$work/d/daemon.log"
 check "D log: metadata named" grep -q "169.254.169.254 is refused: link-local" "$work/d/daemon.log"
-check "D log: localhost resolved and refused" grep -q "localhost is 127.0.0.1, refused: loopback" "$work/d/daemon.log"
+check "D log: localhost resolved and refused" grep -qE "localhost is (127.0.0.1|::1), refused: loopback" "$work/d/daemon.log"
 check "D log: plain http refused" grep -q 'scheme "http" refused' "$work/d/daemon.log"
 check "D log: file: refused" grep -q 'scheme "file" refused' "$work/d/daemon.log"
 check "D log: nothing was fetched" bash -c "! grep -q 'benchfleetd: fetched' '$work/d/daemon.log'"
@@ -212,7 +212,7 @@ check_eq "D: the loopback peer is refused" "$(rbody_of "$r")" "$first"
 check_eq "D: the peer was not contacted" "$(curl -fsS "$PEER/stats" | jq .hits)" 0
 
 # --- E: loopback allowed, as a lab's test setup would ---
-start_daemon "$work/e" --peer-allow 127.0.0.0/8 --peer-allow-http || exit 1
+start_daemon "$work/e" --peer-allow 127.0.0.0/8,::1/128 --peer-allow-http || exit 1
 URL_E=$URL PID_E=$DAEMON_PID
 defer "kill $PID_E 2>/dev/null; wait $PID_E 2>/dev/null"
 DAEMON_PID=
@@ -233,7 +233,7 @@ check "E: by name too (status $(status_of "$r"))" test "$(status_of "$r")" != 50
 efirst=
 for u in "http://127.0.0.1:$PD/healthz" "http://127.0.0.1:$CLOSED/" \
 	"http://127.0.0.1:$PD/api/v1/jobs/999/bundle" "$PEER/leak" "$PEER/html" \
-	"$PEER/redirect" "http://10.0.0.1/" "http://169.254.169.254/" "http://[::1]:$PD/" \
+	"$PEER/redirect" "http://10.0.0.1/" "http://169.254.169.254/" "http://[::2]:$PD/" \
 	"https://127.0.0.1:$PD/" "file:///etc/passwd" "http://127.0.0.1:22/"; do
 	r=$(post_url "$u")
 	check_eq "E: $u: status" "$(status_of "$r")" 502
