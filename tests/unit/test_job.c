@@ -10,6 +10,7 @@
 #include "caps.h"
 #include "err.h"
 #include "job.h"
+#include "path.h"
 #include "jx.h"
 #include "recipe.h"
 #include "t.h"
@@ -391,7 +392,7 @@ test_clash(void)
 	    "\"matrix\": {\"thp_enabled\": [\"never\"]}}";
 	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
 	if (job != NULL) {
-		T_EQ_INT(job_validate(job, r, &d), BF_ERR_INVALID);
+		T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 		expect_msg(t, &d, "matrix.thp_enabled: is both a parameter of recipe clash and a knob");
 	}
 	job_free(job);
@@ -400,7 +401,7 @@ test_clash(void)
 	    "\"knobs\": {\"thp_enabled\": \"never\"}}";
 	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
 	if (job != NULL) {
-		T_EQ_INT(job_validate(job, r, &d), BF_ERR_INVALID);
+		T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 		expect_msg(t, &d, "knobs.thp_enabled: is both a parameter");
 	}
 	job_free(job);
@@ -431,7 +432,7 @@ test_validate(void)
 			continue;
 		}
 		bf_diag_clear(&d);
-		T_EQ_INT(job_validate(job, r, &d), validate_cases[i].r);
+		T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), validate_cases[i].r);
 		expect_msg(validate_cases[i].text, &d, validate_cases[i].msg);
 		job_free(job);
 	}
@@ -440,7 +441,7 @@ test_validate(void)
 	t = J(", \"preset\": \"test\", \"params\": {\"msg\": \"x\", \"flag\": true}");
 	job = NULL;
 	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
-	T_EQ_INT(job_validate(job, r, &d), 0);
+	T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), 0);
 	T_EQ_INT(job_base_values(job, r, &vals, &d), 0);
 	if (vals != NULL) {
 		T_EQ_INT(json_object_size(vals), 5);
@@ -512,7 +513,7 @@ test_experiments(void)
 		snprintf(path, sizeof(path), "%s/recipes/%s.json", src, job->recipe);
 		r = NULL;
 		T_EQ_INT(recipe_load_file(path, &r, &d), 0);
-		if (r != NULL && job_validate(job, r, &d) != 0) {
+		if (r != NULL && job_validate(job, r, PATH_DEFAULT_ROOT, &d) != 0) {
 			fprintf(stderr, "%s: %s\n", files[i], d.msg);
 			T_CHECK(0);
 		}

@@ -13,6 +13,7 @@
 #include "jx.h"
 #include "caps.h"
 #include "recipe.h"
+#include "path.h"
 #include "t.h"
 
 #define PARAMS \
@@ -456,7 +457,8 @@ test_check_value(void)
 		v = json_loads(vc[i].val, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
 		T_CHECK(v != NULL);
 		bf_diag_clear(&d);
-		T_EQ_INT(recipe_check_value(recipe_param(r, vc[i].param), v, "matrix.x[2]", &d),
+		T_EQ_INT(recipe_check_value(recipe_param(r, vc[i].param), v, NULL, "matrix.x[2]",
+		    &d),
 		    vc[i].r);
 		expect_msg(vc[i].val, &d, vc[i].msg);
 		json_decref(v);
@@ -464,12 +466,13 @@ test_check_value(void)
 	memset(longs, 'q', 257);
 	longs[257] = '\0';
 	v = json_string(longs);
-	T_EQ_INT(recipe_check_value(recipe_param(r, "msg"), v, "params.msg", &d), BF_ERR_TOOBIG);
+	T_EQ_INT(recipe_check_value(recipe_param(r, "msg"), v, NULL, "params.msg", &d),
+	    BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "params.msg: is 257 bytes long; at most 256 allowed");
 	json_decref(v);
 	longs[256] = '\0';
 	v = json_string(longs);
-	T_EQ_INT(recipe_check_value(recipe_param(r, "msg"), v, "params.msg", &d), 0);
+	T_EQ_INT(recipe_check_value(recipe_param(r, "msg"), v, NULL, "params.msg", &d), 0);
 	json_decref(v);
 	recipe_free(r);
 }
@@ -483,7 +486,7 @@ static void
 test_render(void)
 {
 	static const char *const hostile[] = {
-		"; touch /tmp/pwned", "$(id)", "`id`", "a\nb", "x y  z", "'\"\\", "*", "", "-rf /",
+		"; touch /tmp/pwned", "$(id)", "`id`", "a\nb", "x y  z", "'\"\\", "*", "a -rf /",
 	};
 	struct recipe *r = NULL;
 	struct bf_diag d;
@@ -537,6 +540,17 @@ test_render(void)
 		recipe_argv_free(argv);
 		argv = NULL;
 	}
+
+	/* {msg} is a whole element: neither an option nor empty gets there */
+	json_object_set_new(vals, "msg", json_string("-rf /"));
+	T_EQ_INT(recipe_render_argv(r, vals, &argv, &argc, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "values.msg: \"-rf /\" begins with \"-\"");
+	T_CHECK(argv == NULL);
+	json_object_set_new(vals, "msg", json_string(""));
+	T_EQ_INT(recipe_render_argv(r, vals, &argv, &argc, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "values.msg: is empty");
+	T_CHECK(argv == NULL);
+	json_object_set_new(vals, "msg", json_string("ok"));
 
 	/* a value that fails its check is refused at render too */
 	json_object_set_new(vals, "loops", json_string("; touch /tmp/pwned"));
@@ -672,7 +686,7 @@ test_step_parts(void)
 	T_CHECK(!recipe_metric_from_output(&r->metrics[2]));
 	vals = json_pack("{s:i,s:s}", "port", 20000, "dir", "/tmp/a b;$(id)");
 	step = json_object();
-	T_EQ_INT(recipe_step_json(r, vals, step, &d), 0);
+	T_EQ_INT(recipe_step_json(r, vals, PATH_DEFAULT_ROOT, step, &d), 0);
 	dump = json_dumps(step, JSON_COMPACT | JSON_SORT_KEYS);
 	T_EQ_STR(dump, "{\"metrics\":[{\"csv\":{\"column\":\"rps\",\"row_match\":\"GET\"},"
 	    "\"name\":\"get_rps\",\"source\":\"stdout\"},{\"json\":\"a.b\",\"name\":\"j\","
