@@ -392,7 +392,7 @@ repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
 		if (!json_is_object(o) || json_object_update(o, q->knobs) != 0)
 			goto oom;
 	}
-	if ((r = job_from_json(doc, &job, d)) != 0 || (r = job_validate(job, rec, d)) != 0 ||
+	if ((r = job_from_json(doc, &job, d)) != 0 || (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
 	    (r = matrix_expand(job, rec, &cells, &ncells, d)) != 0)
 		goto out;
 	if ((size_t)job->boots > BF_MAX_CELLS / (ncells ? ncells : 1)) {

@@ -23,6 +23,7 @@
 #include "events.h"
 #include "fetch.h"
 #include "parse.h"
+#include "path.h"
 #include "recipes.h"
 #include "sched.h"
 #include "ssh.h"
@@ -54,6 +55,7 @@ struct options {
 	char *boot_failures;
 	char *node;
 	char *peer_allow;
+	char *workdir_root;
 	int insecure;
 	int peer_allow_http;
 };
@@ -105,6 +107,9 @@ static const struct opt {
 	{ "auth", offsetof(struct options, auth), "auto|required",
 	  "bearer tokens: auto (on once the store has a token; always off loopback) "
 	  "or required" },
+	{ "workdir-root", offsetof(struct options, workdir_root), "DIR",
+	  "path parameters of recipes (a build's workdir) must be below it; the agent "
+	  "refuses symlinks under it (default " PATH_DEFAULT_ROOT ")" },
 	{ "insecure", offsetof(struct options, insecure), NULL,
 	  "allow listening on a non-loopback address without TLS" },
 	{ "peer-allow", offsetof(struct options, peer_allow), "CIDR[,CIDR...]",
@@ -333,7 +338,8 @@ main(int argc, char **argv)
 	    (o.agent == NULL && (o.agent = default_agent("")) == NULL) ||
 	    (o.recipes == NULL &&
 	    (o.recipes = first_dir("recipes", BF_SOURCE_DIR "/recipes")) == NULL) ||
-	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL)) {
+	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL) ||
+	    (o.workdir_root == NULL && (o.workdir_root = strdup(PATH_DEFAULT_ROOT)) == NULL)) {
 		fprintf(stderr, "benchfleetd: out of memory\n");
 		goto out;
 	}
@@ -349,6 +355,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: --listen: \"%s\" is not ADDR:PORT\n", o.listen);
 		ret = 2;
 		goto out;
+	}
+	{
+		const char *why = NULL;
+
+		if (path_check_normal(o.workdir_root, strlen(o.workdir_root), &why) != 0 ||
+		    strcmp(o.workdir_root, "/") == 0) {
+			fprintf(stderr, "benchfleetd: --workdir-root: \"%s\" %s\n", o.workdir_root,
+			    why != NULL ? why : "is the whole filesystem; name a directory");
+			ret = 2;
+			goto out;
+		}
 	}
 	if ((o.tls_cert == NULL) != (o.tls_key == NULL)) {
 		fprintf(stderr, "benchfleetd: --tls-cert and --tls-key go together\n");
@@ -443,6 +460,7 @@ main(int argc, char **argv)
 	scfg.link_timeout_ms = linkto * 1000;
 	scfg.boot_failures = bootfails;
 	scfg.ev = ev;
+	scfg.workdir_root = o.workdir_root;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -456,6 +474,7 @@ main(int argc, char **argv)
 	    !is_loopback(addr);
 	acfg.tls_cert = o.tls_cert;
 	acfg.tls_key = o.tls_key;
+	acfg.workdir_root = o.workdir_root;
 	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -506,6 +525,7 @@ main(int argc, char **argv)
 	free(o.port_file);
 	free(o.lease);
 	free(o.node);
+	free(o.workdir_root);
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.tls_cert);

@@ -33,16 +33,18 @@ struct runner_env {
 	int link_timeout_ms;		/* silence (keepalives count) = dead link */
 	int sudo;			/* the lab user is not root: agent via sudo -n */
 	struct events *ev;		/* may be NULL */
+	const char *workdir_root;	/* path parameters must stay under it */
 };
 
 /*
  * Build the agent step (a JSON document) for a claim. BF_ERR_INVALID when the
- * job's stored recipe or values no longer render (d says why).
+ * job's stored recipe or values no longer render, or a path parameter is not
+ * under workdir_root (d says why).
  * *stepp is a new reference; *rp (rp may be NULL) the job's recipe as run,
  * freed by the caller with recipe_free().
  */
-int runner_build_step(const struct store_claim *c, json_t **stepp, struct recipe **rp,
-    struct bf_diag *d);
+int runner_build_step(const struct store_claim *c, const char *workdir_root, json_t **stepp,
+    struct recipe **rp, struct bf_diag *d);
 
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the connection. */

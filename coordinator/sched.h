@@ -26,6 +26,7 @@ struct sched_config {
 	int link_timeout_ms;		/* SSH silence (keepalives count) taken as a dead link */
 	int boot_failures;		/* boot failures in a row that quarantine a machine */
 	struct events *ev;		/* state changes are published here; may be NULL */
+	const char *workdir_root;	/* --workdir-root, sent with path parameters (borrowed) */
 };
 
 struct sched;
