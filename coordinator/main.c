@@ -17,6 +17,7 @@
 
 #include "api.h"
 #include "auth.h"
+#include "boot.h"
 #include "caps.h"
 #include "config.h"
 #include "db.h"
@@ -53,6 +54,7 @@ struct options {
 	char *boot_failures;
 	char *node;
 	int insecure;
+	struct boot_profiles profiles;	/* power.NAME, boot-command.NAME of --config */
 };
 
 static const struct opt {
@@ -162,7 +164,16 @@ opt_set_name(void *o, const char *name, const char *val)
 	return opt_set(o, opt_find(name), val);
 }
 
-static const struct config_ops opt_config = { opt_kind, opt_set_name };
+static int
+opt_profile(void *o, const char *kind, const char *name, const struct config_words *w,
+    struct bf_diag *d)
+{
+	return boot_profiles_add(&((struct options *)o)->profiles, kind, name, w->word,
+	    w->quoted, w->n, d);
+}
+
+static const struct config_ops opt_config = { opt_kind, opt_set_name, boot_profile_kinds,
+    opt_profile };
 
 static int
 parse_listen(const char *s, char *addr, size_t addrsz, int *port)
@@ -287,6 +298,8 @@ main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	/* machines name these; boot.c resolves the names (before any thread) */
+	boot_profiles_use(&o.profiles);
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
@@ -498,5 +511,7 @@ main(int argc, char **argv)
 	free(o.probe_failures);
 	free(o.link_timeout);
 	free(o.boot_failures);
+	boot_profiles_use(NULL);
+	boot_profiles_clear(&o.profiles);
 	return ret;
 }
