@@ -115,7 +115,9 @@ usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: benchfleetd [--config FILE] [options]\n"
-	    "       benchfleetd token create|list|revoke ... (benchfleetd token --help)\n");
+	    "       benchfleetd token create|list|revoke ... (benchfleetd token --help)\n"
+	    "  a --config FILE also declares the commands machines name: lines\n"
+	    "  power.NAME = COMMAND... and boot-command.NAME = COMMAND... (docs/deploy.md)\n");
 	for (i = 0; i < NOPTS; i++)
 		fprintf(f, "  --%s%s%s\n      %s\n", opts[i].name, opts[i].arg ? " " : "",
 		    opts[i].arg ? opts[i].arg : "", opts[i].help);
