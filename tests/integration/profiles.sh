@@ -190,7 +190,7 @@ check_eq "old machine: its samples" \
 	"$(bf_sql "$work" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$nid and s.metric='wall_s'")" 1
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"names":["old1"]},"cmdline":"nokaslr"}')
 check_eq "old machine: a boot job refused at submit" "$(status_of "$r")" 400
-check_contains "old machine: says why" "$(body_of "$r")" "machine old1 cannot reboot"
+check_contains "old machine: says why" "$(body_of "$r")" "machine old1 cannot reboot (boot.power_cycle: must name a power profile"
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"names":["old1"]},"repetitions":{"iterations":1,"boots":2}}')
 check_eq "old machine: a multi-boot job accepted" "$(status_of "$r")" 201
 mid=$(body_of "$r" | jq -r .id)
