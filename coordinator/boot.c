@@ -432,23 +432,22 @@ boot_cmd_command(const struct boot_machine *m, const struct boot_kernel *k, cons
 		for (p = m->command->argv[i]; *p != '\0'; ) {
 			if ((s = boot_slot_at(p)) >= 0) {
 				if ((r = buf_puts(&w, vals[s])) != 0)
-					goto fail;
+					goto out;
 				p += strlen(boot_slots[s]);
 			} else {
 				if ((r = buf_append(&w, p, 1)) != 0)
-					goto fail;
+					goto out;
 				p++;
 			}
 		}
 		if ((i > 0 && (r = buf_puts(cmd, " ")) != 0) ||
 		    (r = shquote(cmd, w.data != NULL ? w.data : "")) != 0)
-			goto fail;
+			goto out;
 	}
 	r = 0;
-	goto out;
-fail:
-	bf_diag_set(d, "boot", "cannot build the boot command: %s", bf_err_str(r));
 out:
+	if (r != 0 && r != BF_ERR_STATE)
+		bf_diag_set(d, "boot", "cannot build the boot command: %s", bf_err_str(r));
 	buf_free(&w);
 	return r;
 }
