@@ -180,6 +180,8 @@ v=$(curl -fsS "$URL/api/v1/machines/old1")
 check_eq "old argv: not in the view" "$(jq -r '.boot.power_cycle // "none"' <<<"$v")" none
 check_contains "old argv: boot_error says to re-declare it" "$(jq -r .boot_error <<<"$v")" \
 	"boot.power_cycle: must name a power profile, not give a command (an array): commands live in the daemon's config file as power.NAME"
+check_contains "old argv: the CLI's machine list says so" \
+	"$("$BIN/benchfleet" --url "$URL" machines | grep '^old1 ')" "boot.power_cycle: must name"
 v=$(curl -fsS "$URL/api/v1/machines/old2")
 check_eq "old template: not in the view" "$(jq -r '.boot.command // "none"' <<<"$v")" none
 check_contains "old template: boot_error" "$(jq -r .boot_error <<<"$v")" "boot.command: must name a boot-command profile"
