@@ -84,7 +84,12 @@ machine_list(struct cli *c, const struct cmd_args *a)
 		row[4] = cli_cell(m, "hostname", b[4], sizeof(b[4]));
 		row[5] = cli_cell(m, "kernel", b[5], sizeof(b[5]));
 		row[6] = cli_time(m, "last_seen", b[6], sizeof(b[6]));
-		row[7] = cli_cell(m, "last_error", b[7], sizeof(b[7]));
+		/* a boot config that cannot boot (an older release's inline
+		 * command) says so until the machine is registered again */
+		row[7] = json_is_string(json_object_get(m, "last_error")) ||
+		    !json_is_string(json_object_get(m, "boot_error")) ?
+		    cli_cell(m, "last_error", b[7], sizeof(b[7])) :
+		    cli_cell(m, "boot_error", b[7], sizeof(b[7]));
 		if ((r = table_add_row(&t, row)) != 0) {
 			cli_err("%s", bf_err_str(r));
 			r = CLI_EXIT_FAIL;

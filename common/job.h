@@ -98,8 +98,10 @@ void job_free(struct job_spec *job);
 int job_is_boot_axis(const char *k);
 /* A kernel release: 1..JOB_MAX_RELEASE of [A-Za-z0-9._+~-], alphanumeric first. */
 int job_check_kernel(const char *s, const char *path, struct bf_diag *d);
-/* Command-line parameters: printable ASCII without quotes, backslash or
- * backquote, at most JOB_MAX_CMDLINE bytes ("" is fine). */
+/* Command-line parameters: params separated by spaces, each of A-Z a-z 0-9
+ * and JOB_CMDLINE_CHARS (no shell syntax: no $ ( ) ` ; & | < > quotes,
+ * backslash, glob or newline), at most JOB_MAX_CMDLINE bytes ("" is fine). */
+#define JOB_CMDLINE_CHARS	"._,:=+/@%~!-"
 int job_check_cmdline(const char *s, const char *path, struct bf_diag *d);
 
 /* A knob value (string or integer) as the text knob_check() takes;

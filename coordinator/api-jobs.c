@@ -114,9 +114,9 @@ check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *
 		bf_diag_clear(&bd);
 		if (ms[i].boot == NULL ||
 		    boot_config_loads(ms[i].boot, strlen(ms[i].boot), &bm, &bd) != 0) {
-			bf_diag_set(d, "machines", "machine %s cannot reboot (no boot configuration%s"
-			    "%s), and this job asks for a kernel or command line", ms[i].name,
-			    bd.msg[0] ? ": " : "", bd.msg);
+			bf_diag_set(d, "machines", "machine %s cannot reboot (%s), and this job asks "
+			    "for a kernel or command line", ms[i].name,
+			    bd.msg[0] ? bd.msg : "no boot configuration");
 			r = BF_ERR_INVALID;
 			break;
 		}

@@ -115,9 +115,10 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "path on the coordinator", key);
 		goto out;
 	}
+	/* no path in the answer: API answers carry no key path (store.c) */
 	if (access(key, R_OK) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "key", "key: %.200s cannot be read by the "
-		    "coordinator", key);
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "key", "key: the coordinator cannot read "
+		    "that file");
 		goto out;
 	}
 	memset(&m, 0, sizeof(m));

@@ -148,6 +148,26 @@ out:
 	return r;
 }
 
+/* Printable ASCII without quotes, backslash or backquote (a grub entry). */
+static int
+boot_check_plain(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '\'' ||
+		    *s == '"' || *s == '`' || *s == '\\')
+			return BF_ERR_INVALID;
+	return 0;
+}
+
+/*
+ * A kernel command line is params separated by spaces, each of
+ * BOOT_CMDLINE_CHARS. The set is what real params use (console=ttyS0,115200
+ * root=UUID=... isolcpus=1-3 crashkernel=256M@16M acpi_osi=!Linux) and no
+ * shell syntax: even where a slot's quoting would hold, a value that is
+ * plain on its way to the machine needs no trust in that quoting.
+ */
+#define BOOT_CMDLINE_CHARS	"._,:=+/@%~!-"
+
 int
 boot_check_cmdline(const char *s, struct bf_diag *d)
 {
@@ -162,9 +182,10 @@ boot_check_cmdline(const char *s, struct bf_diag *d)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c > 0x7e || c == '\'' || c == '"' || c == '`' || c == '\\') {
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == ' ' || (c != '\0' && strchr(BOOT_CMDLINE_CHARS, c) != NULL))) {
 			bf_diag_set(d, "cmdline", "byte %zu (0x%02x) is not allowed: params are "
-			    "printable ASCII without quotes, backslashes or newlines", i, c);
+			    "A-Z a-z 0-9 and %s, separated by spaces", i, c, BOOT_CMDLINE_CHARS);
 			r = BF_ERR_INVALID;
 			goto out;
 		}
@@ -366,44 +387,262 @@ out:
 	return r;
 }
 
-/* The admin's template; each {slot} becomes one shquote()d word. The
- * command itself must return before the machine goes down. */
+/* The slots of a boot-command template, in boot_cmd_command's order. */
+static const char *const boot_slots[] = { "{kernel}", "{image}", "{initrd}", "{cmdline}" };
+#define BOOT_NSLOTS (sizeof(boot_slots) / sizeof(boot_slots[0]))
+
+/* The slot that starts at p, or -1. */
+static int
+boot_slot_at(const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < BOOT_NSLOTS; i++)
+		if (strncmp(p, boot_slots[i], strlen(boot_slots[i])) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The boot-command profile: each word, its slots filled, becomes one
+ * shquote()d word, so a value stays one argument whatever it holds and
+ * wherever the slot sits in its word. The command itself must return
+ * before the machine goes down.
+ */
 static int
 boot_cmd_command(const struct boot_machine *m, const struct boot_kernel *k, const char *cmdline,
     struct buf *cmd, struct bf_diag *d)
 {
-	const struct {
-		const char *slot;
-		const char *value;
-	} slots[] = {
-		{ "{kernel}", k->release },
-		{ "{image}", k->image != NULL ? k->image : "" },
-		{ "{initrd}", k->initrd != NULL ? k->initrd : "" },
-		{ "{cmdline}", cmdline },
-	};
-	const char *p = m->command;
+	const char *vals[BOOT_NSLOTS] = { k->release, k->image != NULL ? k->image : "",
+	    k->initrd != NULL ? k->initrd : "", cmdline };
+	const char *p;
+	struct buf w;
 	size_t i;
-	int r;
+	int r, s;
 
-	while (*p != '\0') {
-		for (i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
-			if (strncmp(p, slots[i].slot, strlen(slots[i].slot)) == 0)
-				break;
-		if (i < sizeof(slots) / sizeof(slots[0])) {
-			if ((r = shquote(cmd, slots[i].value)) != 0)
-				goto out;
-			p += strlen(slots[i].slot);
-		} else {
-			if ((r = buf_append(cmd, p, 1)) != 0)
-				goto out;
-			p++;
+	buf_init(&w, BF_MAX_ARG);
+	if (m->command == NULL || m->command->argv == NULL) {
+		bf_diag_set(d, "boot.command", "boot-command profile %s has no command in this "
+		    "process", m->command != NULL ? m->command->name : "(none)");
+		r = BF_ERR_STATE;
+		goto out;
+	}
+	for (i = 0; i < m->command->argc; i++) {
+		buf_reset(&w);
+		for (p = m->command->argv[i]; *p != '\0'; ) {
+			if ((s = boot_slot_at(p)) >= 0) {
+				if ((r = buf_puts(&w, vals[s])) != 0)
+					goto out;
+				p += strlen(boot_slots[s]);
+			} else {
+				if ((r = buf_append(&w, p, 1)) != 0)
+					goto out;
+				p++;
+			}
 		}
+		if ((i > 0 && (r = buf_puts(cmd, " ")) != 0) ||
+		    (r = shquote(cmd, w.data != NULL ? w.data : "")) != 0)
+			goto out;
 	}
 	r = 0;
 out:
-	if (r != 0)
+	if (r != 0 && r != BF_ERR_STATE)
 		bf_diag_set(d, "boot", "cannot build the boot command: %s", bf_err_str(r));
+	buf_free(&w);
 	return r;
+}
+
+/* ---- profiles ---- */
+
+const char *const boot_profile_kinds[] = { "power", "boot-command", NULL };
+
+/* boot_profiles_use(): written once at start, read-only after. */
+static const struct boot_profiles *boot_pf;
+
+/* Words that would hand a slot's value to a shell as code. */
+static const char *const boot_shells[] = { "sh", "bash", "dash", "ash", "zsh", "ksh", "mksh",
+    "busybox", "eval", NULL };
+
+/* The "syntax" bytes a boot-command template may hold only in quotes. */
+#define BOOT_TEMPLATE_SYNTAX	";&|<>()$`*?[]~"
+
+/* Check a boot-command template (see boot.h). */
+static int
+boot_check_template(char *const *words, const unsigned char *quoted, size_t n,
+    struct bf_diag *d)
+{
+	const char *p, *base;
+	size_t i, j;
+	int s;
+
+	for (i = 0; i < n; i++) {
+		base = strrchr(words[i], '/');
+		base = base != NULL ? base + 1 : words[i];
+		for (j = 0; boot_shells[j] != NULL; j++)
+			if (strcmp(base, boot_shells[j]) == 0) {
+				bf_diag_set(d, NULL, "word %zu is the shell %s, which would read slot "
+				    "values as code; name the program itself", i + 1, boot_shells[j]);
+				return BF_ERR_INVALID;
+			}
+		for (p = words[i]; *p != '\0'; p++) {
+			if (*p == '{' && (s = boot_slot_at(p)) >= 0) {
+				if (i == 0) {
+					bf_diag_set(d, NULL, "the program (word 1) may not be a slot");
+					return BF_ERR_INVALID;
+				}
+				if (quoted[i]) {
+					bf_diag_set(d, NULL, "word %zu: slot %s inside quotes; each "
+					    "word is quoted for the machine's shell already, so write "
+					    "the slot bare", i + 1, boot_slots[s]);
+					return BF_ERR_INVALID;
+				}
+				p += strlen(boot_slots[s]) - 1;
+				continue;
+			}
+			if (*p == '{' || *p == '}') {
+				bf_diag_set(d, NULL, "word %zu: '%c' is not part of a slot (slots: "
+				    "{kernel} {image} {initrd} {cmdline})", i + 1, *p);
+				return BF_ERR_INVALID;
+			}
+			if (!quoted[i] && strchr(BOOT_TEMPLATE_SYNTAX, *p) != NULL) {
+				bf_diag_set(d, NULL, "word %zu: '%c' would be shell syntax, but a "
+				    "boot command is one program and its words, each passed as "
+				    "one; put a literal '%c' in single quotes", i + 1, *p, *p);
+				return BF_ERR_INVALID;
+			}
+		}
+	}
+	return 0;
+}
+
+static const struct boot_profile *
+boot_profile_find_in(const struct boot_profiles *pf, enum boot_profile_kind kind,
+    const char *name)
+{
+	size_t i;
+
+	for (i = 0; pf != NULL && name != NULL && i < pf->n; i++)
+		if (pf->v[i].kind == kind && strcmp(pf->v[i].name, name) == 0)
+			return &pf->v[i];
+	return NULL;
+}
+
+static void
+boot_profile_wipe(struct boot_profile *p)
+{
+	size_t i;
+
+	if (p->argv == NULL)
+		return;
+	for (i = 0; i < p->argc; i++) {
+		explicit_bzero(p->argv[i], strlen(p->argv[i]));
+		free(p->argv[i]);
+	}
+	free(p->argv);
+	p->argv = NULL;
+}
+
+int
+boot_profiles_add(struct boot_profiles *pf, const char *kind, const char *name,
+    char *const *words, const unsigned char *quoted, size_t n, struct bf_diag *d)
+{
+	struct boot_profile p, *nv;
+	struct bf_diag d2;
+	size_t i;
+	int r, k;
+
+	memset(&p, 0, sizeof(p));
+	for (k = 0; boot_profile_kinds[k] != NULL; k++)
+		if (strcmp(boot_profile_kinds[k], kind) == 0)
+			break;
+	if (boot_profile_kinds[k] == NULL) {
+		bf_diag_set(d, NULL, "\"%.40s\" is not a profile kind (power, boot-command)", kind);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	p.kind = (enum boot_profile_kind)k;
+	if (jx_check_name(name, NULL, &d2) != 0) {
+		bf_diag_set(d, NULL, "the profile name: %s", d2.msg);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (boot_profile_find_in(pf, p.kind, name) != NULL) {
+		bf_diag_set(d, NULL, "profile %s.%s is declared twice", kind, name);
+		r = BF_ERR_EXISTS;
+		goto out;
+	}
+	if (n == 0 || n > BF_MAX_ARGV || words[0][0] == '\0') {
+		bf_diag_set(d, NULL, "needs a program and at most %d words", BF_MAX_ARGV);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (p.kind == BOOT_PROFILE_COMMAND && (r = boot_check_template(words, quoted, n, d)) != 0)
+		goto out;
+	if ((p.name = strdup(name)) == NULL || (p.argv = calloc(n + 1, sizeof(char *))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (strlen(words[i]) > BF_MAX_ARG) {
+			bf_diag_set(d, NULL, "word %zu is over %d bytes", i + 1, BF_MAX_ARG);
+			r = BF_ERR_TOOBIG;
+			goto out;
+		}
+		if ((p.argv[i] = strdup(words[i])) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		p.argc++;
+	}
+	if ((nv = realloc(pf->v, (pf->n + 1) * sizeof(*nv))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	pf->v = nv;
+	pf->v[pf->n++] = p;
+	memset(&p, 0, sizeof(p));
+	r = 0;
+out:
+	boot_profile_wipe(&p);
+	free(p.name);
+	return r;
+}
+
+void
+boot_profiles_clear(struct boot_profiles *pf)
+{
+	size_t i;
+
+	if (pf == NULL)
+		return;
+	for (i = 0; i < pf->n; i++) {
+		boot_profile_wipe(&pf->v[i]);
+		free(pf->v[i].name);
+	}
+	free(pf->v);
+	pf->v = NULL;
+	pf->n = 0;
+}
+
+void
+boot_profiles_strip(struct boot_profiles *pf)
+{
+	size_t i;
+
+	for (i = 0; pf != NULL && i < pf->n; i++)
+		boot_profile_wipe(&pf->v[i]);
+}
+
+void
+boot_profiles_use(const struct boot_profiles *pf)
+{
+	boot_pf = pf;
+}
+
+const struct boot_profile *
+boot_profile_find(enum boot_profile_kind kind, const char *name)
+{
+	return boot_profile_find_in(boot_pf, kind, name);
 }
 
 /* ---- config ---- */
@@ -440,11 +679,6 @@ boot_machine_free(struct boot_machine *m)
 	}
 	free(m->kernels);
 	free(m->cmdline_base);
-	if (m->power_cycle != NULL)
-		for (i = 0; m->power_cycle[i] != NULL; i++)
-			free(m->power_cycle[i]);
-	free(m->power_cycle);
-	free(m->command);
 	free(m);
 }
 
@@ -506,7 +740,7 @@ boot_parse_kernel(const char *release, const json_t *v, const struct boot_method
 	if (k->initrd != NULL &&
 	    (r = boot_check_path(k->initrd, jx_path(f, sizeof(f), p, "initrd"), d)) != 0)
 		goto out;
-	if (k->grub_entry != NULL && boot_check_cmdline(k->grub_entry, &d2) != 0) {
+	if (k->grub_entry != NULL && boot_check_plain(k->grub_entry) != 0) {
 		bf_diag_set(d, jx_path(f, sizeof(f), p, "grub_entry"), "%s",
 		    "must be printable ASCII without quotes or backslashes");
 		r = BF_ERR_INVALID;
@@ -517,31 +751,58 @@ out:
 	return r;
 }
 
+/*
+ * obj[key], a profile name of kind, resolved against boot_profiles_use()'s
+ * table into *out (NULL when absent). Anything but a name (an older
+ * release's argv or shell template) is refused with what to do instead,
+ * never echoing the value: it may hold a password.
+ */
 static int
-boot_parse_power_cycle(const json_t *obj, const char *path, struct boot_machine *m,
-    struct bf_diag *d)
+boot_parse_profile_ref(const json_t *obj, const char *key, enum boot_profile_kind kind,
+    int required, const char *path, const struct boot_profile **out, struct bf_diag *d)
 {
-	char p[BF_DIAG_FIELD], e[BF_DIAG_FIELD];
-	json_t *arr = NULL, *v;
-	const char *s;
+	const char *kname = boot_profile_kinds[kind], *name;
+	char p[BF_DIAG_FIELD], known[256];
+	const json_t *v = json_object_get(obj, key);
 	size_t i;
 	int r;
 
-	if ((r = jx_arr(obj, "power_cycle", JX_OPTIONAL, 1, BF_MAX_ARGV, &arr, path, d)) != 0 ||
-	    arr == NULL)
-		goto out;
-	jx_path(p, sizeof(p), path, "power_cycle");
-	if ((m->power_cycle = calloc(json_array_size(arr) + 1, sizeof(char *))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	json_array_foreach(arr, i, v) {
-		if ((r = jx_as_str(v, BF_MAX_ARG, &s, jx_path_idx(e, sizeof(e), p, i), d)) != 0)
-			goto out;
-		if ((m->power_cycle[i] = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
+	*out = NULL;
+	jx_path(p, sizeof(p), path, key);
+	if (v == NULL) {
+		if (required) {
+			bf_diag_set(d, p, "is required: the name of a %s profile of the daemon's "
+			    "config (%s.NAME = ...)", kname, kname);
+			r = BF_ERR_INVALID;
 			goto out;
 		}
+		r = 0;
+		goto out;
+	}
+	if (!json_is_string(v) || jx_check_name(json_string_value(v), NULL, NULL) != 0) {
+		bf_diag_set(d, p, "must name a %s profile, not give a command (%s): commands live "
+		    "in the daemon's config file as %s.NAME = COMMAND..., and one stored by an "
+		    "older benchfleet is never run; declare it there and register the machine "
+		    "again with \"%s\": \"NAME\"", kname, json_is_string(v) ? "a command line" :
+		    jx_type_name(v), kname, key);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	name = json_string_value(v);
+	if ((*out = boot_profile_find(kind, name)) == NULL) {
+		known[0] = '\0';
+		for (i = 0; boot_pf != NULL && i < boot_pf->n; i++)
+			if (boot_pf->v[i].kind == kind)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				    known[0] ? ", " : "", boot_pf->v[i].name);
+		if (known[0] != '\0')
+			bf_diag_set(d, p, "no %s profile \"%s\" in the daemon's config (it "
+			    "declares %s)", kname, name, known);
+		else
+			bf_diag_set(d, p, "no %s profile \"%s\": the daemon's config declares "
+			    "no %s.NAME", kname, name, kname);
+		r = BF_ERR_INVALID;
+		goto out;
 	}
 	r = 0;
 out:
@@ -636,24 +897,18 @@ boot_config_parse(const json_t *obj, const char *path, struct boot_machine **out
 	if ((r = jx_int(obj, "power_cycle_timeout_s", JX_OPTIONAL, 1, 3600, &n, path, d)) != 0)
 		goto out;
 	m->power_cycle_timeout_s = (int)n;
-	if ((r = boot_parse_power_cycle(obj, path, m, d)) != 0)
+	if ((r = boot_parse_profile_ref(obj, "power_cycle", BOOT_PROFILE_POWER, 0, path,
+	    &m->power_cycle, d)) != 0)
 		goto out;
-
-	if ((r = boot_dup_str(obj, "command", strcmp(m->method->name, "command") == 0,
-	    BF_MAX_ARG, &m->command, path, d)) != 0)
-		goto out;
-	if (m->command != NULL && strcmp(m->method->name, "command") != 0) {
+	if (json_object_get(obj, "command") != NULL && strcmp(m->method->name, "command") != 0) {
 		bf_diag_set(d, jx_path(p, sizeof(p), path, "command"),
 		    "is only for method \"command\", not \"%s\"", m->method->name);
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if (m->command != NULL && strchr(m->command, '\n') != NULL) {
-		bf_diag_set(d, jx_path(p, sizeof(p), path, "command"), "%s",
-		    "must be one line");
-		r = BF_ERR_INVALID;
+	if ((r = boot_parse_profile_ref(obj, "command", BOOT_PROFILE_COMMAND,
+	    strcmp(m->method->name, "command") == 0, path, &m->command, d)) != 0)
 		goto out;
-	}
 	s = NULL;
 	if ((r = jx_str(obj, "kexec_exec", JX_OPTIONAL, BF_MAX_NAME, &s, path, d)) != 0)
 		goto out;
@@ -690,6 +945,36 @@ boot_config_loads(const char *text, size_t len, struct boot_machine **out, struc
 out:
 	json_decref(doc);
 	return r;
+}
+
+json_t *
+boot_config_view(const char *text, char **errp)
+{
+	static const char *const refs[] = { "power_cycle", "command" };
+	struct boot_machine *m = NULL;
+	struct bf_diag d;
+	json_t *doc = NULL, *v;
+	size_t i;
+
+	if (errp != NULL)
+		*errp = NULL;
+	bf_diag_clear(&d);
+	if (text == NULL || jx_loads(text, strlen(text), BF_MAX_API_BODY, &doc, &d) != 0 ||
+	    !json_is_object(doc)) {
+		json_decref(doc);
+		return NULL;
+	}
+	/* the messages never quote a command, so the error may be shown */
+	if (boot_config_parse(doc, "boot", &m, &d) != 0 && errp != NULL)
+		*errp = strdup(d.msg);
+	boot_machine_free(m);
+	for (i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+		v = json_object_get(doc, refs[i]);
+		if (v != NULL && (!json_is_string(v) ||
+		    jx_check_name(json_string_value(v), NULL, NULL) != 0))
+			json_object_del(doc, refs[i]);
+	}
+	return doc;
 }
 
 /* ---- the machine's state ---- */
@@ -862,16 +1147,22 @@ boot_power_cycle(const struct boot_machine *m, const struct boot_hooks *h)
 	pid_t pid, w;
 	int status = -1, ret = -1, fa_ok = 0;
 
-	if (m->power_cycle == NULL || m->power_cycle[0] == NULL)
+	if (m->power_cycle == NULL)
 		goto out;
+	if (m->power_cycle->argv == NULL) {
+		boot_log(h, "boot: power profile %s has no command in this process",
+		    m->power_cycle->name);
+		goto out;
+	}
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		goto out;
 	fa_ok = 1;
 	if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) != 0 ||
 	    posix_spawn_file_actions_adddup2(&fa, 2, 1) != 0)
 		goto out;
-	if (posix_spawnp(&pid, m->power_cycle[0], &fa, NULL, m->power_cycle, environ) != 0) {
-		boot_log(h, "boot: cannot run power-cycle command %s: %s", m->power_cycle[0],
+	if ((errno = posix_spawnp(&pid, m->power_cycle->argv[0], &fa, NULL,
+	    m->power_cycle->argv, environ)) != 0) {
+		boot_log(h, "boot: cannot run power profile %s: %s", m->power_cycle->name,
 		    strerror(errno));
 		goto out;
 	}
@@ -885,8 +1176,8 @@ boot_power_cycle(const struct boot_machine *m, const struct boot_hooks *h)
 		if (boot_now() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			boot_log(h, "boot: power-cycle command killed after %d s",
-			    m->power_cycle_timeout_s);
+			boot_log(h, "boot: power profile %s killed after %d s",
+			    m->power_cycle->name, m->power_cycle_timeout_s);
 			goto out;
 		}
 		boot_sleep_ms(50);

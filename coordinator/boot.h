@@ -12,13 +12,31 @@
  *                                         "initrd": "/boot/initrd.img-6.1.0-28-cloud-amd64"}},
  *    "cmdline_base": "console=ttyS0 panic=-1",
  *    "timeout_s": 120,
- *    "power_cycle": ["/usr/bin/ipmitool", "-H", "bmc-a", "chassis", "power", "cycle"]}
+ *    "power_cycle": "ipmi-a"}
  * Optional too: "kexec_exec": "kexec" (kexec -e, the default) or "systemctl"
  * (systemctl kexec); "sudo": true (prefix remote commands with sudo -n);
- * "command": "/usr/local/sbin/lab-boot {kernel} {cmdline}" for method
- * "command" (slots {kernel} {image} {initrd} {cmdline}, each filled as one
- * shquote()d word); "power_cycle_timeout_s" (default 60); per kernel
- * "grub_entry" for method grub-reboot (default: the release).
+ * "command": "lab-grub" for method "command"; "power_cycle_timeout_s"
+ * (default 60); per kernel "grub_entry" for method grub-reboot (default:
+ * the release).
+ *
+ * Commands are never part of a machine's config: "power_cycle" and
+ * "command" name PROFILES that the daemon's --config file declares
+ * (config.h), so an API caller can only pick among commands the host's
+ * admin wrote down:
+ *   power.ipmi-a = ipmitool -I lanplus -H bmc-a -U admin -f /etc/benchfleet/bmc-a.pw chassis power cycle
+ *   boot-command.lab-grub = sudo -n /usr/local/sbin/lab-boot {kernel} --append={cmdline}
+ * A power profile is an argv run on the coordinator (no shell). A
+ * boot-command profile is run on the machine over SSH: each word, with its
+ * slots {kernel} {image} {initrd} {cmdline} filled in, is shquote()d as
+ * one shell word, so no slot value is ever read as shell syntax. Such a
+ * template is refused when it could not hold that promise: a slot inside
+ * single quotes, a shell as a word (sh -c would run the value), or shell
+ * syntax (; & | < > ( ) $ ` * ? [ ] ~) outside quotes.
+ *
+ * A store written by an older benchfleet may hold an inline argv in
+ * "power_cycle" or a shell template in "command": such a config parses to
+ * an error saying to re-declare it as a profile, so the machine runs
+ * non-boot work as before but nothing of the stored command ever runs.
  */
 #ifndef BF_BOOT_H
 #define BF_BOOT_H
@@ -48,15 +66,33 @@ struct boot_kernel {
 	char *grub_entry;	/* grub-reboot: menu entry (title, id or index), or NULL */
 };
 
+/* A named command of the daemon's config (see above). */
+enum boot_profile_kind { BOOT_PROFILE_POWER = 0, BOOT_PROFILE_COMMAND };
+
+struct boot_profile {
+	char *name;
+	enum boot_profile_kind kind;
+	char **argv;		/* NULL-terminated; NULL after boot_profiles_strip() */
+	size_t argc;
+};
+
+struct boot_profiles {
+	struct boot_profile *v;
+	size_t n;
+};
+
+/* The config kinds in profile_kinds order: "power", "boot-command". */
+extern const char *const boot_profile_kinds[];
+
 struct boot_machine {
 	const struct boot_method *method;
 	struct boot_kernel *kernels;
 	size_t nkernels;
 	char *cmdline_base;	/* "" when none */
 	int timeout_s;		/* reboot command to verified SSH */
-	char **power_cycle;	/* argv run on the coordinator, NULL-terminated; NULL when none */
+	const struct boot_profile *power_cycle;	/* run on the coordinator; NULL when none */
 	int power_cycle_timeout_s;
-	char *command;		/* method "command": the template */
+	const struct boot_profile *command;	/* method "command": the template */
 	int kexec_systemctl;	/* "kexec_exec": "systemctl" */
 	int sudo;
 };
@@ -88,6 +124,28 @@ struct boot_hooks {
 };
 
 /*
+ * Add profile kind.name (kind one of boot_profile_kinds) with the words of
+ * its command; quoted[i] says word i had a quoted part (config.c). Checks
+ * the name (jx_check_name), a boot-command template (see above), and that
+ * kind.name is new (BF_ERR_EXISTS). The words are copied. Messages never
+ * repeat the words: they may hold a password.
+ */
+int boot_profiles_add(struct boot_profiles *pf, const char *kind, const char *name,
+    char *const *words, const unsigned char *quoted, size_t n, struct bf_diag *d);
+/* Free every profile, wiping its words; pf itself is the caller's. Accepts NULL. */
+void boot_profiles_clear(struct boot_profiles *pf);
+/* Wipe and drop every argv, keeping the names: for a process that only
+ * validates machine configs (an unprivileged API process). */
+void boot_profiles_strip(struct boot_profiles *pf);
+/*
+ * The profiles boot_config_parse() resolves names against (NULL: none).
+ * Set once at start, before any thread parses a config; pf must outlive
+ * every boot_machine parsed after (each points into it).
+ */
+void boot_profiles_use(const struct boot_profiles *pf);
+const struct boot_profile *boot_profile_find(enum boot_profile_kind kind, const char *name);
+
+/*
  * Parse and validate a boot config (the JSON object above). path names obj
  * in messages ("machines.zen4-a.boot"). Messages name the field:
  * 'boot.kernels.6.1.image: "vmlinuz" is not an absolute path'.
@@ -98,6 +156,15 @@ int boot_config_parse(const json_t *obj, const char *path, struct boot_machine *
 /* The same from JSON text (at most BF_MAX_API_BODY bytes). */
 int boot_config_loads(const char *text, size_t len, struct boot_machine **out, struct bf_diag *d);
 void boot_machine_free(struct boot_machine *m);		/* accepts NULL */
+
+/*
+ * A stored boot config as API viewers may see it (new reference; NULL for
+ * no or unparseable text): the JSON minus anything that is not a profile
+ * name in "power_cycle" and "command" (an older release's inline argv).
+ * *errp (errp may be NULL) is why the config cannot boot, or NULL: a new
+ * string the caller frees.
+ */
+json_t *boot_config_view(const char *text, char **errp);
 
 /* The method's name ("kexec", ...). */
 const char *boot_method_name(const struct boot_machine *m);

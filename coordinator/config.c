@@ -130,6 +130,98 @@ config_on_cmdline(const struct config_ctx *c, const char *name)
 	return 0;
 }
 
+/*
+ * Split a profile's value into w, in place in v (a word is never longer
+ * than its text). Messages say which byte; no value text is quoted back,
+ * as a profile may hold a password.
+ */
+static int
+config_split(struct config_ctx *c, const char *key, char *v, struct config_words *w)
+{
+	char *p = v, *o = v;
+	int inq, quoted;
+
+	w->n = 0;
+	for (;;) {
+		while (is_blank(*p))
+			p++;
+		if (*p == '\0' || *p == '#')
+			break;
+		if (w->n >= CONFIG_MAX_WORDS)
+			return config_fail(c, BF_ERR_TOOBIG, "%s: more than %d words", key,
+			    CONFIG_MAX_WORDS);
+		w->word[w->n] = o;
+		inq = quoted = 0;
+		for (; *p != '\0' && (inq || !is_blank(*p)); p++) {
+			unsigned char ch = (unsigned char)*p;
+
+			if (ch == '\'') {
+				inq = !inq;
+				quoted = 1;
+				continue;
+			}
+			if (ch < 0x20 || ch == 0x7f)
+				return config_fail(c, BF_ERR_INVALID, "%s: control byte 0x%02x in "
+				    "word %zu", key, ch, w->n + 1);
+			if (!inq && (ch == '"' || ch == '\\'))
+				return config_fail(c, BF_ERR_INVALID, "%s: word %zu: '%c' is not "
+				    "quoting here; put a literal part in single quotes", key,
+				    w->n + 1, ch);
+			*o++ = *p;
+		}
+		if (inq)
+			return config_fail(c, BF_ERR_PARSE, "%s: word %zu: unclosed single quote",
+			    key, w->n + 1);
+		/* o may catch up with p only at a separator, which is consumed */
+		if (*p != '\0')
+			p++;
+		*o++ = '\0';
+		w->quoted[w->n] = (unsigned char)quoted;
+		w->n++;
+	}
+	w->word[w->n] = NULL;
+	if (w->n == 0)
+		return config_fail(c, BF_ERR_INVALID, "%s needs a command", key);
+	return 0;
+}
+
+/* "KIND.NAME = WORDS": a profile for the caller. */
+static int
+config_profile(struct config_ctx *c, char *k, char *v)
+{
+	struct config_words w;
+	struct bf_diag d2;
+	char vis[CONFIG_VIS + 4], known[256], *dot = strchr(k, '.');
+	const char *const *kinds = c->ops->profile_kinds;
+	size_t i;
+	int r;
+
+	*dot = '\0';
+	known[0] = '\0';
+	for (i = 0; kinds != NULL && kinds[i] != NULL; i++) {
+		if (strcmp(kinds[i], k) == 0)
+			break;
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s.NAME",
+		    i > 0 ? ", " : "", kinds[i]);
+	}
+	if (kinds == NULL || kinds[i] == NULL) {
+		*dot = '.';
+		return config_fail(c, BF_ERR_INVALID, "unknown option \"%s\"%s%s",
+		    config_vis(k, vis, sizeof(vis)), known[0] ? "; profiles are " : "", known);
+	}
+	*dot = '.';
+	if ((r = config_split(c, k, v, &w)) != 0)
+		return r;
+	bf_diag_clear(&d2);
+	*dot = '\0';
+	r = c->ops->profile(c->arg, k, dot + 1, &w, &d2);
+	*dot = '.';
+	if (r != 0)
+		return config_fail(c, r, "%s: %s", config_vis(k, vis, sizeof(vis)),
+		    d2.msg[0] ? d2.msg : bf_err_str(r));
+	return 0;
+}
+
 /* One non-blank, non-comment line "key = value". */
 static int
 config_setting(struct config_ctx *c, char *line)
@@ -144,10 +236,13 @@ config_setting(struct config_ctx *c, char *line)
 	*eq = '\0';
 	k = trim(line);
 	v = eq + 1;
-	cut_comment(v);
-	v = trim(v);
 	if (*k == '\0')
 		return config_fail(c, BF_ERR_PARSE, "no option name before '='");
+	/* an option name has no dot: this is a profile, with its own comments */
+	if (strchr(k, '.') != NULL)
+		return config_profile(c, k, trim(v));
+	cut_comment(v);
+	v = trim(v);
 	if ((kind = c->ops->kind(k)) == CONFIG_NONE)
 		return config_fail(c, BF_ERR_INVALID, "unknown option \"%s\"",
 		    config_vis(k, vis, sizeof(vis)));

@@ -17,6 +17,7 @@
 
 #include "api.h"
 #include "auth.h"
+#include "boot.h"
 #include "caps.h"
 #include "config.h"
 #include "db.h"
@@ -58,6 +59,7 @@ struct options {
 	char *workdir_root;
 	int insecure;
 	int peer_allow_http;
+	struct boot_profiles profiles;	/* power.NAME, boot-command.NAME of --config */
 };
 
 static const struct opt {
@@ -126,7 +128,9 @@ usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: benchfleetd [--config FILE] [options]\n"
-	    "       benchfleetd token create|list|revoke ... (benchfleetd token --help)\n");
+	    "       benchfleetd token create|list|revoke ... (benchfleetd token --help)\n"
+	    "  a --config FILE also declares the commands machines name: lines\n"
+	    "  power.NAME = COMMAND... and boot-command.NAME = COMMAND... (docs/deploy.md)\n");
 	for (i = 0; i < NOPTS; i++)
 		fprintf(f, "  --%s%s%s\n      %s\n", opts[i].name, opts[i].arg ? " " : "",
 		    opts[i].arg ? opts[i].arg : "", opts[i].help);
@@ -175,7 +179,16 @@ opt_set_name(void *o, const char *name, const char *val)
 	return opt_set(o, opt_find(name), val);
 }
 
-static const struct config_ops opt_config = { opt_kind, opt_set_name };
+static int
+opt_profile(void *o, const char *kind, const char *name, const struct config_words *w,
+    struct bf_diag *d)
+{
+	return boot_profiles_add(&((struct options *)o)->profiles, kind, name, w->word,
+	    w->quoted, w->n, d);
+}
+
+static const struct config_ops opt_config = { opt_kind, opt_set_name, boot_profile_kinds,
+    opt_profile };
 
 static int
 parse_listen(const char *s, char *addr, size_t addrsz, int *port)
@@ -301,6 +314,8 @@ main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	/* machines name these; boot.c resolves the names (before any thread) */
+	boot_profiles_use(&o.profiles);
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
@@ -536,5 +551,7 @@ main(int argc, char **argv)
 	free(o.link_timeout);
 	free(o.boot_failures);
 	free(o.peer_allow);
+	boot_profiles_use(NULL);
+	boot_profiles_clear(&o.profiles);
 	return ret;
 }

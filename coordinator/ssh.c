@@ -586,8 +586,9 @@ ssh_connect(const struct ssh_target *t, struct ssh_conn **out, struct bf_diag *d
 		goto out;
 	}
 	if (access(t->key_path, R_OK) != 0) {
-		bf_diag_set(d, NULL, "%s: cannot read private key %s: %s", c->where,
-		    t->key_path, strerror(errno));
+		/* no path: this text becomes last_error, which every viewer reads */
+		bf_diag_set(d, NULL, "%s: cannot read the machine's private key: %s", c->where,
+		    strerror(errno));
 		r = BF_ERR_IO;
 		goto out;
 	}
@@ -640,8 +641,8 @@ ssh_connect(const struct ssh_target *t, struct ssh_conn **out, struct bf_diag *d
 			r = ssh_fail(c, rc, "authenticating", d);
 			goto out;
 		}
-		bf_diag_set(d, NULL, "%s: public key authentication as %s with %s refused (%s)",
-		    c->where, t->user, t->key_path, ssh_lasterr(c));
+		bf_diag_set(d, NULL, "%s: public key authentication as %s refused (%s)",
+		    c->where, t->user, ssh_lasterr(c));
 		r = BF_ERR_AUTH;
 		goto out;
 	}

@@ -21,6 +21,7 @@
 
 #include "err.h"
 #include "caps.h"
+#include "boot.h"
 #include "store.h"
 #include "store-int.h"
 
@@ -1419,13 +1420,26 @@ json_text_or_null(const char *text)
 	return v;
 }
 
+/*
+ * A machine as every API role sees it: no key path (the API has no use for
+ * it, and where the lab's key lives is worth knowing only to an attacker),
+ * and a boot config that names profiles, never a command (boot_config_view).
+ * boot_error says why the boot config cannot boot, e.g. an older release's
+ * inline command that must be re-declared as a profile.
+ */
 json_t *
 store_machine_json(const struct store_machine *m)
 {
+	json_t *boot;
+	char *berr = NULL;
+	json_t *o;
+
 	if (m == NULL)
 		return NULL;
-	return json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
-	    " s:o, s:o}",
+	if ((boot = boot_config_view(m->boot, &berr)) == NULL)
+		boot = json_null();
+	o = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
+	    " s:o, s:o, s:o}",
 	    "name", jstr_or_null(m->name),
 	    "host", jstr_or_null(m->host),
 	    "port", m->port,
@@ -1440,8 +1454,11 @@ store_machine_json(const struct store_machine *m)
 	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null(),
 	    "fingerprint", json_text_or_null(m->fingerprint),
 	    "fingerprint_sha256", jstr_or_null(m->fingerprint_sha256),
-	    "boot", json_text_or_null(m->boot),
+	    "boot", boot,
+	    "boot_error", jstr_or_null(berr),
 	    "boot_key", jstr_or_null(m->boot_key));
+	free(berr);
+	return o;
 }
 
 int

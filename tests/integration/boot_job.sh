@@ -25,7 +25,14 @@ defer "'$VM' stop '$GUEST' '$N2' >/dev/null 2>&1; rm -rf '$GUEST/vms/$N2'"
 "$VM" start "$GUEST" "$N1" --port "$port1" --timeout 240 || { echo "FAIL: VM 1 did not come up"; exit 1; }
 "$VM" start "$GUEST" "$N2" --port "$port2" --timeout 240 || { echo "FAIL: VM 2 did not come up"; exit 1; }
 cat "$GUEST/vms/$N1/known_hosts" "$GUEST/vms/$N2/known_hosts" > "$work/known_hosts"
-start_daemon "$work" --known-hosts "$work/known_hosts" --boot-failures 2 || exit 1
+# The power-cycle commands are profiles of the daemon's config, one per VM;
+# a machine's boot config names its profile.
+cat >"$work/benchfleetd.conf" <<EOF
+power.$N1 = '$VM' power-cycle '$GUEST' '$N1'
+power.$N2 = '$VM' power-cycle '$GUEST' '$N2'
+EOF
+start_daemon "$work" --config "$work/benchfleetd.conf" --known-hosts "$work/known_hosts" \
+	--boot-failures 2 || exit 1
 defer stop_daemon
 # SQL for both stores (tests/lib/common.sh): ax KEY is the text of
 # axes.KEY; has COL NEEDLE is true where COL contains the SQL text NEEDLE.
@@ -33,14 +40,14 @@ ax() { bf_json "$work" axes "$1"; }
 has() { printf "(length(%s) > length(replace(%s, %s, '')))" "$1" "$1" "$2"; }
 
 bootcfg() { # bootcfg VMNAME [EXTRA_RELEASE IMAGE]
-	jq -n --arg k1 "$KERNEL_61" --arg k2 "$KERNEL_612" --arg vm "$VM" --arg g "$GUEST" --arg n "$1" \
+	jq -n --arg k1 "$KERNEL_61" --arg k2 "$KERNEL_612" --arg n "$1" \
 		--arg xr "${2:-}" --arg xi "${3:-}" '{
 	method: "kexec",
 	kernels: ({($k1): {image: ("/boot/vmlinuz-" + $k1), initrd: ("/boot/initrd.img-" + $k1)},
 	          ($k2): {image: ("/boot/vmlinuz-" + $k2), initrd: ("/boot/initrd.img-" + $k2)}}
 	          + (if $xr != "" then {($xr): {image: $xi}} else {} end)),
 	cmdline_base: "console=ttyS0 panic=-1 quiet", timeout_s: 180,
-	power_cycle: [$vm, "power-cycle", $g, $n]}'
+	power_cycle: $n}'
 }
 register() { # register NAME PORT CLASS VMNAME [EXTRA_RELEASE IMAGE]
 	api POST /api/v1/machines "$(jq -n --arg name "$1" --arg p "$2" --arg c "$3" \
@@ -51,6 +58,8 @@ r=$(register vm1 "$port1" vm "$N1")
 check_eq "register VM 1 with its boot configuration" "$(status_of "$r")" 201
 r=$(register vm2 "$port2" vm "$N2")
 check_eq "register VM 2" "$(status_of "$r")" 201
+check_eq "the view names the power profile" "$(curl -fsS "$URL/api/v1/machines/vm1" | jq -r .boot.power_cycle)" "$N1"
+check "no command in the machine views" bash -c "! curl -fsS '$URL/api/v1/machines' | grep -qF -e '$VM'"
 r=$(api POST /api/v1/machines '{"name":"vmbad","host":"127.0.0.1","port":1,"key":"/etc/hostname","boot":{"method":"teleport"}}')
 check_eq "bad boot method refused" "$(status_of "$r")" 400
 check_contains "bad boot method named" "$(body_of "$r")" "boot.method"

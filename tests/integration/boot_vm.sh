@@ -5,8 +5,10 @@
 # reboot for the booted config, SFTP upload to dropbear, a VM frozen during
 # the boot wait (SSH attempts hang), a hung boot (panic=0) and a panicking
 # boot that falls back to QEMU's default kernel, both recovered by a power
-# cycle over the QEMU monitor, a kexec that cannot load, and config
-# validation. Prints time to SSH and the kexec round trips.
+# cycle over the QEMU monitor (a power profile of the --config file), a
+# kexec that cannot load, and config validation: commands are profiles,
+# never argv or shell text in the machine's config. Prints time to SSH and
+# the kexec round trips.
 # The guest is cached in $BF_VM_GUEST (default /var/tmp/benchfleet-vm-guest),
 # so reruns skip the build; from scratch it takes ~2.5 min.
 set -u
@@ -64,11 +66,17 @@ kernels() { # kernels [EXTRA_RELEASE IMAGE]
 	printf '"%s":{"image":"/boot/vmlinuz-%s","initrd":"/boot/initrd.img-%s"}' "$K612" "$K612" "$K612"
 	[ $# -eq 2 ] && printf ',"%s":{"image":"%s"}' "$1" "$2"
 }
+# The daemon's config declares the commands; a machine's config names them.
+PROFILES=$W/benchfleetd.conf
+cat >"$PROFILES" <<EOF
+power.qemu = '$VM' power-cycle '$GUEST' '$NAME'
+boot-command.lab = /usr/local/sbin/lab-boot {kernel} --args {cmdline} --append={cmdline}
+EOF
 config() { # config FILE TIMEOUT_S [EXTRA_RELEASE IMAGE]
 	local f=$1 tmo=$2
 	shift 2
-	printf '{"method":"kexec","kernels":{%s},"cmdline_base":"console=ttyS0 panic=-1 quiet","timeout_s":%s,"power_cycle":["%s","power-cycle","%s","%s"]}\n' \
-		"$(kernels "$@")" "$tmo" "$VM" "$GUEST" "$NAME" >"$f"
+	printf '{"method":"kexec","kernels":{%s},"cmdline_base":"console=ttyS0 panic=-1 quiet","timeout_s":%s,"power_cycle":"qemu"}\n' \
+		"$(kernels "$@")" "$tmo" >"$f"
 }
 CFG=$W/boot.json
 config "$CFG" 180
@@ -82,7 +90,7 @@ echo 'leak:libssh2.so' >"$W/lsan.supp"
 export LSAN_OPTIONS=suppressions=$W/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 ensure() { # ensure CONFIG KERNEL CMDLINE -> $R
 	echo "--- ensure $2 \"$3\"" >>"$LOG"
-	timeout 600 "$CHECK" ensure 127.0.0.1 "$PORT" root "$KEY" "$KH" "$1" "$2" "$3" >"$R" 2>>"$LOG"
+	timeout 600 "$CHECK" --config "$PROFILES" ensure 127.0.0.1 "$PORT" root "$KEY" "$KH" "$1" "$2" "$3" >"$R" 2>>"$LOG"
 	cat "$R" >>"$LOG"
 }
 jf() { jq -r "$1" "$R"; }
@@ -182,10 +190,11 @@ check_eq "unknown kernel: rc" "$(jf .rc)" BF_ERR_NOTFOUND
 ensure "$CFG" "$K61" "init=/bin/sh'; reboot"
 check_eq "quote in cmdline: rc" "$(jf .rc)" BF_ERR_INVALID
 
-# 9. config validation names the field; every slot is shquote()d.
+# 9. config validation names the field; every word of a boot-command
+# profile is one shquote()d word; commands only as profiles.
 bad() { # bad JSON WANT
 	printf '%s' "$1" >"$W/bad.json"
-	check_contains "config $1" "$("$CHECK" parse "$W/bad.json")" "$2"
+	check_contains "config $1" "$("$CHECK" --config "$PROFILES" parse "$W/bad.json")" "$2"
 }
 bad '{"method":"kexek","kernels":{"a":{"image":"/x"}}}' 'boot.method: "kexek" is not one of kexec, grub-reboot, grubby, command'
 bad '{"method":"kexec","kernels":{"6.1":{"image":"vmlinuz"}}}' 'boot.kernels.6.1.image: "vmlinuz" is not an absolute path'
@@ -193,11 +202,29 @@ bad '{"method":"kexec","kernels":{"6.1":{}}}' 'boot.kernels.6.1.image: is requir
 bad '{"method":"kexec","kernels":{"a b":{"image":"/x"}}}' 'boot.kernels: "a b" is not a kernel release'
 bad '{"method":"kexec","kernels":{"6.1":{"image":"/x"}},"timeout_s":1}' 'boot.timeout_s'
 bad '{"method":"kexec","kernels":{"6.1":{"image":"/x"}},"power_cycle":[]}' 'boot.power_cycle'
+bad '{"method":"kexec","kernels":{"6.1":{"image":"/x"}},"power_cycle":["touch","/tmp/bf-boot-vm-marker"]}' \
+	'boot.power_cycle: must name a power profile, not give a command (an array)'
+bad '{"method":"kexec","kernels":{"6.1":{"image":"/x"}},"power_cycle":"ipmi-z"}' \
+	"boot.power_cycle: no power profile \"ipmi-z\" in the daemon's config (it declares qemu)"
 bad '{"method":"command"}' 'boot.command: is required'
+bad '{"method":"command","command":"/usr/local/sbin/lab-boot {kernel} \"{cmdline}\""}' \
+	'boot.command: must name a boot-command profile, not give a command (a command line)'
 bad '{"method":"kexec","kernels":{"6.1":{"image":"/x"}},"bogus":1}' 'boot.bogus: unknown key'
-printf '%s' '{"method":"command","command":"/usr/local/sbin/lab-boot {kernel} --args {cmdline}"}' >"$W/cmd.json"
-check_eq "command slots" "$("$CHECK" command "$W/cmd.json" 6.1.0-x 'a=b c')" \
-	"/usr/local/sbin/lab-boot '6.1.0-x' --args 'a=b c'"
+check "no marker from a refused power_cycle argv" [ ! -e /tmp/bf-boot-vm-marker ]
+printf '%s' '{"method":"command","command":"lab"}' >"$W/cmd.json"
+check_eq "command slots" "$("$CHECK" --config "$PROFILES" command "$W/cmd.json" 6.1.0-x 'a=b c')" \
+	"'/usr/local/sbin/lab-boot' '6.1.0-x' '--args' 'a=b c' '--append=a=b c'"
+check_contains "cmdline with shell syntax refused" \
+	"$("$CHECK" --config "$PROFILES" command "$W/cmd.json" 6.1 'x$(touch /tmp/bf-boot-vm-marker)')" \
+	"BF_ERR_INVALID: cmdline: byte 1 (0x24) is not allowed"
+# finding 9: "{cmdline}" in double quotes used to put the value's $(...)
+# in the machine's shell; such a template is refused now
+printf '%s\n' 'boot-command.q = /usr/local/sbin/lab-boot "{cmdline}"' >"$W/q.conf"
+check_contains "quoted slot refused" "$("$CHECK" --config "$W/q.conf" parse "$W/cmd.json")" \
+	"q.conf:1: boot-command.q: word 2: '\"' is not quoting here"
+printf '%s\n' "boot-command.q = /usr/local/sbin/lab-boot '{cmdline}'" >"$W/q.conf"
+check_contains "single-quoted slot refused" "$("$CHECK" --config "$W/q.conf" parse "$W/cmd.json")" \
+	"q.conf:1: boot-command.q: word 2: slot {cmdline} inside quotes"
 printf '%s' '{"method":"kexec","kernels":{"6.1":{"image":"/boot/it'"'"'s","initrd":"/boot/$(reboot)"}},"kexec_exec":"systemctl","sudo":true}' >"$W/q.json"
 check_eq "kexec quoting" "$("$CHECK" command "$W/q.json" 6.1 'nokaslr')" \
 	"sudo -n kexec -l '/boot/it'\\''s' --initrd='/boot/\$(reboot)' --append='nokaslr' || exit 3; setsid sh -c 'sleep 0.3; sudo -n systemctl kexec' >/dev/null 2>&1 </dev/null &"

@@ -2,10 +2,12 @@
  * bf-boot-check: a small CLI over coordinator/boot.c, driven by the
  * integration tests.
  *
- *   bf-boot-check ensure HOST PORT USER KEY KNOWN_HOSTS BOOTCONFIG.json KERNEL CMDLINE
- *   bf-boot-check parse BOOTCONFIG.json
- *   bf-boot-check command BOOTCONFIG.json KERNEL CMDLINE
+ *   bf-boot-check [--config FILE] ensure HOST PORT USER KEY KNOWN_HOSTS BOOTCONFIG.json KERNEL CMDLINE
+ *   bf-boot-check [--config FILE] parse BOOTCONFIG.json
+ *   bf-boot-check [--config FILE] command BOOTCONFIG.json KERNEL CMDLINE
  *
+ * --config FILE: a benchfleetd config file whose profiles (power.NAME,
+ * boot-command.NAME) the boot config names; its other lines are refused.
  * ensure prints one JSON object: the boot result (boot_result_json) plus
  * "rc" (0 or the BF_ERR_* name), "state" ("ok" or "boot-failed" for
  * BF_ERR_TIMEOUT/BF_ERR_STATE, else "error") and "error" (the message).
@@ -26,6 +28,7 @@
 #include "boot.h"
 #include "buf.h"
 #include "caps.h"
+#include "config.h"
 #include "err.h"
 #include "ssh.h"
 
@@ -55,6 +58,24 @@ err_name(int r)
 			return err_names[i].name;
 	return "BF_ERR_?";
 }
+
+static struct boot_profiles profiles;
+
+static enum config_kind
+no_option(const char *name)
+{
+	return CONFIG_NONE;
+}
+
+static int
+add_profile(void *arg, const char *kind, const char *name, const struct config_words *w,
+    struct bf_diag *d)
+{
+	return boot_profiles_add(&profiles, kind, name, w->word, w->quoted, w->n, d);
+}
+
+static const struct config_ops profile_ops = { no_option, NULL, boot_profile_kinds,
+    add_profile };
 
 static void
 log_line(void *arg, const char *line)
@@ -107,9 +128,10 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: bf-boot-check ensure HOST PORT USER KEY KNOWN_HOSTS BOOTCONFIG.json KERNEL CMDLINE\n"
-	    "       bf-boot-check parse BOOTCONFIG.json\n"
-	    "       bf-boot-check command BOOTCONFIG.json KERNEL CMDLINE\n");
+	    "usage: bf-boot-check [--config FILE] ensure HOST PORT USER KEY KNOWN_HOSTS "
+	    "BOOTCONFIG.json KERNEL CMDLINE\n"
+	    "       bf-boot-check [--config FILE] parse BOOTCONFIG.json\n"
+	    "       bf-boot-check [--config FILE] command BOOTCONFIG.json KERNEL CMDLINE\n");
 	exit(2);
 }
 
@@ -130,6 +152,15 @@ main(int argc, char **argv)
 
 	bf_diag_clear(&d);
 	buf_init(&cmd, BF_MAX_ARG * 2);
+	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
+		if (config_read(argv[2], &profile_ops, NULL, &d) != 0) {
+			printf("config: %s\n", d.msg);
+			goto out;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	boot_profiles_use(&profiles);
 	if (argc == 3 && strcmp(argv[1], "parse") == 0) {
 		if ((r = load_config(argv[2], &m, &d)) != 0) {
 			printf("%s: %s\n", err_name(r), d.msg);
@@ -189,6 +220,8 @@ out:
 	buf_free(&cmd);
 	ssh_close(c);
 	boot_machine_free(m);
+	boot_profiles_use(NULL);
+	boot_profiles_clear(&profiles);
 	if (inited)
 		ssh_global_cleanup();
 	return ret;

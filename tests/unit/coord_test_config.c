@@ -4,13 +4,19 @@
  * winning over the file, several files, and bad lines: an unknown key, no
  * '=', a flag with a bad value, an empty value, an over-long line, a NUL
  * byte, a missing file, --config without FILE; each error names the file
- * and the line.
+ * and the line. Profiles (power.NAME, boot-command.NAME): word splitting
+ * and its quoting rule, refused templates, duplicates and unknown kinds,
+ * and boot.c resolving machine configs against them: a name resolves, an
+ * argv or a shell template (an older release's) is refused without being
+ * echoed, each template word reaches the remote shell as one quoted word.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "boot.h"
+#include "buf.h"
 #include "config.h"
 #include "err.h"
 #include "t.h"
@@ -61,7 +67,19 @@ tset(void *arg, const char *name, const char *value)
 	return 0;
 }
 
-static const struct config_ops tops = { tkind, tset };
+static const struct config_ops tops = { tkind, tset, NULL, NULL };
+
+/* The same table with benchfleetd's profile kinds, into boot.c's table. */
+static struct boot_profiles tprof;
+
+static int
+tprofile(void *arg, const char *kind, const char *name, const struct config_words *w,
+    struct bf_diag *d)
+{
+	return boot_profiles_add(&tprof, kind, name, w->word, w->quoted, w->n, d);
+}
+
+static const struct config_ops tops_prof = { tkind, tset, boot_profile_kinds, tprofile };
 static char tmpdir[64];
 
 /* Write text (len bytes) to tmpdir/name; returns the path (static). */
@@ -301,6 +319,207 @@ test_bad(void)
 	T_EQ_STR(d.msg, want);
 }
 
+static const struct boot_profile *
+tfind(enum boot_profile_kind kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < tprof.n; i++)
+		if (tprof.v[i].kind == kind && strcmp(tprof.v[i].name, name) == 0)
+			return &tprof.v[i];
+	return NULL;
+}
+
+static void
+test_profiles(void)
+{
+	const struct boot_profile *pp;
+	struct boot_machine *m = NULL;
+	struct topts o;
+	struct bf_diag d;
+	struct buf cmd;
+	json_t *v;
+	char *err = NULL, *text;
+	const char *p, *j;
+
+	p = tconf("prof.conf",
+	    "listen = 127.0.0.1:1\n"
+	    "power.ipmi-a = ipmitool -I lanplus -H 10.0.0.9 -U admin -P 'se cr#et' chassis "
+	    "power cycle   # a comment\n"
+	    "boot-command.lab = /usr/local/sbin/lab-boot {kernel} --append={cmdline} "
+	    "'$literal;' x'y z'w ''\n"
+	    "power.vm1 = /bin/true\n");
+	memset(&o, 0, sizeof(o));
+	bf_diag_clear(&d);
+	T_EQ_INT(config_read(p, &tops_prof, &o, &d), 0);
+	T_EQ_STR(d.msg, "");
+	T_EQ_STR(o.listen, "127.0.0.1:1");
+	T_EQ_INT(tprof.n, 3);
+	T_CHECK((pp = tfind(BOOT_PROFILE_POWER, "ipmi-a")) != NULL);
+	if (pp != NULL) {
+		T_EQ_INT(pp->argc, 12);
+		T_EQ_STR(pp->argv[0], "ipmitool");
+		T_EQ_STR(pp->argv[8], "se cr#et");	/* quoted: blank and '#' kept */
+		T_EQ_STR(pp->argv[11], "cycle");	/* the comment is gone */
+		T_CHECK(pp->argv[12] == NULL);
+	}
+	T_CHECK((pp = tfind(BOOT_PROFILE_COMMAND, "lab")) != NULL);
+	if (pp != NULL) {
+		T_EQ_INT(pp->argc, 6);
+		T_EQ_STR(pp->argv[3], "$literal;");
+		T_EQ_STR(pp->argv[4], "xy zw");
+		T_EQ_STR(pp->argv[5], "");
+	}
+	T_CHECK(tfind(BOOT_PROFILE_COMMAND, "ipmi-a") == NULL);	/* kinds apart */
+
+	/* Machine configs name profiles. */
+	boot_profiles_use(&tprof);
+	j = "{\"method\":\"command\",\"command\":\"lab\",\"power_cycle\":\"ipmi-a\"}";
+	bf_diag_clear(&d);
+	T_EQ_INT(boot_config_loads(j, strlen(j), &m, &d), 0);
+	T_EQ_STR(d.msg, "");
+	if (m != NULL) {
+		T_EQ_STR(m->power_cycle->name, "ipmi-a");
+		buf_init(&cmd, BF_MAX_ARG * 2);
+		/* every word one shquote()d word, slots wherever they sit */
+		T_EQ_INT(boot_reboot_command(m, "6.1.0-x", "a=b c", &cmd, &d), 0);
+		T_EQ_STR(cmd.data, "'/usr/local/sbin/lab-boot' '6.1.0-x' '--append=a=b c' "
+		    "'$literal;' 'xy zw' ''");
+		/* a cmdline with shell syntax never gets that far */
+		T_EQ_INT(boot_reboot_command(m, "6.1", "x$(touch /tmp/M)", &cmd, &d),
+		    BF_ERR_INVALID);
+		T_CONTAINS(d.msg, "cmdline: byte 1 (0x24) is not allowed");
+		buf_free(&cmd);
+	}
+	boot_machine_free(m);
+	m = NULL;
+
+	/* An older release's inline argv or template: refused, never echoed. */
+	static const struct {
+		const char *json, *field, *msg;
+	} legacy[] = {
+		{ "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/x\"}},"
+		  "\"power_cycle\":[\"touch\",\"/tmp/MARK-pw\"]}", "boot.power_cycle",
+		  "boot.power_cycle: must name a power profile, not give a command (an array): "
+		  "commands live in the daemon's config file as power.NAME = COMMAND..." },
+		{ "{\"method\":\"command\",\"command\":\"/sbin/lab-boot \\\"{cmdline}\\\" "
+		  "MARK-pw\"}", "boot.command",
+		  "boot.command: must name a boot-command profile, not give a command (a command "
+		  "line)" },
+		{ "{\"method\":\"command\",\"command\":\"nope\"}", "boot.command",
+		  "boot.command: no boot-command profile \"nope\" in the daemon's config (it "
+		  "declares lab)" },
+		{ "{\"method\":\"command\"}", "boot.command", "boot.command: is required" },
+		{ "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/x\"}},"
+		  "\"command\":\"lab\"}", "boot.command", "is only for method \"command\"" },
+		{ "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/x\"}},"
+		  "\"power_cycle\":\"vm2\"}", "boot.power_cycle",
+		  "no power profile \"vm2\" in the daemon's config (it declares ipmi-a, vm1)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+		bf_diag_clear(&d);
+		T_EQ_INT(boot_config_loads(legacy[i].json, strlen(legacy[i].json), &m, &d),
+		    BF_ERR_INVALID);
+		T_CHECK(m == NULL);
+		T_EQ_STR(d.field, legacy[i].field);
+		T_CONTAINS(d.msg, legacy[i].msg);
+		T_CHECK(strstr(d.msg, "MARK") == NULL);
+		/* viewers: no command in the view, the reason in boot_error */
+		v = boot_config_view(legacy[i].json, &err);
+		T_CHECK(v != NULL);
+		text = v != NULL ? json_dumps(v, JSON_COMPACT) : NULL;
+		T_CHECK(text != NULL && strstr(text, "MARK") == NULL && strstr(text, "touch") == NULL);
+		T_CONTAINS(err, legacy[i].field);
+		T_CHECK(err != NULL && strstr(err, "MARK") == NULL);
+		free(text);
+		free(err);
+		json_decref(v);
+	}
+	v = boot_config_view(j, &err);
+	T_CHECK(err == NULL);
+	T_EQ_STR(json_string_value(json_object_get(v, "power_cycle")), "ipmi-a");
+	json_decref(v);
+	T_CHECK(boot_config_view("not json", &err) == NULL && err == NULL);
+
+	/* strip: names stay (configs still parse), every argv is gone */
+	boot_profiles_strip(&tprof);
+	T_EQ_INT(boot_config_loads(j, strlen(j), &m, &d), 0);
+	T_CHECK(m != NULL && m->power_cycle != NULL && m->power_cycle->argv == NULL);
+	boot_machine_free(m);
+	m = NULL;
+	boot_profiles_use(NULL);
+	boot_profiles_clear(&tprof);
+}
+
+static void
+test_profiles_bad(void)
+{
+	static const struct {
+		const char *text;
+		int r;
+		const char *msg;	/* after "DIR/badp.conf" */
+	} cases[] = {
+		{ "power.a = /bin/true\n\npower.a = /bin/false\n", BF_ERR_EXISTS,
+		  ":3: power.a: profile power.a is declared twice" },
+		{ "powr.a = /bin/true\n", BF_ERR_INVALID,
+		  ":1: unknown option \"powr.a\"; profiles are power.NAME, boot-command.NAME" },
+		{ "power.-a = /bin/true\n", BF_ERR_INVALID,
+		  ":1: power.-a: the profile name: \"-a\" is not a valid name" },
+		{ "power. = /bin/true\n", BF_ERR_INVALID, ":1: power.: the profile name: " },
+		{ "power.a =   # nothing\n", BF_ERR_INVALID, ":1: power.a needs a command" },
+		{ "power.a = ipmitool -P \"secret\"\n", BF_ERR_INVALID,
+		  ":1: power.a: word 3: '\"' is not quoting here; put a literal part in single "
+		  "quotes" },
+		{ "power.a = ipmitool -P se\\cret\n", BF_ERR_INVALID,
+		  ":1: power.a: word 3: '\\' is not quoting here" },
+		{ "power.a = ipmitool -P 'secret\n", BF_ERR_PARSE,
+		  ":1: power.a: word 3: unclosed single quote" },
+		{ "power.a = a\tb\001\n", BF_ERR_INVALID, ":1: power.a: control byte 0x01 in word 2" },
+		{ "boot-command.q = /sbin/lab-boot \"{cmdline}\"\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 2: '\"' is not quoting here" },
+		{ "boot-command.q = /sbin/lab-boot '{cmdline}'\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 2: slot {cmdline} inside quotes" },
+		{ "boot-command.q = /sbin/lab-boot x'y'{cmdline}\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 2: slot {cmdline} inside quotes" },
+		{ "boot-command.q = sh -c {cmdline}\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 1 is the shell sh, which would read slot values as code" },
+		{ "boot-command.q = /usr/bin/sudo -n /bin/bash -c x{cmdline}\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 3 is the shell bash" },
+		{ "boot-command.q = /sbin/lab-boot {cmdline}; reboot\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 2: ';' would be shell syntax" },
+		{ "boot-command.q = /sbin/lab-boot $(id)\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 2: '$' would be shell syntax" },
+		{ "boot-command.q = /sbin/lab-boot {cmdlin}\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: word 2: '{' is not part of a slot" },
+		{ "boot-command.q = {kernel} x\n", BF_ERR_INVALID,
+		  ":1: boot-command.q: the program (word 1) may not be a slot" },
+	};
+	struct topts o;
+	struct bf_diag d;
+	char want[512];
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = tconf("badp.conf", cases[i].text);
+		memset(&o, 0, sizeof(o));
+		bf_diag_clear(&d);
+		T_EQ_INT(config_read(p, &tops_prof, &o, &d), cases[i].r);
+		snprintf(want, sizeof(want), "%s%s", p, cases[i].msg);
+		T_CONTAINS(d.msg, want);
+		T_CHECK(strstr(d.msg, "secret") == NULL);
+		boot_profiles_clear(&tprof);
+	}
+	/* a table without profiles: a dotted key is an unknown option */
+	p = tconf("badp.conf", "power.a = /bin/true\n");
+	bf_diag_clear(&d);
+	T_EQ_INT(config_read(p, &tops, &o, &d), BF_ERR_INVALID);
+	snprintf(want, sizeof(want), "%s:1: unknown option \"power.a\"", p);
+	T_EQ_STR(d.msg, want);
+}
+
 int
 main(void)
 {
@@ -314,6 +533,8 @@ main(void)
 	test_parse();
 	test_load_override();
 	test_bad();
+	test_profiles();
+	test_profiles_bad();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -92,7 +92,27 @@ static const struct {
 	{J(", \"cmdline\": \"init=\\\"/bin/sh\\\"\""), BF_ERR_INVALID,
 	    "cmdline: has a byte the kernel command line cannot carry"},
 	{J(", \"cmdline\": \"$(reboot)`x`\""), BF_ERR_INVALID,
-	    "cmdline: has a byte the kernel command line cannot carry (0x60"},
+	    "cmdline: has a byte the kernel command line cannot carry (0x24 at 0)"},
+	/* finding 9: shell syntax is refused at submit, whatever a template does */
+	{J(", \"cmdline\": \"x$(touch /tmp/MARKER)\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x24 at 1): params are "
+	    "A-Z a-z 0-9 and ._,:=+/@%~!-, separated by spaces"},
+	{J(", \"cmdline\": \"a;reboot\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x3b at 1)"},
+	{J(", \"cmdline\": \"a|b\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x7c at 1)"},
+	{J(", \"cmdline\": \"a&\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x26 at 1)"},
+	{J(", \"cmdline\": \"a>b\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x3e at 1)"},
+	{J(", \"cmdline\": \"a*\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x2a at 1)"},
+	{J(", \"cmdline\": \"a\\tb\""), BF_ERR_INVALID,
+	    "cmdline: has a byte the kernel command line cannot carry (0x09 at 1)"},
+	{J(", \"boot\": {\"cmdline_base\": \"a'b\"}"), BF_ERR_INVALID,
+	    "boot.cmdline_base: has a byte the kernel command line cannot carry (0x27 at 1)"},
+	{J(", \"cmdline\": \"console=ttyS0,115200n8 root=UUID=0a-1 isolcpus=1-3 "
+	    "crashkernel=256M@16M acpi_osi=!Linux rd.break a=50%~x+y/z:w\""), 0, ""},
 	{J(", \"matrx\": {}"), BF_ERR_INVALID, "matrx: unknown key; expected one of recipe, name, "
 	    "preset, machines, matrix, params, repetitions, order, knobs, bind, aslr, drop_caches, "
 	    "kernel, cmdline, boot"},
@@ -340,6 +360,8 @@ static const struct {
 	{J(", \"matrix\": {\"cmdline\": [\"\", \"no5lvl\"]}"), 0, ""},
 	{J(", \"matrix\": {\"cmdline\": [\"\", 5]}"), BF_ERR_INVALID,
 	    "matrix.cmdline[1]: expected a string, got an integer"},
+	{J(", \"matrix\": {\"cmdline\": [\"\", \"x$(touch /tmp/MARKER)\"]}"), BF_ERR_INVALID,
+	    "matrix.cmdline[1]: has a byte the kernel command line cannot carry (0x24 at 1)"},
 	{J(", \"matrix\": {\"kernel\": [\"6.1.0-28-cloud-amd64\", \"../x\"]}"), BF_ERR_INVALID,
 	    "matrix.kernel[1]: \"../x\" is not a kernel release"},
 	{J(", \"cmdline\": \"x\", \"matrix\": {\"cmdline\": [\"\", \"y\"]}"), BF_ERR_INVALID,
