@@ -257,7 +257,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 6);		/* bump with each new migration step */
+	T_EQ_INT(v, 7);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), pg_url != NULL);
 	store_close(s);
