@@ -316,5 +316,19 @@ store_lab_by_key(struct store *s, const char *public_key, char *name, size_t nam
 int
 store_labs_json(struct store *s, json_t **out)
 {
-	return store_page_json(s, Q_LAB_LIST, "labs", 0, out);
+	json_t *lab;
+	size_t i;
+	int r;
+
+	if ((r = store_page_json(s, Q_LAB_LIST, "labs", 0, out)) != 0)
+		return r;
+	json_array_foreach(json_object_get(*out, "labs"), i, lab) {
+		if (json_object_set(lab, "fingerprint", json_object_get(lab, "key_fp")) != 0) {
+			json_decref(*out);
+			*out = NULL;
+			return BF_ERR_ALLOC;
+		}
+		json_object_del(lab, "key_fp");
+	}
+	return 0;
 }

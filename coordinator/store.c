@@ -544,7 +544,9 @@ static const char *const store_sql[Q__COUNT] = {
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
 	[Q_LAB_DEL] = "DELETE FROM labs WHERE name = ?1",
 	[Q_LAB_BY_KEY] = "SELECT name FROM labs WHERE public_key = ?1",
-	[Q_LAB_LIST] = "SELECT name AS name, public_key AS public_key, fingerprint AS fingerprint,"
+	/* not "AS fingerprint": store_col_json parses a column of that name as
+	 * JSON (a machine's); store_labs_json renames it */
+	[Q_LAB_LIST] = "SELECT name AS name, public_key AS public_key, fingerprint AS key_fp,"
 	    " source AS source, actor AS actor, created_at AS created_at FROM labs"
 	    " ORDER BY name LIMIT ?1",
 	[Q_AUDIT_ADD] = "INSERT INTO audit (at, actor, action, subject, detail)"
