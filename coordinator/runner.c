@@ -95,7 +95,7 @@ static int
 runner_recipe_installed(const struct runner_env *env, const struct store_claim *c)
 {
 	json_t *spec = NULL;
-	char hex[65], msg[256];
+	char msg[256];
 	int r;
 
 	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec, NULL) != 0 ||
@@ -110,10 +110,9 @@ runner_recipe_installed(const struct runner_env *env, const struct store_claim *
 		goto out;
 	}
 	if (r == 0) {
-		recipes_sha256(json_object_get(spec, "recipe"), hex);
-		snprintf(msg, sizeof(msg), "refused: recipe %.64s (sha256 %.12s...) is not "
+		snprintf(msg, sizeof(msg), "refused: recipe %.64s, as this job holds it, is not "
 		    "installed here; only the recipe directory and recipes an admin imported "
-		    "(benchfleet recipes import) run", c->recipe ? c->recipe : "?", hex);
+		    "(benchfleet recipes import) run", c->recipe ? c->recipe : "?");
 		r = BF_ERR_INVALID;
 	} else
 		snprintf(msg, sizeof(msg), "refused: checking the recipe: %s", bf_err_str(r));
