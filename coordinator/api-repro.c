@@ -533,11 +533,11 @@ repro_local_recipe(struct api *a, const json_t *bundle, struct recipe **recp,
 	}
 	r = recipes_lookup_name(a->rs, a->st, name, &local);
 	if (r == BF_ERR_NOTFOUND) {
-		api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:s,s:n}}", "error",
-		    (snprintf(msg, sizeof(msg), "recipe %s: no local recipe named %s; a rerun runs "
+		snprintf(msg, sizeof(msg), "recipe %s: no local recipe named %s; a rerun runs "
 		    "installed recipes only (an admin may install it: benchfleet recipes import); "
-		    "nothing was scheduled", name, name), msg), "detail", "field", "recipe",
-		    "recipe", name, "differs"));
+		    "nothing was scheduled", name, name);
+		api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:s,s:n}}", "error", msg,
+		    "detail", "field", "recipe", "recipe", name, "differs"));
 		return BF_ERR_NOTFOUND;
 	}
 	if (r != 0) {
@@ -664,13 +664,14 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if (repro_local_recipe(a, q.bundle, &rec, rs) != 0)
 			goto out;
 		if (strcmp(tstate, "signed") != 0 && !q.override) {
-			api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:O}}", "error",
-			    (snprintf(detail, sizeof(detail), "the bundle is %s: a rerun needs a "
-			    "bundle signed by a trusted lab (benchfleet labs trust), or an admin's "
-			    "\"override\": true; give \"compare_job\" to compare it with a job here "
-			    "instead; nothing was scheduled",
-			    json_string_value(json_object_get(trust, "text"))), detail), "detail",
-			    "field", "signature", "trust", trust));
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "the bundle is %s: a rerun needs a bundle signed "
+			    "by a trusted lab (benchfleet labs trust), or an admin's \"override\": "
+			    "true; give \"compare_job\" to compare it with a job here instead; "
+			    "nothing was scheduled", json_string_value(json_object_get(trust, "text")));
+			api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:O}}", "error", msg,
+			    "detail", "field", "signature", "trust", trust));
 			goto out;
 		}
 		if ((r = repro_match(a, &q, &matches, &miss, &names, &d)) != 0) {

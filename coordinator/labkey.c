@@ -95,9 +95,10 @@ labkey_fill_pub(struct labkey *k)
 }
 
 /* Write a new key to path: a temporary file made O_EXCL 0600, then
- * link(2)ed into place, which fails if someone else got there first. */
+ * link(2)ed into place, which fails if someone else got there first
+ * (*made = 0: theirs is loaded instead). */
 static int
-labkey_create(const char *path, struct bf_diag *d)
+labkey_create(const char *path, int *made, struct bf_diag *d)
 {
 	EVP_PKEY_CTX *ctx = NULL;
 	EVP_PKEY *pkey = NULL;
@@ -134,7 +135,8 @@ labkey_create(const char *path, struct bf_diag *d)
 		r = BF_ERR_IO;
 		goto out;
 	}
-	if (link(tmp, path) != 0 && errno != EEXIST) {
+	*made = link(tmp, path) == 0;
+	if (!*made && errno != EEXIST) {
 		bf_diag_set(d, "lab-key", "lab key %s: %s", path, strerror(errno));
 		r = BF_ERR_IO;
 		goto out;
@@ -168,10 +170,12 @@ labkey_load_or_create(const char *path, struct labkey **out, int *created,
 	if (created != NULL)
 		*created = 0;
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 && errno == ENOENT) {
-		if ((r = labkey_create(path, d)) != 0)
+		int made = 0;
+
+		if ((r = labkey_create(path, &made, d)) != 0)
 			goto out;
 		if (created != NULL)
-			*created = 1;
+			*created = made;
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd == -1) {
