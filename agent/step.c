@@ -12,6 +12,7 @@
 #include "json.h"
 #include "knob.h"
 #include "parse.h"
+#include "path.h"
 #include "caps.h"
 #include "step.h"
 
@@ -739,6 +740,73 @@ out:
 	return r;
 }
 
+/*
+ * "paths": [{"name": "workdir", "path": "/var/tmp/benchfleet/k", "root":
+ * "/var/tmp/benchfleet"}]: the coordinator checked each path parameter at
+ * submit; it is checked again here, on the machine, before anything runs:
+ * normal, under its root, and no symbolic link below the root (path.h).
+ */
+static int
+step_f_paths(const struct json *v, struct step *st, struct bf_diag *d)
+{
+	static const char *const keys[] = { "name", "path", "root", NULL };
+	const struct json *e, *name, *p, *root;
+	const char *why = NULL;
+	char ef[32], fs[BF_DIAG_MSG - 64];
+	size_t i;
+	int r;
+
+	(void)st;
+	if ((r = step_want(v, JSON_ARR, "paths", d)) != 0)
+		goto out;
+	if (v->n > BF_MAX_PARAMS) {
+		bf_diag_set(d, "paths", "%zu entries, at most %d allowed", v->n, BF_MAX_PARAMS);
+		r = BF_ERR_RANGE;
+		goto out;
+	}
+	for (i = 0; i < v->n; i++) {
+		e = v->items[i];
+		snprintf(ef, sizeof(ef), "paths[%zu]", i);
+		if ((r = step_want(e, JSON_OBJ, ef, d)) != 0 || (r = step_only(e, keys, ef, d)) != 0)
+			goto out;
+		name = json_get(e, "name");
+		p = json_get(e, "path");
+		root = json_get(e, "root");
+		if (name == NULL || p == NULL || root == NULL) {
+			bf_diag_set(d, ef, "needs name, path and root");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = step_want(name, JSON_STR, ef, d)) != 0 ||
+		    (r = step_want(p, JSON_STR, ef, d)) != 0 ||
+		    (r = step_want(root, JSON_STR, ef, d)) != 0)
+			goto out;
+		if (path_check_normal(root->str, root->len, &why) != 0) {
+			bf_diag_set(d, ef, "root \"%.200s\" %s", root->str, why);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (path_check_normal(p->str, p->len, &why) != 0) {
+			bf_diag_set(d, ef, "%.64s: \"%.200s\" %s", name->str, p->str, why);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (!path_is_under(p->str, root->str)) {
+			bf_diag_set(d, ef, "%.64s: \"%.200s\" is not under %.200s", name->str,
+			    p->str, root->str);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = path_check_fs(root->str, p->str, fs, sizeof(fs))) != 0) {
+			bf_diag_set(d, ef, "%.64s: %s", name->str, fs);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	return r;
+}
+
 static const struct step_field step_fields[] = {
 	{ "run",	1, step_f_run },
 	{ "argv",	1, step_f_argv },
@@ -755,6 +823,7 @@ static const struct step_field step_fields[] = {
 	{ "setup",	0, step_f_setup },
 	{ "pre_iteration", 0, step_f_pre },
 	{ "services",	0, step_f_services },
+	{ "paths",	0, step_f_paths },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 

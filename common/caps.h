@@ -25,7 +25,18 @@
 #define BF_MAX_CAPTURE		(4 * 1024 * 1024) /* workload stdout kept by the agent */
 #define BF_MAX_REGEX		512		/* a metric's extraction regex */
 #define BF_MAX_HOST		253
-#define BF_MAX_BUNDLE		(64 * 1024 * 1024) /* a result bundle (import, URL fetch) */
+#define BF_MAX_BUNDLE		(64 * 1024 * 1024) /* a result bundle posted to the API */
+/* A bundle fetched by URL: the peer is anyone a submitter names, so far
+ * less than a posted one, and its JSON tree is capped by node count
+ * (jansson spends ~80 bytes per node: 256 Ki nodes are ~20 MB). */
+#define BF_MAX_URL_BUNDLE	(4 * 1024 * 1024)
+#define BF_MAX_URL_BUNDLE_NODES	(256 * 1024)
+#define BF_MAX_FETCHES		2		/* URL fetches at once; more get 503 */
+#define BF_FETCH_TIMEOUT_S	30		/* one fetch, start to end */
+#define BF_FETCH_CONNECT_S	5		/* its TCP (and TLS) connect */
+#define BF_FETCH_MIN_RATE	1024		/* bytes/s, below which for ... */
+#define BF_FETCH_MIN_RATE_S	10		/* ... this long a fetch is dropped */
+#define BF_MAX_PEER_ALLOW	64		/* CIDRs of --peer-allow */
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
 
 #endif

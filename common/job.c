@@ -684,8 +684,47 @@ job_preset_names(const struct recipe *r, char *buf, size_t bufsz)
 	return buf;
 }
 
+/*
+ * A path parameter the job leaves to its preset or the recipe's default
+ * must be under the root too: the recipe was checked without one.
+ */
+static int
+job_check_path_defaults(const struct job_spec *job, const struct recipe *rc,
+    const char *root, struct bf_diag *d)
+{
+	char ap[BF_DIAG_FIELD];
+	struct bf_diag sub;
+	const struct recipe_param *p;
+	const json_t *preset = NULL, *v;
+	size_t i;
+	int r;
+
+	if (job->preset != NULL)
+		preset = json_object_get(rc->presets, job->preset);
+	for (i = 0; i < rc->nparams; i++) {
+		p = &rc->params[i];
+		if (p->type != RECIPE_P_PATH || json_object_get(job->matrix, p->name) != NULL ||
+		    json_object_get(job->params, p->name) != NULL)
+			continue;
+		v = preset != NULL ? json_object_get(preset, p->name) : NULL;
+		jx_path(ap, sizeof(ap), "params", p->name);
+		bf_diag_clear(&sub);
+		if ((r = recipe_check_value(p, v != NULL ? v : p->def, root, ap, &sub)) != 0) {
+			bf_diag_set(d, ap, "%s (the %s%s of recipe %s; give params.%s)",
+			    sub.msg + (strncmp(sub.msg, ap, strlen(ap)) == 0 ? strlen(ap) + 2 : 0),
+			    v != NULL ? "value in preset " : "default", v != NULL ? job->preset : "",
+			    rc->name, p->name);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	return r;
+}
+
 int
-job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag *d)
+job_validate(const struct job_spec *job, const struct recipe *rc, const char *workdir_root,
+    struct bf_diag *d)
 {
 	char ap[BF_DIAG_FIELD], ep[BF_DIAG_FIELD], names[BF_DIAG_MSG];
 	const struct recipe_param *p;
@@ -764,7 +803,7 @@ job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag
 		}
 		json_array_foreach(arr, i, v) {
 			jx_path_idx(ep, sizeof(ep), ap, i);
-			if ((r = recipe_check_value(p, v, ep, d)) != 0)
+			if ((r = recipe_check_value(p, v, workdir_root, ep, d)) != 0)
 				goto out;
 		}
 	}
@@ -776,9 +815,11 @@ job_validate(const struct job_spec *job, const struct recipe *rc, struct bf_diag
 			r = BF_ERR_INVALID;
 			goto out;
 		}
-		if ((r = recipe_check_value(p, v, ap, d)) != 0)
+		if ((r = recipe_check_value(p, v, workdir_root, ap, d)) != 0)
 			goto out;
 	}
+	if ((r = job_check_path_defaults(job, rc, workdir_root, d)) != 0)
+		goto out;
 	json_object_foreach(job->knobs, k, v) {
 		if (recipe_param(rc, k) != NULL) {
 			bf_diag_set(d, jx_path(ap, sizeof(ap), "knobs", k), "is both a parameter "

@@ -84,8 +84,12 @@ struct job_spec {
 int job_parse(const char *text, size_t len, struct job_spec **out, struct bf_diag *d);
 int job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d);
 /* Check against the recipe: preset exists, axes and params are parameters
- * of it, every value passes recipe_check_value(), cell count <= BF_MAX_CELLS. */
-int job_validate(const struct job_spec *job, const struct recipe *r, struct bf_diag *d);
+ * of it, every value passes recipe_check_value(), cell count <= BF_MAX_CELLS.
+ * workdir_root is the daemon's --workdir-root: every path parameter's value
+ * (given, or from the preset or default) must be under it, unless the
+ * recipe gives the parameter a root of its own. NULL checks path form only. */
+int job_validate(const struct job_spec *job, const struct recipe *r, const char *workdir_root,
+    struct bf_diag *d);
 void job_free(struct job_spec *job);
 
 #define JOB_MAX_RELEASE		64	/* a kernel release as uname -r prints it */

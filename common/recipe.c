@@ -20,6 +20,7 @@
 #include "jx.h"
 #include "caps.h"
 #include "parse.h"
+#include "path.h"
 #include "recipe.h"
 
 static const char *const recipe_keys[] = {
@@ -39,13 +40,16 @@ static const char *const recipe_ready_keys[] = { "tcp", "timeout_s", NULL };
 static const struct {
 	const char *name;
 	enum recipe_ptype type;
-	const char *const keys[6];
+	const char *const keys[8];
 } recipe_ptypes[] = {
-	{"int", RECIPE_P_INT, {"type", "min", "max", "default", "description", NULL}},
-	{"number", RECIPE_P_NUM, {"type", "min", "max", "default", "description", NULL}},
-	{"string", RECIPE_P_STR, {"type", "max_len", "default", "description", NULL}},
+	{"int", RECIPE_P_INT, {"type", "min", "max", "default", "description", "option", NULL}},
+	{"number", RECIPE_P_NUM, {"type", "min", "max", "default", "description", "option",
+	    NULL}},
+	{"string", RECIPE_P_STR, {"type", "max_len", "pattern", "option", "default",
+	    "description", NULL}},
 	{"enum", RECIPE_P_ENUM, {"type", "values", "default", "description", NULL}},
 	{"bool", RECIPE_P_BOOL, {"type", "default", "description", NULL}},
+	{"path", RECIPE_P_PATH, {"type", "root", "default", "description", NULL}},
 };
 #define RECIPE_NPTYPES	(sizeof(recipe_ptypes) / sizeof(recipe_ptypes[0]))
 
@@ -72,6 +76,10 @@ recipe_param_clear(struct recipe_param *p)
 	free(p->values);
 	json_decref(p->def);
 	free(p->description);
+	free(p->pattern);
+	if (p->re_ok)
+		regfree(&p->re);
+	free(p->root);
 }
 
 static void
@@ -166,11 +174,59 @@ recipe_param_names(const struct recipe *r, char *buf, size_t bufsz)
 	return buf;
 }
 
-int
-recipe_check_value(const struct recipe_param *p, const json_t *v, const char *path,
+/* A value rendered at the start of an element must not look like an option. */
+static int
+recipe_check_lead(const struct recipe_param *p, const json_t *v, int neg, const char *path,
     struct bf_diag *d)
 {
+	char rep[80];
+
+	if (!p->leads || p->option || !neg)
+		return 0;
+	bf_diag_set(d, path, "%s begins with \"-\", so the program would read it as an option "
+	    "(it begins %s); the recipe does not declare \"option\": true for %s",
+	    jx_repr(v, rep, sizeof(rep)), p->lead_at, p->name);
+	return BF_ERR_INVALID;
+}
+
+static int
+recipe_check_path(const struct recipe_param *p, const json_t *v, const char *root,
+    const char *path, struct bf_diag *d)
+{
+	char rep[80];
+	const char *why;
+	int r;
+
+	if (!json_is_string(v)) {
+		bf_diag_set(d, path, "expected a string (an absolute path), got %s",
+		    jx_type_name(v));
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (path_check_normal(json_string_value(v), json_string_length(v), &why) != 0) {
+		bf_diag_set(d, path, "%s %s (a path must be absolute and normal: no \"..\", "
+		    "\".\", \"//\" or trailing \"/\")", jx_repr(v, rep, sizeof(rep)), why);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (p->root != NULL)
+		root = p->root;
+	if (root != NULL && !path_is_under(json_string_value(v), root)) {
+		bf_diag_set(d, path, "%s is not under %s", jx_repr(v, rep, sizeof(rep)), root);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	r = 0;
+out:
+	return r;
+}
+
+int
+recipe_check_value(const struct recipe_param *p, const json_t *v, const char *root,
+    const char *path, struct bf_diag *d)
+{
 	char rep[80], list[BF_DIAG_MSG];
+	regmatch_t m;
 	const char *s;
 	int64_t iv;
 	double dv;
@@ -179,10 +235,15 @@ recipe_check_value(const struct recipe_param *p, const json_t *v, const char *pa
 
 	switch (p->type) {
 	case RECIPE_P_INT:
-		r = jx_as_int(v, p->imin, p->imax, &iv, path, d);
+		if ((r = jx_as_int(v, p->imin, p->imax, &iv, path, d)) != 0)
+			goto out;
+		r = recipe_check_lead(p, v, iv < 0, path, d);
 		goto out;
 	case RECIPE_P_NUM:
-		r = jx_as_num(v, p->nmin, p->nmax, &dv, path, d);
+		if ((r = jx_as_num(v, p->nmin, p->nmax, &dv, path, d)) != 0)
+			goto out;
+		/* -0.0 renders as "0" (recipe_append_value) */
+		r = recipe_check_lead(p, v, dv < 0, path, d);
 		goto out;
 	case RECIPE_P_BOOL:
 		if (!json_is_boolean(v)) {
@@ -191,15 +252,18 @@ recipe_check_value(const struct recipe_param *p, const json_t *v, const char *pa
 			goto out;
 		}
 		break;
+	case RECIPE_P_PATH:
+		r = recipe_check_path(p, v, root, path, d);
+		goto out;
 	case RECIPE_P_STR:
 		if (!json_is_string(v)) {
 			bf_diag_set(d, path, "expected a string, got %s", jx_type_name(v));
 			r = BF_ERR_INVALID;
 			goto out;
 		}
-		/* empty is a legitimate value here ("no extra flags") */
 		n = json_string_length(v);
-		if (n != strlen(json_string_value(v))) {
+		s = json_string_value(v);
+		if (n != strlen(s)) {
 			bf_diag_set(d, path, "contains a NUL byte");
 			r = BF_ERR_INVALID;
 			goto out;
@@ -209,6 +273,25 @@ recipe_check_value(const struct recipe_param *p, const json_t *v, const char *pa
 			r = BF_ERR_TOOBIG;
 			goto out;
 		}
+		/* rm_so/rm_eo: the anchors are in the compiled text, and this
+		 * says the same thing again should they ever be lost */
+		if (p->re_ok && (regexec(&p->re, s, 1, &m, 0) != 0 || m.rm_so != 0 ||
+		    (size_t)m.rm_eo != n)) {
+			bf_diag_set(d, path, "%s does not match the pattern ^(%s)$",
+			    jx_repr(v, rep, sizeof(rep)), p->pattern);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		/* empty is fine inside an element ("--opt={x}"), but an empty
+		 * argument of its own means "here" to many programs */
+		if (n == 0 && p->whole && !p->re_ok) {
+			bf_diag_set(d, path, "is empty, and it would be a whole argument (%s); "
+			    "the recipe gives no pattern that allows it", p->lead_at);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = recipe_check_lead(p, v, s[0] == '-', path, d)) != 0)
+			goto out;
 		break;
 	case RECIPE_P_ENUM:
 		if (!json_is_string(v)) {
@@ -347,7 +430,7 @@ recipe_scan(const struct recipe *rc, const char *tmpl, const json_t *values, str
 				r = BF_ERR_INVALID;
 				goto out;
 			}
-			if ((r = recipe_check_value(p, v, vpath, d)) != 0)
+			if ((r = recipe_check_value(p, v, NULL, vpath, d)) != 0)
 				goto out;
 			if ((r = recipe_append_value(out, v)) != 0) {
 				if (r == BF_ERR_TOOBIG)
@@ -422,12 +505,106 @@ out:
 	return r;
 }
 
+/*
+ * The pattern is compiled as ^(pattern)$; a ")" that closes nothing in the
+ * pattern would close the wrapper's "(" instead ("a)|b" gives ^(a)|b)$,
+ * which no longer anchors). Outside bracket expressions, unescaped.
+ */
+static int
+recipe_pattern_balanced(const char *s)
+{
+	int depth = 0;
+
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' && s[1] != '\0') {
+			s++;
+			continue;
+		}
+		if (*s == '[') {
+			s++;
+			if (*s == '^')
+				s++;
+			if (*s == ']')
+				s++;
+			/* [:alpha:], [=a=], [.a.] may hold a ']' of their own */
+			while (*s != '\0' && *s != ']') {
+				if (s[0] == '[' && (s[1] == ':' || s[1] == '=' || s[1] == '.')) {
+					char c = s[1];
+
+					for (s += 2; *s != '\0' && !(s[0] == c && s[1] == ']'); s++)
+						;
+					if (*s == '\0')
+						return 0;
+					s++;
+				}
+				s++;
+			}
+			if (*s == '\0')
+				return 0;
+			continue;
+		}
+		if (*s == '(')
+			depth++;
+		else if (*s == ')' && --depth < 0)
+			return 0;
+	}
+	return depth == 0;
+}
+
+static int
+recipe_parse_pattern(struct recipe_param *p, const json_t *spec, const char *path,
+    struct bf_diag *d)
+{
+	char fp[BF_DIAG_FIELD], ebuf[128];
+	const char *s = NULL, *why = NULL;
+	struct buf b;
+	int r, rr;
+
+	buf_init(&b, BF_MAX_REGEX + 8);
+	jx_path(fp, sizeof(fp), path, "pattern");
+	if ((r = jx_str(spec, "pattern", JX_OPTIONAL, BF_MAX_REGEX, &s, path, d)) != 0 ||
+	    s == NULL)
+		goto out;
+	if (s[0] == '\0') {
+		bf_diag_set(d, fp, "is empty");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (parse_regex_check(s, &why) != 0) {
+		bf_diag_set(d, fp, "%s", why);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (!recipe_pattern_balanced(s)) {
+		bf_diag_set(d, fp, "has unbalanced parentheses or an unclosed bracket expression");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = buf_printf(&b, "^(%s)$", s)) != 0)
+		goto out;
+	if ((rr = regcomp(&p->re, b.data, REG_EXTENDED)) != 0) {
+		regerror(rr, &p->re, ebuf, sizeof(ebuf));
+		bf_diag_set(d, fp, "does not compile: %s", ebuf);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	p->re_ok = 1;
+	if ((p->pattern = strdup(s)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	buf_free(&b);
+	return r;
+}
+
 static int
 recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
     const char *path, struct bf_diag *d)
 {
 	char tp[BF_DIAG_FIELD], rep[80], list[BF_DIAG_MSG];
-	const char *type;
+	const char *type, *root = NULL, *why = NULL;
 	json_t *def;
 	int64_t ml;
 	size_t i;
@@ -500,6 +677,23 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 		if ((r = jx_int(spec, "max_len", JX_OPTIONAL, 1, BF_MAX_STR, &ml, path, d)) != 0)
 			goto out;
 		p->max_len = (size_t)ml;
+		if ((r = recipe_parse_pattern(p, spec, path, d)) != 0)
+			goto out;
+		break;
+	case RECIPE_P_PATH:
+		p->max_len = PATH_CHECK_MAX;
+		if ((r = jx_str(spec, "root", JX_OPTIONAL, PATH_CHECK_MAX, &root, path, d)) != 0)
+			goto out;
+		if (root != NULL && path_check_normal(root, strlen(root), &why) != 0) {
+			bf_diag_set(d, jx_path(tp, sizeof(tp), path, "root"), "\"%.200s\" %s",
+			    root, why);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (root != NULL && (p->root = strdup(root)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
 		break;
 	case RECIPE_P_ENUM:
 		if ((r = recipe_parse_enum_values(p, spec, path, d)) != 0)
@@ -508,6 +702,8 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 	case RECIPE_P_BOOL:
 		break;
 	}
+	if ((r = jx_bool(spec, "option", JX_OPTIONAL, &p->option, path, d)) != 0)
+		goto out;
 	/* a default makes every cell renderable without the job naming it */
 	def = json_object_get(spec, "default");
 	if (def == NULL) {
@@ -515,7 +711,8 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((r = recipe_check_value(p, def, jx_path(tp, sizeof(tp), path, "default"), d)) != 0)
+	if ((r = recipe_check_value(p, def, NULL, jx_path(tp, sizeof(tp), path, "default"),
+	    d)) != 0)
 		goto out;
 	p->def = json_incref(def);
 	r = 0;
@@ -597,7 +794,7 @@ recipe_parse_presets(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 				r = BF_ERR_INVALID;
 				goto out;
 			}
-			if ((r = recipe_check_value(p, v, vp, d)) != 0)
+			if ((r = recipe_check_value(p, v, NULL, vp, d)) != 0)
 				goto out;
 		}
 	}
@@ -605,6 +802,57 @@ recipe_parse_presets(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	r = 0;
 out:
 	return r;
+}
+
+/*
+ * Mark the parameters whose value begins the element tmpl (named ep in
+ * messages): "{p}", "{p}.txt", or any slot with only slots before it, since
+ * those before may be empty. recipe_scan() has checked the syntax.
+ */
+static void
+recipe_mark_leads(struct recipe *rc, const char *tmpl, const char *ep)
+{
+	struct recipe_param *p;
+	const char *s = tmpl, *e;
+	size_t i, n;
+
+	while (s[0] == '{' && s[1] != '{') {
+		for (e = s + 1; *e != '\0' && *e != '}'; e++)
+			;
+		if (*e != '}')
+			return;
+		n = (size_t)(e - s - 1);
+		for (p = NULL, i = 0; p == NULL && i < rc->nparams; i++)
+			if (strlen(rc->params[i].name) == n &&
+			    strncmp(rc->params[i].name, s + 1, n) == 0)
+				p = &rc->params[i];
+		if (p == NULL)
+			return;
+		if (s == tmpl && e[1] == '\0')
+			p->whole = 1;
+		/* a diagnostic field path: a truncated one still names the place */
+		if (!p->leads && snprintf(p->lead_at, sizeof(p->lead_at), "%s", ep) < 0)
+			p->lead_at[0] = '\0';
+		p->leads = 1;
+		s = e + 1;
+	}
+}
+
+/* Defaults again, now that the templates say which parameters lead. */
+static int
+recipe_check_defaults(struct recipe *rc, struct bf_diag *d)
+{
+	char pp[BF_DIAG_FIELD], tp[BF_DIAG_FIELD];
+	size_t i;
+	int r;
+
+	for (i = 0; i < rc->nparams; i++) {
+		jx_path(pp, sizeof(pp), "params", rc->params[i].name);
+		if ((r = recipe_check_value(&rc->params[i], rc->params[i].def, NULL,
+		    jx_path(tp, sizeof(tp), pp, "default"), d)) != 0)
+			return r;
+	}
+	return 0;
 }
 
 /* An argv template: 1..BF_MAX_ARGV strings with {param} slots checked. */
@@ -657,6 +905,7 @@ recipe_parse_argv(struct recipe *rc, const json_t *arr, const char *path, struct
 		}
 		if ((r = recipe_scan(rc, json_string_value(v), NULL, NULL, ep, d)) != 0)
 			goto out;
+		recipe_mark_leads(rc, json_string_value(v), ep);
 		if ((c->argv[i] = strdup(json_string_value(v))) == NULL) {
 			r = BF_ERR_ALLOC;
 			goto out;
@@ -987,12 +1236,15 @@ recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
 	if ((r = recipe_dup_opt(doc, "description", RECIPE_DESC_MAX, NULL, &rc->description,
 	    "", d)) != 0)
 		goto out;
+	/* the templates before the presets and defaults are checked: they
+	 * say which parameters begin an argv element */
 	if ((r = recipe_parse_params(rc, doc, d)) != 0 ||
-	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
 	    (r = recipe_parse_command(rc, doc, d)) != 0 ||
 	    (r = recipe_parse_cmds(rc, doc, "setup", &rc->setup, &rc->nsetup, d)) != 0 ||
 	    (r = recipe_parse_cmds(rc, doc, "pre_iteration", &rc->pre, &rc->npre, d)) != 0 ||
 	    (r = recipe_parse_services(rc, doc, d)) != 0 ||
+	    (r = recipe_check_defaults(rc, d)) != 0 ||
+	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
 	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, 86400, &rc->timeout_s, "", d)) != 0 ||
 	    (r = recipe_parse_metrics(rc, doc, d)) != 0)
 		goto out;
@@ -1168,8 +1420,58 @@ out:
 	return r;
 }
 
+/* "paths": each path parameter with the root the agent holds it to. */
+static int
+recipe_paths_json(const struct recipe *rc, const json_t *values, const char *root,
+    json_t *step, struct bf_diag *d)
+{
+	char path[BF_DIAG_FIELD];
+	const struct recipe_param *p;
+	json_t *paths = NULL, *v, *o;
+	size_t i;
+	int r;
+
+	if ((paths = json_array()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < rc->nparams; i++) {
+		p = &rc->params[i];
+		if (p->type != RECIPE_P_PATH)
+			continue;
+		jx_path(path, sizeof(path), "params", p->name);
+		if ((v = json_object_get(values, p->name)) == NULL) {
+			bf_diag_set(d, path, "no value for parameter %s", p->name);
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if (p->root == NULL && root == NULL) {
+			bf_diag_set(d, path, "no root to keep the path under");
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		if ((r = recipe_check_value(p, v, root, path, d)) != 0)
+			goto out;
+		o = json_pack("{s:s,s:O,s:s}", "name", p->name, "path", v, "root",
+		    p->root != NULL ? p->root : root);
+		if (o == NULL || json_array_append_new(paths, o) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	}
+	if (json_array_size(paths) > 0 && json_object_set(step, "paths", paths) != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	json_decref(paths);
+	return r;
+}
+
 int
-recipe_step_json(const struct recipe *rc, const json_t *values, json_t *step, struct bf_diag *d)
+recipe_step_json(const struct recipe *rc, const json_t *values, const char *root,
+    json_t *step, struct bf_diag *d)
 {
 	char path[BF_DIAG_FIELD];
 	json_t *svcs = NULL, *metrics = NULL, *o, *a;
@@ -1179,7 +1481,8 @@ recipe_step_json(const struct recipe *rc, const json_t *values, json_t *step, st
 	int r;
 
 	buf_init(&b, BF_MAX_ARG);
-	if ((r = recipe_cmds_json(rc, rc->setup, rc->nsetup, "setup", values, step, d)) != 0 ||
+	if ((r = recipe_paths_json(rc, values, root, step, d)) != 0 ||
+	    (r = recipe_cmds_json(rc, rc->setup, rc->nsetup, "setup", values, step, d)) != 0 ||
 	    (r = recipe_cmds_json(rc, rc->pre, rc->npre, "pre_iteration", values, step, d)) != 0)
 		goto out;
 	if (rc->nservices > 0) {
@@ -1323,6 +1626,12 @@ recipe_to_json(const struct recipe *rc)
 			break;
 		case RECIPE_P_STR:
 			recipe_set(p, "max_len", json_integer((json_int_t)rp->max_len), &ok);
+			if (rp->pattern != NULL)
+				recipe_set(p, "pattern", json_string(rp->pattern), &ok);
+			break;
+		case RECIPE_P_PATH:
+			if (rp->root != NULL)
+				recipe_set(p, "root", json_string(rp->root), &ok);
 			break;
 		case RECIPE_P_ENUM:
 			if ((vals = json_array()) == NULL) {
@@ -1337,6 +1646,8 @@ recipe_to_json(const struct recipe *rc)
 		case RECIPE_P_BOOL:
 			break;
 		}
+		if (rp->option)
+			recipe_set(p, "option", json_true(), &ok);
 		recipe_set(p, "default", json_incref(rp->def), &ok);
 		if (rp->description != NULL)
 			recipe_set(p, "description", json_string(rp->description), &ok);

@@ -11,7 +11,10 @@
  *               "description": "..."},
  *     "ratio": {"type": "number", "min": 0, "max": 1, "default": 0.5},
  *     "mode":  {"type": "enum", "values": ["a", "b"], "default": "a"},
- *     "msg":   {"type": "string", "max_len": 256, "default": "hi"},
+ *     "msg":   {"type": "string", "max_len": 256, "default": "hi",
+ *               "pattern": "[a-z ]*"},
+ *     "dir":   {"type": "path", "default": "/var/tmp/benchfleet/x"},
+ *     "src":   {"type": "path", "root": "/usr/src", "default": "/usr/src/a.tar"},
  *     "flag":  {"type": "bool", "default": false}
  *   },                                          every param needs a default
  *   "presets": {"test": {"loops": 1000}, "paper": {"loops": 100000000}},
@@ -23,6 +26,24 @@
  *      "regex": "([0-9.]+) ops/s"}
  *   ]
  * }
+ *
+ * Parameter types and what a value must be:
+ *   int, number: within min..max. enum: one of values. bool: true or false.
+ *   string: at most max_len bytes (default BF_MAX_STR), no NUL; with
+ *     "pattern", the WHOLE value matches the POSIX extended regex (it is
+ *     compiled as ^(pattern)$, and an unbalanced ")" in it is refused).
+ *   path: a normal absolute path (path.h: no "..", ".", "//", trailing "/",
+ *     NUL or control bytes) strictly below a root: the recipe's "root", or
+ *     else the daemon's --workdir-root (default /var/tmp/benchfleet). The
+ *     coordinator checks at submit; the agent checks again before the step
+ *     runs and refuses a symbolic link anywhere below the root.
+ * A value that begins an argv element (the element is "{p}", or starts with
+ * "{p}", or with slots only before it) must not begin with "-": the program
+ * would read it as an option (make "--eval=...", tar "--to-command=...").
+ * A string, int or number parameter may declare "option": true to allow it.
+ * A string that fills a whole element may not be empty unless its pattern
+ * matches "". A value inside a larger element ("-j{jobs}", "--size={mb}")
+ * cannot become an option by itself.
  *
  * Slots: "{name}" anywhere inside an argv element is replaced by the value of
  * parameter name; "{{" and "}}" are literal braces. Each element stays one
@@ -49,6 +70,7 @@
 #ifndef BF_RECIPE_H
 #define BF_RECIPE_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -56,7 +78,9 @@
 #include "buf.h"
 #include "err.h"
 
-enum recipe_ptype { RECIPE_P_INT, RECIPE_P_NUM, RECIPE_P_STR, RECIPE_P_ENUM, RECIPE_P_BOOL };
+enum recipe_ptype {
+	RECIPE_P_INT, RECIPE_P_NUM, RECIPE_P_STR, RECIPE_P_ENUM, RECIPE_P_BOOL, RECIPE_P_PATH
+};
 
 struct recipe_param {
 	char *name;
@@ -64,6 +88,14 @@ struct recipe_param {
 	int64_t imin, imax;		/* int */
 	double nmin, nmax;		/* number */
 	size_t max_len;			/* string; default BF_MAX_STR */
+	char *pattern;			/* string: as written, or NULL */
+	regex_t re;			/* string: ^(pattern)$ compiled when re_ok */
+	int re_ok;
+	int option;			/* "option": true: may begin an element with '-' */
+	int leads;			/* begins some argv element (set at load) */
+	int whole;			/* is some argv element all by itself */
+	char lead_at[48];		/* the first such element, for messages */
+	char *root;			/* path: the recipe's root, or NULL (the daemon's) */
 	char **values;			/* enum */
 	size_t nvalues;
 	json_t *def;			/* owned reference */
@@ -126,10 +158,14 @@ const char *recipe_param_names(const struct recipe *r, char *buf, size_t bufsz);
 
 /*
  * Check v against parameter p: type, range, enum membership, string length,
- * no NUL bytes. path names v in messages: 'matrix.mode[2]: "x" is not one of a, b'.
+ * no NUL bytes, pattern, a leading '-' (see above), path form and
+ * confinement. root is the daemon's --workdir-root for path parameters
+ * without a root of their own; NULL checks only their form (at recipe load,
+ * where no daemon is known). path names v in messages:
+ * 'matrix.mode[2]: "x" is not one of a, b'.
  */
-int recipe_check_value(const struct recipe_param *p, const json_t *v, const char *path,
-    struct bf_diag *d);
+int recipe_check_value(const struct recipe_param *p, const json_t *v, const char *root,
+    const char *path, struct bf_diag *d);
 
 /*
  * Render the command for one set of values (object name -> value; every
@@ -143,12 +179,14 @@ void recipe_argv_free(char **argv);
 
 /*
  * Add to a step object what the recipe says beyond "argv": "setup",
- * "pre_iteration" and "services" (rendered, only when the recipe has them)
- * and "metrics" (every stdout/stderr metric with its regex, csv or json
- * rule), in the agent's step format (docs/agent-protocol.md).
+ * "pre_iteration" and "services" (rendered, only when the recipe has them),
+ * "metrics" (every stdout/stderr metric with its regex, csv or json rule)
+ * and "paths" (each path parameter's value with the root it must stay
+ * under, checked here against root, the daemon's --workdir-root), in the
+ * agent's step format (docs/agent-protocol.md).
  */
-int recipe_step_json(const struct recipe *r, const json_t *values, json_t *step,
-    struct bf_diag *d);
+int recipe_step_json(const struct recipe *r, const json_t *values, const char *root,
+    json_t *step, struct bf_diag *d);
 /* Is m extracted from the workload's output (regex, csv or json), rather
  * than measured by the agent (wall_s, ...)? */
 int recipe_metric_from_output(const struct recipe_metric *m);

@@ -164,7 +164,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "known recipes: %s", job->recipe, recipes_names(a->rs, known, sizeof(known)));
 		goto out;
 	}
-	if ((r = job_validate(job, rec, &d)) != 0) {
+	if ((r = job_validate(job, rec, a->cfg.workdir_root, &d)) != 0) {
 		api_error(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;

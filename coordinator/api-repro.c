@@ -13,6 +13,7 @@
 #include "api-int.h"
 #include "bundle.h"
 #include "events.h"
+#include "fetch.h"
 #include "job.h"
 #include "jx.h"
 #include "labkey.h"
@@ -143,6 +144,58 @@ struct repro_req {
 	int64_t compare_job;	/* compare-only against this job here, or 0 */
 };
 
+/*
+ * Fetch, pre-scan and parse the bundle at url, holding a fetch slot
+ * throughout so that at most BF_MAX_FETCHES bodies and trees exist at
+ * once. Busy: BF_ERR_STATE. Every other failure (refused, network, peer,
+ * too big, too many nodes, not a valid bundle) gives the caller one text;
+ * its reason goes to the log, since it would tell the caller what answers
+ * at an address the coordinator can reach and the caller cannot.
+ */
+static int
+repro_fetch_bundle(const char *url, json_t **out, struct bf_diag *d)
+{
+	struct bf_diag why;
+	struct buf b;
+	size_t n;
+	int r, slot = 0;
+
+	*out = NULL;
+	buf_init(&b, BF_MAX_URL_BUNDLE);
+	bf_diag_clear(&why);
+	if ((r = fetch_slot_take()) != 0) {
+		bf_diag_set(d, "url", "busy: %d bundle fetches are under way; try again",
+		    BF_MAX_FETCHES);
+		goto out;
+	}
+	slot = 1;
+	if ((r = fetch_url(url, BF_MAX_URL_BUNDLE, &b, &why)) != 0)
+		goto out;	/* fetch_url logged why */
+	if ((n = fetch_json_nodes(b.data, b.len, BF_MAX_URL_BUNDLE_NODES)) >
+	    BF_MAX_URL_BUNDLE_NODES) {
+		bf_diag_set(&why, NULL, "more than %d JSON values", BF_MAX_URL_BUNDLE_NODES);
+		r = BF_ERR_TOOBIG;
+	} else {
+		r = bundle_parse(b.data != NULL ? b.data : "", b.len, BF_MAX_URL_BUNDLE, out,
+		    &why);
+	}
+	if (r != 0) {
+		char m[BF_DIAG_MSG + 32];
+
+		snprintf(m, sizeof(m), "not a usable bundle: %s", why.msg[0] ? why.msg :
+		    bf_err_str(r));
+		fetch_log_failure(url, m);
+	}
+out:
+	if (r != 0 && r != BF_ERR_STATE)
+		bf_diag_set(d, "url", "the bundle could not be fetched (the coordinator's log "
+		    "says why; POST the bundle itself for a detailed answer)");
+	if (slot)
+		fetch_slot_give();
+	buf_free(&b);
+	return r;
+}
+
 static int
 repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsigned int *status,
     struct bf_diag *d)
@@ -151,11 +204,9 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	    "knobs", "override", "compare_job", NULL };
 	static const char *const mkeys[] = { "class", NULL };
 	json_t *m = NULL;
-	struct buf b;
 	int r;
 
 	(void)a;
-	buf_init(&b, BF_MAX_BUNDLE);
 	*status = MHD_HTTP_BAD_REQUEST;
 	q->delta_pct = REPRO_DEFAULT_DELTA_PCT;
 	if (rq->body.len == 0) {
@@ -204,20 +255,14 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((r = repro_fetch(q->url, BF_MAX_BUNDLE, &b, d)) != 0) {
-		*status = r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
-		    r == BF_ERR_INVALID ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_BAD_GATEWAY;
-		goto out;
-	}
-	if ((r = bundle_parse(b.data != NULL ? b.data : "", b.len, BF_MAX_BUNDLE, &q->fetched,
-	    d)) != 0) {
-		*status = r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE : MHD_HTTP_BAD_REQUEST;
+	if ((r = repro_fetch_bundle(q->url, &q->fetched, d)) != 0) {
+		*status = r == BF_ERR_STATE ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_BAD_GATEWAY;
+		r = r == BF_ERR_STATE ? r : BF_ERR_IO;
 		goto out;
 	}
 	q->bundle = q->fetched;
 	r = 0;
 out:
-	buf_free(&b);
 	return r;
 }
 
@@ -373,7 +418,7 @@ repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
 		if (!json_is_object(o) || json_object_update(o, q->knobs) != 0)
 			goto oom;
 	}
-	if ((r = job_from_json(doc, &job, d)) != 0 || (r = job_validate(job, rec, d)) != 0 ||
+	if ((r = job_from_json(doc, &job, d)) != 0 || (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
 	    (r = matrix_expand(job, rec, &cells, &ncells, d)) != 0)
 		goto out;
 	if ((size_t)job->boots > BF_MAX_CELLS / (ncells ? ncells : 1)) {

@@ -123,7 +123,7 @@ api_labs_trust(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	if (url != NULL) {
 		if ((r = labs_fetch_key(url, pub64, sizeof(pub64), &d)) != 0) {
-			api_error(rs, r == BF_ERR_INVALID ? MHD_HTTP_BAD_REQUEST :
+			api_error(rs, r == BF_ERR_STATE ? MHD_HTTP_SERVICE_UNAVAILABLE :
 			    MHD_HTTP_BAD_GATEWAY, "url", "%s", d.msg);
 			goto out;
 		}

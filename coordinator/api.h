@@ -22,6 +22,7 @@ struct api_config {
 	void *lab_sign_arg;
 	unsigned char lab_pub[32];	/* the lab key's public half */
 	int has_lab_key;
+	const char *workdir_root;	/* --workdir-root: path parameters must be under it */
 };
 
 struct api;

@@ -22,7 +22,9 @@
 #include "db.h"
 #include "events.h"
 #include "labkey.h"
+#include "fetch.h"
 #include "parse.h"
+#include "path.h"
 #include "recipes.h"
 #include "sched.h"
 #include "ssh.h"
@@ -54,12 +56,15 @@ struct options {
 	char *boot_failures;
 	char *node;
 	char *lab_key;
+	char *peer_allow;
+	char *workdir_root;
 	int insecure;
+	int peer_allow_http;
 };
 
 static const struct opt {
 	const char *name;
-	size_t off;		/* of the char * in struct options; -1 for flags */
+	size_t off;		/* of the char * in struct options; of the int of a flag */
 	const char *arg;
 	const char *help;
 } opts[] = {
@@ -107,8 +112,16 @@ static const struct opt {
 	{ "auth", offsetof(struct options, auth), "auto|required",
 	  "bearer tokens: auto (on once the store has a token; always off loopback) "
 	  "or required" },
-	{ "insecure", (size_t)-1, NULL,
+	{ "workdir-root", offsetof(struct options, workdir_root), "DIR",
+	  "path parameters of recipes (a build's workdir) must be below it; the agent "
+	  "refuses symlinks under it (default " PATH_DEFAULT_ROOT ")" },
+	{ "insecure", offsetof(struct options, insecure), NULL,
 	  "allow listening on a non-loopback address without TLS" },
+	{ "peer-allow", offsetof(struct options, peer_allow), "CIDR[,CIDR...]",
+	  "let bundle URLs reach these addresses although they are loopback, private, "
+	  "link-local, ... (default: public addresses only)" },
+	{ "peer-allow-http", offsetof(struct options, peer_allow_http), NULL,
+	  "let bundle URLs be plain http:// (default: https only)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -141,8 +154,8 @@ opt_set(struct options *o, const struct opt *op, const char *val)
 {
 	char **slot;
 
-	if (op->off == (size_t)-1) {
-		o->insecure = strcmp(val, "no") != 0;
+	if (op->arg == NULL) {
+		*(int *)((char *)o + op->off) = strcmp(val, "no") != 0;
 		return 0;
 	}
 	slot = (char **)((char *)o + op->off);
@@ -293,6 +306,7 @@ main(int argc, char **argv)
 	struct labkey *lk = NULL;
 	struct sched_config scfg;
 	struct api_config acfg;
+	struct fetch_policy fpol;
 	struct bf_diag d;
 	const struct opt *op;
 	char addr[128];
@@ -346,7 +360,8 @@ main(int argc, char **argv)
 	    (o.agent == NULL && (o.agent = default_agent("")) == NULL) ||
 	    (o.recipes == NULL &&
 	    (o.recipes = first_dir("recipes", BF_SOURCE_DIR "/recipes")) == NULL) ||
-	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL)) {
+	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL) ||
+	    (o.workdir_root == NULL && (o.workdir_root = strdup(PATH_DEFAULT_ROOT)) == NULL)) {
 		fprintf(stderr, "benchfleetd: out of memory\n");
 		goto out;
 	}
@@ -362,6 +377,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: --listen: \"%s\" is not ADDR:PORT\n", o.listen);
 		ret = 2;
 		goto out;
+	}
+	{
+		const char *why = NULL;
+
+		if (path_check_normal(o.workdir_root, strlen(o.workdir_root), &why) != 0 ||
+		    strcmp(o.workdir_root, "/") == 0) {
+			fprintf(stderr, "benchfleetd: --workdir-root: \"%s\" %s\n", o.workdir_root,
+			    why != NULL ? why : "is the whole filesystem; name a directory");
+			ret = 2;
+			goto out;
+		}
 	}
 	if ((o.tls_cert == NULL) != (o.tls_key == NULL)) {
 		fprintf(stderr, "benchfleetd: --tls-cert and --tls-key go together\n");
@@ -388,6 +414,14 @@ main(int argc, char **argv)
 	    num_opt("probe-failures", o.probe_failures, 1, 100, 3, &pfails) != 0 ||
 	    num_opt("link-timeout", o.link_timeout, 6, 3600, 20, &linkto) != 0 ||
 	    num_opt("boot-failures", o.boot_failures, 1, 100, 3, &bootfails) != 0) {
+		ret = 2;
+		goto out;
+	}
+	memset(&fpol, 0, sizeof(fpol));
+	fpol.allow = o.peer_allow;
+	fpol.allow_http = o.peer_allow_http;
+	if (fetch_config(&fpol, &d) != 0) {
+		fprintf(stderr, "benchfleetd: --%s\n", d.msg);
 		ret = 2;
 		goto out;
 	}
@@ -468,6 +502,7 @@ main(int argc, char **argv)
 	scfg.boot_failures = bootfails;
 	scfg.ev = ev;
 	scfg.recipes = rs;
+	scfg.workdir_root = o.workdir_root;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -487,6 +522,7 @@ main(int argc, char **argv)
 	acfg.lab_sign_arg = lk;
 	labkey_public(lk, acfg.lab_pub);
 	acfg.has_lab_key = 1;
+	acfg.workdir_root = o.workdir_root;
 	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -539,6 +575,7 @@ main(int argc, char **argv)
 	free(o.port_file);
 	free(o.lease);
 	free(o.node);
+	free(o.workdir_root);
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.tls_cert);
@@ -548,5 +585,6 @@ main(int argc, char **argv)
 	free(o.probe_failures);
 	free(o.link_timeout);
 	free(o.boot_failures);
+	free(o.peer_allow);
 	return ret;
 }

@@ -1,20 +1,16 @@
 /*
  * repro.c: the statistics, matching and reporting behind a reproduction
  * (repro.h). Pure functions over JSON and sample arrays, except
- * repro_fetch, which is the coordinator's only outgoing HTTP client:
- * libcurl with TLS verification on, no redirects, http(s) only, timeouts,
- * and a write callback that stops at the cap instead of trusting any
- * length the peer announces.
+ * repro_fetch, a slot of fetch.c's hardened client (no SSRF: fetch.h).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curl/curl.h>
 
 #include "jx.h"
 #include "bundle.h"
+#include "fetch.h"
 #include "repro.h"
 
 #ifndef BF_VERSION
@@ -697,100 +693,16 @@ repro_report_text(const json_t *rep, struct buf *out)
 
 /* --- fetching --- */
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void
-curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-struct fetch_sink {
-	struct buf *b;
-	int over;
-};
-
-/* Keeps at most the buffer's cap; past it, returning short makes curl stop. */
-static size_t
-fetch_write(char *p, size_t size, size_t n, void *arg)
-{
-	struct fetch_sink *fs = arg;
-	size_t len = size * n;
-
-	if (buf_append(fs->b, p, len) != 0) {
-		fs->over = 1;
-		return 0;
-	}
-	return len;
-}
-
 int
 repro_fetch(const char *url, size_t max, struct buf *out, struct bf_diag *d)
 {
-	struct curl_slist *hdr = NULL;
-	struct fetch_sink fs = { out, 0 };
-	CURL *c = NULL;
-	CURLcode cc;
-	long status = 0;
 	int r;
 
-	if (url == NULL || strlen(url) > REPRO_MAX_URL ||
-	    (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)) {
-		bf_diag_set(d, "url", "url: expected an http:// or https:// URL of at most %d "
-		    "bytes", REPRO_MAX_URL);
-		return BF_ERR_INVALID;
+	if ((r = fetch_slot_take()) != 0) {
+		bf_diag_set(d, "url", "busy: other fetches are under way; try again");
+		return r;
 	}
-	pthread_once(&curl_once, curl_init_once);
-	buf_free(out);
-	buf_init(out, max);
-	if ((c = curl_easy_init()) == NULL ||
-	    (hdr = curl_slist_append(NULL, "X-Benchfleet-Peer: " BF_VERSION)) == NULL ||
-	    (hdr = curl_slist_append(hdr, "Accept: application/json")) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, fetch_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &fs);
-	cc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (fs.over || cc == CURLE_FILESIZE_EXCEEDED) {
-		bf_diag_set(d, "url", "url: the bundle is larger than %zu bytes", max);
-		r = BF_ERR_TOOBIG;
-		goto out;
-	}
-	if (cc != CURLE_OK) {
-		bf_diag_set(d, "url", "url: fetching failed: %s", curl_easy_strerror(cc));
-		r = cc == CURLE_OPERATION_TIMEDOUT ? BF_ERR_TIMEOUT : BF_ERR_IO;
-		goto out;
-	}
-	if (status != 200) {
-		bf_diag_set(d, "url", "url: the peer answered HTTP %ld%s", status,
-		    status == 404 ? " (no such job, or not published)" : "");
-		r = BF_ERR_PROTO;
-		goto out;
-	}
-	r = 0;
-out:
-	if (r != 0)
-		buf_free(out);
-	curl_slist_free_all(hdr);
-	if (c != NULL)
-		curl_easy_cleanup(c);
+	r = fetch_url(url, max, out, d);
+	fetch_slot_give();
 	return r;
 }

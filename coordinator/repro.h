@@ -74,10 +74,13 @@ int repro_report_json(const json_t *bundle, const json_t *here_samples,
 int repro_report_text(const json_t *rep, struct buf *out);
 
 /*
- * GET url (http or https only; TLS verified; no redirects; timeouts) into
- * out, at most max bytes: a longer body is cut off as it arrives and
- * refused with BF_ERR_TOOBIG, never buffered whole. Non-200: BF_ERR_PROTO
- * with the status in d.
+ * GET url into out, at most max bytes, through fetch_url (fetch.h: no
+ * private or loopback peers unless --peer-allow lists them, https unless
+ * --peer-allow-http, no redirects, timeouts; a longer body is cut off as
+ * it arrives). Takes one of the BF_MAX_FETCHES slots: BF_ERR_STATE when
+ * all are busy. Any other failure is logged to stderr with its reason, and
+ * d holds one generic text for all of them (BF_ERR_INVALID refused,
+ * BF_ERR_TOOBIG, BF_ERR_TIMEOUT, BF_ERR_PROTO not 200, BF_ERR_IO).
  */
 int repro_fetch(const char *url, size_t max, struct buf *out, struct bf_diag *d);
 

@@ -126,8 +126,8 @@ out:
 }
 
 int
-runner_build_step(const struct store_claim *c, json_t **stepp, struct recipe **rp,
-    struct bf_diag *d)
+runner_build_step(const struct store_claim *c, const char *workdir_root, json_t **stepp,
+    struct recipe **rp, struct bf_diag *d)
 {
 	json_t *spec = NULL, *values = NULL, *step = NULL, *argv = NULL;
 	json_t *jobdoc, *rdoc;
@@ -172,7 +172,7 @@ runner_build_step(const struct store_claim *c, json_t **stepp, struct recipe **r
 	if (step == NULL)
 		goto out;
 	/* setup, pre_iteration, services and the output metrics */
-	if ((ret = recipe_step_json(r, values, step, d)) != 0)
+	if ((ret = recipe_step_json(r, values, workdir_root, step, d)) != 0)
 		goto out;
 	if ((ret = step_add_machine_state(c, jobdoc, step, d)) != 0)
 		goto out;
@@ -758,7 +758,7 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 		ret = 0;
 		goto out;
 	}
-	if ((ret = runner_build_step(c, &step, &r, &d)) != 0) {
+	if ((ret = runner_build_step(c, env->workdir_root, &step, &r, &d)) != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
 		ret = 0;
 		goto out;

@@ -37,16 +37,18 @@ struct runner_env {
 	/* The recipe directory: with the store's imported recipes, what may
 	 * run (runner_execute refuses anything else). NULL: imported only. */
 	const struct recipes *recipes;
+	const char *workdir_root;	/* path parameters must stay under it */
 };
 
 /*
  * Build the agent step (a JSON document) for a claim. BF_ERR_INVALID when the
- * job's stored recipe or values no longer render (d says why).
+ * job's stored recipe or values no longer render, or a path parameter is not
+ * under workdir_root (d says why).
  * *stepp is a new reference; *rp (rp may be NULL) the job's recipe as run,
  * freed by the caller with recipe_free().
  */
-int runner_build_step(const struct store_claim *c, json_t **stepp, struct recipe **rp,
-    struct bf_diag *d);
+int runner_build_step(const struct store_claim *c, const char *workdir_root, json_t **stepp,
+    struct recipe **rp, struct bf_diag *d);
 
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the connection. */

@@ -28,6 +28,7 @@ struct sched_config {
 	int boot_failures;		/* boot failures in a row that quarantine a machine */
 	struct events *ev;		/* state changes are published here; may be NULL */
 	const struct recipes *recipes;	/* installed recipes (runner_env.recipes) */
+	const char *workdir_root;	/* --workdir-root, sent with path parameters (borrowed) */
 };
 
 struct sched;

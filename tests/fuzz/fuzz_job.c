@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "path.h"
 #include "matrix.h"
 #include "recipe.h"
 
@@ -74,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < nrecipes; i++)
 		if (job->recipe != NULL && strcmp(job->recipe, names[i]) == 0)
 			r = recipes[i];
-	if (job_validate(job, r, &d) != 0)
+	if (job_validate(job, r, PATH_DEFAULT_ROOT, &d) != 0)
 		goto out;
 	if (job_base_values(job, r, &base, &d) != 0)
 		goto out;

@@ -3,7 +3,9 @@
 # linux-source-6.1 tarball is unpacked once by setup (`work unpack`,
 # cached in workdir between steps), configured with tinyconfig, make clean
 # runs before each iteration, and the measured `make -j2 mm/` gives a
-# positive wall_s. The long test: the first unpack costs about 25 s here.
+# positive wall_s. The step carries the recipe's path parameters under
+# their roots, as the coordinator sends them. The long test: the first
+# unpack costs about 25 s here.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -24,10 +26,12 @@ fi
 work=$(mktemp -d /tmp/bf-kbuild.XXXXXX)
 defer "rm -rf '$work'"
 # the tree is kept where the recipe keeps it, so later runs skip the unpack
-wd=/var/tmp/benchfleet-kbuild-6.1
+wd=/var/tmp/benchfleet/kbuild-6.1
 tree=$wd/linux-source-6.1
 step() {
 	jq -nc --arg wd "$wd" --arg tree "$tree" '{run: 1, iterations: 1, warmup: 0, timeout_s: 900,
+	  paths: [{name: "tarball", path: "/usr/src/linux-source-6.1.tar.xz", root: "/usr/src"},
+	          {name: "workdir", path: $wd, root: "/var/tmp/benchfleet"}],
 	  setup: [["@agent", "work", "unpack", "--tar", "/usr/src/linux-source-6.1.tar.xz",
 	           "--dir", $wd], ["make", "-C", $tree, "-s", "tinyconfig"]],
 	  pre_iteration: [["make", "-C", $tree, "-s", "clean"]],
@@ -41,6 +45,7 @@ check_eq "kernel-build: one iteration" "$(grep -c . <<<"$it")" 1
 check "kernel-build: wall_s plausible" awk -v v="$(jq -r .wall_s <<<"$it")" 'BEGIN { exit !(v > 0.5 && v < 600) }'
 check "kernel-build: mm objects built" test -e "$tree/mm/memory.o"
 check "kernel-build: unpack stamp" test -e "$wd/.bf-unpacked"
+check "kernel-build: workdir stamp" test -e "$wd/.benchfleet-workdir"
 grep '"type":"error"' "$work/out" >&2
 echo "kernel-build wall_s: $(jq -r .wall_s <<<"$it") s"
 # a broken setup fails the step before anything is measured

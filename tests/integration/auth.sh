@@ -111,7 +111,7 @@ check_eq "last_used recorded" \
 	"$(bf_sql "$work" "select case when last_used is not null then 1 else 0 end from tokens where name='it-admin'")" 1
 dump=$(bf_dump "$work")
 check_contains "the store dump has the tokens" "$dump" it-admin
-check_eq "no token text in the store" "$(grep -c -F "${admin#bft_*_}" <<<"$dump")" 0
+check_eq "no token text in the store" "$(grep -c -F -e "${admin#bft_*_}" <<<"$dump")" 0
 
 # --- the CLI ---
 out=$("$BIN/benchfleet" --url "$URL" --token "$sub" status 2>&1)
@@ -126,7 +126,7 @@ check_eq "CLI with a revoked token exits 1" "$?" 1
 
 # --- secrets never reach the log ---
 for t in "$admin" "$sub" "$sub2" "$view"; do
-	check_eq "token not in the daemon log" "$(grep -c -F "${t#bft_*_}" "$work/daemon.log")" 0
+	check_eq "token not in the daemon log" "$(grep -c -F -e "${t#bft_*_}" "$work/daemon.log")" 0
 done
 check_sanitizers "$work/daemon.log"
 stop_daemon

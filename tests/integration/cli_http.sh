@@ -92,7 +92,7 @@ expect 3 "$dead/api/v1/jobs/5/bundle" -- --url "$dead" export 5
 checks=$((checks + 1))
 BENCHFLEET_URL="$dead" "$BIN" machines >/dev/null 2>"$tmp/err"
 rc=$?
-[ "$rc" = 3 ] && grep -q "$dead/api/v1/machines" "$tmp/err" ||
+[ "$rc" = 3 ] && grep -q -e "$dead/api/v1/machines" "$tmp/err" ||
 	fail "BENCHFLEET_URL is not used (rc $rc): $(cat "$tmp/err")"
 
 # submit: malformed JSON is caught here, with its position, and no request

@@ -115,7 +115,7 @@ out=$(cat "$work/out")
 check_contains "second run: nothing to change" "$out" "nothing to change"
 check "second run: no 'changed:' line" fails grep -q "changed:" "$work/out"
 check_eq "second run: one copy of the key" \
-	"$(grep -cF "$(awk '{print $2}' "$work/lab_key.pub")" "$home/.ssh/authorized_keys")" 1
+	"$(grep -cF -e "$(awk '{print $2}' "$work/lab_key.pub")" "$home/.ssh/authorized_keys")" 1
 check "second run: sudoers unchanged byte for byte" cmp -s "$SUDOERS" "$work/sudoers.1"
 check_eq "second run: sudoers not rewritten (mtime)" \
 	"$(stat -c %Y "$SUDOERS")" "$(stat -c %Y "$work/sudoers.1")"

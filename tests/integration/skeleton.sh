@@ -132,7 +132,7 @@ check_eq "hostile machine name" "$(status_of "$r")" 400
 # Raw malformed HTTP on the socket: a 4xx or a closed connection, never a
 # crash or a hang.
 port=${URL##*:}
-raw() { (exec 3<>/dev/tcp/127.0.0.1/$port; printf "$1" >&3; timeout 5 cat <&3 | head -1) 2>/dev/null; }
+raw() { (exec 3<>/dev/tcp/127.0.0.1/$port; printf '%b' "$1" >&3; timeout 5 cat <&3 | head -1) 2>/dev/null; }
 check_contains "bad header line" "$(raw 'GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n')" " 400 "
 check_contains "bad content-length" "$(raw 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n')" " 400 "
 check_contains "bad version" "$(raw 'GET /api/v1/jobs HTTP/9.9\r\n\r\n')" " 505 "

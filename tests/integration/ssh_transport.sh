@@ -141,7 +141,7 @@ if ! run_exec $A "$KH_MISSING" "$KEY" true && grep -q 'BF_ERR_HOSTKEY' "$ERR" &&
 	pass "an unknown host is refused (is not in known_hosts)"
 else fail "unknown host key"; fi
 fp=$(ssh-keygen -l -E sha256 -f "$DIR/bft1/ssh_host_ed25519_key.pub" | awk '{print $2}')
-if grep -qF "$fp" "$ERR"; then
+if grep -qF -e "$fp" "$ERR"; then
 	pass "refusal names the fingerprint ssh-keygen prints ($fp)"
 else fail "fingerprint $fp in the refusal"; fi
 

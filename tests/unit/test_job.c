@@ -10,6 +10,7 @@
 #include "caps.h"
 #include "err.h"
 #include "job.h"
+#include "path.h"
 #include "jx.h"
 #include "recipe.h"
 #include "t.h"
@@ -391,7 +392,7 @@ test_clash(void)
 	    "\"matrix\": {\"thp_enabled\": [\"never\"]}}";
 	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
 	if (job != NULL) {
-		T_EQ_INT(job_validate(job, r, &d), BF_ERR_INVALID);
+		T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 		expect_msg(t, &d, "matrix.thp_enabled: is both a parameter of recipe clash and a knob");
 	}
 	job_free(job);
@@ -400,7 +401,7 @@ test_clash(void)
 	    "\"knobs\": {\"thp_enabled\": \"never\"}}";
 	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
 	if (job != NULL) {
-		T_EQ_INT(job_validate(job, r, &d), BF_ERR_INVALID);
+		T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 		expect_msg(t, &d, "knobs.thp_enabled: is both a parameter");
 	}
 	job_free(job);
@@ -431,7 +432,7 @@ test_validate(void)
 			continue;
 		}
 		bf_diag_clear(&d);
-		T_EQ_INT(job_validate(job, r, &d), validate_cases[i].r);
+		T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), validate_cases[i].r);
 		expect_msg(validate_cases[i].text, &d, validate_cases[i].msg);
 		job_free(job);
 	}
@@ -440,7 +441,7 @@ test_validate(void)
 	t = J(", \"preset\": \"test\", \"params\": {\"msg\": \"x\", \"flag\": true}");
 	job = NULL;
 	T_EQ_INT(job_parse(t, strlen(t), &job, &d), 0);
-	T_EQ_INT(job_validate(job, r, &d), 0);
+	T_EQ_INT(job_validate(job, r, PATH_DEFAULT_ROOT, &d), 0);
 	T_EQ_INT(job_base_values(job, r, &vals, &d), 0);
 	if (vals != NULL) {
 		T_EQ_INT(json_object_size(vals), 5);
@@ -472,6 +473,126 @@ test_validate(void)
 	T_CHECK(vals == NULL);
 	job_free(job);
 	recipe_free(r);
+}
+
+/* Load recipes/NAME.json from the source tree; NULL without BF_SRC. */
+static struct recipe *
+shipped(const char *name)
+{
+	const char *src = getenv("BF_SRC");
+	struct recipe *r = NULL;
+	struct bf_diag d;
+	char path[512];
+
+	if (src == NULL)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/recipes/%s.json", src, name);
+	if (recipe_load_file(path, &r, &d) != 0) {
+		fprintf(stderr, "%s\n", d.msg);
+		T_CHECK(0);
+	}
+	return r;
+}
+
+/* job text against r with root: the code, and d. */
+static int
+validate(const char *text, const struct recipe *r, const char *root, struct bf_diag *d)
+{
+	struct job_spec *job = NULL;
+	int rc;
+
+	bf_diag_clear(d);
+	if ((rc = job_parse(text, strlen(text), &job, d)) == 0)
+		rc = job_validate(job, r, root, d);
+	job_free(job);
+	return rc;
+}
+
+/*
+ * Issue 14's kernel-build attacks are refused at submit with the field
+ * named: make --eval, a make variable, /etc as the workdir (by params, by a
+ * matrix axis, or by a preset/default outside the daemon's root), a tarball
+ * outside /usr/src.
+ */
+static void
+test_hostile_kernel_build(void)
+{
+	static const struct {
+		const char *job;
+		const char *root;
+		int r;
+		const char *msg;
+	} cases[] = {
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"}, \"preset\": \"test\","
+		 " \"params\": {\"target\": \"--eval=$(shell touch /tmp/MARKER)\"}}", PATH_DEFAULT_ROOT,
+		 BF_ERR_INVALID, "params.target: \"--eval=$(shell touch /tmp/MARKER)\" does not match "
+		 "the pattern"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"params\": {\"target\": \"CC=/tmp/x\"}}", PATH_DEFAULT_ROOT, BF_ERR_INVALID,
+		 "params.target: \"CC=/tmp/x\" does not match the pattern"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"params\": {\"workdir\": \"/etc\"}}", PATH_DEFAULT_ROOT, BF_ERR_INVALID,
+		 "params.workdir: \"/etc\" is not under /var/tmp/benchfleet"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"params\": {\"workdir\": \"/var/tmp/benchfleet/../../../etc\"}}", PATH_DEFAULT_ROOT,
+		 BF_ERR_INVALID, "params.workdir: \"/var/tmp/benchfleet/../../../etc\" has a \".\" or"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"matrix\": {\"workdir\": [\"/var/tmp/benchfleet/a\", \"/\"]}}", PATH_DEFAULT_ROOT,
+		 BF_ERR_INVALID, "matrix.workdir[1]: \"/\" is not under /var/tmp/benchfleet"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"params\": {\"tarball\": \"/etc/shadow\"}}", PATH_DEFAULT_ROOT, BF_ERR_INVALID,
+		 "params.tarball: \"/etc/shadow\" is not under /usr/src"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"params\": {\"workdir\": \"/var/tmp/benchfleet/kb\"}}", PATH_DEFAULT_ROOT, 0, NULL},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"},"
+		 " \"params\": {\"workdir\": \"/srv/b/kb\"}}", "/srv/b", 0, NULL},
+		/* the recipe's default is not under this daemon's root */
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"}, \"preset\": \"test\"}",
+		 "/srv/b", BF_ERR_INVALID, "params.workdir: \"/var/tmp/benchfleet/kbuild-6.1\" is not "
+		 "under /srv/b (the default of recipe kernel-build; give params.workdir)"},
+		{"{\"recipe\": \"kernel-build\", \"machines\": {\"class\": \"m\"}, \"preset\": \"test\"}",
+		 PATH_DEFAULT_ROOT, 0, NULL},
+	};
+	struct recipe *r;
+	struct bf_diag d;
+	size_t i;
+
+	if ((r = shipped("kernel-build")) == NULL)
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		T_EQ_INT(validate(cases[i].job, r, cases[i].root, &d), cases[i].r);
+		if (cases[i].msg != NULL)
+			T_CONTAINS(d.msg, cases[i].msg);
+		else if (d.msg[0] != '\0')
+			fprintf(stderr, "case %zu: %s\n", i, d.msg);
+	}
+	recipe_free(r);
+}
+
+/* Every shipped recipe's test preset is a job that validates as is. */
+static void
+test_shipped_presets(void)
+{
+	static const char *const names[] = {
+		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
+		"redis", "memcached", "kernel-build", "cpu-loop", "echo", "page-touch",
+	};
+	struct recipe *r;
+	struct bf_diag d;
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((r = shipped(names[i])) == NULL)
+			continue;
+		snprintf(text, sizeof(text), "{\"recipe\": \"%s\", \"machines\": {\"class\": \"m\"},"
+		    " \"preset\": \"test\"}", names[i]);
+		if (validate(text, r, PATH_DEFAULT_ROOT, &d) != 0) {
+			fprintf(stderr, "%s: %s\n", names[i], d.msg);
+			T_CHECK(0);
+		}
+		recipe_free(r);
+	}
 }
 
 /* The shipped experiments parse and validate against their recipes; the
@@ -512,7 +633,7 @@ test_experiments(void)
 		snprintf(path, sizeof(path), "%s/recipes/%s.json", src, job->recipe);
 		r = NULL;
 		T_EQ_INT(recipe_load_file(path, &r, &d), 0);
-		if (r != NULL && job_validate(job, r, &d) != 0) {
+		if (r != NULL && job_validate(job, r, PATH_DEFAULT_ROOT, &d) != 0) {
 			fprintf(stderr, "%s: %s\n", files[i], d.msg);
 			T_CHECK(0);
 		}
@@ -530,5 +651,7 @@ main(void)
 	test_validate();
 	test_clash();
 	test_experiments();
+	test_hostile_kernel_build();
+	test_shipped_presets();
 	return t_done();
 }

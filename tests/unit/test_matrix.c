@@ -11,6 +11,7 @@
 #include "caps.h"
 #include "err.h"
 #include "job.h"
+#include "path.h"
 #include "matrix.h"
 #include "recipe.h"
 #include "t.h"
@@ -21,7 +22,8 @@ static const char recipe_text[] =
     " \"default\": 1000000},"
     " \"ratio\": {\"type\": \"number\", \"min\": 0, \"max\": 1, \"default\": 0.5},"
     " \"mode\": {\"type\": \"enum\", \"values\": [\"a\", \"b\"], \"default\": \"a\"},"
-    " \"msg\": {\"type\": \"string\", \"max_len\": 256, \"default\": \"hi\"},"
+    " \"msg\": {\"type\": \"string\", \"max_len\": 256, \"default\": \"hi\","
+    " \"pattern\": \".*\"},"
     " \"flag\": {\"type\": \"bool\", \"default\": false}},"
     " \"presets\": {\"test\": {\"loops\": 1000}},"
     " \"command\": [\"@agent\", \"work\", \"echo\", \"{msg}\", \"--loops={loops}\"]}";
@@ -111,7 +113,8 @@ job(const char *text, const struct recipe *r)
 	struct job_spec *j = NULL;
 	struct bf_diag d;
 
-	if (job_parse(text, strlen(text), &j, &d) != 0 || job_validate(j, r, &d) != 0) {
+	if (job_parse(text, strlen(text), &j, &d) != 0 ||
+	    job_validate(j, r, PATH_DEFAULT_ROOT, &d) != 0) {
 		fprintf(stderr, "job %s: %s\n", text, d.msg);
 		t_fails++;
 		job_free(j);

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Issue 14, finding 2: a submitter's kernel-build params must not become
+# root on the lab. Against the real daemon and a netns fleet host:
+#   - target="--eval=$(shell touch MARKER)" (make would run it) and a make
+#     variable are refused at submit, 400 naming params.target / matrix.target[1];
+#   - workdir=/etc, a workdir outside --workdir-root, a ../ escape and a
+#     tarball outside /usr/src are refused, 400 naming the field;
+#   - nothing is queued by any of them, and no marker appears on the host;
+#   - what passes submit is still checked on the machine: a symlink below
+#     the root fails the run in the agent, and `work unpack` refuses to
+#     remove a workdir it did not make (the run fails, the files stay).
+# Safety: every /etc job names a machine class no machine has, so even a
+# regressed coordinator could not run it; decoys live in the test's dir.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+work=$(mktemp -d /tmp/bf-hostile.XXXXXX)
+defer "rm -rf '$work'"
+marker=/tmp/bfp1-MARKER.$$
+rm -f "$marker"
+defer "rm -f '$marker'"
+root=$work/wroot
+mkdir -m 0755 "$root"
+mkdir "$work/decoy" && echo keep >"$work/decoy/keep"
+fleet=$work/fleet
+bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfp1 \
+	--subnet 10.101.0 --bridge bfbr101 --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" --workdir-root "$root" || exit 1
+defer stop_daemon
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"hp\"}")
+	check_eq "register $name" "$(status_of "$r")" 201
+done < "$fleet/hosts.tsv"
+
+# refused JOB FIELD TEXT: POST /jobs answers 400, detail.field is FIELD and
+# the error contains TEXT.
+refused() {
+	local r
+	r=$(api POST /api/v1/jobs "$1")
+	check_eq "$2: 400" "$(status_of "$r")" 400
+	check_eq "$2: field named" "$(body_of "$r" | jq -r .detail.field)" "$2"
+	check_contains "$2: reason" "$(body_of "$r" | jq -r .error)" "$3"
+}
+kb() { # kb CLASS PARAMS_JSON [MATRIX_JSON]
+	jq -nc --arg c "$1" --argjson p "$2" --argjson m "${3:-{\}}" \
+		'{recipe: "kernel-build", preset: "test", machines: {class: $c},
+		  repetitions: {iterations: 1}, params: $p} + (if $m == {} then {} else {matrix: $m} end)'
+}
+ok_wd=$root/kb
+eval_target="--eval=\$(shell touch $marker)"
+refused "$(kb hp "$(jq -nc --arg t "$eval_target" --arg w "$ok_wd" '{target: $t, workdir: $w}')")" \
+	params.target "does not match the pattern"
+refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{workdir: $w}')" \
+	"$(jq -nc --arg t "$eval_target" '{target: ["mm/", $t]}')")" matrix.target[1] "--eval="
+refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{target: "CC=/tmp/x", workdir: $w}')")" \
+	params.target "does not match the pattern"
+refused "$(kb hp-none '{"workdir": "/etc"}')" params.workdir "\"/etc\" is not under $root"
+refused "$(kb hp "$(jq -nc --arg w "$work/decoy" '{workdir: $w}')")" params.workdir \
+	"\"$work/decoy\" is not under $root"
+refused "$(kb hp-none "$(jq -nc --arg w "$root/../../../etc" '{workdir: $w}')")" params.workdir \
+	"has a \".\" or \"..\" component"
+refused "$(kb hp-none "$(jq -nc --arg w "$root/" '{workdir: $w}')")" params.workdir "ends in \"/\""
+refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{tarball: "/etc/shadow", workdir: $w}')")" \
+	params.tarball "\"/etc/shadow\" is not under /usr/src"
+# the recipe's default workdir is not under this daemon's root: refused too
+refused "$(kb hp-none '{}')" params.workdir "the default of recipe kernel-build"
+check_eq "nothing queued by a refused job" "$(curl -fsS "$URL/api/v1/jobs" | jq '.jobs | length')" 0
+check_eq "nothing in the store" "$(bf_sql "$work" "select count(*) from runs")" 0
+sleep 1
+check "no marker file on the host" test ! -e "$marker"
+check "the decoy is intact" test -f "$work/decoy/keep"
+
+# Past submit, the machine checks again. A symlink below the root, to the
+# decoy: the agent refuses the step before anything runs.
+ln -s "$work/decoy" "$root/ln"
+r=$(api POST /api/v1/jobs "$(kb hp "$(jq -nc --arg w "$root/ln/kb" \
+	'{workdir: $w, tarball: "/usr/src/bfp1-none.tar.xz"}')")")
+check_eq "symlinked workdir passes submit" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+check_eq "symlinked workdir: job failed" "$(wait_job "$id" 120)" failed
+err=$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -r '.runs[0].error')
+check_contains "symlinked workdir: the agent names the link" "$err" "$root/ln is a symbolic link"
+check "symlinked workdir: decoy intact, nothing made in it" \
+	test -f "$work/decoy/keep" -a ! -e "$work/decoy/kb" -a ! -e "$work/decoy/kb.part"
+
+# A missing tarball: work unpack fails before touching the workdir, which
+# holds files it did not make (the issue's rm -rf /etc, inside the root).
+mkdir "$root/pre" && echo keep >"$root/pre/keep"
+r=$(api POST /api/v1/jobs "$(kb hp "$(jq -nc --arg w "$root/pre" \
+	'{workdir: $w, tarball: "/usr/src/bfp1-none.tar.xz"}')")")
+check_eq "missing tarball passes submit" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+check_eq "missing tarball: job failed" "$(wait_job "$id" 120)" failed
+log=$(curl -fsS "$URL/api/v1/runs/$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -r '.runs[0].id')/log" |
+	jq -r '.lines[].line')
+check_contains "missing tarball: unpack says nothing was touched" "$log" "nothing was touched"
+check "missing tarball: the workdir's files are still there" test -f "$root/pre/keep"
+# With the real tarball, the same workdir is still not ours to remove.
+if [ -r /usr/src/linux-source-6.1.tar.xz ]; then
+	r=$(api POST /api/v1/jobs "$(kb hp "$(jq -nc --arg w "$root/pre" '{workdir: $w}')")")
+	check_eq "foreign workdir passes submit" "$(status_of "$r")" 201
+	id=$(body_of "$r" | jq -r .id)
+	check_eq "foreign workdir: job failed" "$(wait_job "$id" 120)" failed
+	log=$(curl -fsS "$URL/api/v1/runs/$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -r '.runs[0].id')/log" |
+		jq -r '.lines[].line')
+	check_contains "foreign workdir: refused, not removed" "$log" "was not made by work unpack"
+	check "foreign workdir: its files are still there" test -f "$root/pre/keep"
+else
+	echo "linux-source-6.1 not installed: the foreign-workdir run is skipped"
+fi
+check "still no marker file on the host" test ! -e "$marker"
+
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish
