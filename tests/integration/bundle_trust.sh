@@ -57,7 +57,7 @@ done <"$fleet/hosts.tsv"
 for n in bfp21 bfp22; do
 	for i in $(seq 100); do
 		[ "$(curl -fsS "$URL/api/v1/machines/$n" | jq -r '.fingerprint.type // empty')" = fingerprint ] && break
-		[ "$i" = 5 ] && curl -sS -X POST "$URL/api/v1/machines/$n/probe" >/dev/null
+		[ "$i" = 5 ] && curl -sS -X POST -H "Content-Type: application/json" "$URL/api/v1/machines/$n/probe" >/dev/null
 		sleep 0.3
 	done
 done
