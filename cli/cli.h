@@ -61,7 +61,9 @@ extern const struct cmd_entry cmd_submit_entry, cmd_status_entry, cmd_runs_entry
     cmd_wait_entry, cmd_watch_entry, cmd_cancel_entry;
 extern const struct cmd_entry cmd_machines_entry, cmd_machines_add_entry,
     cmd_machines_rm_entry, cmd_machines_show_entry;
-extern const struct cmd_entry cmd_recipes_entry;
+extern const struct cmd_entry cmd_recipes_entry, cmd_recipes_import_entry;
+extern const struct cmd_entry cmd_labs_entry, cmd_labs_trust_entry, cmd_labs_untrust_entry,
+    cmd_audit_entry;
 extern const struct cmd_entry cmd_report_entry, cmd_log_entry, cmd_export_entry;
 extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_reproduce_entry, cmd_publish_entry;

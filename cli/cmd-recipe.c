@@ -1,11 +1,14 @@
 /*
  * cmd-recipe.c: "recipes [NAME]": the recipes the coordinator knows, as
- * a table, or one recipe's parameters, presets and metrics.
+ * a table, or one recipe's parameters, presets and metrics; "recipes
+ * import FILE": install a recipe from elsewhere (admin), the explicit act
+ * that lets another lab's recipe run here.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "cli.h"
 #include "err.h"
 #include "jx.h"
@@ -166,4 +169,73 @@ recipe_exec(struct cli *c, const struct cmd_args *a)
 const struct cmd_entry cmd_recipes_entry = {
 	"recipes", NULL, "[NAME]", "list recipes, or show one",
 	NULL, NULL, 0, 1, recipe_exec
+};
+
+static int
+recipe_import_exec(struct cli *c, const struct cmd_args *a)
+{
+	const char *path = a->argv[0];
+	struct http_resp resp;
+	struct bf_diag d;
+	struct buf file;
+	json_t *doc = NULL, *ans = NULL;
+	char chunk[65536], b[3][256], line[900];
+	size_t n;
+	FILE *f;
+	int r;
+
+	http_resp_init(&resp);
+	buf_init(&file, BF_MAX_API_BODY);
+	bf_diag_clear(&d);
+	if ((f = fopen(path, "rb")) == NULL) {
+		cli_err("%s: cannot open", path);
+		r = CLI_EXIT_FAIL;
+		goto out;
+	}
+	r = 0;
+	while (r == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		r = buf_append(&file, chunk, n);
+	if (r == 0 && ferror(f))
+		r = BF_ERR_IO;
+	fclose(f);
+	if (r != 0) {
+		cli_err("%s: %s", path, r == BF_ERR_IO ? "read error" : "larger than the API's "
+		    "body limit");
+		r = CLI_EXIT_FAIL;
+		goto out;
+	}
+	/* Checked here too, so that a typo is named before the network. */
+	if (jx_loads(file.data != NULL ? file.data : "", file.len, BF_MAX_API_BODY, &doc,
+	    &d) != 0) {
+		cli_err("%s: %s", path, d.msg);
+		r = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if ((r = cli_call_json(c, "POST", "/recipes", file.data, file.len, &resp, &ans)) != 0) {
+		r = cli_exit(r);
+		goto out;
+	}
+	if (c->json) {
+		r = cli_print_body(&resp) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		goto out;
+	}
+	snprintf(line, sizeof(line), "recipe %s (sha256 %s): %s",
+	    cli_cell(ans, "name", b[0], sizeof(b[0])), cli_cell(ans, "sha256", b[1], sizeof(b[1])),
+	    cli_cell(ans, "installed", b[2], sizeof(b[2])));
+	cli_print_line(stdout, NULL, line);
+	r = CLI_EXIT_OK;
+out:
+	json_decref(doc);
+	json_decref(ans);
+	buf_free(&file);
+	http_resp_free(&resp);
+	return r;
+}
+
+const struct cmd_entry cmd_recipes_import_entry = {
+	"recipes", "import", "FILE", "install a recipe from elsewhere so it may run (admin)",
+	"Recipes are code: a reproduction reruns only a recipe installed here (the\n"
+	"recipe directory, or imported with this command) whose canonical sha256 is\n"
+	"the bundle's. The import is recorded in the audit log.\n",
+	NULL, 1, 1, recipe_import_exec
 };

@@ -87,6 +87,16 @@ repro_exec(struct cli *c, const struct cmd_args *a)
 	}
 	if (delta > 0 && json_object_set_new(req, "delta_pct", json_real(delta)) != 0)
 		goto oom;
+	if (a->opt[2] != NULL && json_object_set_new(req, "override", json_true()) != 0)
+		goto oom;
+	if (a->opt[3] != NULL) {
+		int64_t cj;
+
+		if ((r = cli_parse_id(e, "--compare", a->opt[3], &cj)) != 0)
+			goto out;
+		if (json_object_set_new(req, "compare_job", json_integer(cj)) != 0)
+			goto oom;
+	}
 	if ((body = json_dumps(req, JSON_COMPACT)) == NULL)
 		goto oom;
 	if (strlen(body) > BF_MAX_API_BODY) {
@@ -188,17 +198,23 @@ out:
 static const struct cmd_opt repro_opts[] = {
 	{ "delta", 1, 'd' },
 	{ "wait", 0, 'w' },
+	{ "override", 0, 0 },
+	{ "compare", 1, 'c' },
 	{ NULL, 0, 0 }
 };
 
 const struct cmd_entry cmd_reproduce_entry = {
-	"reproduce", NULL, "FILE|URL [--delta PCT] [--wait]",
+	"reproduce", NULL, "FILE|URL [--delta PCT] [--wait] [--compare JOB | --override]",
 	"rerun another lab's result bundle here and compare",
 	"FILE is a bundle (benchfleet export ID > bundle.json); a URL\n"
 	"(http://other-lab:8080/api/v1/jobs/ID/bundle) is fetched by the coordinator.\n"
-	"Machines here must match the bundle's fingerprints. --delta is the\n"
-	"equivalence margin in percent (default 2). Prints the reproduction id;\n"
-	"with --wait, waits for the rerun and prints the report with the verdicts.\n",
+	"Machines here must match the bundle's fingerprints, the bundle's recipe must\n"
+	"be installed here (same canonical sha256), and the bundle must be signed by a\n"
+	"trusted lab (benchfleet labs trust), or an admin gives --override (audited).\n"
+	"--compare JOB compares the bundle with a job that ran here and runs nothing\n"
+	"(any bundle). --delta is the equivalence margin in percent (default 2).\n"
+	"Prints the reproduction id; with --wait, waits for the rerun and prints the\n"
+	"report with the verdicts.\n",
 	repro_opts, 1, 1, repro_exec
 };
 

@@ -29,6 +29,11 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_machines_rm_entry,
 	&cmd_machines_show_entry,
 	&cmd_recipes_entry,
+	&cmd_recipes_import_entry,
+	&cmd_labs_entry,
+	&cmd_labs_trust_entry,
+	&cmd_labs_untrust_entry,
+	&cmd_audit_entry,
 	NULL
 };
 

@@ -97,4 +97,15 @@ void api_jobs_list_fed(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 
+/* api-trust.c: the lab identity, the keyring, imported recipes, the audit log */
+/* "token:ID", or "local" with auth off: who did it, for the audit log. */
+const char *api_actor(const struct api_req *rq, char *buf, size_t bufsz);
+void api_lab_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_labs_list(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_labs_trust(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_labs_untrust(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_recipes_list_all(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_recipes_import(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_audit_list(struct api *a, struct api_req *rq, struct api_resp *rs);
+
 #endif

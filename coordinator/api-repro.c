@@ -16,6 +16,7 @@
 #include "fetch.h"
 #include "job.h"
 #include "jx.h"
+#include "labkey.h"
 #include "matrix.h"
 #include "parse.h"
 #include "recipe.h"
@@ -56,6 +57,15 @@ api_jobs_bundle(struct api *a, struct api_req *rq, struct api_resp *rs)
 			    d.msg[0] ? d.msg : bf_err_str(r));
 		return;
 	}
+	/* Signed by this lab: through the callback, never the key itself. */
+	if (a->cfg.has_lab_key && a->cfg.lab_sign != NULL &&
+	    (r = bundle_sign(b, store_node(a->st), a->cfg.lab_pub, a->cfg.lab_sign,
+	    a->cfg.lab_sign_arg)) != 0) {
+		json_decref(b);
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "bundle: signing failed: %s",
+		    bf_err_str(r));
+		return;
+	}
 	api_json(rs, MHD_HTTP_OK, b);
 }
 
@@ -64,8 +74,19 @@ api_jobs_publish(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	int r;
 
+	struct store_audit au;
+	char actor[64], subject[40];
+
 	if ((r = store_job_publish(a->st, rq->id)) != 0) {
 		api_store_error(rs, r, "job");
+		return;
+	}
+	snprintf(subject, sizeof(subject), "job %lld", (long long)rq->id);
+	au = (struct store_audit){ api_actor(rq, actor, sizeof(actor)), "job.publish", subject,
+	    NULL };
+	if ((r = store_audit_add(a->st, &au)) != 0) {
+		/* published, but unrecorded: say so rather than hide it */
+		api_store_error(rs, r, "job published, but the audit log");
 		return;
 	}
 	events_job(a->ev, rq->id);
@@ -119,6 +140,8 @@ struct repro_req {
 	double delta_pct;
 	json_t *params;		/* overrides, or NULL (borrowed) */
 	json_t *knobs;
+	int override;		/* an admin reruns an unsigned or untrusted bundle */
+	int64_t compare_job;	/* compare-only against this job here, or 0 */
 };
 
 /*
@@ -178,7 +201,7 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
     struct bf_diag *d)
 {
 	static const char *const keys[] = { "url", "bundle", "delta_pct", "machines", "params",
-	    "knobs", NULL };
+	    "knobs", "override", "compare_job", NULL };
 	static const char *const mkeys[] = { "class", NULL };
 	json_t *m = NULL;
 	int r;
@@ -212,7 +235,10 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	    d)) != 0 ||
 	    (r = jx_obj(q->body, "machines", JX_OPTIONAL, &m, "", d)) != 0 ||
 	    (r = jx_obj(q->body, "params", JX_OPTIONAL, &q->params, "", d)) != 0 ||
-	    (r = jx_obj(q->body, "knobs", JX_OPTIONAL, &q->knobs, "", d)) != 0)
+	    (r = jx_obj(q->body, "knobs", JX_OPTIONAL, &q->knobs, "", d)) != 0 ||
+	    (r = jx_bool(q->body, "override", JX_OPTIONAL, &q->override, "", d)) != 0 ||
+	    (r = jx_int(q->body, "compare_job", JX_OPTIONAL, 1, INT64_MAX, &q->compare_job, "",
+	    d)) != 0)
 		goto out;
 	if (m != NULL && ((r = jx_only_keys(m, mkeys, "machines", d)) != 0 ||
 	    (r = jx_str(m, "class", JX_REQUIRED, BF_MAX_NAME, &q->klass, "machines", d)) != 0))
@@ -464,18 +490,165 @@ out:
 	return r;
 }
 
+/*
+ * Who signed the bundle, as this coordinator sees it: {"state": "signed"
+ * (by a key in the keyring, or this lab's own) | "untrusted" (a valid
+ * signature by a key not in the keyring) | "unsigned", "lab": the keyring's
+ * name or null, "claimed_lab": the name the signer gave itself, or null,
+ * "fingerprint", "text": "signed by lab X (key SHA256:...)" | "unsigned" |
+ * "untrusted key SHA256:..."}. bundle_check verified the signature.
+ */
+static int
+repro_trust(struct api *a, const json_t *bundle, json_t **out, struct bf_diag *d)
+{
+	struct bundle_sig sig;
+	char pub64[LABKEY_PUB_B64_LEN + 1], name[BF_MAX_NAME + 1], text[256];
+	const char *state, *lab = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = bundle_signature(bundle, &sig, d)) != 0)
+		return r;
+	if (!sig.present) {
+		state = "unsigned";
+		snprintf(text, sizeof(text), "unsigned");
+	} else if (a->cfg.has_lab_key && memcmp(sig.pub, a->cfg.lab_pub, LABKEY_PUB_LEN) == 0) {
+		state = "signed";
+		lab = store_node(a->st);
+		snprintf(text, sizeof(text), "signed by lab %s (this lab; key %s)", lab,
+		    sig.fingerprint);
+	} else {
+		labkey_b64(sig.pub, LABKEY_PUB_LEN, pub64);
+		r = store_lab_by_key(a->st, pub64, name, sizeof(name));
+		if (r != 0 && r != BF_ERR_NOTFOUND)
+			return r;
+		if (r == 0) {
+			state = "signed";
+			lab = name;
+			snprintf(text, sizeof(text), "signed by lab %s (key %s)", lab,
+			    sig.fingerprint);
+		} else {
+			state = "untrusted";
+			snprintf(text, sizeof(text), "untrusted key %s (claims to be lab %s)",
+			    sig.fingerprint, sig.lab);
+		}
+	}
+	*out = json_pack("{s:s,s:s?,s:s?,s:s?,s:s}", "state", state, "lab", lab,
+	    "claimed_lab", sig.present ? sig.lab : NULL, "fingerprint",
+	    sig.present ? sig.fingerprint : NULL, "text", text);
+	return *out != NULL ? 0 : BF_ERR_ALLOC;
+}
+
+/*
+ * The installed recipe a rerun of the bundle runs: the local one (recipe
+ * directory, or imported by an admin) whose canonical sha256 is the
+ * bundle's recipe_sha256 (which bundle_check recomputed). None: 409 with
+ * the field-by-field diff against the local recipe of the same name, or
+ * "no local recipe named X", and rs filled.
+ */
+static int
+repro_local_recipe(struct api *a, const json_t *bundle, struct recipe **recp,
+    struct api_resp *rs)
+{
+	const json_t *brec = json_object_get(bundle, "recipe");
+	const char *rh = json_string_value(json_object_get(bundle, "recipe_sha256"));
+	const char *name = json_string_value(json_object_get(brec, "name"));
+	json_t *local = NULL, *diff = NULL, *f;
+	struct bf_diag d;
+	char fields[512], msg[768];
+	size_t i, len = 0;
+	int r, n;
+
+	bf_diag_clear(&d);
+	*recp = NULL;
+	if ((r = recipes_lookup_sha(a->rs, a->st, rh, recp, &d)) == 0)
+		return 0;
+	if (r != BF_ERR_NOTFOUND) {
+		if (r == BF_ERR_DB)
+			api_store_error(rs, r, "recipes");
+		else
+			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "the installed recipe "
+			    "does not load: %s", d.msg[0] ? d.msg : bf_err_str(r));
+		return r;
+	}
+	if (name == NULL || strlen(name) > BF_MAX_NAME || jx_check_name(name, "", NULL) != 0) {
+		api_error(rs, MHD_HTTP_CONFLICT, "recipe", "the bundle's recipe has no valid name: "
+		    "it is not installed here, and nothing was scheduled");
+		return BF_ERR_NOTFOUND;
+	}
+	r = recipes_lookup_name(a->rs, a->st, name, &local);
+	if (r == BF_ERR_NOTFOUND) {
+		snprintf(msg, sizeof(msg), "recipe %s: no local recipe named %s; a rerun runs "
+		    "installed recipes only (an admin may install it: benchfleet recipes import); "
+		    "nothing was scheduled", name, name);
+		api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:s,s:n}}", "error", msg,
+		    "detail", "field", "recipe", "recipe", name, "differs"));
+		return BF_ERR_NOTFOUND;
+	}
+	if (r != 0) {
+		api_store_error(rs, r, "recipes");
+		return r;
+	}
+	if ((diff = json_array()) == NULL ||
+	    (r = repro_diff(brec, local, "", NULL, diff)) != 0) {
+		json_decref(local);
+		json_decref(diff);
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+		return BF_ERR_ALLOC;
+	}
+	fields[0] = '\0';
+	json_array_foreach(diff, i, f) {
+		n = snprintf(fields + len, sizeof(fields) - len, "%s%s", i ? ", " : "",
+		    json_string_value(json_object_get(f, "field")));
+		if (n < 0 || (size_t)n >= sizeof(fields) - len) {
+			fields[len] = '\0';	/* the rest is in detail.differs */
+			break;
+		}
+		len += (size_t)n;
+	}
+	snprintf(msg, sizeof(msg), "recipe %s: the bundle's recipe is not the one installed "
+	    "here (it differs in %s); a rerun runs installed recipes only, and nothing was "
+	    "scheduled", name, fields[0] ? fields : "key order or types only");
+	api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:s,s:o}}", "error", msg,
+	    "detail", "field", "recipe", "recipe", name, "differs", diff));
+	json_decref(local);
+	return BF_ERR_NOTFOUND;
+}
+
+static void
+repro_match_error(struct api_resp *rs, int r, json_t *miss, const struct bf_diag *d)
+{
+	char msg[512];
+
+	if (miss != NULL) {
+		snprintf(msg, sizeof(msg), "no machine here matches bundle machine %s%s%s",
+		    json_string_value(json_object_get(miss, "bundle_machine")),
+		    json_is_string(json_object_get(miss, "nearest")) ? "; nearest: " : "",
+		    json_is_string(json_object_get(miss, "nearest")) ?
+		    json_string_value(json_object_get(miss, "nearest")) : "");
+		api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:O}", "error", msg, "detail",
+		    miss));
+	} else if (r == BF_ERR_INVALID) {
+		api_error(rs, MHD_HTTP_UNPROCESSABLE_CONTENT, d->field, "%s", d->msg);
+	} else {
+		api_store_error(rs, r, "machines");
+	}
+}
+
 void
 api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	struct repro_req q = { 0 };
+	struct store_audit au;
 	struct bf_diag d;
 	struct recipe *rec = NULL;
-	const struct recipe *local;
 	json_t *matches = NULL, *miss = NULL, *names = NULL, *info = NULL, *notes = NULL;
-	char *text = NULL, hex[65], lhex[65];
+	json_t *trust = NULL, *cj = NULL;
+	char *text = NULL, hex[65], actor[64], subject[48], detail[256];
+	const char *tstate;
 	unsigned int status;
 	int64_t job_id, id;
-	int r;
+	int r, compare;
 
 	bf_diag_clear(&d);
 	if ((r = repro_read_request(a, rq, &q, &status, &d)) != 0) {
@@ -483,52 +656,87 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "%s", d.msg[0] ? d.msg : bf_err_str(r));
 		goto out;
 	}
-	if ((r = recipe_from_json(json_object_get(q.bundle, "recipe"), &rec, &d)) != 0) {
-		api_error(rs, MHD_HTTP_UNPROCESSABLE_CONTENT, "recipe", "the bundle's recipe does "
-		    "not load here: %s", d.msg);
+	if ((r = repro_trust(a, q.bundle, &trust, &d)) != 0) {
+		if (r == BF_ERR_DB)
+			api_store_error(rs, r, "labs");
+		else
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg[0] ? d.msg :
+			    bf_err_str(r));
 		goto out;
 	}
+	tstate = json_string_value(json_object_get(trust, "state"));
+	api_actor(rq, actor, sizeof(actor));
 	if ((notes = json_array()) == NULL)
 		goto oom;
-	if ((local = recipes_get(a->rs, rec->name)) != NULL &&
-	    (bundle_sha256(local->json, lhex) != 0 ||
-	    strcmp(lhex, json_string_value(json_object_get(q.bundle, "recipe_sha256"))) != 0)) {
-		char note[256];
+	compare = q.compare_job != 0;
+	if (compare) {
+		/* Compare-only: the bundle's samples against a job that ran
+		 * here; nothing is scheduled, so neither trust nor the recipe
+		 * is needed (they are reported). */
+		if (q.override) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "override", "override: a compare-only "
+			    "reproduction runs nothing; there is nothing to override");
+			goto out;
+		}
+		if ((r = store_job_get_json(a->st, q.compare_job, &cj)) != 0) {
+			api_store_error(rs, r, "compare_job");
+			goto out;
+		}
+		r = repro_match(a, &q, &matches, &miss, &names, &d);
+		if (r == BF_ERR_DB) {
+			api_store_error(rs, r, "machines");
+			goto out;
+		}
+		if (r != 0) {
+			char note[600];
 
-		snprintf(note, sizeof(note), "the local recipe %s differs from the bundle's "
-		    "(sha256 %.12s... here vs %.12s...); the bundle's was used", rec->name, lhex,
-		    json_string_value(json_object_get(q.bundle, "recipe_sha256")));
-		if (json_array_append_new(notes, json_string(note)) != 0)
-			goto oom;
-	}
-	if ((r = repro_match(a, &q, &matches, &miss, &names, &d)) != 0) {
-		if (miss != NULL) {
+			snprintf(note, sizeof(note), "no machine here matches every bundle machine "
+			    "(%.200s): the environment diff leaves machines out", miss != NULL ?
+			    json_string_value(json_object_get(miss, "bundle_machine")) : d.msg);
+			json_decref(matches);
+			if ((matches = json_array()) == NULL ||
+			    json_array_append_new(notes, json_string(note)) != 0)
+				goto oom;
+		}
+		job_id = q.compare_job;
+	} else {
+		if (q.override && rq->who.role != AUTH_ADMIN) {
+			api_error(rs, MHD_HTTP_FORBIDDEN, "override", "override: rerunning a bundle "
+			    "without a trusted signature needs the admin role");
+			goto out;
+		}
+		/* Recipes are code: only an installed one runs, whoever signed. */
+		if (repro_local_recipe(a, q.bundle, &rec, rs) != 0)
+			goto out;
+		if (strcmp(tstate, "signed") != 0 && !q.override) {
 			char msg[512];
 
-			snprintf(msg, sizeof(msg), "no machine here matches bundle machine %s%s%s",
-			    json_string_value(json_object_get(miss, "bundle_machine")),
-			    json_is_string(json_object_get(miss, "nearest")) ? "; nearest: " : "",
-			    json_is_string(json_object_get(miss, "nearest")) ?
-			    json_string_value(json_object_get(miss, "nearest")) : "");
-			api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:O}", "error", msg,
-			    "detail", miss));
-		} else if (r == BF_ERR_INVALID) {
-			api_error(rs, MHD_HTTP_UNPROCESSABLE_CONTENT, d.field, "%s", d.msg);
-		} else {
-			api_store_error(rs, r, "machines");
+			snprintf(msg, sizeof(msg), "the bundle is %s: a rerun needs a bundle signed "
+			    "by a trusted lab (benchfleet labs trust), or an admin's \"override\": "
+			    "true; give \"compare_job\" to compare it with a job here instead; "
+			    "nothing was scheduled", json_string_value(json_object_get(trust, "text")));
+			api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:O}}", "error", msg,
+			    "detail", "field", "signature", "trust", trust));
+			goto out;
 		}
-		goto out;
+		if ((r = repro_match(a, &q, &matches, &miss, &names, &d)) != 0) {
+			repro_match_error(rs, r, miss, &d);
+			goto out;
+		}
+		if ((r = repro_job_create(a, rq, &q, rec, names, &job_id, &d)) != 0) {
+			api_error(rs, r == BF_ERR_ALLOC || r == BF_ERR_DB ?
+			    MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_UNPROCESSABLE_CONTENT, d.field,
+			    "the bundle's job cannot run here: %s", d.msg);
+			goto out;
+		}
 	}
-	if ((r = repro_job_create(a, rq, &q, rec, names, &job_id, &d)) != 0) {
-		api_error(rs, r == BF_ERR_ALLOC || r == BF_ERR_DB ?
-		    MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_UNPROCESSABLE_CONTENT, d.field,
-		    "the bundle's job cannot run here: %s", d.msg);
-		goto out;
-	}
-	if ((info = json_pack("{s:O,s:O,s:O,s:o,s:o}", "matches", matches, "notes", notes,
-	    "origin", json_object_get(q.bundle, "origin"), "params",
+	if ((info = json_pack("{s:O,s:O,s:O,s:o,s:o,s:s,s:O,s:b,s:s?}", "matches", matches,
+	    "notes", notes, "origin", json_object_get(q.bundle, "origin"), "params",
 	    q.params ? json_incref(q.params) : json_null(), "knobs",
-	    q.knobs ? json_incref(q.knobs) : json_null())) == NULL)
+	    q.knobs ? json_incref(q.knobs) : json_null(), "mode", compare ? "compare" : "rerun",
+	    "trust", trust, "override", !compare && q.override && strcmp(tstate, "signed") != 0,
+	    "override_by", !compare && q.override && strcmp(tstate, "signed") != 0 ? actor :
+	    NULL)) == NULL)
 		goto oom;
 	if ((text = json_dumps(q.bundle, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
 		goto oom;
@@ -547,11 +755,27 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "of job %lld: %s", (long long)job_id, bf_err_str(r));
 		goto out;
 	}
-	sched_kick(a->sc);
-	events_job(a->ev, job_id);
-	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:O,s:O,s:f}", "id", (json_int_t)id,
-	    "job_id", (json_int_t)job_id, "matches", matches, "notes", notes, "delta_pct",
-	    q.delta_pct));
+	if (json_is_true(json_object_get(info, "override"))) {
+		snprintf(subject, sizeof(subject), "reproduction %lld", (long long)id);
+		snprintf(detail, sizeof(detail), "rerun as job %lld of bundle sha256 %.64s, %s",
+		    (long long)job_id, hex, json_string_value(json_object_get(trust, "text")));
+		au = (struct store_audit){ actor, "reproduction.override", subject, detail };
+		if ((r = store_audit_add(a->st, &au)) != 0) {
+			/* Nothing may run unrecorded: the rerun is cancelled. */
+			store_job_cancel(a->st, job_id);
+			api_store_error(rs, r, "the audit log (the rerun was cancelled)");
+			goto out;
+		}
+	}
+	if (!compare) {
+		sched_kick(a->sc);
+		events_job(a->ev, job_id);
+	}
+	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:s,s:O,s:O,s:f,s:O,s:O,s:O}", "id",
+	    (json_int_t)id, "job_id", (json_int_t)job_id, "mode", compare ? "compare" : "rerun",
+	    "matches", matches, "notes", notes, "delta_pct", q.delta_pct, "trust", trust,
+	    "signature", json_object_get(trust, "text"), "override",
+	    json_object_get(info, "override")));
 	goto out;
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
@@ -562,6 +786,8 @@ out:
 	json_decref(matches);
 	json_decref(miss);
 	json_decref(names);
+	json_decref(trust);
+	json_decref(cj);
 	json_decref(q.fetched);
 	json_decref(q.body);
 	recipe_free(rec);
@@ -610,7 +836,7 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct bf_diag d;
 	json_t *bundle = NULL, *info = NULL, *job = NULL, *samples = NULL, *runs = NULL;
 	json_t *fps = NULL, *rep = NULL;
-	const char *fmt = api_query(rq, "format"), *state;
+	const char *fmt = api_query(rq, "format"), *state, *mode, *sigtext;
 	struct buf b;
 	int r, ended;
 
@@ -677,6 +903,24 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
 		goto out;
 	}
+	/* Older rows (before schema step 7) have no trust: they were reruns
+	 * of bundles nobody could sign. */
+	mode = json_is_string(json_object_get(info, "mode")) ?
+	    json_string_value(json_object_get(info, "mode")) : "rerun";
+	sigtext = json_is_string(json_object_get(json_object_get(info, "trust"), "text")) ?
+	    json_string_value(json_object_get(json_object_get(info, "trust"), "text")) :
+	    "unsigned";
+	if (json_object_set_new(rep, "mode", json_string(mode)) != 0 ||
+	    json_object_set_new(rep, "signature", json_string(sigtext)) != 0 ||
+	    json_object_set(rep, "trust", json_object_get(info, "trust") ?
+	    json_object_get(info, "trust") : json_null()) != 0 ||
+	    json_object_set(rep, "override", json_object_get(info, "override") ?
+	    json_object_get(info, "override") : json_false()) != 0 ||
+	    json_object_set(rep, "override_by", json_object_get(info, "override_by") ?
+	    json_object_get(info, "override_by") : json_null()) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+		goto out;
+	}
 	if (fmt == NULL || strcmp(fmt, "json") == 0) {
 		api_json(rs, MHD_HTTP_OK, rep);
 		rep = NULL;
@@ -684,14 +928,18 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	if (!ended)
 		r = buf_printf(&b, "reproduction %lld: running (job %lld, %lld of %lld runs "
-		    "done)\n", (long long)x->id, (long long)x->job_id,
+		    "done)\nbundle %s\n", (long long)x->id, (long long)x->job_id,
 		    (long long)json_integer_value(json_object_get(job, "runs_done")),
-		    (long long)json_integer_value(json_object_get(job, "runs_total")));
-	else if ((r = buf_printf(&b, "reproduction %lld of job %lld (%s), rerun here as job "
-	    "%lld (%s)\nbundle sha256 %s\n\n", (long long)x->id,
+		    (long long)json_integer_value(json_object_get(job, "runs_total")), sigtext);
+	else if ((r = buf_printf(&b, "reproduction %lld of job %lld (%s), %s job %lld (%s)\n"
+	    "bundle sha256 %s\nbundle %s%s%s\n\n", (long long)x->id,
 	    (long long)json_integer_value(json_object_get(json_object_get(bundle, "origin"),
-	    "job_id")), x->source ? x->source : "posted", (long long)x->job_id, state,
-	    x->bundle_sha256)) == 0)
+	    "job_id")), x->source ? x->source : "posted",
+	    strcmp(mode, "compare") == 0 ? "compared (no rerun) with" : "rerun here as",
+	    (long long)x->job_id, state, x->bundle_sha256, sigtext,
+	    json_is_true(json_object_get(info, "override")) ? "; rerun on the override of " :
+	    "", json_is_true(json_object_get(info, "override")) ?
+	    json_string_value(json_object_get(info, "override_by")) : "")) == 0)
 		r = repro_report_text(rep, &b);
 	if (r != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", bf_err_str(r));

@@ -54,13 +54,19 @@ static const struct api_route api_routes[] = {
 	{ "DELETE", "/api/v1/machines/{name}",		api_machines_delete,	A },
 	{ "POST",   "/api/v1/machines/{name}/probe",	api_machines_probe,	A },
 	{ "POST",   "/api/v1/machines/{name}/clear",	api_machines_clear,	A },
-	{ "GET",    "/api/v1/recipes",			api_recipes_list,	V },
+	{ "GET",    "/api/v1/recipes",			api_recipes_list_all,	V },
+	{ "POST",   "/api/v1/recipes",			api_recipes_import,	A },
 	{ "GET",    "/api/v1/recipes/{name}",		api_recipes_get,	V },
 	{ "GET",    "/api/v1/events",			api_events,	V },
 	{ "GET",    "/api/v1/jobs/{id}/bundle",		api_jobs_bundle,	V },
 	{ "POST",   "/api/v1/jobs/{id}/publish",	api_jobs_publish,	A },
 	{ "POST",   "/api/v1/reproductions",		api_repro_create,	S },
 	{ "GET",    "/api/v1/reproductions/{id}",	api_repro_get,	V },
+	{ "GET",    "/api/v1/lab",			api_lab_get,	API_PUBLIC },
+	{ "GET",    "/api/v1/labs",			api_labs_list,	V },
+	{ "POST",   "/api/v1/labs",			api_labs_trust,	A },
+	{ "DELETE", "/api/v1/labs/{name}",		api_labs_untrust,	A },
+	{ "GET",    "/api/v1/audit",			api_audit_list,	A },
 };
 #undef V
 #undef S

@@ -16,6 +16,12 @@ struct api_config {
 	int auth_required;		/* tokens even while the store has none */
 	const char *tls_cert;		/* PEM files: HTTPS when both are set */
 	const char *tls_key;
+	/* Signs with the lab key (held by the privileged process); NULL: no key. */
+	int (*lab_sign)(void *arg, const unsigned char *msg, size_t len,
+	    unsigned char sig[64]);
+	void *lab_sign_arg;
+	unsigned char lab_pub[32];	/* the lab key's public half */
+	int has_lab_key;
 	const char *workdir_root;	/* --workdir-root: path parameters must be under it */
 };
 

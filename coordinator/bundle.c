@@ -43,8 +43,140 @@ bundle_content_sha256(const json_t *doc, char hex[65])
 	if ((c = json_copy((json_t *)doc)) == NULL)
 		return BF_ERR_ALLOC;
 	json_object_del(c, "sha256");
+	json_object_del(c, "signature");
 	r = bundle_sha256(c, hex);
 	json_decref(c);
+	return r;
+}
+
+int
+bundle_signed_message(const json_t *doc, unsigned char **msgp, size_t *lenp)
+{
+	static const char ctx[] = BUNDLE_SIG_CONTEXT;
+	json_t *c = NULL;
+	char *text = NULL;
+	unsigned char *m;
+	size_t n;
+	int r;
+
+	*msgp = NULL;
+	if (!json_is_object(doc))
+		return BF_ERR_INVALID;
+	if ((c = json_copy((json_t *)doc)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	json_object_del(c, "signature");
+	if ((text = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	n = strlen(text);
+	if ((m = malloc(sizeof(ctx) - 1 + n)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	memcpy(m, ctx, sizeof(ctx) - 1);
+	memcpy(m + sizeof(ctx) - 1, text, n);
+	*msgp = m;
+	*lenp = sizeof(ctx) - 1 + n;
+	r = 0;
+out:
+	free(text);
+	json_decref(c);
+	return r;
+}
+
+int
+bundle_sign(json_t *doc, const char *lab, const unsigned char pub[LABKEY_PUB_LEN],
+    bundle_signer sign, void *arg)
+{
+	unsigned char *msg = NULL, sig[LABKEY_SIG_LEN];
+	char pub64[LABKEY_PUB_B64_LEN + 1], sig64[LABKEY_SIG_B64_LEN + 1];
+	size_t len = 0;
+	int r;
+
+	if (sign == NULL || lab == NULL)
+		return BF_ERR_INVALID;
+	if ((r = bundle_signed_message(doc, &msg, &len)) != 0)
+		goto out;
+	if ((r = sign(arg, msg, len, sig)) != 0)
+		goto out;
+	labkey_b64(pub, LABKEY_PUB_LEN, pub64);
+	labkey_b64(sig, LABKEY_SIG_LEN, sig64);
+	if (json_object_set_new(doc, "signature", json_pack("{s:s,s:s,s:s,s:s}", "alg",
+	    BUNDLE_SIG_ALG, "lab", lab, "public_key", pub64, "sig", sig64)) != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	free(msg);
+	return r;
+}
+
+int
+bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *d)
+{
+	static const char *const keys[] = { "alg", "lab", "public_key", "sig", NULL };
+	struct bundle_sig bs;
+	unsigned char *msg = NULL, sig[LABKEY_SIG_LEN];
+	const char *alg, *lab, *pub, *sg;
+	json_t *so;
+	size_t len = 0;
+	int r;
+
+	memset(&bs, 0, sizeof(bs));
+	if ((so = json_object_get(doc, "signature")) == NULL) {
+		r = 0;
+		goto done;
+	}
+	if ((r = jx_obj(doc, "signature", JX_REQUIRED, &so, "", d)) != 0 ||
+	    (r = jx_only_keys(so, keys, "signature", d)) != 0 ||
+	    (r = jx_str(so, "alg", JX_REQUIRED, 16, &alg, "signature", d)) != 0 ||
+	    (r = jx_str(so, "lab", JX_REQUIRED, BF_MAX_NAME, &lab, "signature", d)) != 0 ||
+	    (r = jx_check_name(lab, "signature.lab", d)) != 0 ||
+	    (r = jx_str(so, "public_key", JX_REQUIRED, LABKEY_PUB_B64_LEN, &pub, "signature",
+	    d)) != 0 ||
+	    (r = jx_str(so, "sig", JX_REQUIRED, LABKEY_SIG_B64_LEN, &sg, "signature", d)) != 0)
+		goto out;
+	if (strcmp(alg, BUNDLE_SIG_ALG) != 0) {
+		bf_diag_set(d, "signature.alg", "signature.alg: \"%.16s\" is not \"%s\"", alg,
+		    BUNDLE_SIG_ALG);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (labkey_unb64(pub, bs.pub, LABKEY_PUB_LEN) != 0) {
+		bf_diag_set(d, "signature.public_key", "signature.public_key: expected the "
+		    "base64 of 32 bytes");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (labkey_unb64(sg, sig, LABKEY_SIG_LEN) != 0) {
+		bf_diag_set(d, "signature.sig", "signature.sig: expected the base64 of 64 bytes");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = bundle_signed_message(doc, &msg, &len)) != 0)
+		goto out;
+	labkey_fingerprint(bs.pub, bs.fingerprint);
+	if ((r = labkey_verify(bs.pub, msg, len, sig)) != 0) {
+		if (r == BF_ERR_AUTH) {
+			bf_diag_set(d, "signature", "signature: does not verify under the key it "
+			    "names (%s): the bundle was changed after it was signed, or the "
+			    "signature is forged", bs.fingerprint);
+			r = BF_ERR_INVALID;
+		}
+		goto out;
+	}
+	bs.present = 1;
+	snprintf(bs.lab, sizeof(bs.lab), "%s", lab);
+	r = 0;
+done:
+	if (out != NULL)
+		*out = bs;
+out:
+	free(msg);
 	return r;
 }
 
@@ -296,8 +428,9 @@ hash_matches(const json_t *v, const char *claimed, const char *field, struct bf_
 	if ((r = bundle_sha256(v, hex)) != 0)
 		return r;
 	if (strcmp(hex, claimed) != 0) {
-		bf_diag_set(d, field, "%s: does not match the content (the bundle says %.12s..., "
-		    "the content hashes to %s)", field, claimed, hex);
+		/* The value the content hashes to is not printed: these are
+		 * checksums, and a helpful error would only help a forger. */
+		bf_diag_set(d, field, "%s: does not match the content", field);
 		return BF_ERR_INVALID;
 	}
 	return 0;
@@ -498,7 +631,7 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	    "finished_at", NULL };
 	static const char *const keys[] = { "format", "version", "benchfleet_version",
 	    "origin", "job", "job_sha256", "recipe", "recipe_sha256", "machines", "runs",
-	    "samples", "sha256", NULL };
+	    "samples", "sha256", "signature", NULL };
 	const char *s, *jh, *rh, *th;
 	json_t *a, *v, *job, *recipe, *origin;
 	int64_t n, *ids = NULL;
@@ -566,12 +699,11 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	    (r = bundle_content_sha256(doc, hex)) != 0)
 		goto out;
 	if (strcmp(hex, th) != 0) {
-		bf_diag_set(d, "sha256", "sha256: does not match the bundle's content (the bundle "
-		    "says %.12s..., the content hashes to %s)", th, hex);
+		bf_diag_set(d, "sha256", "sha256: does not match the bundle's content");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	r = 0;
+	r = bundle_signature(doc, NULL, d);
 out:
 	free(ids);
 	return r;

@@ -21,6 +21,7 @@
 
 #include "caps.h"
 #include "err.h"
+#include "labkey.h"
 
 struct store;
 
@@ -31,11 +32,48 @@ struct store;
 #define BUNDLE_MAX_SAMPLES	((size_t)1000000)	/* every raw sample of a job */
 #define BUNDLE_MAX_FP_KEYS	128			/* keys of one fingerprint */
 
+/* What a signature covers starts with this, then the canonical JSON of
+ * the bundle without its "signature" key (docs/bundle.md). */
+#define BUNDLE_SIG_CONTEXT	"benchfleet-bundle-signature-v1\n"
+#define BUNDLE_SIG_ALG		"ed25519"
+
 /* sha256 hex of v's canonical JSON. BF_ERR_ALLOC. */
 int bundle_sha256(const json_t *v, char hex[65]);
 /* The hash a bundle's "sha256" must hold: over the document without its
- * "sha256" key. */
+ * "sha256" and "signature" keys. */
 int bundle_content_sha256(const json_t *doc, char hex[65]);
+
+/* The signer api_config.lab_sign is: 0 with sig filled. */
+typedef int (*bundle_signer)(void *arg, const unsigned char *msg, size_t len,
+    unsigned char sig[LABKEY_SIG_LEN]);
+/*
+ * The bytes a bundle's signature covers: BUNDLE_SIG_CONTEXT then the
+ * canonical JSON of doc without "signature". *msgp is malloc'ed (caller
+ * frees).
+ */
+int bundle_signed_message(const json_t *doc, unsigned char **msgp, size_t *lenp);
+/*
+ * Sign doc in place: "signature": {"alg", "lab", "public_key", "sig"},
+ * replacing any signature it had. lab is the signer's name (informative:
+ * a receiver names the lab from its own keyring).
+ */
+int bundle_sign(json_t *doc, const char *lab, const unsigned char pub[LABKEY_PUB_LEN],
+    bundle_signer sign, void *arg);
+
+/* A bundle's signature after bundle_check verified it. */
+struct bundle_sig {
+	int present;				/* 0: unsigned */
+	char lab[BF_MAX_NAME + 1];		/* the name the signer gave itself */
+	unsigned char pub[LABKEY_PUB_LEN];
+	char fingerprint[LABKEY_FP_LEN + 1];
+};
+/*
+ * Check doc's "signature" (absent: unsigned, 0 with present = 0): its
+ * shape, then the ed25519 signature against its own public key. A
+ * signature that does not verify is BF_ERR_INVALID naming "signature":
+ * such a bundle is never taken as signed, nor as unsigned. out may be NULL.
+ */
+int bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *d);
 
 /*
  * The bundle of job_id from the store (samples of runs that ended done),
@@ -47,8 +85,8 @@ int bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag
  * Check a parsed bundle completely: structure, types and ranges (d names
  * the field), then every hash recomputed: a mismatch is BF_ERR_INVALID
  * with d.field naming the hash ("sha256", "job_sha256", "recipe_sha256",
- * "machines[0].fingerprint_sha256") and the message giving the value
- * computed. doc is borrowed.
+ * "machines[0].fingerprint_sha256"); the message never prints the value
+ * computed. Then the signature, if any (bundle_signature). doc is borrowed.
  */
 int bundle_check(const json_t *doc, struct bf_diag *d);
 /* jx_loads under max bytes (BF_ERR_TOOBIG past it), then bundle_check. */

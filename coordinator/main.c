@@ -22,6 +22,7 @@
 #include "config.h"
 #include "db.h"
 #include "events.h"
+#include "labkey.h"
 #include "fetch.h"
 #include "parse.h"
 #include "path.h"
@@ -55,6 +56,7 @@ struct options {
 	char *link_timeout;
 	char *boot_failures;
 	char *node;
+	char *lab_key;
 	char *peer_allow;
 	char *workdir_root;
 	int insecure;
@@ -77,6 +79,9 @@ static const struct opt {
 	  "this coordinator's name in the run and machine leases of a shared store "
 	  "(default: the host name; must differ between coordinators)" },
 	{ "recipes", offsetof(struct options, recipes), "DIR", "recipe directory" },
+	{ "lab-key", offsetof(struct options, lab_key), "FILE",
+	  "the lab's ed25519 signing key, made on first start, mode 0600 (default: lab.key "
+	  "next to a SQLite store, var/lab.key for PostgreSQL)" },
 	{ "web", offsetof(struct options, web), "DIR", "dashboard files served at /" },
 	{ "known-hosts", offsetof(struct options, known_hosts), "FILE",
 	  "pinned SSH host keys (default var/known_hosts)" },
@@ -276,6 +281,22 @@ default_agent(const char *suffix)
 	return out;
 }
 
+/* lab.key next to a SQLite store; var/lab.key for a PostgreSQL one. */
+static char *
+default_lab_key(const char *store)
+{
+	const char *slash;
+	char *out;
+
+	if (db_is_pg_target(store))
+		return strdup("var/lab.key");
+	if ((slash = strrchr(store, '/')) == NULL)
+		return strdup("lab.key");
+	if (asprintf(&out, "%.*s/lab.key", (int)(slash - store), store) < 0)
+		return NULL;
+	return out;
+}
+
 static char *
 first_dir(const char *a, const char *b)
 {
@@ -295,6 +316,7 @@ main(int argc, char **argv)
 	struct sched *sc = NULL;
 	struct api *api = NULL;
 	struct events *ev = NULL;
+	struct labkey *lk = NULL;
 	struct sched_config scfg;
 	struct api_config acfg;
 	struct fetch_policy fpol;
@@ -454,6 +476,25 @@ main(int argc, char **argv)
 		    store_is_shared(st) ? store_last_error() : "");
 		goto out;
 	}
+	if (o.lab_key == NULL && (o.lab_key = default_lab_key(o.store)) == NULL) {
+		fprintf(stderr, "benchfleetd: out of memory\n");
+		goto out;
+	}
+	make_parent(o.lab_key);
+	{
+		char fp[LABKEY_FP_LEN + 1];
+		unsigned char pub[LABKEY_PUB_LEN];
+		int made = 0;
+
+		if (labkey_load_or_create(o.lab_key, &lk, &made, &d) != 0) {
+			fprintf(stderr, "benchfleetd: %s\n", d.msg);
+			goto out;
+		}
+		labkey_public(lk, pub);
+		labkey_fingerprint(pub, fp);
+		fprintf(stderr, "benchfleetd: lab key %s%s: %s\n", o.lab_key,
+		    made ? " (made now)" : "", fp);
+	}
 	if (recipes_load_dir(o.recipes, &rs, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -475,6 +516,7 @@ main(int argc, char **argv)
 	scfg.link_timeout_ms = linkto * 1000;
 	scfg.boot_failures = bootfails;
 	scfg.ev = ev;
+	scfg.recipes = rs;
 	scfg.workdir_root = o.workdir_root;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
@@ -489,6 +531,12 @@ main(int argc, char **argv)
 	    !is_loopback(addr);
 	acfg.tls_cert = o.tls_cert;
 	acfg.tls_key = o.tls_key;
+	/* For now the API holds the key's signer directly; once the HTTP side
+	 * runs in its own process this becomes a call to the parent. */
+	acfg.lab_sign = labkey_sign_cb;
+	acfg.lab_sign_arg = lk;
+	labkey_public(lk, acfg.lab_pub);
+	acfg.has_lab_key = 1;
 	acfg.workdir_root = o.workdir_root;
 	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
@@ -529,6 +577,8 @@ main(int argc, char **argv)
 	events_free(ev);
 	store_close(st);
 	recipes_free(rs);
+	labkey_free(lk);
+	free(o.lab_key);
 	free(o.listen);
 	free(o.store);
 	free(o.recipes);

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "recipes.h"
+#include "store.h"
 
 struct recipes {
 	struct recipe **v;
+	char (*sha)[65];	/* canonical sha256 of v[i]->json */
 	size_t n;
 };
 
@@ -78,6 +81,13 @@ recipes_load_dir(const char *dir, struct recipes **out, struct bf_diag *d)
 		r = NULL;
 	}
 	qsort(rs->v, rs->n, sizeof(*rs->v), cmp_name);
+	if ((rs->sha = calloc(rs->n ? rs->n : 1, sizeof(*rs->sha))) == NULL) {
+		ret = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < rs->n; i++)
+		if ((ret = recipes_sha256(rs->v[i]->json, rs->sha[i])) != 0)
+			goto out;
 	*out = rs;
 	rs = NULL;
 	ret = 0;
@@ -99,6 +109,7 @@ recipes_free(struct recipes *rs)
 	for (i = 0; i < rs->n; i++)
 		recipe_free(rs->v[i]);
 	free(rs->v);
+	free(rs->sha);
 	free(rs);
 }
 
@@ -153,4 +164,93 @@ recipes_list_json(const struct recipes *rs)
 		}
 	}
 	return json_pack("{s:o}", "recipes", arr);
+}
+
+int
+recipes_sha256(const json_t *doc, char hex[65])
+{
+	return bundle_sha256(doc, hex);
+}
+
+const struct recipe *
+recipes_by_sha(const struct recipes *rs, const char *hex)
+{
+	size_t i;
+
+	for (i = 0; rs != NULL && rs->sha != NULL && hex != NULL && i < rs->n; i++)
+		if (strcmp(rs->sha[i], hex) == 0)
+			return rs->v[i];
+	return NULL;
+}
+
+int
+recipes_installed(const struct recipes *rs, struct store *st, const json_t *doc)
+{
+	char hex[65], *text = NULL;
+	int r;
+
+	if (!json_is_object(doc))
+		return 0;
+	if ((r = recipes_sha256(doc, hex)) != 0)
+		return r;
+	if (recipes_by_sha(rs, hex) != NULL)
+		return 1;
+	if (st == NULL)
+		return 0;
+	r = store_recipe_imported(st, hex, &text);
+	free(text);
+	return r == 0 ? 1 : r == BF_ERR_NOTFOUND ? 0 : r;
+}
+
+int
+recipes_lookup_sha(const struct recipes *rs, struct store *st, const char *hex,
+    struct recipe **out, struct bf_diag *d)
+{
+	const struct recipe *dir;
+	json_t *doc = NULL;
+	char *text = NULL;
+	int r;
+
+	*out = NULL;
+	if ((dir = recipes_by_sha(rs, hex)) != NULL) {
+		doc = json_deep_copy(dir->json);
+	} else {
+		if (st == NULL)
+			return BF_ERR_NOTFOUND;
+		if ((r = store_recipe_imported(st, hex, &text)) != 0)
+			goto out;
+		/* Written by us after recipe_from_json accepted it. */
+		doc = json_loads(text, 0, NULL);
+	}
+	if (doc == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = recipe_from_json(doc, out, d);
+out:
+	json_decref(doc);
+	free(text);
+	return r;
+}
+
+int
+recipes_lookup_name(const struct recipes *rs, struct store *st, const char *name,
+    json_t **out)
+{
+	const struct recipe *dir;
+	char *text = NULL;
+	int r;
+
+	*out = NULL;
+	if ((dir = recipes_get(rs, name)) != NULL) {
+		*out = json_deep_copy(dir->json);
+		return *out != NULL ? 0 : BF_ERR_ALLOC;
+	}
+	if (st == NULL)
+		return BF_ERR_NOTFOUND;
+	if ((r = store_recipe_imported_by_name(st, name, &text)) != 0)
+		return r;
+	*out = json_loads(text, 0, NULL);
+	free(text);
+	return *out != NULL ? 0 : BF_ERR_ALLOC;
 }

@@ -19,6 +19,7 @@
 #include "jx.h"
 #include "caps.h"
 #include "recipe.h"
+#include "recipes.h"
 #include "runner.h"
 #include "shquote.h"
 #include "stats.h"
@@ -81,6 +82,47 @@ step_add_machine_state(const struct store_claim *c, const json_t *jobdoc, json_t
 	    json_object_set_new(step, "drop_caches", json_true()) != 0)
 		return BF_ERR_ALLOC;
 	return 0;
+}
+
+/*
+ * Defence in depth: the API only creates jobs with installed recipes, but
+ * a job row holds its recipe as JSON, and a row is only as trustworthy as
+ * whatever wrote the store. A claim whose recipe is not installed here
+ * (the recipe directory loaded at start, or imported by an admin) is
+ * failed with the reason and never reaches a machine. 0: it may run.
+ */
+static int
+runner_recipe_installed(const struct runner_env *env, const struct store_claim *c)
+{
+	json_t *spec = NULL;
+	char msg[256];
+	int r;
+
+	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec, NULL) != 0 ||
+	    !json_is_object(json_object_get(spec, "recipe"))) {
+		snprintf(msg, sizeof(msg), "refused: the job's stored recipe is damaged");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	r = recipes_installed(env->recipes, env->st, json_object_get(spec, "recipe"));
+	if (r == 1) {
+		r = 0;
+		goto out;
+	}
+	if (r == 0) {
+		snprintf(msg, sizeof(msg), "refused: recipe %.64s, as this job holds it, is not "
+		    "installed here; only the recipe directory and recipes an admin imported "
+		    "(benchfleet recipes import) run", c->recipe ? c->recipe : "?");
+		r = BF_ERR_INVALID;
+	} else
+		snprintf(msg, sizeof(msg), "refused: checking the recipe: %s", bf_err_str(r));
+out:
+	if (r != 0) {
+		store_run_log_add(env->st, c->run_id, "coord", msg);
+		store_run_finish(env->st, c->run_id, "failed", -1, msg);
+	}
+	json_decref(spec);
+	return r;
 }
 
 int
@@ -285,6 +327,11 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	buf_init(&out, 256);
 	buf_init(&cmdline, 8192);
 	memset(&res, 0, sizeof(res));
+	/* before a reboot for it: a run that will be refused needs none */
+	if ((r = runner_recipe_installed(env, c)) != 0) {
+		r = BF_ERR_INVALID;
+		goto out;
+	}
 	if ((r = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
 	    &d)) != 0 || (r = job_from_json(json_object_get(spec, "job"), &job, &d)) != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
@@ -707,6 +754,10 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	events_run(env->ev, c->run_id);
 	events_job(env->ev, c->job_id);
 	events_machine(env->ev, env->machine);
+	if (runner_recipe_installed(env, c) != 0) {
+		ret = 0;
+		goto out;
+	}
 	if ((ret = runner_build_step(c, env->workdir_root, &step, &r, &d)) != 0) {
 		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
 		ret = 0;

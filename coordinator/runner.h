@@ -12,6 +12,7 @@
 #include "err.h"
 #include "events.h"
 #include "recipe.h"
+#include "recipes.h"
 #include "ssh.h"
 #include "store.h"
 
@@ -33,6 +34,9 @@ struct runner_env {
 	int link_timeout_ms;		/* silence (keepalives count) = dead link */
 	int sudo;			/* the lab user is not root: agent via sudo -n */
 	struct events *ev;		/* may be NULL */
+	/* The recipe directory: with the store's imported recipes, what may
+	 * run (runner_execute refuses anything else). NULL: imported only. */
+	const struct recipes *recipes;
 	const char *workdir_root;	/* path parameters must stay under it */
 };
 

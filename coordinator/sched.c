@@ -213,6 +213,7 @@ worker_main(void *arg)
 	env.max_attempts = s->cfg.max_attempts;
 	env.link_timeout_ms = s->cfg.link_timeout_ms;
 	env.ev = s->cfg.ev;
+	env.recipes = s->cfg.recipes;
 	env.workdir_root = s->cfg.workdir_root;
 
 	while (!worker_should_stop(w)) {

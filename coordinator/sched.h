@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "events.h"
+#include "recipes.h"
 #include "store.h"
 
 struct sched_config {
@@ -26,6 +27,7 @@ struct sched_config {
 	int link_timeout_ms;		/* SSH silence (keepalives count) taken as a dead link */
 	int boot_failures;		/* boot failures in a row that quarantine a machine */
 	struct events *ev;		/* state changes are published here; may be NULL */
+	const struct recipes *recipes;	/* installed recipes (runner_env.recipes) */
 	const char *workdir_root;	/* --workdir-root, sent with path parameters (borrowed) */
 };
 

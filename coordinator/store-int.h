@@ -10,6 +10,7 @@
 #define BF_STORE_INT_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <jansson.h>
 
@@ -32,6 +33,9 @@ enum store_q {
 	Q_REC_SAMPLES, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
 	/* federation and reproductions */
 	Q_J_PUBLISH, Q_J_PUBLISHED, Q_J_LIST_PUB, Q_X_ADD, Q_X_GET,
+	/* trust (schema step 7) */
+	Q_RI_ADD, Q_RI_GET, Q_RI_BY_NAME, Q_RI_LIST, Q_LAB_ADD, Q_LAB_DEL, Q_LAB_BY_KEY,
+	Q_LAB_LIST, Q_AUDIT_ADD, Q_AUDIT_LIST,
 	/* several coordinators (schema step 6) */
 	Q_J_LOCK, Q_M_LEASE, Q_M_LEASE_RENEW, Q_M_RELEASE, Q_REC_MACHINES,
 	Q__COUNT
@@ -64,6 +68,7 @@ int store_q(struct store *s, enum store_q id, struct db_stmt **stp, const char *
 /* store_q for statements without result rows; *changes (may be NULL) gets
  * the number of rows written. */
 int store_q_exec(struct store *s, enum store_q id, int *changes, const char *fmt, ...);
+int store_q_vexec(struct store *s, enum store_q id, int *changes, const char *fmt, va_list ap);
 /* store_q_exec for an INSERT ... RETURNING id: *idp gets the id. */
 int store_q_id(struct store *s, enum store_q id, int64_t *idp, const char *fmt, ...);
 /* 1 on a row, 0 when done, BF_ERR_* on failure. */

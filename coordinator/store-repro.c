@@ -3,6 +3,8 @@
  * published flag of a job (only published jobs' bundles are served to
  * other labs) and the reproductions table (repro.h).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,4 +127,208 @@ out:
 	store_unlock(s);
 	store_repro_free(x);
 	return r;
+}
+
+/* --- trust (schema step 7) --- */
+
+static int
+audit_exec(struct store *s, const struct store_audit *au)
+{
+	if (au == NULL || au->actor == NULL || au->action == NULL)
+		return BF_ERR_INVALID;
+	return store_q_exec(s, Q_AUDIT_ADD, NULL, "dtttt", store_now(), au->actor, au->action,
+	    au->subject, au->detail);
+}
+
+static int
+audit_check(const struct store_audit *au)
+{
+	int r;
+
+	if (au == NULL || au->actor == NULL || au->action == NULL)
+		return BF_ERR_INVALID;
+	if ((r = store_check_str(au->actor, "actor", 256, 1, NULL)) != 0 ||
+	    (r = store_check_str(au->action, "action", 64, 1, NULL)) != 0 ||
+	    (r = store_check_str(au->subject, "subject", 1024, 0, NULL)) != 0 ||
+	    (r = store_check_str(au->detail, "detail", 8192, 0, NULL)) != 0)
+		return r;
+	return 0;
+}
+
+int
+store_audit_add(struct store *s, const struct store_audit *au)
+{
+	int r;
+
+	if (s == NULL || (r = audit_check(au)) != 0)
+		return s == NULL ? BF_ERR_INVALID : r;
+	store_lock(s);
+	r = audit_exec(s, au);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_audit_json(struct store *s, size_t limit, json_t **out)
+{
+	return store_page_json(s, Q_AUDIT_LIST, "audit", limit, out);
+}
+
+/* One write of id (bound by fmt) with its audit entry, in one transaction;
+ * none_is (BF_ERR_EXISTS or BF_ERR_NOTFOUND) when it changed
+ * nothing, and then nothing is audited. */
+static int
+write_audited(struct store *s, const struct store_audit *au, int none_is, enum store_q id,
+    const char *fmt, ...)
+{
+	va_list ap;
+	int r, changes = 0, intx = 0;
+
+	store_lock(s);
+	if ((r = store_tx_begin(s)) != 0)
+		goto out;
+	intx = 1;
+	va_start(ap, fmt);
+	r = store_q_vexec(s, id, &changes, fmt, ap);
+	va_end(ap);
+	if (r != 0)
+		goto out;
+	if (changes == 0) {
+		r = none_is;
+		goto out;
+	}
+	if ((r = audit_exec(s, au)) != 0 || (r = store_tx_commit(s)) != 0)
+		goto out;
+	intx = 0;
+	r = 0;
+out:
+	if (intx)
+		store_tx_rollback(s);
+	store_unlock(s);
+	return r;
+}
+
+int
+store_recipe_import(struct store *s, const char *name, const char *sha256,
+    const char *json_text, const struct store_audit *au)
+{
+	int r;
+
+	if (s == NULL || name == NULL || sha256 == NULL || json_text == NULL)
+		return BF_ERR_INVALID;
+	if ((r = audit_check(au)) != 0 ||
+	    (r = store_check_str(name, "name", BF_MAX_NAME, 1, NULL)) != 0 ||
+	    (r = store_check_str(sha256, "sha256", 64, 1, NULL)) != 0 ||
+	    (r = store_check_str(json_text, "recipe", BF_MAX_API_BODY, 1, NULL)) != 0)
+		return r;
+	return write_audited(s, au, BF_ERR_EXISTS, Q_RI_ADD, "tttt" "I", sha256, name, json_text,
+	    au->actor, store_now_s());
+}
+
+/* The text column 0 of the first row of id bound with one text. */
+static int
+get_text(struct store *s, enum store_q id, const char *key, char **outp)
+{
+	struct db_stmt *st;
+	int r;
+
+	*outp = NULL;
+	if (s == NULL || key == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, id, &st, "t", key)) != 0)
+		goto out;
+	if ((r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	if ((r = store_col_dup(st, 0, outp)) != 0)
+		goto out;
+	r = *outp != NULL ? 0 : BF_ERR_NOTFOUND;
+out:
+	store_unlock(s);
+	return r;
+}
+
+int
+store_recipe_imported(struct store *s, const char *sha256, char **jsonp)
+{
+	return get_text(s, Q_RI_GET, sha256, jsonp);
+}
+
+int
+store_recipe_imported_by_name(struct store *s, const char *name, char **jsonp)
+{
+	return get_text(s, Q_RI_BY_NAME, name, jsonp);
+}
+
+int
+store_recipes_imported_json(struct store *s, json_t **out)
+{
+	return store_page_json(s, Q_RI_LIST, "recipes", 0, out);
+}
+
+int
+store_lab_trust(struct store *s, const char *name, const char *public_key,
+    const char *fingerprint, const char *source, const struct store_audit *au)
+{
+	int r;
+
+	if (s == NULL || name == NULL || public_key == NULL || fingerprint == NULL)
+		return BF_ERR_INVALID;
+	if ((r = audit_check(au)) != 0 ||
+	    (r = store_check_str(name, "name", BF_MAX_NAME, 1, NULL)) != 0 ||
+	    (r = store_check_str(public_key, "public_key", 64, 1, NULL)) != 0 ||
+	    (r = store_check_str(fingerprint, "fingerprint", 64, 1, NULL)) != 0 ||
+	    (r = store_check_str(source, "source", 2048, 0, NULL)) != 0)
+		return r;
+	return write_audited(s, au, BF_ERR_EXISTS, Q_LAB_ADD, "ttttt" "I", name, public_key,
+	    fingerprint, source, au->actor, store_now_s());
+}
+
+int
+store_lab_untrust(struct store *s, const char *name, const struct store_audit *au)
+{
+	int r;
+
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	if ((r = audit_check(au)) != 0)
+		return r;
+	return write_audited(s, au, BF_ERR_NOTFOUND, Q_LAB_DEL, "t", name);
+}
+
+int
+store_lab_by_key(struct store *s, const char *public_key, char *name, size_t namesz)
+{
+	char *n = NULL;
+	int r;
+
+	if ((r = get_text(s, Q_LAB_BY_KEY, public_key, &n)) != 0)
+		return r;
+	snprintf(name, namesz, "%s", n);
+	free(n);
+	return 0;
+}
+
+int
+store_labs_json(struct store *s, json_t **out)
+{
+	json_t *lab;
+	size_t i;
+	int r;
+
+	if ((r = store_page_json(s, Q_LAB_LIST, "labs", 0, out)) != 0)
+		return r;
+	json_array_foreach(json_object_get(*out, "labs"), i, lab) {
+		if (json_object_set(lab, "fingerprint", json_object_get(lab, "key_fp")) != 0) {
+			json_decref(*out);
+			*out = NULL;
+			return BF_ERR_ALLOC;
+		}
+		json_object_del(lab, "key_fp");
+	}
+	return 0;
 }

@@ -295,4 +295,43 @@ int store_repro_add(struct store *s, int64_t job_id, const char *bundle, const c
 int store_repro_get(struct store *s, int64_t id, struct store_repro **out);
 void store_repro_free(struct store_repro *x);	/* accepts NULL */
 
+/* --- trust: imported recipes, the keyring, the audit log (store-repro.c,
+ * schema step 7). Every write that changes trust takes its audit entry
+ * in the same transaction. --- */
+struct store_audit {
+	const char *actor;	/* "token:ID", or "local" with auth off */
+	const char *action;	/* "recipe.import", "lab.trust", "lab.untrust", ... */
+	const char *subject;	/* what it acted on, or NULL */
+	const char *detail;	/* JSON or text, or NULL */
+};
+/* Append one entry on its own. */
+int store_audit_add(struct store *s, const struct store_audit *au);
+/* {"audit":[{"id","at","actor","action","subject","detail"}]}, newest first,
+ * at most limit (0: STORE_MAX_PAGE). New reference. */
+int store_audit_json(struct store *s, size_t limit, json_t **out);
+
+/* Install a recipe (its canonical JSON text and sha256) and audit it.
+ * BF_ERR_EXISTS (nothing written) when that sha256 is installed already. */
+int store_recipe_import(struct store *s, const char *name, const char *sha256,
+    const char *json_text, const struct store_audit *au);
+/* The imported recipe of that sha256 (*jsonp malloc'ed text), or
+ * BF_ERR_NOTFOUND. */
+int store_recipe_imported(struct store *s, const char *sha256, char **jsonp);
+/* The newest imported recipe called name, or BF_ERR_NOTFOUND. */
+int store_recipe_imported_by_name(struct store *s, const char *name, char **jsonp);
+/* {"recipes":[{"name","sha256","actor","created_at"}]}. New reference. */
+int store_recipes_imported_json(struct store *s, json_t **out);
+
+/* Trust a lab's key (base64 of the raw 32 bytes) and audit it.
+ * BF_ERR_EXISTS when the name or the key is in the keyring already. */
+int store_lab_trust(struct store *s, const char *name, const char *public_key,
+    const char *fingerprint, const char *source, const struct store_audit *au);
+/* Remove it and audit that. BF_ERR_NOTFOUND. */
+int store_lab_untrust(struct store *s, const char *name, const struct store_audit *au);
+/* The trusted lab holding that key into name (BF_MAX_NAME + 1 bytes), or
+ * BF_ERR_NOTFOUND. */
+int store_lab_by_key(struct store *s, const char *public_key, char *name, size_t namesz);
+/* {"labs":[{"name","public_key","fingerprint","source","actor","created_at"}]}. */
+int store_labs_json(struct store *s, json_t **out);
+
 #endif

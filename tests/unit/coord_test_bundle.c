@@ -3,13 +3,18 @@
  * from a real store and check; canonical hashing survives a text round
  * trip; tampering (a sample, the job, a fingerprint) is refused naming
  * the hash; wrong types and oversized arrays are refused naming the field;
- * verdicts on synthetic samples; fingerprint matching.
+ * verdicts on synthetic samples; fingerprint matching. Signatures: a
+ * signed bundle verifies, any changed byte (content, signature, key)
+ * fails, the signed bytes do not depend on key order, hash errors never
+ * print the value the content hashes to; the lab key file is made 0600
+ * and refused when readable by others.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -17,6 +22,7 @@
 #include "bundle.h"
 #include "caps.h"
 #include "err.h"
+#include "labkey.h"
 #include "repro.h"
 #include "store.h"
 #include "t.h"
@@ -146,6 +152,11 @@ test_export_and_tamper(void)
 	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.field, "sha256");
 	T_CONTAINS(d.msg, "does not match");
+	/* Neither the claimed nor the recomputed hash is printed: a forger
+	 * would take it straight from the error. */
+	T_EQ_INT(bundle_content_sha256(c, hex), 0);
+	T_CHECK(strstr(d.msg, hex) == NULL);
+	T_CHECK(strstr(d.msg, "hashes to") == NULL);
 	json_decref(c);
 
 	/* The job changed. */
@@ -162,6 +173,8 @@ test_export_and_tamper(void)
 	bf_diag_clear(&d);
 	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.field, "recipe_sha256");
+	T_EQ_INT(bundle_sha256(json_object_get(c, "recipe"), hex), 0);
+	T_CHECK(strstr(d.msg, hex) == NULL);
 	json_decref(c);
 
 	/* A fingerprint changed. */
@@ -330,11 +343,332 @@ test_fp_compare(void)
 	json_decref(b);
 }
 
+static char keydir[256];
+
+static const char *
+keypath(const char *name)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", keydir, name);
+	return p;
+}
+
+/* A bundle with its keys in another order, through text. */
+static json_t *
+reorder(const json_t *v)
+{
+	const char *k;
+	json_t *o, *x, *e;
+	size_t i, n;
+	const char *keys[64];
+
+	if (json_is_array(v)) {
+		o = json_array();
+		json_array_foreach(v, i, x)
+			json_array_append_new(o, reorder(x));
+		return o;
+	}
+	if (!json_is_object(v))
+		return json_deep_copy(v);
+	/* jansson keeps insertion order: insert in reverse */
+	n = 0;
+	json_object_foreach((json_t *)v, k, x)
+		if (n < 64)
+			keys[n++] = k;
+	o = json_object();
+	for (i = n; i > 0; i--) {
+		e = reorder(json_object_get(v, keys[i - 1]));
+		json_object_set_new(o, keys[i - 1], e);
+	}
+	return o;
+}
+
+static void
+test_labkey_file(void)
+{
+	struct labkey *k = NULL, *k2 = NULL;
+	struct bf_diag d;
+	struct stat sb;
+	unsigned char p1[LABKEY_PUB_LEN], p2[LABKEY_PUB_LEN];
+	char fp[LABKEY_FP_LEN + 1], b64[LABKEY_PUB_B64_LEN + 1];
+	int made = -1;
+	FILE *f;
+
+	bf_diag_clear(&d);
+	T_EQ_INT(labkey_load_or_create(keypath("lab.key"), &k, &made, &d), 0);
+	T_EQ_INT(made, 1);
+	T_EQ_INT(stat(keypath("lab.key"), &sb), 0);
+	T_EQ_INT(sb.st_mode & 07777, 0600);
+	/* Loading again gives the same key, and makes nothing. */
+	T_EQ_INT(labkey_load_or_create(keypath("lab.key"), &k2, &made, &d), 0);
+	T_EQ_INT(made, 0);
+	if (k == NULL || k2 == NULL)
+		goto out;
+	labkey_public(k, p1);
+	labkey_public(k2, p2);
+	T_CHECK(memcmp(p1, p2, sizeof(p1)) == 0);
+	labkey_free(k2);
+	k2 = NULL;
+	/* OpenSSH's form: "SHA256:" and 43 unpadded base64 characters. */
+	labkey_fingerprint(p1, fp);
+	T_EQ_INT(strlen(fp), 50);
+	T_CHECK(strncmp(fp, "SHA256:", 7) == 0);
+	T_CHECK(strchr(fp, '=') == NULL);
+	labkey_b64(p1, sizeof(p1), b64);
+	T_EQ_INT(strlen(b64), 44);
+	memset(p2, 0, sizeof(p2));
+	T_EQ_INT(labkey_unb64(b64, p2, sizeof(p2)), 0);
+	T_CHECK(memcmp(p1, p2, sizeof(p1)) == 0);
+	T_EQ_INT(labkey_unb64("AAAA", p2, sizeof(p2)), BF_ERR_PARSE);
+	T_EQ_INT(labkey_unb64("", p2, sizeof(p2)), BF_ERR_PARSE);
+
+	/* Group- or world-accessible: refused like sshd refuses a host key. */
+	T_EQ_INT(chmod(keypath("lab.key"), 0640), 0);
+	bf_diag_clear(&d);
+	T_EQ_INT(labkey_load_or_create(keypath("lab.key"), &k2, NULL, &d), BF_ERR_INVALID);
+	T_CHECK(k2 == NULL);
+	T_CONTAINS(d.msg, "0640");
+	T_CONTAINS(d.msg, "chmod 600");
+	T_EQ_INT(chmod(keypath("lab.key"), 0604), 0);
+	T_EQ_INT(labkey_load_or_create(keypath("lab.key"), &k2, NULL, &d), BF_ERR_INVALID);
+	T_EQ_INT(chmod(keypath("lab.key"), 0600), 0);
+	T_EQ_INT(labkey_load_or_create(keypath("lab.key"), &k2, NULL, &d), 0);
+	labkey_free(k2);
+	k2 = NULL;
+	/* A symbolic link is not followed. */
+	{
+		char target[512];
+
+		snprintf(target, sizeof(target), "%s", keypath("lab.key"));
+		T_EQ_INT(symlink(target, keypath("link.key")), 0);
+	}
+	bf_diag_clear(&d);
+	T_CHECK(labkey_load_or_create(keypath("link.key"), &k2, NULL, &d) != 0);
+	T_CONTAINS(d.msg, "symbolic link");
+	/* Not a key at all. */
+	if ((f = fopen(keypath("junk.key"), "w")) != NULL) {
+		fputs("-----BEGIN PRIVATE KEY-----\nnonsense\n-----END PRIVATE KEY-----\n", f);
+		fclose(f);
+	}
+	chmod(keypath("junk.key"), 0600);
+	bf_diag_clear(&d);
+	T_EQ_INT(labkey_load_or_create(keypath("junk.key"), &k2, NULL, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "ed25519");
+	/* A directory that does not exist: an error naming the file. */
+	bf_diag_clear(&d);
+	T_CHECK(labkey_load_or_create("/nonexistent-dir/lab.key", &k2, NULL, &d) != 0);
+	T_CONTAINS(d.msg, "/nonexistent-dir/lab.key");
+out:
+	labkey_free(k);
+	labkey_free(k2);
+}
+
+static void
+test_sign_verify(void)
+{
+	struct labkey *k = NULL, *other = NULL;
+	struct bundle_sig sig;
+	struct store *s;
+	struct bf_diag d;
+	json_t *b = NULL, *c = NULL;
+	unsigned char pub[LABKEY_PUB_LEN], opub[LABKEY_PUB_LEN], *m1 = NULL, *m2 = NULL;
+	unsigned char raw[LABKEY_SIG_LEN];
+	size_t l1 = 0, l2 = 0;
+	char *text = NULL, fp[LABKEY_FP_LEN + 1];
+	const char *sg;
+	int64_t job = 0;
+
+	if ((s = make_store(&job)) == NULL)
+		return;
+	bf_diag_clear(&d);
+	T_EQ_INT(labkey_load_or_create(keypath("sign.key"), &k, NULL, &d), 0);
+	T_EQ_INT(labkey_load_or_create(keypath("other.key"), &other, NULL, &d), 0);
+	T_EQ_INT(bundle_export(s, job, &b, &d), 0);
+	if (k == NULL || other == NULL || b == NULL)
+		goto out;
+	labkey_public(k, pub);
+	labkey_public(other, opub);
+
+	/* Unsigned: checks, and says so. */
+	T_EQ_INT(bundle_signature(b, &sig, &d), 0);
+	T_EQ_INT(sig.present, 0);
+
+	T_EQ_INT(bundle_sign(b, "lab-a", pub, labkey_sign_cb, k), 0);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(b, &d), 0);
+	T_EQ_INT(bundle_signature(b, &sig, &d), 0);
+	T_EQ_INT(sig.present, 1);
+	T_EQ_STR(sig.lab, "lab-a");
+	T_CHECK(memcmp(sig.pub, pub, sizeof(pub)) == 0);
+	labkey_fingerprint(pub, fp);
+	T_EQ_STR(sig.fingerprint, fp);
+
+	/* Signing leaves the content hash alone: it covers no signature. */
+	{
+		char hex[65];
+
+		T_EQ_INT(bundle_content_sha256(b, hex), 0);
+		T_EQ_STR(json_string_value(json_object_get(b, "sha256")), hex);
+	}
+
+	/* The signed bytes are canonical: key order and whitespace of the
+	 * text do not matter, and the signature survives them. */
+	c = reorder(b);
+	T_EQ_INT(bundle_signed_message(b, &m1, &l1), 0);
+	T_EQ_INT(bundle_signed_message(c, &m2, &l2), 0);
+	T_EQ_INT(l1, l2);
+	T_CHECK(m1 != NULL && m2 != NULL && memcmp(m1, m2, l1) == 0);
+	T_CHECK(l1 > strlen(BUNDLE_SIG_CONTEXT) &&
+	    memcmp(m1, BUNDLE_SIG_CONTEXT, strlen(BUNDLE_SIG_CONTEXT)) == 0);
+	text = json_dumps(c, JSON_INDENT(3));
+	json_decref(c);
+	c = NULL;
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_parse(text, strlen(text), BF_MAX_BUNDLE, &c, &d), 0);
+	T_EQ_INT(bundle_signature(c, &sig, &d), 0);
+	T_EQ_INT(sig.present, 1);
+	json_decref(c);
+	c = NULL;
+	/* labkey itself: the signature of the message verifies, of a message
+	 * one byte off does not. */
+	T_EQ_INT(labkey_sign(k, m1, l1, raw), 0);
+	T_EQ_INT(labkey_verify(pub, m1, l1, raw), 0);
+	m1[l1 - 2] ^= 1;
+	T_EQ_INT(labkey_verify(pub, m1, l1, raw), BF_ERR_AUTH);
+	m1[l1 - 2] ^= 1;
+	T_EQ_INT(labkey_verify(opub, m1, l1, raw), BF_ERR_AUTH);
+
+	/* Any change after signing, hashes recomputed or not, fails. A
+	 * sample's value, with every hash made right again: */
+	c = json_deep_copy(b);
+	json_object_set_new(json_array_get(json_object_get(c, "samples"), 0), "value",
+	    json_real(1.5));
+	{
+		char hex[65];
+
+		bundle_content_sha256(c, hex);
+		json_object_set_new(c, "sha256", json_string(hex));
+	}
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature");
+	T_CONTAINS(d.msg, "does not verify");
+	json_decref(c);
+	/* The recipe's command, hashes recomputed: */
+	c = json_deep_copy(b);
+	json_object_set_new(json_object_get(c, "recipe"), "command",
+	    json_pack("[s,s,s]", "/bin/sh", "-c", "touch /tmp/x"));
+	{
+		char hex[65];
+
+		bundle_sha256(json_object_get(c, "recipe"), hex);
+		json_object_set_new(c, "recipe_sha256", json_string(hex));
+		bundle_content_sha256(c, hex);
+		json_object_set_new(c, "sha256", json_string(hex));
+	}
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature");
+	json_decref(c);
+	/* One bit of the signature: */
+	c = json_deep_copy(b);
+	sg = json_string_value(json_object_get(json_object_get(c, "signature"), "sig"));
+	{
+		char *t = strdup(sg);
+
+		t[5] = t[5] == 'A' ? 'B' : 'A';
+		json_object_set_new(json_object_get(c, "signature"), "sig", json_string(t));
+		free(t);
+	}
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature");
+	json_decref(c);
+	/* Another key put in the signer's place: */
+	c = json_deep_copy(b);
+	{
+		char o64[LABKEY_PUB_B64_LEN + 1];
+
+		labkey_b64(opub, sizeof(opub), o64);
+		json_object_set_new(json_object_get(c, "signature"), "public_key",
+		    json_string(o64));
+	}
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature");
+	json_decref(c);
+	/* The signer's name is not signed (a receiver names labs from its
+	 * keyring), but its shape is checked. */
+	c = json_deep_copy(b);
+	json_object_set_new(json_object_get(c, "signature"), "lab", json_string("a b;rm"));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature.lab");
+	json_decref(c);
+	/* Malformed signatures: wrong alg, short sig, extra key. */
+	c = json_deep_copy(b);
+	json_object_set_new(json_object_get(c, "signature"), "alg", json_string("rsa"));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature.alg");
+	json_decref(c);
+	c = json_deep_copy(b);
+	json_object_set_new(json_object_get(c, "signature"), "sig", json_string("AAAA"));
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "signature.sig");
+	json_decref(c);
+	c = json_deep_copy(b);
+	json_object_set_new(json_object_get(c, "signature"), "trusted", json_true());
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	json_decref(c);
+	c = json_deep_copy(b);
+	json_object_set_new(c, "signature", json_string("yes"));
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	T_EQ_STR(d.field, "signature");
+	json_decref(c);
+	c = NULL;
+	/* Re-signing by another lab replaces the signature. */
+	T_EQ_INT(bundle_sign(b, "lab-b", opub, labkey_sign_cb, other), 0);
+	T_EQ_INT(bundle_signature(b, &sig, &d), 0);
+	T_EQ_STR(sig.lab, "lab-b");
+	T_CHECK(memcmp(sig.pub, opub, sizeof(opub)) == 0);
+out:
+	free(text);
+	free(m1);
+	free(m2);
+	json_decref(c);
+	json_decref(b);
+	labkey_free(k);
+	labkey_free(other);
+	store_close(s);
+	unlink(dbpath);
+}
+
 int
 main(void)
 {
+	snprintf(keydir, sizeof(keydir), "/tmp/bf-labkey-XXXXXX");
+	if (mkdtemp(keydir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
 	test_export_and_tamper();
 	test_verdicts();
 	test_fp_compare();
+	test_labkey_file();
+	test_sign_verify();
+	{
+		static const char *const names[] = { "lab.key", "link.key", "junk.key",
+		    "sign.key", "other.key" };
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			unlink(keypath(names[i]));
+		rmdir(keydir);
+	}
 	return t_done();
 }

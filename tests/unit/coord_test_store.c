@@ -257,7 +257,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 6);		/* bump with each new migration step */
+	T_EQ_INT(v, 7);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), pg_url != NULL);
 	store_close(s);
@@ -1206,7 +1206,7 @@ static void
 test_same_schema(void)
 {
 	static const char *const tables[] = { "machines", "jobs", "runs", "samples", "run_logs",
-	    "tokens", "reproductions" };
+	    "tokens", "reproductions", "recipes_imported", "labs", "audit" };
 	struct store *s = NULL;
 	char a[2048], b[2048];
 	size_t i;
@@ -1222,6 +1222,130 @@ test_same_schema(void)
 		T_CHECK(a[0] != '\0');
 		T_EQ_STR(a, b);
 	}
+}
+
+/* Undo schema step 7 behind the store's back: what a store made by a
+ * benchfleetd of schema 6 (before trust) holds, steps 1..6 being the same. */
+static void
+make_v6(const char *name)
+{
+	struct db *db = NULL;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL)
+		T_EQ_INT(db_exec_script(db, "DROP TABLE audit; DROP TABLE labs;"
+		    "DROP INDEX recipes_imported_name; DROP TABLE recipes_imported"), 0);
+	db_close(db);
+	force_version(name, 6);
+}
+
+/* A store of schema 6 with samples opens with this version: step 7 adds
+ * the trust tables, and every sample, run and job is as it was. Then the
+ * trust tables themselves: imports, the keyring, the audit log. */
+static void
+test_migrate_trust(void)
+{
+	struct store_sample sm[2] = { { "ops", 1234.5, "ops/s" }, { "wall", 2.25, "s" } };
+	struct store_audit au = { "token:7", "recipe.import", "demo", "abc" };
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL, *j = NULL;
+	char *before_txt = NULL, *after_txt = NULL, *text = NULL, name[64];
+	static const char sha[] = "d841d96aaf9242ae30f1434e140194e4f42e4c8c6b40507be77d50874572fb73";
+	int64_t job;
+	int it;
+
+	if ((s = open_fresh("migrate.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 1);
+	T_EQ_INT(store_run_claim(s, "d1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	for (it = 0; it < 3; it++)
+		T_EQ_INT(store_samples_add(s, c->run_id, 0, it, sm, 2), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	make_v6("migrate.db");
+	T_EQ_INT(read_version("migrate.db"), 6);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 7);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(before_txt != NULL && after_txt != NULL);
+	T_EQ_STR(after_txt, before_txt);
+	T_CONTAINS(after_txt, "1234.5");
+	T_EQ_INT(json_array_size(json_object_get(json_array_get(json_object_get(after, "cells"),
+	    0), "samples")), 6);
+
+	/* imported recipes: one per hash, audited with it */
+	T_EQ_INT(store_recipe_import(s, "demo", sha, "{\"name\":\"demo\"}", &au), 0);
+	T_EQ_INT(store_recipe_import(s, "demo", sha, "{\"name\":\"demo\"}", &au), BF_ERR_EXISTS);
+	T_EQ_INT(store_recipe_imported(s, sha, &text), 0);
+	T_EQ_STR(text, "{\"name\":\"demo\"}");
+	free(text);
+	text = NULL;
+	T_EQ_INT(store_recipe_imported(s, "00", &text), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_recipe_imported_by_name(s, "demo", &text), 0);
+	free(text);
+	text = NULL;
+	T_EQ_INT(store_recipe_imported_by_name(s, "nope", &text), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_recipes_imported_json(s, &j), 0);
+	T_EQ_INT(json_array_size(json_object_get(j, "recipes")), 1);
+	json_decref(j);
+	j = NULL;
+
+	/* the keyring: a name and a key once each */
+	au.action = "lab.trust";
+	au.subject = "lab-a";
+	T_EQ_INT(store_lab_trust(s, "lab-a", "KEY-A", "SHA256:a", NULL, &au), 0);
+	T_EQ_INT(store_lab_trust(s, "lab-a", "KEY-B", "SHA256:b", NULL, &au), BF_ERR_EXISTS);
+	T_EQ_INT(store_lab_trust(s, "lab-b", "KEY-A", "SHA256:a", NULL, &au), BF_ERR_EXISTS);
+	T_EQ_INT(store_lab_by_key(s, "KEY-A", name, sizeof(name)), 0);
+	T_EQ_STR(name, "lab-a");
+	T_EQ_INT(store_lab_by_key(s, "KEY-B", name, sizeof(name)), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_labs_json(s, &j), 0);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "labs"), 0),
+	    "fingerprint")), "SHA256:a");
+	json_decref(j);
+	j = NULL;
+	au.action = "lab.untrust";
+	T_EQ_INT(store_lab_untrust(s, "lab-a", &au), 0);
+	T_EQ_INT(store_lab_untrust(s, "lab-a", &au), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_lab_by_key(s, "KEY-A", name, sizeof(name)), BF_ERR_NOTFOUND);
+
+	/* the audit log: every change that happened, none that did not,
+	 * newest first */
+	au.action = "job.publish";
+	au.subject = "job 1";
+	au.detail = NULL;
+	T_EQ_INT(store_audit_add(s, &au), 0);
+	au.actor = NULL;
+	T_EQ_INT(store_audit_add(s, &au), BF_ERR_INVALID);
+	T_EQ_INT(store_audit_json(s, 0, &j), 0);
+	T_EQ_INT(json_array_size(json_object_get(j, "audit")), 4);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 0),
+	    "action")), "job.publish");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 3),
+	    "action")), "recipe.import");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 3),
+	    "actor")), "token:7");
+	json_decref(j);
+out:
+	free(before_txt);
+	free(after_txt);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
 }
 
 int
@@ -1250,6 +1374,7 @@ main(void)
 	test_log();
 	test_concurrency();
 	test_leases();
+	test_migrate_trust();
 	if (pg_url != NULL)
 		test_same_schema();
 	rm_tmpdir();
