@@ -5,6 +5,15 @@
 #define BF_CAPS_H
 
 #define BF_MAX_API_BODY		(1024 * 1024)	/* HTTP request body */
+#define BF_MAX_API_BODIES	(64 * 1024 * 1024) /* bodies buffered at once; more: 503 */
+#define BF_MAX_CONNECTIONS	1000		/* HTTP connections in all */
+#define BF_MAX_CONN_PER_IP	200		/* ... from one address (refused at accept) */
+#define BF_MAX_CONN_SLOW	256		/* waiting for headers; a new one evicts the oldest */
+#define BF_MAX_CONN_SLOW_PER_IP	16		/* ... from one address */
+#define BF_MAX_CONN_TARPIT	4096		/* evicted sockets held open till their deadline */
+#define BF_HTTP_HEADER_DEADLINE_S 10		/* request headers complete, trickle or not */
+#define BF_HTTP_BODY_DEADLINE_S	60		/* a request body, from its headers on */
+#define BF_MAX_ALLOW_HOSTS	32		/* --allow-host names */
 #define BF_MAX_RECIPE_FILE	(256 * 1024)	/* one recipe document */
 #define BF_MAX_JSON_DEPTH	32		/* nesting of any JSON we parse */
 /* Values (containers, keys and scalars) and containers of one JSON document

@@ -16,6 +16,7 @@ struct api_config {
 	int auth_required;		/* tokens even while the store has none */
 	const char *tls_cert;		/* PEM files: HTTPS when both are set */
 	const char *tls_key;
+	const char *allow_hosts;	/* --allow-host NAME[:PORT],...: more Host names */
 };
 
 struct api;

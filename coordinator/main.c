@@ -52,6 +52,7 @@ struct options {
 	char *link_timeout;
 	char *boot_failures;
 	char *node;
+	char *allow_host;
 	int insecure;
 };
 
@@ -102,6 +103,10 @@ static const struct opt {
 	{ "auth", offsetof(struct options, auth), "auto|required",
 	  "bearer tokens: auto (on once the store has a token; always off loopback) "
 	  "or required" },
+	{ "allow-host", offsetof(struct options, allow_host), "NAME[,NAME...]",
+	  "more names (NAME or NAME:PORT) the API answers to in the Host header, besides "
+	  "the listen address, localhost, 127.0.0.1 and [::1] (e.g. the name of a TLS "
+	  "proxy in front)" },
 	{ "insecure", (size_t)-1, NULL,
 	  "allow listening on a non-loopback address without TLS" },
 };
@@ -439,6 +444,7 @@ main(int argc, char **argv)
 	    !is_loopback(addr);
 	acfg.tls_cert = o.tls_cert;
 	acfg.tls_key = o.tls_key;
+	acfg.allow_hosts = o.allow_host;
 	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -498,5 +504,6 @@ main(int argc, char **argv)
 	free(o.probe_failures);
 	free(o.link_timeout);
 	free(o.boot_failures);
+	free(o.allow_host);
 	return ret;
 }
