@@ -179,6 +179,7 @@ conn_reaper(void *arg)
 	struct api_conn *c;
 	struct timespec ts;
 	double now;
+	int paced;
 
 	pthread_mutex_lock(&cs->mu);
 	while (!cs->stop) {
@@ -193,8 +194,11 @@ conn_reaper(void *arg)
 				cs->expired++;
 			}
 		}
-		/* the ring is in eviction order, about deadline order */
-		while (cs->pit_n > 0 && cs->pit[cs->pit_head].until <= now) {
+		/* The ring is in eviction order, about deadline order. Closes are
+		 * paced: a flood evicted all at once must not come back all at
+		 * once (each close is a reconnect of a flooder). */
+		for (paced = 0; cs->pit_n > 0 && cs->pit[cs->pit_head].until <= now &&
+		    paced < BF_CONN_TARPIT_PACE; paced++) {
 			close(cs->pit[cs->pit_head].fd);
 			cs->pit_head = (cs->pit_head + 1) % BF_MAX_CONN_TARPIT;
 			cs->pit_n--;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -576,6 +577,21 @@ out:
 	return r;
 }
 
+/* Descriptors for BF_MAX_CONNECTIONS connections, the tarpit of evicted
+ * ones (api-conn.c) and the rest of the daemon: systemd's soft limit is
+ * 1024. Nothing here uses select(). */
+static void
+api_raise_nofile(void)
+{
+	const rlim_t want = BF_MAX_CONNECTIONS + BF_MAX_CONN_TARPIT + 2048;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 /*
  * A thread per connection, not the epoll pool: an event stream's reader
  * blocks in events_wait() (api-events.c), which in a pool of 4 held a
@@ -588,7 +604,9 @@ out:
  * registry of suspended connections, a timer for heartbeats, and resuming
  * them all before MHD_stop_daemon.
  * poll(), not select(): descriptors past FD_SETSIZE stay usable. The
- * connection limit bounds the threads.
+ * connection limit bounds the threads, and api-conn.c keeps slow clients
+ * from holding them: 2,000 trickling connections from one address cost
+ * 16 threads (BF_MAX_CONN_SLOW_PER_IP) and 2,000 descriptors.
  */
 int
 api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
@@ -640,6 +658,7 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	    (ntohl(sin->sin_addr.s_addr) >> 24) == 127) ||
 	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr));
 	a->tls = cfg->tls_cert != NULL;
+	api_raise_nofile();
 	if ((r = api_conns_new(&a->conns)) != 0) {
 		bf_diag_set(d, "listen", "cannot start the connection reaper");
 		goto out;
