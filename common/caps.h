@@ -7,7 +7,7 @@
 #define BF_MAX_API_BODY		(1024 * 1024)	/* HTTP request body */
 #define BF_MAX_API_BODIES	(64 * 1024 * 1024) /* bodies buffered at once; more: 503 */
 #define BF_MAX_CONNECTIONS	1000		/* HTTP connections in all */
-#define BF_MAX_CONN_PER_IP	200		/* ... from one address (refused at accept) */
+#define BF_MAX_CONN_PER_IP	512		/* ... from one address (refused at accept) */
 #define BF_MAX_CONN_SLOW	256		/* waiting for headers; a new one evicts the oldest */
 #define BF_MAX_CONN_SLOW_PER_IP	16		/* ... from one address */
 #define BF_MAX_CONN_TARPIT	4096		/* evicted sockets held open till their deadline */
