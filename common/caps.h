@@ -12,6 +12,7 @@
 #define BF_MAX_CONN_SLOW_PER_IP	16		/* ... from one address */
 #define BF_MAX_CONN_TARPIT	4096		/* evicted sockets held open till their deadline */
 #define BF_CONN_TARPIT_PACE	25		/* ... closed per 250 ms at most (100/s) */
+#define BF_CONN_EVICT_GRACE_MS	250		/* a connection younger is never evicted */
 #define BF_HTTP_HEADER_DEADLINE_S 10		/* request headers complete, trickle or not */
 #define BF_HTTP_BODY_DEADLINE_S	60		/* a request body, from its headers on */
 #define BF_MAX_ALLOW_HOSTS	32		/* --allow-host names */

@@ -157,10 +157,14 @@ static struct api_conn *
 conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, size_t *np)
 {
 	struct api_conn *c, *oldest = NULL;
+	double young = conn_now() - BF_CONN_EVICT_GRACE_MS / 1000.0;
 	size_t n = 0;
 
+	/* A connection younger than the grace may have its headers in our
+	 * socket buffer, its thread not yet run: a burst of honest clients
+	 * (256 event streams opened at once) must not evict itself. */
 	for (c = cs->head; c != NULL; c = c->next) {
-		if (c->closing || c->state != API_CONN_HEADERS)
+		if (c->closing || c->state != API_CONN_HEADERS || c->since > young)
 			continue;
 		if (peer != NULL && !conn_same_peer(&c->peer, peer))
 			continue;
