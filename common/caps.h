@@ -5,8 +5,28 @@
 #define BF_CAPS_H
 
 #define BF_MAX_API_BODY		(1024 * 1024)	/* HTTP request body */
+#define BF_MAX_API_BODIES	(64 * 1024 * 1024) /* bodies buffered at once; more: 503 */
+#define BF_MAX_CONNECTIONS	1000		/* HTTP connections in all */
+#define BF_MAX_CONN_PER_IP	512		/* ... from one address (refused at accept) */
+#define BF_MAX_CONN_SLOW	256		/* waiting for headers; a new one evicts the oldest */
+#define BF_MAX_CONN_SLOW_PER_IP	16		/* ... from one address */
+#define BF_MAX_CONN_TARPIT	4096		/* evicted sockets held open till their deadline */
+#define BF_CONN_TARPIT_PACE	25		/* ... closed per 250 ms at most (100/s) */
+#define BF_CONN_EVICT_GRACE_MS	250		/* a connection younger is never evicted */
+#define BF_HTTP_HEADER_DEADLINE_S 10		/* request headers complete, trickle or not */
+#define BF_HTTP_BODY_DEADLINE_S	60		/* a request body, from its headers on */
+#define BF_MAX_ALLOW_HOSTS	32		/* --allow-host names */
 #define BF_MAX_RECIPE_FILE	(256 * 1024)	/* one recipe document */
 #define BF_MAX_JSON_DEPTH	32		/* nesting of any JSON we parse */
+/* Values (containers, keys and scalars) and containers of one JSON document
+ * of up to BF_MAX_API_BODY bytes, counted before jansson builds a tree
+ * (jx_loads); larger documents get these per started MiB. jansson spends
+ * ~235 bytes on an empty object, ~140 on an array, 40-90 on a scalar, so
+ * a document at both caps costs at most ~17 MB of tree. A 1 MiB bundle
+ * (samples of ~90 bytes, 7 values each) needs ~12k containers, ~80k values. */
+#define BF_MAX_JSON_NODES	(128 * 1024)
+#define BF_MAX_JSON_CONTAINERS	(32 * 1024)
+#define BF_MAX_JSON_PARSES	4		/* concurrent jx_loads; more wait */
 #define BF_MAX_NAME		64		/* recipe, machine, param, axis names */
 #define BF_MAX_STR		4096		/* a string parameter value */
 #define BF_MAX_ARGV		256		/* elements of a command */

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +39,100 @@ jx_depth_ok(const json_t *v, int depth)
 	return 1;
 }
 
+struct jx_gate jx_parse_gate = JX_GATE_INIT(BF_MAX_JSON_PARSES);
+
+void
+jx_gate_enter(struct jx_gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	while (g->busy >= g->max)
+		pthread_cond_wait(&g->cv, &g->mu);
+	g->busy++;
+	pthread_mutex_unlock(&g->mu);
+}
+
+void
+jx_gate_leave(struct jx_gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	g->busy--;
+	pthread_cond_signal(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/*
+ * Count what jansson would allocate for text, without building anything:
+ * every '{' and '[' is a container, every string (keys too) and every run
+ * of bare characters (numbers, true, false, null) a value. Malformed text
+ * only counts high, never low, so the counts bound any tree jansson can
+ * build from it. Nesting past BF_MAX_JSON_DEPTH is BF_ERR_INVALID, more
+ * than the caps BF_ERR_TOOBIG; the scan stops at the first of them.
+ */
+static int
+jx_prescan(const char *text, size_t len, const struct jx_caps *caps, size_t *nodesp,
+    size_t *contp)
+{
+	size_t i, nodes = 0, cont = 0, depth = 0;
+	int in_str = 0, in_bare = 0;
+	unsigned char c;
+
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)text[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"' || c == '{' || c == '[') {
+			in_bare = 0;
+			in_str = c == '"';
+			nodes++;
+			if (c != '"') {
+				cont++;
+				if (++depth > BF_MAX_JSON_DEPTH)
+					return BF_ERR_INVALID;
+			}
+		} else if (c == '}' || c == ']') {
+			in_bare = 0;
+			depth -= depth > 0;
+		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' ||
+		    c == ':') {
+			in_bare = 0;
+		} else if (!in_bare) {
+			in_bare = 1;
+			nodes++;
+		}
+		if (nodes > caps->max_nodes || cont > caps->max_containers)
+			break;
+	}
+	*nodesp = nodes;
+	*contp = cont;
+	return nodes > caps->max_nodes || cont > caps->max_containers ? BF_ERR_TOOBIG : 0;
+}
+
+/* The caps of a document of up to max bytes: the API body's per started
+ * MiB, so that large documents (bundles, reports) are not refused for
+ * their size alone. */
+static void
+jx_caps_for(size_t max, struct jx_caps *caps)
+{
+	size_t mib = max / BF_MAX_API_BODY + (max % BF_MAX_API_BODY != 0);
+
+	if (mib == 0)
+		mib = 1;
+	caps->max_nodes = (size_t)BF_MAX_JSON_NODES * mib;
+	caps->max_containers = (size_t)BF_MAX_JSON_CONTAINERS * mib;
+}
+
 int
-jx_loads(const char *text, size_t len, size_t max, json_t **out, struct bf_diag *d)
+jx_loads_capped(const char *text, size_t len, size_t max, const struct jx_caps *caps,
+    json_t **out, struct bf_diag *d)
 {
 	json_error_t err;
 	json_t *doc = NULL;
+	size_t nodes, cont;
 	int r;
 
 	if (len > max) {
@@ -51,8 +141,22 @@ jx_loads(const char *text, size_t len, size_t max, json_t **out, struct bf_diag 
 		r = BF_ERR_TOOBIG;
 		goto out;
 	}
+	if ((r = jx_prescan(text, len, caps, &nodes, &cont)) != 0) {
+		if (r == BF_ERR_INVALID)
+			bf_diag_set(d, NULL, "JSON nested deeper than %d levels",
+			    BF_MAX_JSON_DEPTH);
+		else if (cont > caps->max_containers)
+			bf_diag_set(d, NULL, "JSON document has more than %zu objects and arrays",
+			    caps->max_containers);
+		else
+			bf_diag_set(d, NULL, "JSON document has more than %zu values",
+			    caps->max_nodes);
+		goto out;
+	}
 	/* NULs are let through so that jx_str can refuse them naming the field */
+	jx_gate_enter(&jx_parse_gate);
 	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
+	jx_gate_leave(&jx_parse_gate);
 	if (doc == NULL) {
 		if (json_error_code(&err) == json_error_stack_overflow) {
 			bf_diag_set(d, NULL, "JSON nested deeper than %d levels", BF_MAX_JSON_DEPTH);
@@ -81,6 +185,15 @@ jx_loads(const char *text, size_t len, size_t max, json_t **out, struct bf_diag 
 out:
 	json_decref(doc);
 	return r;
+}
+
+int
+jx_loads(const char *text, size_t len, size_t max, json_t **out, struct bf_diag *d)
+{
+	struct jx_caps caps;
+
+	jx_caps_for(max, &caps);
+	return jx_loads_capped(text, len, max, &caps, out, d);
 }
 
 const char *

@@ -12,6 +12,7 @@
 #ifndef BF_JX_H
 #define BF_JX_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -24,11 +25,42 @@
 /*
  * Parse a JSON document of at most max bytes. It must be an object or array
  * (JSON_REJECT_DUPLICATES is on: a repeated key is an error). Depth is capped
- * by BF_MAX_JSON_DEPTH. On malformed input BF_ERR_PARSE with a message naming
- * line, column and byte position; over max, BF_ERR_TOOBIG. *out is a new
- * reference the caller json_decref()s.
+ * by BF_MAX_JSON_DEPTH. Before jansson builds anything, a scan of the text
+ * counts its values and containers against BF_MAX_JSON_NODES and
+ * BF_MAX_JSON_CONTAINERS (per started MiB of max), so that a hostile
+ * document costs no more tree than those caps allow; the parse itself holds
+ * one of BF_MAX_JSON_PARSES slots of jx_parse_gate. On malformed input
+ * BF_ERR_PARSE with a message naming line, column and byte position; over
+ * max or a cap, BF_ERR_TOOBIG. *out is a new reference the caller
+ * json_decref()s.
  */
 int jx_loads(const char *text, size_t len, size_t max, json_t **out, struct bf_diag *d);
+
+struct jx_caps {
+	size_t max_nodes;		/* values: containers, keys, scalars */
+	size_t max_containers;		/* objects and arrays */
+};
+/* jx_loads with explicit caps (a URL bundle takes far smaller ones). */
+int jx_loads_capped(const char *text, size_t len, size_t max, const struct jx_caps *caps,
+    json_t **out, struct bf_diag *d);
+
+/*
+ * A counting semaphore on heavy work done for the network: jx_loads holds a
+ * slot of jx_parse_gate while jansson runs; a fetch path may declare its own
+ * gate (static struct jx_gate g = JX_GATE_INIT(n)). enter blocks while all
+ * slots are taken; every enter needs one leave. Never hold a slot of
+ * jx_parse_gate across a call of jx_loads (it would wait on itself).
+ */
+struct jx_gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int busy;
+	int max;
+};
+#define JX_GATE_INIT(n)	{ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, (n) }
+extern struct jx_gate jx_parse_gate;
+void jx_gate_enter(struct jx_gate *g);
+void jx_gate_leave(struct jx_gate *g);
 
 /* Build "parent.key" (or "key" when parent is "") into buf. */
 const char *jx_path(char *buf, size_t bufsz, const char *parent, const char *key);

@@ -16,6 +16,14 @@
 #include "buf.h"
 #include "caps.h"
 
+/* --allow-host NAME[:PORT]; port 0: any */
+struct api_allow_host {
+	char name[BF_MAX_HOST + 3];
+	int port;
+};
+
+struct api_conns;
+
 struct api {
 	struct api_config cfg;
 	char *web_dir;
@@ -31,6 +39,15 @@ struct api {
 	char *tls_cert_pem;		/* owned; the key is wiped on stop */
 	char *tls_key_pem;
 	size_t tls_key_len;
+	/* api-guard.c */
+	int tls;
+	char listen_host[128];		/* cfg->addr, [v6] bracketed */
+	int listen_any;			/* 0.0.0.0 or :: */
+	int listen_loopback;
+	struct api_allow_host *allow_hosts;	/* owned */
+	size_t nallow_hosts;
+	struct api_conns *conns;	/* api-conn.c; owned */
+	atomic_size_t body_bytes;	/* request bodies buffered, all requests */
 };
 
 struct api_req {
@@ -39,6 +56,10 @@ struct api_req {
 	const char *path;
 	struct buf body;
 	int too_big;
+	int busy;			/* BF_MAX_API_BODIES reached */
+	size_t counted;			/* bytes of body in api->body_bytes */
+	int route;			/* index in the route table; -1 before */
+	int answered;			/* queued at the first call */
 	int64_t id;			/* {id} in the route */
 	char name[BF_MAX_NAME + 1];	/* {name} in the route */
 	struct auth_ident who;		/* the caller, checked before the handler */
@@ -73,6 +94,33 @@ void api_jobs_runs(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
+
+/* api-guard.c: checks on a request's headers; 1 to go on, 0 with rs filled. */
+int api_guard_framing(struct MHD_Connection *conn, struct api_resp *rs);
+int api_guard_host(struct api *a, struct MHD_Connection *conn, const char *version,
+    struct api_resp *rs);
+int api_guard_origin(struct api *a, struct MHD_Connection *conn, struct api_resp *rs);
+int api_guard_ctype(struct MHD_Connection *conn, const char *method, struct api_resp *rs);
+/* "a,b:8443,..." into *out (the caller frees it) and *np. */
+int api_guard_hosts_parse(const char *list, struct api_allow_host **out, size_t *np,
+    struct bf_diag *d);
+
+/* api-conn.c: connections from accept to close, deadlines and eviction. */
+enum api_conn_state {
+	API_CONN_HEADERS,		/* waiting for a request's headers */
+	API_CONN_BODY,			/* reading its body */
+	API_CONN_ANSWER,		/* answering (an event stream: for long) */
+};
+struct api_conn_stats {
+	size_t open, waiting, evicted, expired;
+};
+int api_conns_new(struct api_conns **out);	/* starts the reaper thread */
+void api_conns_free(struct api_conns *cs);	/* after MHD_stop_daemon; accepts NULL */
+/* MHD_OPTION_NOTIFY_CONNECTION callback; cls is the struct api. */
+void api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe);
+void api_conn_set_state(struct api *a, struct MHD_Connection *conn, enum api_conn_state st);
+void api_conns_stats(struct api *a, struct api_conn_stats *out);
 
 /* api-events.c */
 #define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */

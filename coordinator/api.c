@@ -1,8 +1,11 @@
 /*
- * api.c: the HTTP server. Requests are matched against one route table;
- * bodies are collected under BF_MAX_API_BODY (over it: 413 without reading
- * the rest); every error is JSON {"error", "detail"}. Static files of the
- * dashboard are served from web/ at /.
+ * api.c: the HTTP server. Once a request's headers are in, and before any
+ * byte of its body is read, it passes the guards (api-guard.c: framing,
+ * Host, Origin, Content-Type), is matched against one route table and its
+ * token checked; only then is the body collected under BF_MAX_API_BODY
+ * (over it: 413 without reading the rest) and the handler called. Every
+ * error is JSON {"error", "detail"}. Static files of the dashboard are
+ * served from web/ at /.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -222,15 +226,58 @@ static const struct {
 	{ ".ico", "image/x-icon" },
 };
 
+/*
+ * Open rel under the web root, component by component with O_NOFOLLOW, so
+ * that no symlink anywhere below the root is followed (the root itself may
+ * be one). Only a regular file is returned (fstat after open: no
+ * directory, device or FIFO; O_NONBLOCK so that a FIFO cannot hang us).
+ * -1 when there is none.
+ */
+static int
+api_web_open(const char *root, const char *rel, struct stat *sb)
+{
+	char comp[256];
+	const char *p = rel, *slash;
+	size_t len;
+	int dfd, fd;
+
+	if ((dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		slash = strchr(p, '/');
+		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 0 || len >= sizeof(comp)) {
+			close(dfd);
+			return -1;
+		}
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		fd = openat(dfd, comp, (slash != NULL ? O_DIRECTORY : O_NONBLOCK) | O_RDONLY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+		if (fd == -1)
+			return -1;
+		if (slash == NULL)
+			break;
+		dfd = fd;
+		p = slash + 1;
+	}
+	if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Static files of the dashboard. Only [A-Za-z0-9._-/] paths without "..",
- * no dot files, and only known types are served. */
+ * no dot files, only known types, and only regular files reached without a
+ * symlink (api_web_open) are served. */
 static enum MHD_Result
 api_web(struct api *a, struct MHD_Connection *conn, const char *path)
 {
 	struct MHD_Response *resp;
 	struct api_resp rs = { 0 };
 	const char *rel = path + 1, *ctype = NULL, *c;
-	char full[4096];
 	struct stat sb;
 	enum MHD_Result ret;
 	size_t i, n;
@@ -253,15 +300,8 @@ api_web(struct api *a, struct MHD_Connection *conn, const char *path)
 		if (n > el && strcmp(rel + n - el, web_types[i].ext) == 0)
 			ctype = web_types[i].ctype;
 	}
-	if (ctype == NULL ||
-	    (size_t)snprintf(full, sizeof(full), "%s/%s", a->web_dir, rel) >= sizeof(full))
+	if (ctype == NULL || (fd = api_web_open(a->web_dir, rel, &sb)) == -1)
 		goto notfound;
-	if ((fd = open(full, O_RDONLY | O_CLOEXEC)) == -1)
-		goto notfound;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		goto notfound;
-	}
 	if ((resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd)) == NULL) {
 		close(fd);
 		return MHD_NO;
@@ -332,8 +372,9 @@ api_authorize(struct api *a, const struct api_route *rt, struct api_req *rq,
 	return 1;
 }
 
-static void
-api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
+/* The route of rq (its index, captures filled), or -1 with rs filled. */
+static int
+api_route_find(struct api_req *rq, struct api_resp *rs)
 {
 	size_t i;
 	int path_known = 0;
@@ -342,22 +383,80 @@ api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if (!route_match(api_routes[i].pattern, rq->path, rq))
 			continue;
 		path_known = 1;
-		if (strcmp(api_routes[i].method, rq->method) == 0) {
-			if (!api_authorize(a, &api_routes[i], rq, rs))
-				return;
-			api_routes[i].fn(a, rq, rs);
-			if (rs->json == NULL && rs->text == NULL && rs->raw == NULL &&
-			    rs->status == 0)
-				api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-				    "internal error: empty response");
-			return;
-		}
+		if (strcmp(api_routes[i].method, rq->method) == 0)
+			return (int)i;
 	}
 	if (path_known)
 		api_error(rs, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "method %s not allowed on %s",
 		    rq->method, rq->path);
 	else
 		api_error(rs, MHD_HTTP_NOT_FOUND, NULL, "no such resource: %s", rq->path);
+	return -1;
+}
+
+static void
+api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	api_routes[rq->route].fn(a, rq, rs);
+	if (rs->json == NULL && rs->text == NULL && rs->raw == NULL && rs->status == 0)
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+		    "internal error: empty response");
+}
+
+static int
+api_is_static(const char *url, const char *method)
+{
+	return strncmp(url, "/api/", 5) != 0 && strcmp(url, "/healthz") != 0 &&
+	    strcmp(url, "/metrics") != 0 && strcmp(method, "GET") == 0;
+}
+
+/*
+ * The first call, with the headers and no body: everything that can refuse
+ * the request is decided here, so that nothing of a refused body is read
+ * (MHD closes the connection after an answer given before the body).
+ * 1 when the body may come, 0 with rs filled.
+ */
+static int
+api_admit(struct api *a, struct MHD_Connection *conn, struct api_req *rq,
+    const char *version, struct api_resp *rs)
+{
+	const char *cl;
+	int64_t n;
+
+	if (!api_guard_framing(conn, rs) || !api_guard_host(a, conn, version, rs) ||
+	    !api_guard_origin(a, conn, rs) || (rq->route = api_route_find(rq, rs)) < 0 ||
+	    !api_guard_ctype(conn, rq->method, rs) ||
+	    !api_authorize(a, &api_routes[rq->route], rq, rs))
+		return 0;
+	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl != NULL && (parse_i64(cl, 0, INT64_MAX, &n) != 0 || n > BF_MAX_API_BODY)) {
+		api_error(rs, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+		    "request body is larger than %d bytes", BF_MAX_API_BODY);
+		return 0;
+	}
+	return 1;
+}
+
+/* Keep n more bytes of rq's body, within BF_MAX_API_BODY for the request
+ * and BF_MAX_API_BODIES for all of them. */
+static void
+api_body_append(struct api *a, struct api_req *rq, const char *data, size_t n)
+{
+	if (rq->too_big || rq->busy)
+		return;
+	if (atomic_fetch_add(&a->body_bytes, n) + n > BF_MAX_API_BODIES) {
+		atomic_fetch_sub(&a->body_bytes, n);
+		rq->busy = 1;
+	} else {
+		rq->counted += n;
+		if (buf_append(&rq->body, data, n) == 0)
+			return;
+		rq->too_big = 1;
+	}
+	buf_free(&rq->body);
+	atomic_fetch_sub(&a->body_bytes, rq->counted);
+	rq->counted = 0;
 }
 
 static enum MHD_Result
@@ -367,8 +466,6 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url, const char *
 	struct api *a = cls;
 	struct api_req *rq = *con_cls;
 	struct api_resp rs = { 0 };
-	const char *cl;
-	int64_t n;
 	enum MHD_Result ret;
 
 	if (rq == NULL) {
@@ -376,39 +473,48 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url, const char *
 			return MHD_NO;
 		buf_init(&rq->body, BF_MAX_API_BODY);
 		rq->conn = conn;
+		rq->method = method;
+		rq->path = url;
+		rq->route = -1;
 		*con_cls = rq;
-		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl != NULL && (parse_i64(cl, 0, INT64_MAX, &n) != 0 ||
-		    n > BF_MAX_API_BODY)) {
-			/* Answer before reading: MHD closes the connection. */
-			rq->too_big = 1;
+		if (api_is_static(url, method)) {
+			rq->answered = 1;
+			api_conn_set_state(a, conn, API_CONN_ANSWER);
+			if (!api_guard_framing(conn, &rs) || !api_guard_host(a, conn, version, &rs))
+				goto respond;
+			return api_web(a, conn, url);
+		}
+		if (!api_admit(a, conn, rq, version, &rs)) {
+			rq->answered = 1;
 			goto respond;
 		}
+		api_conn_set_state(a, conn, API_CONN_BODY);
+		return MHD_YES;
+	}
+	if (rq->answered) {
+		/* MHD may still hand us body bytes before it closes */
+		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
 		/* A chunked body has no length up front. Past the cap, the rest is
 		 * read and dropped (libmicrohttpd 0.9.75 cannot answer mid-upload);
-		 * memory stays bounded and the connection timeout bounds time. */
-		if (!rq->too_big && buf_append(&rq->body, upload_data, *upload_data_size) != 0) {
-			rq->too_big = 1;
-			buf_free(&rq->body);
-		}
+		 * memory stays bounded and BF_HTTP_BODY_DEADLINE_S bounds time. */
+		api_body_append(a, rq, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
- respond:
-	rq->method = method;
-	rq->path = url;
+	rq->answered = 1;
+	api_conn_set_state(a, conn, API_CONN_ANSWER);
 	if (rq->too_big)
 		api_error(&rs, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
 		    "request body is larger than %d bytes", BF_MAX_API_BODY);
-	else if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/healthz") != 0 &&
-	    strcmp(url, "/metrics") != 0 && strcmp(method, "GET") == 0)
-		return api_web(a, conn, url);
+	else if (rq->busy)
+		api_error(&rs, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "too many request bodies "
+		    "in flight (%d bytes); try again", BF_MAX_API_BODIES);
 	else
 		api_dispatch(a, rq, &rs);
+ respond:
 	ret = api_send(conn, &rs);
 	json_decref(rs.json);
 	free(rs.text);
@@ -421,9 +527,14 @@ api_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct api_req *rq = *con_cls;
 
+	struct api *a = cls;
+
+	/* keep-alive: the next request's headers have their deadline anew */
+	api_conn_set_state(a, conn, API_CONN_HEADERS);
 	if (rq == NULL)
 		return;
 	buf_free(&rq->body);
+	atomic_fetch_sub(&a->body_bytes, rq->counted);
 	free(rq);
 	*con_cls = NULL;
 }
@@ -472,6 +583,21 @@ out:
 	return r;
 }
 
+/* Descriptors for BF_MAX_CONNECTIONS connections, the tarpit of evicted
+ * ones (api-conn.c) and the rest of the daemon: systemd's soft limit is
+ * 1024. Nothing here uses select(). */
+static void
+api_raise_nofile(void)
+{
+	const rlim_t want = BF_MAX_CONNECTIONS + BF_MAX_CONN_TARPIT + 2048;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 /*
  * A thread per connection, not the epoll pool: an event stream's reader
  * blocks in events_wait() (api-events.c), which in a pool of 4 held a
@@ -484,7 +610,9 @@ out:
  * registry of suspended connections, a timer for heartbeats, and resuming
  * them all before MHD_stop_daemon.
  * poll(), not select(): descriptors past FD_SETSIZE stay usable. The
- * connection limit bounds the threads.
+ * connection limit bounds the threads, and api-conn.c keeps slow clients
+ * from holding them: 2,000 trickling connections from one address cost
+ * 16 threads (BF_MAX_CONN_SLOW_PER_IP) and 2,000 descriptors.
  */
 int
 api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
@@ -525,6 +653,22 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
+	if ((r = api_guard_hosts_parse(cfg->allow_hosts, &a->allow_hosts, &a->nallow_hosts,
+	    d)) != 0)
+		goto out;
+	snprintf(a->listen_host, sizeof(a->listen_host), "%s%s%s",
+	    ss.ss_family == AF_INET6 ? "[" : "", cfg->addr, ss.ss_family == AF_INET6 ? "]" : "");
+	a->listen_any = (ss.ss_family == AF_INET && sin->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+	a->listen_loopback = (ss.ss_family == AF_INET &&
+	    (ntohl(sin->sin_addr.s_addr) >> 24) == 127) ||
+	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr));
+	a->tls = cfg->tls_cert != NULL;
+	api_raise_nofile();
+	if ((r = api_conns_new(&a->conns)) != 0) {
+		bf_diag_set(d, "listen", "cannot start the connection reaper");
+		goto out;
+	}
 	if ((cfg->tls_cert != NULL) != (cfg->tls_key != NULL)) {
 		bf_diag_set(d, "tls", "--tls-cert and --tls-key go together");
 		r = BF_ERR_INVALID;
@@ -554,8 +698,10 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	a->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, api_access, a,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, a,
+	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, a,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)BF_MAX_CONNECTIONS,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)BF_MAX_CONN_PER_IP,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 	    MHD_OPTION_ARRAY, tls,
@@ -593,6 +739,8 @@ api_stop(struct api *a)
 	events_wake(a->ev);
 	if (a->mhd != NULL)
 		MHD_stop_daemon(a->mhd);
+	api_conns_free(a->conns);
+	free(a->allow_hosts);
 	free(a->web_dir);
 	free(a->tls_cert_pem);
 	if (a->tls_key_pem != NULL) {

@@ -23,6 +23,7 @@ struct api_config {
 	unsigned char lab_pub[32];	/* the lab key's public half */
 	int has_lab_key;
 	const char *workdir_root;	/* --workdir-root: path parameters must be under it */
+	const char *allow_hosts;	/* --allow-host NAME[:PORT],...: more Host names */
 };
 
 struct api;

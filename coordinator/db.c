@@ -6,10 +6,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -163,10 +167,60 @@ out:
 	return r;
 }
 
+/*
+ * The store holds token hashes, machine access and every result: its owner
+ * only. Create the file 0600 before SQLite does (SQLite gives -wal and -shm
+ * the mode of the database), and refuse one, or a -wal or -shm beside it,
+ * that the group or others may read or write.
+ */
+static int
+lite_check_mode(const char *path, struct bf_diag *d)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char p[PATH_MAX];
+	struct stat sb;
+	size_t i;
+	int fd;
+
+	if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+		return 0;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		bf_diag_set(d, NULL, "cannot open: %s", strerror(errno));
+		return BF_ERR_IO;
+	}
+	close(fd);
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if ((size_t)snprintf(p, sizeof(p), "%s%s", path, sfx[i]) >= sizeof(p)) {
+			bf_diag_set(d, NULL, "path too long");
+			return BF_ERR_TOOBIG;
+		}
+		if (stat(p, &sb) != 0) {
+			if (errno == ENOENT && i > 0)
+				continue;
+			bf_diag_set(d, NULL, "%s: %s", p, strerror(errno));
+			return BF_ERR_IO;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			bf_diag_set(d, NULL, "%s is not a regular file", p);
+			return BF_ERR_INVALID;
+		}
+		if ((sb.st_mode & 077) != 0) {
+			bf_diag_set(d, NULL, "refusing %s: its mode %04o lets the group or others "
+			    "read or write it, and it holds token hashes and machine access; "
+			    "chmod 600 %s", p, (unsigned int)(sb.st_mode & 07777), p);
+			return BF_ERR_INVALID;
+		}
+	}
+	return 0;
+}
+
 static int
 lite_open(struct db *db, const char *path, struct bf_diag *d)
 {
 	int rc, r;
+
+	if ((r = lite_check_mode(path, d)) != 0)
+		return r;
 
 	/* NOMUTEX: the store's mutex already serialises every use. */
 	rc = sqlite3_open_v2(path, &db->lite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |

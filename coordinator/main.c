@@ -59,6 +59,7 @@ struct options {
 	char *lab_key;
 	char *peer_allow;
 	char *workdir_root;
+	char *allow_host;
 	int insecure;
 	int peer_allow_http;
 	struct boot_profiles profiles;	/* power.NAME, boot-command.NAME of --config */
@@ -114,6 +115,10 @@ static const struct opt {
 	{ "auth", offsetof(struct options, auth), "auto|required",
 	  "bearer tokens: auto (on once the store has a token; always off loopback) "
 	  "or required" },
+	{ "allow-host", offsetof(struct options, allow_host), "NAME[,NAME...]",
+	  "more names (NAME or NAME:PORT) the API answers to in the Host header, besides "
+	  "the listen address, localhost, 127.0.0.1 and [::1] (e.g. the name of a TLS "
+	  "proxy in front)" },
 	{ "workdir-root", offsetof(struct options, workdir_root), "DIR",
 	  "path parameters of recipes (a build's workdir) must be below it; the agent "
 	  "refuses symlinks under it (default " PATH_DEFAULT_ROOT ")" },
@@ -538,6 +543,7 @@ main(int argc, char **argv)
 	labkey_public(lk, acfg.lab_pub);
 	acfg.has_lab_key = 1;
 	acfg.workdir_root = o.workdir_root;
+	acfg.allow_hosts = o.allow_host;
 	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
@@ -603,5 +609,6 @@ main(int argc, char **argv)
 	free(o.peer_allow);
 	boot_profiles_use(NULL);
 	boot_profiles_clear(&o.profiles);
+	free(o.allow_host);
 	return ret;
 }

@@ -22,10 +22,12 @@ export class ApiError extends Error {
 
 export async function api(path, opts = {}) {
 	const init = { method: opts.method || 'GET', headers: { ...auth.headers() } };
-	if (opts.body !== undefined) {
-		init.headers['Content-Type'] = 'application/json';
+	// Every POST, PUT and DELETE is JSON, empty bodies too: the coordinator
+	// refuses any other type (415), since a page of another origin can send
+	// text/plain or a form without asking.
+	if (init.method !== 'GET') init.headers['Content-Type'] = 'application/json';
+	if (opts.body !== undefined)
 		init.body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-	}
 	let r;
 	try {
 		r = await fetch('/api/v1' + path, init);

@@ -252,7 +252,7 @@ try {
 	for (let i = 1; i < seen.length; i++) if (BigInt(seen[i]) !== BigInt(seen[i - 1]) + 1n) gaps++;
 	check('no event id was skipped over the whole session (resume included)', gaps === 0 && seen.length > before.n, `${gaps} gaps in ${seen.length}`);
 	check('no reset was needed', (await page.evaluate(() => window.bf.resets)) === 0);
-	const del = await fetch(URL + '/api/v1/machines/ghost-web', { method: 'DELETE' });
+	const del = await fetch(URL + '/api/v1/machines/ghost-web', { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
 	check('a machine deleted', del.status === 204 || del.status === 200, del.status);
 	await page.waitForFunction(() => !document.querySelector('#machines tr[data-machine="ghost-web"]'), null, { timeout: 3000 })
 		.then(() => check('a deleted machine leaves the fleet view live', true))

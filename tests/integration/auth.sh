@@ -18,8 +18,9 @@ db=$(bf_store "$work")	# the --store of `benchfleetd token`: a file or a postgre
 call() {
 	local tok=$1 m=$2 p=$3 hdr=() out
 	[ -n "$tok" ] && hdr=(-H "Authorization: Bearer $tok")
+	[ "$m" = GET ] || hdr+=("${JSON[@]}")
 	if [ $# -ge 4 ]; then
-		out=$(curl -sS -X "$m" "${hdr[@]}" -H 'Content-Type: application/json' \
+		out=$(curl -sS -X "$m" "${hdr[@]}" \
 			--data-binary "$4" -w '\n%{http_code}' "$URL$p")
 	else
 		out=$(curl -sS -X "$m" "${hdr[@]}" -w '\n%{http_code}' "$URL$p")

@@ -69,7 +69,7 @@ check_eq "fingerprint hash stored" "$(jq -r '.fingerprint_sha256 | length' <<<"$
 check_contains "fingerprint has the CPU" "$(jq -r .fingerprint.cpu_model <<<"$m")" "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1 | cut -c1-8)"
 r=$(api POST /api/v1/machines/bfn2/probe '')
 check_eq "probe request" "$(status_of "$r")" 202
-code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/machines/ghost/probe")
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "${JSON[@]}" "$URL/api/v1/machines/ghost/probe")
 check_eq "probe of an unknown machine" "$code" 404
 stop_daemon
 check_sanitizers "$work/daemon.log"

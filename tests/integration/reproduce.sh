@@ -63,7 +63,7 @@ check_eq "not in the published list" "$(curl -fsS "$URL_A/api/v1/jobs?published=
 for n in bfpb1 bfpb2; do
 	for i in $(seq 100); do
 		[ "$(curl -fsS "$URL_B/api/v1/machines/$n" | jq -r '.fingerprint.type // empty')" = fingerprint ] && break
-		[ "$i" = 5 ] && curl -sS -X POST "$URL_B/api/v1/machines/$n/probe" >/dev/null
+		[ "$i" = 5 ] && curl -sS -X POST "${JSON[@]}" "$URL_B/api/v1/machines/$n/probe" >/dev/null
 		sleep 0.3
 	done
 done
@@ -236,7 +236,7 @@ check_eq "auth: no token" "$(bcode "" "$JA")" 401
 check_eq "auth: viewer, published" "$(bcode "$view" "$JA")" 200
 check_eq "auth: viewer, unpublished" "$(bcode "$view" "$JU")" 404
 check_eq "auth: admin, unpublished" "$(bcode "$admin" "$JU")" 200
-code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $view" "$URL_A/api/v1/jobs/$JU/publish")
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X POST "${JSON[@]}" -H "Authorization: Bearer $view" "$URL_A/api/v1/jobs/$JU/publish")
 check_eq "auth: viewer cannot publish" "$code" 403
 wait_job_auth() { local i; for i in $(seq 300); do
 	case $(curl -fsS -H "Authorization: Bearer $admin" "$URL_A/api/v1/jobs/$JU" | jq -r .state) in

@@ -123,7 +123,7 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs/999999")
 check_eq "unknown job" "$code" 404
 code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/nosuch")
 check_eq "unknown resource" "$code" 404
-code=$(curl -sS -o /dev/null -w '%{http_code}' -X DELETE "$URL/api/v1/jobs")
+code=$(curl -sS -o /dev/null -w '%{http_code}' -X DELETE "${JSON[@]}" "$URL/api/v1/jobs")
 check_eq "wrong method" "$code" 405
 code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/machines/ghost")
 check_eq "unknown machine GET" "$code" 404
@@ -138,7 +138,7 @@ check_contains "bad content-length" "$(raw 'POST /api/v1/jobs HTTP/1.1\r\nHost: 
 check_contains "bad version" "$(raw 'GET /api/v1/jobs HTTP/9.9\r\n\r\n')" " 505 "
 raw 'GARBAGE\r\n\r\n' >/dev/null
 code=$(head -c 2000000 /dev/zero | tr '\0' ' ' | curl -sS -o /dev/null -w '%{http_code}' -X POST \
-	-H 'Transfer-Encoding: chunked' --data-binary @- "$URL/api/v1/jobs")
+	"${JSON[@]}" -H 'Transfer-Encoding: chunked' --data-binary @- "$URL/api/v1/jobs")
 check_eq "huge chunked body" "$code" 413
 check_eq "nothing written by rejected requests (jobs)" "$(bf_sql "$work" "select count(*) from jobs")" "$jobs_before"
 check_eq "nothing written by rejected requests (runs)" "$(bf_sql "$work" "select count(*) from runs")" "$runs_before"

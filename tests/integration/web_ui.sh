@@ -74,7 +74,7 @@ port=${URL##*:}
 fds=()
 for i in $(seq 256); do
 	exec {fd}<>"/dev/tcp/127.0.0.1/$port" || break
-	printf 'GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n' >&"$fd"
+	printf 'GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >&"$fd"
 	fds+=("$fd")
 done
 sleep 1

@@ -155,14 +155,19 @@ check_sanitizers() {
 	fi
 }
 
+# The API takes POST, PUT and DELETE only as application/json, empty bodies
+# included (a text/plain or form POST is what a foreign web page can send).
+# Put "${JSON[@]}" on every curl line that is not a GET.
+JSON=(-H 'Content-Type: application/json')
 # api METHOD PATH [BODY]: prints "STATUS BODY"
 api() {
-	local m=$1 p=$2 body=${3-} out
+	local m=$1 p=$2 body=${3-} out ct=()
+	[ "$m" = GET ] || ct=("${JSON[@]}")
 	if [ $# -ge 3 ]; then
-		out=$(curl -sS -X "$m" -H 'Content-Type: application/json' --data-binary "$body" \
+		out=$(curl -sS -X "$m" "${ct[@]}" --data-binary "$body" \
 			-w '\n%{http_code}' "$URL$p")
 	else
-		out=$(curl -sS -X "$m" -w '\n%{http_code}' "$URL$p")
+		out=$(curl -sS -X "$m" "${ct[@]}" -w '\n%{http_code}' "$URL$p")
 	fi
 	printf '%s %s' "${out##*$'\n'}" "${out%$'\n'*}"
 }

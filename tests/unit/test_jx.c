@@ -350,10 +350,110 @@ test_err(void)
 	T_EQ_STR(d.msg, "");
 }
 
+/* A document's values and containers are counted before jansson builds
+ * them: [{},{},...] of 1 MiB would be ~80 MB of tree. */
+static char *
+t_repeat(const char *open, const char *unit, size_t n, const char *close, size_t *lenp)
+{
+	size_t ul = strlen(unit), ol = strlen(open), cl = strlen(close), i, off = 0;
+	char *b = malloc(ol + cl + n * (ul + 1) + 1);
+
+	memcpy(b, open, ol);
+	off = ol;
+	for (i = 0; i < n; i++) {
+		if (i != 0)
+			b[off++] = ',';
+		memcpy(b + off, unit, ul);
+		off += ul;
+	}
+	memcpy(b + off, close, cl);
+	off += cl;
+	b[off] = '\0';
+	*lenp = off;
+	return b;
+}
+
+static void
+test_caps(void)
+{
+	static const struct {
+		const char *open, *unit, *close;
+		size_t n;
+		int want;
+		const char *msg;
+	} cases[] = {
+		{ "[", "{}", "]", BF_MAX_JSON_CONTAINERS - 1, 0, NULL },
+		{ "[", "{}", "]", BF_MAX_JSON_CONTAINERS, BF_ERR_TOOBIG, "objects and arrays" },
+		{ "[", "[]", "]", 300000, BF_ERR_TOOBIG, "objects and arrays" },
+		{ "[", "1", "]", BF_MAX_JSON_NODES - 1, 0, NULL },
+		{ "[", "1", "]", BF_MAX_JSON_NODES, BF_ERR_TOOBIG, "values" },
+		{ "[", "\"\"", "]", 200000, BF_ERR_TOOBIG, "values" },
+		{ "[", "null", "]", 200000, BF_ERR_TOOBIG, "values" },
+		/* brackets and quotes inside strings are not counted */
+		{ "[", "\"[{[{\\\"[{\"", "]", 50000, 0, NULL },
+		/* keys count as values */
+		{ "{\"a\":{", "\"k\":1", "}}", 70000, BF_ERR_TOOBIG, "values" },
+	};
+	struct jx_caps small = { 10, 2 };
+	struct bf_diag d;
+	json_t *v = NULL;
+	size_t i, len;
+	char *b;
+	int r;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* distinct keys, or duplicates would fail first */
+		if (strcmp(cases[i].unit, "\"k\":1") == 0) {
+			size_t j, off;
+
+			b = malloc(cases[i].n * 16 + 16);
+			off = (size_t)sprintf(b, "{\"a\":{");
+			for (j = 0; j < cases[i].n; j++)
+				off += (size_t)sprintf(b + off, "%s\"k%zu\":1", j ? "," : "", j);
+			off += (size_t)sprintf(b + off, "}}");
+			len = off;
+		} else {
+			b = t_repeat(cases[i].open, cases[i].unit, cases[i].n, cases[i].close, &len);
+		}
+		bf_diag_clear(&d);
+		v = NULL;
+		r = jx_loads(b, len, BF_MAX_API_BODY, &v, &d);
+		T_EQ_INT(r, cases[i].want);
+		if (cases[i].msg != NULL)
+			T_CONTAINS(d.msg, cases[i].msg);
+		T_CHECK((r == 0) == (v != NULL));
+		json_decref(v);
+		free(b);
+	}
+	/* a larger max scales the caps: 2 MiB of [{},...] parses at max 4 MiB */
+	b = t_repeat("[", "{}", BF_MAX_JSON_CONTAINERS + 10, "]", &len);
+	v = NULL;
+	T_EQ_INT(jx_loads(b, len, BF_MAX_API_BODY, &v, &d), BF_ERR_TOOBIG);
+	T_EQ_INT(jx_loads(b, len, 4 * (size_t)BF_MAX_API_BODY, &v, &d), 0);
+	json_decref(v);
+	free(b);
+	/* explicit caps */
+	v = NULL;
+	T_EQ_INT(jx_loads_capped("[1,2,3]", 7, 100, &small, &v, &d), 0);
+	json_decref(v);
+	v = NULL;
+	T_EQ_INT(jx_loads_capped("[[1],[2]]", 9, 100, &small, &v, &d), BF_ERR_TOOBIG);
+	T_EQ_INT(jx_loads_capped("[1,2,3,4,5,6,7,8,9,10,11]", 25, 100, &small, &v, &d),
+	    BF_ERR_TOOBIG);
+	T_CHECK(v == NULL);
+	/* the gate admits max holders and then blocks; enter/leave balance */
+	jx_gate_enter(&jx_parse_gate);
+	T_EQ_INT(jx_parse_gate.busy, 1);
+	jx_gate_leave(&jx_parse_gate);
+	T_EQ_INT(jx_parse_gate.busy, 0);
+	T_EQ_INT(jx_parse_gate.max, BF_MAX_JSON_PARSES);
+}
+
 int
 main(void)
 {
 	test_loads();
+	test_caps();
 	test_getters();
 	test_only_keys();
 	test_names();
