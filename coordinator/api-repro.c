@@ -502,7 +502,7 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "of job %lld: %s", (long long)job_id, bf_err_str(r));
 		goto out;
 	}
-	sched_kick(a->sc);
+	api_kick(a);
 	events_job(a->ev, job_id);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:O,s:O,s:f}", "id", (json_int_t)id,
 	    "job_id", (json_int_t)job_id, "matches", matches, "notes", notes, "delta_pct",
