@@ -361,6 +361,8 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	}
 	fcntl(MONITOR_CTL_FD, F_SETFD, FD_CLOEXEC);
 	fcntl(MONITOR_EV_FD, F_SETFD, FD_CLOEXEC);
+	/* exec'd as /proc/self/exe: "exe" would say nothing in ps and ss */
+	prctl(PR_SET_NAME, "benchfleetd-api", 0, 0, 0);
 	/* Ctrl-C reaches the whole group: the monitor stops this process. */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
