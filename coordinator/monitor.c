@@ -28,6 +28,7 @@
 #define MONITOR_STABLE_S	30		/* a child that lived this long resets it */
 #define MONITOR_START_S		60		/* the first child must listen by then */
 #define MONITOR_TERM_MS		3000		/* SIGTERM to SIGKILL */
+#define MONITOR_STALE_MAX	8		/* children we could not stop, reaped later */
 
 enum monitor_state { MON_STARTING, MON_READY, MON_FAILED };
 
@@ -56,7 +57,11 @@ struct monitor {
 	time_t drop_logged;
 	pthread_t thread, writer;
 	int thread_started, writer_started;
+	/* children that outlived a stop we could not signal: reaped later */
+	pid_t stale[MONITOR_STALE_MAX];
 };
+
+static void monitor_reap_stale(struct monitor *m);
 
 static int64_t
 mono_ms(void)
@@ -142,9 +147,9 @@ monitor_spawn(struct monitor *m, struct bf_diag *d)
 	}
 	if (pid == 0)
 		monitor_exec_child(ctl[1], ev[1], argv);
+	pthread_mutex_lock(&m->mu);
 	m->ctl_fd = ctl[0];
 	ctl[0] = -1;
-	pthread_mutex_lock(&m->mu);
 	m->pid = pid;
 	m->ev_fd = ev[0];
 	m->ev_broken = 0;
@@ -285,6 +290,7 @@ monitor_serve(struct monitor *m, struct bf_diag *d)
 				r = BF_ERR_PROTO;
 			break;
 		}
+		monitor_reap_stale(m);
 		if (waitpid(m->pid, &status, WNOHANG) == m->pid) {
 			/* reaped here: tell the caller by a fake exit */
 			pthread_mutex_lock(&m->mu);
@@ -306,37 +312,81 @@ monitor_serve(struct monitor *m, struct bf_diag *d)
 	return r;
 }
 
+/*
+ * Signal the child. A monitor that is not root has CAP_SETUID but not
+ * necessarily CAP_KILL, and may not signal another uid: then close its
+ * sockets instead, on which it ends by itself (monitor-child.c). Called
+ * with mu held.
+ */
+static void
+monitor_signal(struct monitor *m, int sig)
+{
+	if (m->pid <= 0)
+		return;
+	if (kill(m->pid, sig) != 0 && errno == EPERM) {
+		if (m->ctl_fd != -1)
+			shutdown(m->ctl_fd, SHUT_RDWR);
+		if (m->ev_fd != -1)
+			shutdown(m->ev_fd, SHUT_RDWR);
+	}
+}
+
+static void
+monitor_reap_stale(struct monitor *m)
+{
+	int i, status;
+
+	for (i = 0; i < MONITOR_STALE_MAX; i++)
+		if (m->stale[i] > 0 && waitpid(m->stale[i], &status, WNOHANG) != 0)
+			m->stale[i] = 0;
+}
+
 /* Reap the child (SIGKILL when kill is set or it lingers); text of how it ended. */
 static void
 monitor_reap(struct monitor *m, int kill_now, char *how, size_t howsz)
 {
-	pid_t pid;
+	pid_t pid, w = 0;
 	int status = 0, i;
 
 	pthread_mutex_lock(&m->mu);
 	pid = m->pid;
+	if (kill_now)
+		monitor_signal(m, SIGKILL);
 	pthread_mutex_unlock(&m->mu);
 	if (pid < 0) {
 		status = -(pid + 1);
 	} else if (pid > 0) {
-		if (kill_now)
-			kill(pid, SIGKILL);
 		/* a child exiting by itself (its leak check, its log) gets a moment */
-		for (i = 0; i < 30 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		for (i = 0; i < 30 && (w = waitpid(pid, &status, WNOHANG)) == 0; i++)
 			nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
-		if (i == 30) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
+		if (w == 0) {
+			pthread_mutex_lock(&m->mu);
+			monitor_signal(m, SIGKILL);
+			pthread_mutex_unlock(&m->mu);
+			for (i = 0; i < 50 && (w = waitpid(pid, &status, WNOHANG)) == 0; i++)
+				nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+		}
+		if (w == 0) {
+			fprintf(stderr, "benchfleetd: monitor: cannot stop the API child (pid %ld): "
+			    "it ignores its closed sockets and benchfleetd may not signal it (give "
+			    "it CAP_KILL); leaving it\n", (long)pid);
+			for (i = 0; i < MONITOR_STALE_MAX && m->stale[i] > 0; i++)
+				;
+			if (i < MONITOR_STALE_MAX)
+				m->stale[i] = pid;
+			snprintf(how, howsz, "could not be stopped");
 		}
 	}
-	if (WIFSIGNALED(status))
-		snprintf(how, howsz, "was killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(how, howsz, "exited with status %d", WEXITSTATUS(status));
+	if (w != 0 || pid <= 0) {
+		if (WIFSIGNALED(status))
+			snprintf(how, howsz, "was killed by signal %d", WTERMSIG(status));
+		else
+			snprintf(how, howsz, "exited with status %d", WEXITSTATUS(status));
+	}
+	pthread_mutex_lock(&m->mu);
 	if (m->ctl_fd != -1)
 		close(m->ctl_fd);
 	m->ctl_fd = -1;
-	pthread_mutex_lock(&m->mu);
 	m->pid = 0;
 	if (m->ev_fd != -1) {
 		/* a blocked write returns at once; the writer lets go of the fd */
@@ -498,7 +548,7 @@ monitor_forward(void *arg, const char *type, const char *json)
 	} else {
 		m->dropped++;
 		now = time(NULL);
-		if (now - m->drop_logged >= 10) {
+		if (!m->stopping && now - m->drop_logged >= 10) {
 			m->drop_logged = now;
 			dropped = m->dropped;
 		}
@@ -578,8 +628,7 @@ monitor_stop(struct monitor *m)
 		return;
 	pthread_mutex_lock(&m->mu);
 	m->stopping = 1;
-	if (m->pid > 0)
-		kill(m->pid, SIGTERM);
+	monitor_signal(m, SIGTERM);
 	pthread_cond_broadcast(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	if (m->thread_started)
