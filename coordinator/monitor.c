@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -98,16 +99,18 @@ monitor_new(const struct monitor_config *cfg, struct monitor **out)
 
 /* In the forked child: only async-signal-safe calls until the exec. */
 static void __attribute__((noreturn))
-monitor_exec_child(int ctl, int ev, char **argv)
+monitor_exec_child(int ctl, int ev, char **argv, int maxfd)
 {
 	sigset_t none;
-	int a, b;
+	int a, b, fd;
 
 	if ((a = fcntl(ctl, F_DUPFD, 10)) < 0 || (b = fcntl(ev, F_DUPFD, 10)) < 0 ||
 	    dup2(a, MONITOR_CTL_FD) < 0 || dup2(b, MONITOR_EV_FD) < 0)
 		_exit(126);
 	/* nothing else of the monitor's (SSH sockets, the store) crosses */
-	close_range(MONITOR_EV_FD + 1, ~0U, 0);
+	if (close_range(MONITOR_EV_FD + 1, ~0U, 0) != 0)	/* a seccomp filter */
+		for (fd = MONITOR_EV_FD + 1; fd < maxfd; fd++)
+			close(fd);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	execv("/proc/self/exe", argv);
@@ -120,6 +123,8 @@ monitor_spawn(struct monitor *m, struct bf_diag *d)
 {
 	int ctl[2] = { -1, -1 }, ev[2] = { -1, -1 }, r = BF_ERR_SYS, port;
 	char **argv = NULL, arg[64];
+	struct rlimit rl;
+	int maxfd = 65536;
 	size_t i;
 	pid_t pid;
 
@@ -141,12 +146,14 @@ monitor_spawn(struct monitor *m, struct bf_diag *d)
 		bf_diag_set(d, NULL, "socketpair: %s", strerror(errno));
 		goto out;
 	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		maxfd = rl.rlim_cur > (1u << 20) ? 1 << 20 : (int)rl.rlim_cur;
 	if ((pid = fork()) < 0) {
 		bf_diag_set(d, NULL, "fork: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0)
-		monitor_exec_child(ctl[1], ev[1], argv);
+		monitor_exec_child(ctl[1], ev[1], argv, maxfd);
 	pthread_mutex_lock(&m->mu);
 	m->ctl_fd = ctl[0];
 	ctl[0] = -1;
