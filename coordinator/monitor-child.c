@@ -194,12 +194,19 @@ monitor_client_kick(void *arg)
 int
 monitor_client_probe(void *arg, const char *name)
 {
+	/* the route admits only names (jx_check_name), as the monitor does */
+	if (*name == '\0' || strlen(name) > BF_MAX_NAME)
+		return BF_ERR_INVALID;
 	return client_call(arg, MONITOR_PROBE, name, strlen(name), NULL, 0);
 }
 
+/* A path the monitor would refuse is answered here: sending it would be a
+ * protocol error, and the monitor would kill this process for it. */
 int
 monitor_client_key(void *arg, const char *path)
 {
+	if (monitor_check_path(path, strlen(path), NULL) != 0)
+		return BF_ERR_INVALID;
 	return client_call(arg, MONITOR_KEY, path, strlen(path), NULL, 0);
 }
 

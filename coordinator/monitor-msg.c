@@ -71,9 +71,8 @@ pl_name(const unsigned char *p, size_t n, struct monitor_msg *m, struct bf_diag 
 	return 0;
 }
 
-/* An absolute path without NUL, control bytes or a ".." component. */
-static int
-pl_path(const unsigned char *p, size_t n, struct monitor_msg *m, struct bf_diag *d)
+int
+monitor_check_path(const char *p, size_t n, struct bf_diag *d)
 {
 	size_t i;
 
@@ -82,16 +81,28 @@ pl_path(const unsigned char *p, size_t n, struct monitor_msg *m, struct bf_diag 
 		return BF_ERR_PARSE;
 	}
 	for (i = 0; i < n; i++)
-		if (p[i] < 0x20 || p[i] == 0x7f) {
-			bf_diag_set(d, "key", "control byte 0x%02x at %zu", p[i], i);
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) {
+			bf_diag_set(d, "key", "control byte 0x%02x at %zu", (unsigned char)p[i], i);
 			return BF_ERR_PARSE;
 		}
+	for (i = 0; i + 2 < n; i++)
+		if (p[i] == '/' && p[i + 1] == '.' && p[i + 2] == '.' &&
+		    (i + 3 == n || p[i + 3] == '/')) {
+			bf_diag_set(d, "key", "a \"..\" component");
+			return BF_ERR_PARSE;
+		}
+	return 0;
+}
+
+static int
+pl_path(const unsigned char *p, size_t n, struct monitor_msg *m, struct bf_diag *d)
+{
+	int r;
+
+	if ((r = monitor_check_path((const char *)p, n, d)) != 0)
+		return r;
 	memcpy(m->str, p, n);
 	m->str[n] = '\0';
-	if (strstr(m->str, "/../") != NULL || (n >= 3 && strcmp(m->str + n - 3, "/..") == 0)) {
-		bf_diag_set(d, "key", "a \"..\" component");
-		return BF_ERR_PARSE;
-	}
 	return 0;
 }
 

@@ -82,6 +82,10 @@ struct monitor_msg {
 int monitor_msg_parse(enum monitor_from from, const unsigned char *buf, size_t len,
     struct monitor_msg *m, struct bf_diag *d);
 
+/* A path the monitor takes in a key request: absolute, 1..MONITOR_MAX_PATH
+ * bytes, no control byte, no ".." component. BF_ERR_PARSE (d says why). */
+int monitor_check_path(const char *p, size_t n, struct bf_diag *d);
+
 /* Append one frame to b (b's cap must hold it). Data may be NULL with n 0. */
 int monitor_put(struct buf *b, int type, const void *data, size_t n);
 int monitor_put_ready(struct buf *b, uint16_t port);

@@ -98,6 +98,13 @@ while IFS=$'\t' read -r name addr p user k; do
 done <"$fleet/hosts.tsv"
 r=$(api POST /api/v1/machines "{\"name\":\"nokey\",\"host\":\"10.106.0.99\",\"key\":\"$work/no-such-key\",\"class\":\"ps\"}")
 check_eq "a key the monitor cannot read" "$(status_of "$r")" 400
+# values the monitor's parser refuses are answered by the child itself: no
+# request of a sound child gets it killed
+for k in '/etc/../etc/hostname' '/etc/host\nname' '/etc/..'; do
+	r=$(api POST /api/v1/machines "{\"name\":\"odd\",\"host\":\"10.106.0.99\",\"key\":\"$k\",\"class\":\"ps\"}")
+	check_eq "key $k refused" "$(status_of "$r")" 400
+done
+check_eq "the same child still serves" "$(listeners "$port")" "$lp"
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"ps"},"matrix":{"loops":[3000000,4000000]},"repetitions":{"iterations":2}}')
 check_eq "submit" "$(status_of "$r")" 201
 id=$(body_of "$r" | jq -r .id)
