@@ -28,17 +28,18 @@ struct api_config {
 	int auth_required;		/* tokens even while the store has none */
 	const char *tls_cert;		/* PEM files: HTTPS when both are set */
 	const char *tls_key;
-	/* Or their text, read before privileges were dropped (privsep's API
-	 * child); tls_cert/tls_key then only name them. Copied. */
-	const char *tls_cert_pem;
-	const char *tls_key_pem;
-	struct api_ctl ctl;
 	/* Signs with the lab key (held by the privileged process); NULL: no key. */
 	int (*lab_sign)(void *arg, const unsigned char *msg, size_t len,
 	    unsigned char sig[64]);
 	void *lab_sign_arg;
 	unsigned char lab_pub[32];	/* the lab key's public half */
 	int has_lab_key;
+	/* Or the text of those PEM files, read before privileges were
+	 * dropped (privsep's API child): tls_cert/tls_key then only name
+	 * them. Copied. */
+	const char *tls_cert_pem;
+	const char *tls_key_pem;
+	struct api_ctl ctl;
 };
 
 struct api;

@@ -99,7 +99,7 @@ monitor_new(const struct monitor_config *cfg, struct monitor **out)
 
 /* In the forked child: only async-signal-safe calls until the exec. */
 static void __attribute__((noreturn))
-monitor_exec_child(int ctl, int ev, char **argv, int maxfd)
+monitor_exec_child(const char *exe, int ctl, int ev, char **argv, int maxfd)
 {
 	sigset_t none;
 	int a, b, fd;
@@ -113,7 +113,7 @@ monitor_exec_child(int ctl, int ev, char **argv, int maxfd)
 			close(fd);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execv("/proc/self/exe", argv);
+	execv(exe, argv);
 	_exit(127);
 }
 
@@ -153,7 +153,8 @@ monitor_spawn(struct monitor *m, struct bf_diag *d)
 		goto out;
 	}
 	if (pid == 0)
-		monitor_exec_child(ctl[1], ev[1], argv, maxfd);
+		monitor_exec_child(m->cfg.exe != NULL ? m->cfg.exe : "/proc/self/exe", ctl[1],
+		    ev[1], argv, maxfd);
 	pthread_mutex_lock(&m->mu);
 	m->ctl_fd = ctl[0];
 	ctl[0] = -1;

@@ -131,6 +131,9 @@ struct monitor_config {
 	char *const *args;
 	size_t nargs;
 	const char *argv0;
+	/* The binary to exec; NULL: /proc/self/exe, this very binary even if
+	 * the file was replaced since (a test under valgrind names itself). */
+	const char *exe;
 	struct monitor_ops ops;
 };
 

@@ -417,6 +417,7 @@ test_monitor(const char *argv0)
 	snprintf(pids, sizeof(pids), "%s/pids", tdir);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.argv0 = argv0;
+	cfg.exe = argv0;	/* not /proc/self/exe: under valgrind that is valgrind */
 	cfg.args = args;
 	cfg.nargs = 1;
 	cfg.ops.kick = op_kick;
@@ -458,6 +459,7 @@ test_monitor_fails(const char *argv0)
 	setenv("BF_TEST_MONFAIL", "1", 1);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.argv0 = argv0;
+	cfg.exe = argv0;
 	T_EQ_INT(monitor_new(&cfg, &m), 0);
 	bf_diag_clear(&d);
 	T_EQ_INT(monitor_start(m, &d), BF_ERR_SYS);
