@@ -30,13 +30,14 @@ listeners() { ss -Hltnp "sport = :$1" | grep -oE 'pid=[0-9]+' | cut -d= -f2 | so
 field() { awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status"; }
 # alive PID: a process that has not exited (a zombie has)
 alive() { [ -e "/proc/$1/status" ] && [ "$(field "$1" State | cut -c1)" != Z ]; }
-# memscan PID NEEDLE...: "1" or "0" per needle: found in a readable and
+# memscan PID NEEDLE...: "1" or "0" per needle (text, or hex:HEX bytes): found in a readable and
 # writable mapping (heap, stacks, data, anonymous) of PID. Mappings over
 # 1 GiB are skipped: ASan's shadow, which holds no data of its own.
 memscan() {
 	python3 - "$@" <<-'EOF'
 	import sys
-	pid = int(sys.argv[1]); needles = [a.encode() for a in sys.argv[2:]]
+	pid = int(sys.argv[1])
+	needles = [bytes.fromhex(a[4:]) if a.startswith("hex:") else a.encode() for a in sys.argv[2:]]
 	found = [0] * len(needles); keep = max(len(n) for n in needles)
 	with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as mem:
 	    for line in maps:
@@ -140,8 +141,32 @@ check_eq "the probe ran (fresh fingerprint)" \
 # --- the SSH key text is in no writable memory of the child ---
 kline=$(grep -v -- '-----' "$key" | awk '{ print length, $0 }' | sort -rn | head -1 | cut -d' ' -f2)
 check "key text to look for" test "${#kline}" -ge 40
+# and the key itself: the 32-byte ed25519 seed inside the OpenSSH key file
+seed=$(python3 - "$key" <<-'EOF'
+	import base64, struct, sys
+	raw = base64.b64decode("".join(l for l in open(sys.argv[1]).read().split("\n")
+	                               if l and not l.startswith("-----")))
+	p = len(b"openssh-key-v1\0")
+	def s(buf, p):
+	    n = struct.unpack(">I", buf[p:p + 4])[0]
+	    return buf[p + 4:p + 4 + n], p + 4 + n
+	for _ in range(3):
+	    _, p = s(raw, p)			# cipher, kdf, kdf options
+	p += 4					# number of keys
+	_, p = s(raw, p)			# public key
+	priv, _ = s(raw, p)
+	q = 8					# two check words
+	for _ in range(2):
+	    _, q = s(priv, q)			# key type, public key
+	k, _ = s(priv, q)
+	print(k[:32].hex())
+	EOF
+)
+check_eq "the key's seed: 32 bytes" "${#seed}" 64
 store=$(bf_store "$work")
-check_eq "child memory: the store name (control) yes, the key no" "$(memscan "$lp" "$store" "$kline")" "1 0"
+check_eq "child memory: the store name (control) yes, the key's text and seed no" \
+	"$(memscan "$lp" "$store" "$kline" "hex:$seed")" "1 0 0"
+echo "monitor memory (store name, key text, key seed): $(memscan "$DAEMON_PID" "$store" "$kline" "hex:$seed")"
 
 # --- kill -9 of the child while a job runs ---
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"ps"},"matrix":{"loops":[150000000,160000000,170000000,180000000]},"repetitions":{"iterations":3,"warmup":1}}')
@@ -167,7 +192,7 @@ check_contains "the monitor logged the death" "$(cat "$work/daemon.log")" "API c
 check_eq "job in flight finishes" "$(wait_job "$id2" 180)" done
 check_eq "all samples: 4 runs x 3" "$(bf_sql "$work" "select count(*) from samples s join runs r on r.id = s.run_id where r.job_id = $id2 and s.metric = 'wall_s'")" 12
 check_eq "no run was tried again" "$(bf_sql "$work" "select max(attempt) from runs where job_id = $id2")" 1
-check_eq "new child memory: no key either" "$(memscan "$lp2" "$store" "$kline")" "1 0"
+check_eq "new child memory: no key either" "$(memscan "$lp2" "$store" "$kline" "hex:$seed")" "1 0 0"
 check_eq "new child: Uid" "$(field "$lp2" Uid | awk '{print $1}')" "$nuid"
 
 # --- a run forged in the store is refused by the monitor ---
