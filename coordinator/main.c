@@ -393,6 +393,12 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
 		goto out;
 	}
+	/* The dashboard is served relative to the working directory, entered
+	 * now: its parents (a clone under /root) need not be open to the
+	 * api user. Every other path was opened above. */
+	acfg.web_dir = o->web;
+	if (o->web != NULL && chdir(o->web) == 0)
+		acfg.web_dir = ".";
 	if (monitor_drop_privileges(o->api_user != NULL ? o->api_user : "nobody", &shared,
 	    &d) != 0) {
 		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
@@ -410,7 +416,6 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	}
 	acfg.addr = addr;
 	acfg.port = cport != 0 ? (int)cport : port;
-	acfg.web_dir = o->web;
 	acfg.auth_required = auth_required;
 	acfg.tls_cert = o->tls_cert;
 	acfg.tls_key = o->tls_key;

@@ -21,7 +21,10 @@ bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfp6
 	--subnet 10.106.0 --bridge bfbr106 --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
 defer 'kill -9 $DAEMON_PID 2>/dev/null'
-opts=(--known-hosts "$fleet/known_hosts" --probe-interval 2)
+# the dashboard from a directory inside one the api user cannot enter (a
+# clone under /root): the child enters it before it drops its privileges
+cp -r "$BF_SRC/web" "$work/web"
+opts=(--known-hosts "$fleet/known_hosts" --probe-interval 2 --web "$work/web")
 start_daemon "$work" "${opts[@]}" || exit 1
 port=$(cat "$work/port")
 
@@ -80,6 +83,8 @@ for c in CapEff CapPrm CapAmb CapInh; do
 	check_eq "child: $c" "$(field "$lp" "$c")" 0000000000000000
 done
 check_eq "child: named in ps" "$(cat "/proc/$lp/comm")" benchfleetd-api
+check_eq "the dashboard is served" "$(curl -sS -o /dev/null -w '%{http_code}' "$URL/")" 200
+check_eq "its scripts too" "$(curl -sS -o /dev/null -w '%{http_code}' "$URL/app.js")" 200
 key=$fleet/client_key
 check "root can read the fleet key" test -r "$key"
 if runuser -u nobody -- cat "$key" >/dev/null 2>&1; then
