@@ -85,6 +85,12 @@ void api_store_error(struct api_resp *rs, int r, const char *what);
 void api_json(struct api_resp *rs, unsigned int status, json_t *j);	/* steals j */
 const char *api_query(struct api_req *rq, const char *key);
 
+/* The scheduler's side (cfg.ctl): kick the workers, probe a machine, and
+ * whether the daemon (not this process) can read a key file. */
+void api_kick(struct api *a);
+int api_probe(struct api *a, const char *name);
+int api_key_readable(struct api *a, const char *path);
+
 /* api-jobs.c */
 void api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs);

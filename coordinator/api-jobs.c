@@ -240,7 +240,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_store_error(rs, r, "job");
 		goto out;
 	}
-	sched_kick(a->sc);
+	api_kick(a);
 	events_job(a->ev, id);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I}", "id", (json_int_t)id, "runs",
 	    (json_int_t)nruns));
@@ -300,7 +300,7 @@ api_jobs_cancel(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "job");
 		return;
 	}
-	sched_kick(a->sc);
+	api_kick(a);
 	events_job(a->ev, rq->id);
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:I,s:s}", "id", (json_int_t)rq->id, "state",
 	    "cancelled"));

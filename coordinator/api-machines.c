@@ -116,7 +116,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	}
 	/* no path in the answer: API answers carry no key path (store.c) */
-	if (access(key, R_OK) != 0) {
+	if (api_key_readable(a, key) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "key", "key: the coordinator cannot read "
 		    "that file");
 		goto out;
@@ -139,7 +139,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machine");
 		goto out;
 	}
-	sched_kick(a->sc);
+	api_kick(a);
 	events_machine(a->ev, name);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:s}", "name", name));
  out:
@@ -171,7 +171,7 @@ api_machines_clear(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	store_machine_free(m);
 	store_machine_update(a->st, rq->name, "idle", NULL, NULL, NULL, "", 0);
-	sched_kick(a->sc);
+	api_kick(a);
 	events_machine(a->ev, rq->name);
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:s}", "name", rq->name, "state", "idle"));
 }
@@ -208,7 +208,7 @@ api_machines_delete(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machine");
 		return;
 	}
-	sched_kick(a->sc);
+	api_kick(a);
 	events_publish(a->ev, "machine", json_pack("{s:s,s:b}", "name", rq->name, "deleted", 1));
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:b}", "name", rq->name, "deleted", 1));
 }
@@ -229,7 +229,7 @@ api_machines_probe(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	store_machine_free(m);
-	if (sched_probe(a->sc, rq->name) != 0) {
+	if (api_probe(a, rq->name) != 0) {
 		api_error(rs, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "machine \"%s\" has no worker "
 		    "yet; retry in a second", rq->name);
 		return;

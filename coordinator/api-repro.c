@@ -768,7 +768,7 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		}
 	}
 	if (!compare) {
-		sched_kick(a->sc);
+		api_kick(a);
 		events_job(a->ev, job_id);
 	}
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:s,s:O,s:O,s:f,s:O,s:O,s:O}", "id",

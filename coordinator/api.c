@@ -539,9 +539,8 @@ api_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
-/* A PEM file of at most API_MAX_PEM bytes, NUL-terminated, into *out. */
 #define API_MAX_PEM	(64 * 1024)
-static int
+int
 api_read_pem(const char *path, const char *what, char **out, size_t *lenp,
     struct bf_diag *d)
 {
@@ -598,6 +597,43 @@ api_raise_nofile(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+static void
+api_direct_kick(void *arg)
+{
+	sched_kick(arg);
+}
+
+static int
+api_direct_probe(void *arg, const char *name)
+{
+	return sched_probe(arg, name);
+}
+
+static int
+api_direct_key(void *arg, const char *path)
+{
+	(void)arg;
+	return access(path, R_OK) == 0 ? 0 : BF_ERR_NOTFOUND;
+}
+
+void
+api_kick(struct api *a)
+{
+	a->cfg.ctl.kick(a->cfg.ctl.arg);
+}
+
+int
+api_probe(struct api *a, const char *name)
+{
+	return a->cfg.ctl.probe(a->cfg.ctl.arg, name);
+}
+
+int
+api_key_readable(struct api *a, const char *path)
+{
+	return a->cfg.ctl.key_readable(a->cfg.ctl.arg, path);
+}
+
 /*
  * A thread per connection, not the epoll pool: an event stream's reader
  * blocks in events_wait() (api-events.c), which in a pool of 4 held a
@@ -649,6 +685,9 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	a->rs = rs;
 	a->sc = sc;
 	a->ev = ev;
+	if (a->cfg.ctl.kick == NULL)
+		a->cfg.ctl = (struct api_ctl){ api_direct_kick, api_direct_probe,
+		    api_direct_key, sc };
 	if (cfg->web_dir != NULL && (a->web_dir = strdup(cfg->web_dir)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -682,7 +721,14 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 			r = BF_ERR_INVALID;
 			goto out;
 		}
-		if ((r = api_read_pem(cfg->tls_cert, "tls-cert", &a->tls_cert_pem, &clen,
+		if (cfg->tls_cert_pem != NULL && cfg->tls_key_pem != NULL) {
+			if ((a->tls_cert_pem = strdup(cfg->tls_cert_pem)) == NULL ||
+			    (a->tls_key_pem = strdup(cfg->tls_key_pem)) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			a->tls_key_len = strlen(a->tls_key_pem);
+		} else if ((r = api_read_pem(cfg->tls_cert, "tls-cert", &a->tls_cert_pem, &clen,
 		    d)) != 0 ||
 		    (r = api_read_pem(cfg->tls_key, "tls-key", &a->tls_key_pem, &a->tls_key_len,
 		    d)) != 0)

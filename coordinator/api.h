@@ -9,6 +9,18 @@
 #include "sched.h"
 #include "store.h"
 
+/*
+ * What the API asks of the scheduler's side: with kick NULL, api_start uses
+ * direct calls on its sched (one process, --privsep no); in the API child
+ * of privsep they go over the monitor's socket (monitor.h).
+ */
+struct api_ctl {
+	void (*kick)(void *arg);			/* a job or machine changed */
+	int (*probe)(void *arg, const char *name);	/* BF_ERR_NOTFOUND: no worker */
+	int (*key_readable)(void *arg, const char *path);	/* 0: the daemon can */
+	void *arg;
+};
+
 struct api_config {
 	const char *addr;		/* numeric IPv4/IPv6 address */
 	int port;			/* 0 picks a free port */
@@ -24,15 +36,25 @@ struct api_config {
 	int has_lab_key;
 	const char *workdir_root;	/* --workdir-root: path parameters must be under it */
 	const char *allow_hosts;	/* --allow-host NAME[:PORT],...: more Host names */
+	/* Or the text of those PEM files, read before privileges were
+	 * dropped (privsep's API child): tls_cert/tls_key then only name
+	 * them. Copied. */
+	const char *tls_cert_pem;
+	const char *tls_key_pem;
+	struct api_ctl ctl;
 };
 
 struct api;
 struct events;
 
 /* Starts serving at once. Borrowed pointers must outlive the api; ev may be
- * NULL (then GET /events answers 503). */
+ * NULL (then GET /events answers 503); sc is used only without cfg->ctl. */
 int api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
     struct sched *sc, struct events *ev, struct api **out, struct bf_diag *d);
+/* A PEM file of at most 64 KiB into *out (NUL-terminated, *lenp bytes);
+ * the caller wipes and frees it. d names what. */
+int api_read_pem(const char *path, const char *what, char **out, size_t *lenp,
+    struct bf_diag *d);
 /* The port actually bound (useful with port 0). */
 int api_port(const struct api *a);
 void api_stop(struct api *a);		/* accepts NULL */

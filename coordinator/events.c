@@ -48,6 +48,9 @@ struct events {
 	pthread_t relay;
 	int relay_started;
 	atomic_int relay_stop;
+	/* privsep's monitor: every event goes to the API child instead of a ring */
+	events_fwd_fn fwd;
+	void *fwd_arg;
 };
 
 static int64_t
@@ -70,6 +73,7 @@ wall_now(void)
 
 static uint64_t events_publish_from(struct events *ev, const char *type, json_t *data,
     int local);
+static uint64_t events_ring_put(struct events *ev, const char *type, char *text);
 
 /* A notification from another coordinator: publish it here as well. */
 static void
@@ -103,6 +107,12 @@ relay_main(void *arg)
 int
 events_new(struct store *st, struct events **out)
 {
+	return events_new_forward(st, NULL, NULL, out);
+}
+
+int
+events_new_forward(struct store *st, events_fwd_fn fwd, void *fwd_arg, struct events **out)
+{
 	struct events *ev = NULL;
 	pthread_condattr_t ca;
 	int r = BF_ERR_SYS, have_ca = 0, have_mu = 0, have_cv = 0;
@@ -113,6 +123,8 @@ events_new(struct store *st, struct events **out)
 		goto out;
 	}
 	ev->st = st;
+	ev->fwd = fwd;
+	ev->fwd_arg = fwd_arg;
 	/* Ids from unix time << 20: a client holding an id of an earlier
 	 * daemon is below this one's ids, so it gets "reset", not silence. */
 	ev->base = ((uint64_t)time(NULL) << 20) + 1;
@@ -129,7 +141,9 @@ events_new(struct store *st, struct events **out)
 	have_cv = 1;
 	if (pthread_cond_init(&ev->gone, NULL) != 0)
 		goto out;
-	if (store_is_shared(st)) {
+	/* The monitor needs no relay: its events' readers are in the API
+	 * child, which has its own. */
+	if (store_is_shared(st) && fwd == NULL) {
 		if ((r = db_listen_open(store_target(st), "benchfleet", &ev->listener, NULL)) != 0)
 			goto out;
 		if (pthread_create(&ev->relay, NULL, relay_main, ev) != 0) {
@@ -202,7 +216,6 @@ events_publish(struct events *ev, const char *type, json_t *data)
 static uint64_t
 events_publish_from(struct events *ev, const char *type, json_t *data, int local)
 {
-	struct events_ent *e;
 	char *text = NULL, *note = NULL;
 	uint64_t id = 0;
 	json_t *env;
@@ -222,6 +235,28 @@ events_publish_from(struct events *ev, const char *type, json_t *data, int local
 		free(note);
 		json_decref(env);
 	}
+	if (ev->fwd != NULL) {
+		/* Both processes share the node name, so the child's relay
+		 * drops the NOTIFY above: this is its only copy. */
+		ev->fwd(ev->fwd_arg, type, text);
+		id = 1;
+		goto out;
+	}
+	id = events_ring_put(ev, type, text);
+	text = NULL;
+ out:
+	free(text);
+	json_decref(data);
+	return id;
+}
+
+/* Append text (stolen) to the ring and wake the subscribers. */
+static uint64_t
+events_ring_put(struct events *ev, const char *type, char *text)
+{
+	struct events_ent *e;
+	uint64_t id;
+
 	pthread_mutex_lock(&ev->mu);
 	id = ev->next++;
 	e = &ev->ring[id % BF_EVENTS_RING];
@@ -229,13 +264,26 @@ events_publish_from(struct events *ev, const char *type, json_t *data, int local
 	e->id = id;
 	snprintf(e->type, sizeof(e->type), "%s", type);
 	e->data = text;
-	text = NULL;
 	pthread_cond_broadcast(&ev->cv);
 	pthread_mutex_unlock(&ev->mu);
- out:
-	free(text);
-	json_decref(data);
 	return id;
+}
+
+uint64_t
+events_inject(struct events *ev, const char *type, const char *json, size_t len)
+{
+	char *text;
+	size_t i;
+
+	if (ev == NULL || !type_ok(type) || json == NULL || len < 2 || json[0] != '{')
+		return 0;
+	/* one SSE data: line */
+	for (i = 0; i < len; i++)
+		if ((unsigned char)json[i] < 0x20)
+			return 0;
+	if ((text = strndup(json, len)) == NULL)
+		return 0;
+	return events_ring_put(ev, type, text);
 }
 
 /* Copy the listed keys of src (null when absent) into a new object. */

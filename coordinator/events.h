@@ -37,11 +37,25 @@
 struct events;
 
 int events_new(struct store *st, struct events **out);
+/*
+ * The hub of privsep's monitor (monitor.h): no ring and no LISTEN relay;
+ * every event published is serialized and handed to fwd (which must not
+ * block), besides the NOTIFY of a shared store. The API child's hub gets
+ * them with events_inject.
+ */
+typedef void (*events_fwd_fn)(void *arg, const char *type, const char *json);
+int events_new_forward(struct store *st, events_fwd_fn fwd, void *fwd_arg,
+    struct events **out);
 /* Wakes every waiter; accepts NULL. */
 void events_free(struct events *ev);
 
 /* Publish data (stolen) as an event of type; returns its id (0 on error). */
 uint64_t events_publish(struct events *ev, const char *type, json_t *data);
+
+/* Publish an event another process serialized (the monitor's: a JSON
+ * object of len bytes, no control bytes): into this hub only, no NOTIFY.
+ * Returns its id, 0 when refused. */
+uint64_t events_inject(struct events *ev, const char *type, const char *json, size_t len);
 
 /* Read the current state from the store and publish it. */
 void events_machine(struct events *ev, const char *name);

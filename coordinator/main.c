@@ -1,17 +1,24 @@
 /*
  * main.c: benchfleetd. Options (or a --config file of "key = value" lines
  * with the same names, read by config.c), then: open and recover the store,
- * load the recipes, start the scheduler and the HTTP API, and wait for
- * SIGINT/SIGTERM.
+ * load the recipes, start the API child (privilege separation, monitor.h),
+ * the scheduler, and wait for SIGINT/SIGTERM. The API child is this same
+ * binary run with --privsep-child: it opens the store, drops its
+ * privileges and serves HTTP (api_child_main). --privsep no serves HTTP in
+ * this process, as before.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +31,7 @@
 #include "events.h"
 #include "labkey.h"
 #include "fetch.h"
+#include "monitor.h"
 #include "parse.h"
 #include "path.h"
 #include "recipes.h"
@@ -60,6 +68,8 @@ struct options {
 	char *peer_allow;
 	char *workdir_root;
 	char *allow_host;
+	char *privsep;
+	char *api_user;
 	int insecure;
 	int peer_allow_http;
 	struct boot_profiles profiles;	/* power.NAME, boot-command.NAME of --config */
@@ -122,6 +132,12 @@ static const struct opt {
 	{ "workdir-root", offsetof(struct options, workdir_root), "DIR",
 	  "path parameters of recipes (a build's workdir) must be below it; the agent "
 	  "refuses symlinks under it (default " PATH_DEFAULT_ROOT ")" },
+	{ "privsep", offsetof(struct options, privsep), "yes|no",
+	  "serve HTTP in an unprivileged child process that holds no SSH or lab key "
+	  "(default yes); no: one process, for debugging" },
+	{ "api-user", offsetof(struct options, api_user), "NAME",
+	  "the user of that child when benchfleetd runs as root or with CAP_SETUID and "
+	  "CAP_SETGID (default nobody)" },
 	{ "insecure", offsetof(struct options, insecure), NULL,
 	  "allow listening on a non-loopback address without TLS" },
 	{ "peer-allow", offsetof(struct options, peer_allow), "CIDR[,CIDR...]",
@@ -311,6 +327,197 @@ first_dir(const char *a, const char *b)
 		return strdup(a);
 	return strdup(b);
 }
+/* The monitor's requests reach the scheduler through this; sc is set once
+ * it runs (a kick before that is moot: the scheduler starts by looking). */
+struct mon_ctx {
+	_Atomic(struct sched *) sc;
+	struct labkey *lk;		/* set before the child starts */
+};
+
+/* The monitor's "sign": the lab key never leaves this process. */
+static int
+mon_sign(void *arg, const unsigned char *msg, size_t len, unsigned char sig[MONITOR_SIG_LEN])
+{
+	struct mon_ctx *x = arg;
+
+	return labkey_sign_cb(x->lk, msg, len, sig);
+}
+
+static void
+mon_kick(void *arg)
+{
+	struct mon_ctx *x = arg;
+
+	sched_kick(atomic_load(&x->sc));
+}
+
+static int
+mon_probe(void *arg, const char *name)
+{
+	struct mon_ctx *x = arg;
+	struct sched *s = atomic_load(&x->sc);
+
+	return s == NULL ? BF_ERR_NOTFOUND : sched_probe(s, name);
+}
+
+/* The privsep flags in the parent: the api user must exist and be another
+ * user, when there is a user to change to. 0, or 2 (usage). */
+static int
+check_api_user(const char *user)
+{
+	struct passwd *pw;
+
+	if (!monitor_can_setuid()) {
+		fprintf(stderr, "benchfleetd: warning: not root and without CAP_SETUID/"
+		    "CAP_SETGID, so the API child runs as uid %ld like the rest of benchfleetd "
+		    "(it holds no keys, but the same user could read them); see docs/deploy.md, "
+		    "\"Privilege separation\"\n", (long)getuid());
+		return 0;
+	}
+	if ((pw = getpwnam(user)) == NULL) {
+		fprintf(stderr, "benchfleetd: --api-user: no user \"%s\" (create it, or use "
+		    "--api-user nobody)\n", user);
+		return 2;
+	}
+	if (pw->pw_uid == 0 || pw->pw_uid == getuid()) {
+		fprintf(stderr, "benchfleetd: --api-user: \"%s\" is %s; the API child needs a "
+		    "user of its own\n", user, pw->pw_uid == 0 ? "root" : "benchfleetd's own user");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The API child (--privsep-child PPID:PORT, only ever given by the monitor):
+ * open the store and read what needs privileges, drop them, serve HTTP on
+ * the monitor's port, and end on SIGTERM or when the monitor goes away.
+ */
+static int
+api_child_main(struct options *o, const char *addr, int port, int auth_required,
+    const char *arg)
+{
+	struct store *st = NULL;
+	struct recipes *rs = NULL;
+	struct events *ev = NULL;
+	struct api *api = NULL;
+	struct monitor_client *mc = NULL;
+	struct api_config acfg;
+	struct bf_diag d;
+	struct stat sb;
+	char *cert = NULL, *key = NULL;
+	size_t certlen = 0, keylen = 0;
+	const char *colon;
+	int64_t ppid, cport;
+	int ret = 1, shared = 0, sig;
+	sigset_t set;
+
+	bf_diag_clear(&d);
+	memset(&acfg, 0, sizeof(acfg));
+	/* Names keep resolving for POST /machines; no command word (a power
+	 * profile may hold a password) stays in this process. */
+	boot_profiles_strip(&o->profiles);
+	if ((colon = strchr(arg, ':')) == NULL ||
+	    parse_i64_n(arg, (size_t)(colon - arg), 2, INT32_MAX, &ppid) != 0 ||
+	    parse_i64(colon + 1, 0, 65535, &cport) != 0 ||
+	    fstat(MONITOR_CTL_FD, &sb) != 0 || !S_ISSOCK(sb.st_mode) ||
+	    fstat(MONITOR_EV_FD, &sb) != 0 || !S_ISSOCK(sb.st_mode)) {
+		fprintf(stderr, "benchfleetd: --privsep-child is for benchfleetd's own use\n");
+		return 2;
+	}
+	fcntl(MONITOR_CTL_FD, F_SETFD, FD_CLOEXEC);
+	fcntl(MONITOR_EV_FD, F_SETFD, FD_CLOEXEC);
+	/* exec'd as /proc/self/exe: "exe" would say nothing in ps and ss */
+	prctl(PR_SET_NAME, "benchfleetd-api", 0, 0, 0);
+	/* Ctrl-C reaches the whole group: the monitor stops this process. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	/* Before the drop: the store may be 0600 to the daemon's user. */
+	if (store_open(o->store, &st, &d) != 0) {
+		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
+		goto out;
+	}
+	if (o->node != NULL && store_set_node(st, o->node) != 0)
+		goto out;
+	if (events_new(st, &ev) != 0) {
+		fprintf(stderr, "benchfleetd (api): cannot start the event hub%s%s\n",
+		    store_is_shared(st) ? " (LISTEN on the store): " : "",
+		    store_is_shared(st) ? store_last_error() : "");
+		goto out;
+	}
+	if (recipes_load_dir(o->recipes, &rs, &d) != 0) {
+		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
+		goto out;
+	}
+	if (o->tls_cert != NULL &&
+	    (api_read_pem(o->tls_cert, "tls-cert", &cert, &certlen, &d) != 0 ||
+	    api_read_pem(o->tls_key, "tls-key", &key, &keylen, &d) != 0)) {
+		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
+		goto out;
+	}
+	/* The dashboard is served relative to the working directory, entered
+	 * now: its parents (a clone under /root) need not be open to the
+	 * api user. Every other path was opened above. */
+	acfg.web_dir = o->web;
+	if (o->web != NULL && chdir(o->web) == 0)
+		acfg.web_dir = ".";
+	if (monitor_drop_privileges(o->api_user != NULL ? o->api_user : "nobody", &shared,
+	    &d) != 0) {
+		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
+		goto out;
+	}
+	/* After the drop, which clears it; a monitor already gone is seen here. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != (pid_t)ppid) {
+		fprintf(stderr, "benchfleetd (api): the monitor is gone\n");
+		goto out;
+	}
+	if (monitor_client_open(MONITOR_CTL_FD, MONITOR_EV_FD, &mc) != 0 ||
+	    monitor_client_hello(mc, &acfg.has_lab_key, acfg.lab_pub) != 0) {
+		fprintf(stderr, "benchfleetd (api): no answer from the monitor\n");
+		goto out;
+	}
+	acfg.addr = addr;
+	acfg.port = cport != 0 ? (int)cport : port;
+	acfg.auth_required = auth_required;
+	acfg.tls_cert = o->tls_cert;
+	acfg.tls_key = o->tls_key;
+	acfg.tls_cert_pem = cert;
+	acfg.tls_key_pem = key;
+	acfg.workdir_root = o->workdir_root;
+	acfg.allow_hosts = o->allow_host;
+	acfg.ctl = (struct api_ctl){ monitor_client_kick, monitor_client_probe,
+	    monitor_client_key, mc };
+	if (acfg.has_lab_key) {
+		acfg.lab_sign = monitor_client_sign;
+		acfg.lab_sign_arg = mc;
+	}
+	if (api_start(&acfg, st, rs, NULL, ev, &api, &d) != 0) {
+		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
+		goto out;
+	}
+	if (monitor_client_ready(mc, (uint16_t)api_port(api), ev) != 0) {
+		fprintf(stderr, "benchfleetd (api): the monitor did not take ready\n");
+		goto out;
+	}
+	while (sigwait(&set, &sig) == 0 && sig != SIGTERM)
+		;
+	ret = 0;
+ out:
+	api_stop(api);
+	monitor_client_free(mc);
+	events_free(ev);
+	store_close(st);
+	recipes_free(rs);
+	if (key != NULL) {
+		explicit_bzero(key, keylen);
+		free(key);
+	}
+	free(cert);
+	return ret;
+}
 
 int
 main(int argc, char **argv)
@@ -322,17 +529,24 @@ main(int argc, char **argv)
 	struct api *api = NULL;
 	struct events *ev = NULL;
 	struct labkey *lk = NULL;
+	struct monitor *mon = NULL;
+	struct monitor_config mcfg;
+	struct mon_ctx mctx;
 	struct sched_config scfg;
 	struct api_config acfg;
 	struct fetch_policy fpol;
 	struct bf_diag d;
 	const struct opt *op;
+	const char *child = NULL;
 	char addr[128];
 	int port, i, sig, lease, ctmo, probe, attempts, pfails, linkto, bootfails, ret = 1;
+	int privsep, auth_required, bound;
 	size_t nrequeued = 0;
 	sigset_t set;
 
 	memset(&o, 0, sizeof(o));
+	atomic_init(&mctx.sc, NULL);
+	mctx.lk = NULL;
 	bf_diag_clear(&d);
 	if (argc > 1 && strcmp(argv[1], "token") == 0)
 		return cmd_token_main(argc - 1, argv + 1);
@@ -358,6 +572,11 @@ main(int argc, char **argv)
 			i++;
 			continue;
 		}
+		/* internal: the monitor starting its API child (monitor.c) */
+		if (strcmp(argv[i], "--privsep-child") == 0 && i == 1 && i + 1 < argc) {
+			child = argv[++i];
+			continue;
+		}
 		if (strncmp(argv[i], "--", 2) != 0 || (op = opt_find(argv[i] + 2)) == NULL) {
 			fprintf(stderr, "benchfleetd: unknown option \"%s\"\n", argv[i]);
 			usage(stderr);
@@ -381,7 +600,8 @@ main(int argc, char **argv)
 	    (o.recipes == NULL &&
 	    (o.recipes = first_dir("recipes", BF_SOURCE_DIR "/recipes")) == NULL) ||
 	    (o.web == NULL && (o.web = first_dir("web", BF_SOURCE_DIR "/web")) == NULL) ||
-	    (o.workdir_root == NULL && (o.workdir_root = strdup(PATH_DEFAULT_ROOT)) == NULL)) {
+	    (o.workdir_root == NULL && (o.workdir_root = strdup(PATH_DEFAULT_ROOT)) == NULL) ||
+	    (o.api_user == NULL && (o.api_user = strdup("nobody")) == NULL)) {
 		fprintf(stderr, "benchfleetd: out of memory\n");
 		goto out;
 	}
@@ -420,6 +640,13 @@ main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	if (o.privsep != NULL && strcmp(o.privsep, "yes") != 0 && strcmp(o.privsep, "no") != 0) {
+		fprintf(stderr, "benchfleetd: --privsep: \"%s\" is not one of yes, no\n",
+		    o.privsep);
+		ret = 2;
+		goto out;
+	}
+	privsep = o.privsep == NULL || strcmp(o.privsep, "yes") == 0;
 	if (!is_loopback(addr) && !o.insecure && o.tls_cert == NULL) {
 		fprintf(stderr, "benchfleetd: refusing to listen on %s without TLS: use "
 		    "--tls-cert/--tls-key, a loopback address behind a TLS reverse proxy, or "
@@ -443,6 +670,21 @@ main(int argc, char **argv)
 	if (fetch_config(&fpol, &d) != 0) {
 		fprintf(stderr, "benchfleetd: --%s\n", d.msg);
 		ret = 2;
+		goto out;
+	}
+	/* Off loopback the API is never open, tokens or not. */
+	auth_required = (o.auth != NULL && strcmp(o.auth, "required") == 0) ||
+	    !is_loopback(addr);
+	if (child != NULL) {
+		ret = api_child_main(&o, addr, port, auth_required, child);
+		goto out;
+	}
+	if (privsep && (ret = check_api_user(o.api_user)) != 0)
+		goto out;
+	ret = 1;
+	/* No process of the same uid may ptrace the monitor for its keys. */
+	if (privsep && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		fprintf(stderr, "benchfleetd: PR_SET_DUMPABLE: %s\n", strerror(errno));
 		goto out;
 	}
 
@@ -475,12 +717,6 @@ main(int argc, char **argv)
 	if (nrequeued > 0)
 		fprintf(stderr, "benchfleetd: re-queued %zu runs left running by the last "
 		    "coordinator\n", nrequeued);
-	if (events_new(st, &ev) != 0) {
-		fprintf(stderr, "benchfleetd: cannot start the event hub%s%s\n",
-		    store_is_shared(st) ? " (LISTEN on the store): " : "",
-		    store_is_shared(st) ? store_last_error() : "");
-		goto out;
-	}
 	if (o.lab_key == NULL && (o.lab_key = default_lab_key(o.store)) == NULL) {
 		fprintf(stderr, "benchfleetd: out of memory\n");
 		goto out;
@@ -500,7 +736,36 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: lab key %s%s: %s\n", o.lab_key,
 		    made ? " (made now)" : "", fp);
 	}
+	if (privsep) {
+		memset(&mcfg, 0, sizeof(mcfg));
+		mcfg.argv0 = argv[0];
+		mcfg.args = argv + 1;
+		mcfg.nargs = (size_t)argc - 1;
+		mcfg.ops.kick = mon_kick;
+		mcfg.ops.probe = mon_probe;
+		mcfg.ops.sign = mon_sign;
+		mcfg.ops.arg = &mctx;
+		labkey_public(lk, mcfg.ops.lab_pub);
+		mcfg.ops.has_lab_key = 1;
+		mctx.lk = lk;
+		if (monitor_new(&mcfg, &mon) != 0 ||
+		    events_new_forward(st, monitor_forward, mon, &ev) != 0) {
+			fprintf(stderr, "benchfleetd: cannot start the monitor\n");
+			goto out;
+		}
+	} else if (events_new(st, &ev) != 0) {
+		fprintf(stderr, "benchfleetd: cannot start the event hub%s%s\n",
+		    store_is_shared(st) ? " (LISTEN on the store): " : "",
+		    store_is_shared(st) ? store_last_error() : "");
+		goto out;
+	}
 	if (recipes_load_dir(o.recipes, &rs, &d) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", d.msg);
+		goto out;
+	}
+	/* The API child first: it is exec'd before any SSH state or key exists
+	 * here, and never sees them (each later one is exec'd afresh too). */
+	if (privsep && monitor_start(mon, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
 	}
@@ -527,52 +792,57 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;
 	}
-	memset(&acfg, 0, sizeof(acfg));
-	acfg.addr = addr;
-	acfg.port = port;
-	acfg.web_dir = o.web;
-	/* Off loopback the API is never open, tokens or not. */
-	acfg.auth_required = (o.auth != NULL && strcmp(o.auth, "required") == 0) ||
-	    !is_loopback(addr);
-	acfg.tls_cert = o.tls_cert;
-	acfg.tls_key = o.tls_key;
-	/* For now the API holds the key's signer directly; once the HTTP side
-	 * runs in its own process this becomes a call to the parent. */
-	acfg.lab_sign = labkey_sign_cb;
-	acfg.lab_sign_arg = lk;
-	labkey_public(lk, acfg.lab_pub);
-	acfg.has_lab_key = 1;
-	acfg.workdir_root = o.workdir_root;
-	acfg.allow_hosts = o.allow_host;
-	if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
-		fprintf(stderr, "benchfleetd: %s\n", d.msg);
-		goto out;
+	atomic_store(&mctx.sc, sc);
+	if (privsep) {
+		bound = monitor_port(mon);
+	} else {
+		memset(&acfg, 0, sizeof(acfg));
+		acfg.addr = addr;
+		acfg.port = port;
+		acfg.web_dir = o.web;
+		acfg.auth_required = auth_required;
+		acfg.tls_cert = o.tls_cert;
+		acfg.tls_key = o.tls_key;
+		acfg.lab_sign = labkey_sign_cb;
+		acfg.lab_sign_arg = lk;
+		labkey_public(lk, acfg.lab_pub);
+		acfg.has_lab_key = 1;
+		acfg.workdir_root = o.workdir_root;
+		acfg.allow_hosts = o.allow_host;
+		if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
+			fprintf(stderr, "benchfleetd: %s\n", d.msg);
+			goto out;
+		}
+		bound = api_port(api);
 	}
 	if (o.port_file != NULL) {
 		FILE *pf;
 		char tmp[PATH_MAX];
 
 		snprintf(tmp, sizeof(tmp), "%s.tmp", o.port_file);
-		if ((pf = fopen(tmp, "w")) == NULL || fprintf(pf, "%d\n", api_port(api)) < 0 ||
+		if ((pf = fopen(tmp, "w")) == NULL || fprintf(pf, "%d\n", bound) < 0 ||
 		    fclose(pf) != 0 || rename(tmp, o.port_file) != 0) {
 			fprintf(stderr, "benchfleetd: --port-file %s: %s\n", o.port_file,
 			    strerror(errno));
 			goto out;
 		}
 	}
-	if (!auth_enabled(st, acfg.auth_required))
+	if (!auth_enabled(st, auth_required))
 		fprintf(stderr, "benchfleetd: warning: the store has no API tokens, so the API "
 		    "is open to every local user; create one with \"benchfleetd token create "
 		    "--role admin\" (auth turns on at once) or start with --auth required\n");
 	fprintf(stderr, "benchfleetd %s: listening on %s://%s%s%s:%d/ store %s (node %s), "
-	    "%zu recipes from %s\n", BF_VERSION, o.tls_cert != NULL ? "https" : "http",
-	    strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "", api_port(api),
-	    db_target_safe(o.store), store_node(st), recipes_count(rs), o.recipes);
+	    "%zu recipes from %s%s\n", BF_VERSION, o.tls_cert != NULL ? "https" : "http",
+	    strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "", bound,
+	    db_target_safe(o.store), store_node(st), recipes_count(rs), o.recipes,
+	    privsep ? ", HTTP in a child process" : ", one process (--privsep no)");
 	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;
 	fprintf(stderr, "benchfleetd: signal %d, stopping\n", sig);
 	ret = 0;
  out:
+	/* the API first: nothing new reaches the scheduler while it stops */
+	monitor_stop(mon);
 	api_stop(api);
 	if (sched_stop(sc) != 0) {
 		/* Busy workers still use the store: leave it to the OS, as after
@@ -581,6 +851,7 @@ main(int argc, char **argv)
 		_exit(ret);
 	}
 	events_free(ev);
+	monitor_free(mon);
 	store_close(st);
 	recipes_free(rs);
 	labkey_free(lk);
@@ -610,5 +881,7 @@ main(int argc, char **argv)
 	boot_profiles_use(NULL);
 	boot_profiles_clear(&o.profiles);
 	free(o.allow_host);
+	free(o.privsep);
+	free(o.api_user);
 	return ret;
 }

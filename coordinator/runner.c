@@ -18,6 +18,7 @@
 #include "job.h"
 #include "jx.h"
 #include "caps.h"
+#include "matrix.h"
 #include "recipe.h"
 #include "recipes.h"
 #include "runner.h"
@@ -190,6 +191,71 @@ runner_build_step(const struct store_claim *c, const char *workdir_root, json_t 
 	json_decref(argv);
 	recipe_argv_free(av);
 	recipe_free(r);
+	return ret;
+}
+
+static int
+str_eq_null(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+int
+runner_check_claim(const struct store_claim *c, const char *workdir_root, struct bf_diag *d)
+{
+	struct matrix_cell *cells = NULL;
+	struct job_spec *job = NULL;
+	struct recipe *r = NULL;
+	json_t *spec = NULL, *values = NULL, *knobs = NULL, *jobdoc, *rdoc;
+	size_t ncells = 0, i;
+	int ret;
+
+	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
+	    d)) != 0 ||
+	    (ret = jx_obj(spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0 ||
+	    (ret = jx_obj(spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0 ||
+	    (ret = recipe_from_json(rdoc, &r, d)) != 0 ||
+	    (ret = job_from_json(jobdoc, &job, d)) != 0)
+		goto out;
+	if (strcmp(job->recipe, r->name) != 0 || strcmp(c->recipe, r->name) != 0) {
+		bf_diag_set(d, "recipe", "run %lld: recipe \"%s\" of the run, \"%s\" of its job "
+		    "and \"%s\" stored with it differ", (long long)c->run_id, c->recipe,
+		    job->recipe, r->name);
+		ret = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((ret = job_validate(job, r, workdir_root, d)) != 0 ||
+	    (ret = matrix_expand(job, r, &cells, &ncells, d)) != 0 ||
+	    (ret = jx_loads(c->values_json, strlen(c->values_json), BF_MAX_API_BODY, &values,
+	    d)) != 0 ||
+	    (c->knobs_json != NULL && (ret = jx_loads(c->knobs_json, strlen(c->knobs_json),
+	    BF_MAX_API_BODY, &knobs, d)) != 0))
+		goto out;
+	for (i = 0; i < ncells; i++) {
+		const json_t *ck = cells[i].knobs;
+
+		if (json_equal(cells[i].values, values) &&
+		    (json_object_size(ck) == 0 ? knobs == NULL || json_object_size(knobs) == 0 :
+		    knobs != NULL && json_equal(ck, knobs)) &&
+		    str_eq_null(cells[i].kernel, c->kernel) &&
+		    str_eq_null(cells[i].cmdline, c->cmdline))
+			break;
+	}
+	if (i == ncells) {
+		bf_diag_set(d, NULL, "run %lld: its values, knobs or boot are not a cell of job "
+		    "%lld as submitted; refusing to run what the API did not validate",
+		    (long long)c->run_id, (long long)c->job_id);
+		ret = BF_ERR_INVALID;
+		goto out;
+	}
+	ret = 0;
+ out:
+	matrix_free(cells, ncells);
+	job_free(job);
+	recipe_free(r);
+	json_decref(values);
+	json_decref(knobs);
+	json_decref(spec);
 	return ret;
 }
 

@@ -50,6 +50,16 @@ struct runner_env {
 int runner_build_step(const struct store_claim *c, const char *workdir_root, json_t **stepp,
     struct recipe **rp, struct bf_diag *d);
 
+/*
+ * Before a claim runs: the run row may have been written by anything that
+ * can write the store (privsep's API child included), so parse its job and
+ * recipe again with the validators of POST /jobs, expand the matrix, and
+ * require the run's values, knobs, kernel and cmdline to be one of its
+ * cells. BF_ERR_INVALID (d says why) when they are not.
+ */
+int runner_check_claim(const struct store_claim *c, const char *workdir_root,
+    struct bf_diag *d);
+
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the connection. */
 int runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,

@@ -299,6 +299,20 @@ worker_main(void *arg)
 			sched_wait(s, gen, 1000);
 			continue;
 		}
+		{
+			struct bf_diag cd;
+
+			bf_diag_clear(&cd);
+			if (runner_check_claim(c, s->cfg.workdir_root, &cd) != 0) {
+				fprintf(stderr, "benchfleetd: %s\n", cd.msg);
+				store_run_finish(s->st, c->run_id, "failed", -1, cd.msg);
+				events_run(s->cfg.ev, c->run_id);
+				events_job(s->cfg.ev, c->job_id);
+				store_claim_free(c);
+				c = NULL;
+				continue;
+			}
+		}
 		worker_set_run(w, c->run_id);
 		worker_target(s, m, &target);
 		ssh_set_cancel(conn, &w->lease_lost);

@@ -28,7 +28,8 @@ for kv in User=benchfleet Group=benchfleet StateDirectory=benchfleet \
 	ProtectKernelModules=yes ProtectControlGroups=yes \
 	"RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX" RestrictNamespaces=yes \
 	LockPersonality=yes MemoryDenyWriteExecute=yes SystemCallFilter=@system-service \
-	CapabilityBoundingSet= Restart=on-failure \
+	"CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_KILL" \
+	"AmbientCapabilities=CAP_SETUID CAP_SETGID CAP_KILL" Restart=on-failure \
 	"ExecStart=/usr/local/bin/benchfleetd --config /etc/benchfleet/benchfleetd.conf"; do
 	check "unit has $kv" unit_has "$kv"
 done
@@ -60,7 +61,9 @@ fi
 # 2. benchfleetd --config on the example, its paths moved to $work.
 d1=$work/d1
 mkdir -p "$d1"
-start_daemon "$d1" --config "$CONF" --known-hosts "$d1/known_hosts" ||
+# (the example's api-user, benchfleet-api, is made by the install notes;
+# this host has nobody)
+start_daemon "$d1" --config "$CONF" --api-user nobody --known-hosts "$d1/known_hosts" ||
 	{ fail "benchfleetd --config $CONF did not start"; finish; exit 1; }
 check_eq "config example: /healthz" "$(curl -fsS "$URL/healthz" | jq -r .ok)" true
 check_eq "config example: auth = required from the file" \
@@ -96,7 +99,8 @@ if [ "$mdwe_ok" = 1 ]; then
 	chmod 755 "$work/mdwe-bin/benchfleetd"
 	d2=$work/d2
 	mkdir -p "$d2"
-	if BIN=$work/mdwe-bin start_daemon "$d2" --config "$CONF" --known-hosts "$d2/known_hosts"; then
+	if BIN=$work/mdwe-bin start_daemon "$d2" --config "$CONF" --api-user nobody \
+		--known-hosts "$d2/known_hosts"; then
 		check_eq "MDWE: /healthz" "$(curl -fsS "$URL/healthz" | jq -r .ok)" true
 		stop_daemon
 	else
@@ -111,7 +115,7 @@ if [ "$mdwe_ok" = 1 ]; then
 		mkdir -p "$d3"
 		# Not start_daemon: its /healthz probe is plain HTTP, which a TLS
 		# port does not answer.
-		"$work/mdwe-bin/benchfleetd" --config "$CONF" --listen 127.0.0.1:0 \
+		"$work/mdwe-bin/benchfleetd" --config "$CONF" --api-user nobody --listen 127.0.0.1:0 \
 			--port-file "$d3/port" --store "$d3/bf.db" --known-hosts "$d3/known_hosts" \
 			--recipes "$BF_SRC/recipes" --web "$BF_SRC/web" --agent "$BIN/benchfleet-agent" \
 			--tls-cert "$work/cert.pem" --tls-key "$work/key.pem" >>"$d3/daemon.log" 2>&1 &
