@@ -15,7 +15,7 @@ work=$(mktemp -d /tmp/bf-hy.XXXXXX)
 defer "rm -rf '$work'"
 hy() { python3 "$BF_SRC/tests/tools/http-hostile.py" "$@"; }
 jobs_in() { bf_sql "$1" "select count(*) from jobs"; }
-status() { sed -n "s/^$1:[[:space:]]*\([0-9]*\).*/\1/p" "/proc/$DAEMON_PID/status"; }
+status() { sed -n "s/^$1:[[:space:]]*\([0-9]*\).*/\1/p" "/proc/$(api_pid)/status"; }
 # us SECONDS: curl's 0.001234 as whole microseconds
 us() { local i=${1%.*} f=${1#*.}000000; echo $((10#$i * 1000000 + 10#${f:0:6})); }
 
@@ -158,7 +158,7 @@ defer "kill $spid 2>/dev/null"
 for i in $(seq 200); do grep -q opened "$work/slow.out" && break; sleep 0.1; done
 check_contains "2,000 slow connections opened" "$(cat "$work/slow.out")" "opened 2000"
 # until the daemon holds them all (accepted: a descriptor each), then a while
-for i in $(seq 300); do [ "$(ls "/proc/$DAEMON_PID/fd" | wc -l)" -ge 2000 ] && break; sleep 0.1; done
+for i in $(seq 300); do [ "$(ls "/proc/$(api_pid)/fd" | wc -l)" -ge 2000 ] && break; sleep 0.1; done
 sleep 1
 same=() other=()
 for i in $(seq 10); do
@@ -167,7 +167,7 @@ for i in $(seq 10); do
 	sleep 0.3
 done
 threads=$(status Threads)
-fds=$(ls "/proc/$DAEMON_PID/fd" | wc -l)
+fds=$(ls "/proc/$(api_pid)/fd" | wc -l)
 rss=$(status VmRSS)
 # under 100 ms: 9 of 10 from each address (a shared 2-core box has blips),
 # and every one answered

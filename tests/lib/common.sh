@@ -184,3 +184,20 @@ wait_job() {
 	done
 	echo "timeout($st)"
 }
+
+# The process that serves HTTP for the daemon started last: its API child
+# (benchfleetd-api) under privilege separation, else the daemon itself.
+# Memory, thread and descriptor figures of the HTTP side are read here.
+api_pid() {
+	local p i
+	if tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline" 2>/dev/null | grep -q -e '--privsep no'; then
+		echo "$DAEMON_PID"
+		return 0
+	fi
+	for i in $(seq 50); do
+		p=$(pgrep -P "$DAEMON_PID" -x benchfleetd-api | head -1)
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	echo "$DAEMON_PID"
+}
