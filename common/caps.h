@@ -7,12 +7,14 @@
 #define BF_MAX_API_BODY		(1024 * 1024)	/* HTTP request body */
 #define BF_MAX_API_BODIES	(64 * 1024 * 1024) /* bodies buffered at once; more: 503 */
 #define BF_MAX_CONNECTIONS	1000		/* HTTP connections in all */
-#define BF_MAX_CONN_PER_IP	512		/* ... from one address (refused at accept) */
+#define BF_MAX_CONN_PER_IP	512		/* ... from one address (refused at accept: past headers) */
 #define BF_MAX_CONN_SLOW	256		/* waiting for headers; a new one evicts the oldest */
 #define BF_MAX_CONN_SLOW_PER_IP	16		/* ... from one address */
 #define BF_MAX_CONN_TARPIT	4096		/* evicted sockets held open till their deadline */
 #define BF_CONN_TARPIT_PACE	25		/* ... closed per 250 ms at most (100/s) */
-#define BF_CONN_EVICT_GRACE_MS	250		/* a connection younger is never evicted */
+#define BF_CONN_EVICT_GRACE_MS	250		/* a connection younger is spared ... */
+#define BF_MAX_CONN_WAIT_PER_IP	384		/* ... up to this many waiting from one address */
+#define BF_MAX_CONN_WAIT	768		/* ... and this many in all */
 #define BF_HTTP_HEADER_DEADLINE_S 10		/* request headers complete, trickle or not */
 #define BF_HTTP_BODY_DEADLINE_S	60		/* a request body, from its headers on */
 #define BF_MAX_ALLOW_HOSTS	32		/* --allow-host names */

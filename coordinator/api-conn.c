@@ -14,7 +14,11 @@
  *     address: a flood of slow connections from 127.0.0.1 costs the
  *     flooder its oldest connections, not the owner his /healthz (a
  *     refusal at accept, libmicrohttpd's per-IP limit, would lock out the
- *     owner sharing that address).
+ *     owner sharing that address). Connections younger than
+ *     BF_CONN_EVICT_GRACE_MS are spared, up to BF_MAX_CONN_WAIT_PER_IP
+ *     (BF_MAX_CONN_WAIT in all): a flood faster than the grace still
+ *     never reaches libmicrohttpd's limits, which are left for
+ *     connections past their headers (bodies and event streams).
  * Answers (event streams included) have no deadline here; the streams are
  * capped by BF_MAX_SSE_CLIENTS.
  *
@@ -152,19 +156,21 @@ conn_evict_locked(struct api_conns *cs, struct api_conn *c)
 }
 
 /* The oldest connection waiting for headers (from peer, when not NULL),
- * and how many such there are. Caller holds mu. */
+ * and how many such there are: of those past the grace (young == 0), or
+ * of all (young == 1). Caller holds mu. */
 static struct api_conn *
-conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, size_t *np)
+conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, int young,
+    size_t *np)
 {
 	struct api_conn *c, *oldest = NULL;
-	double young = conn_now() - BF_CONN_EVICT_GRACE_MS / 1000.0;
+	double born = conn_now() - BF_CONN_EVICT_GRACE_MS / 1000.0;
 	size_t n = 0;
 
 	/* A connection younger than the grace may have its headers in our
 	 * socket buffer, its thread not yet run: a burst of honest clients
 	 * (256 event streams opened at once) must not evict itself. */
 	for (c = cs->head; c != NULL; c = c->next) {
-		if (c->closing || c->state != API_CONN_HEADERS || c->since > young)
+		if (c->closing || c->state != API_CONN_HEADERS || (!young && c->since > born))
 			continue;
 		if (peer != NULL && !conn_same_peer(&c->peer, peer))
 			continue;
@@ -174,6 +180,69 @@ conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, s
 	}
 	*np = n;
 	return oldest;
+}
+
+/*
+ * Make room for a new connection (from peer, or from anyone when NULL):
+ * past soft connections waiting for headers that are older than the grace,
+ * the oldest of them goes; past hard waiting at all, the oldest goes
+ * whatever its age. The hard rule is what keeps a flood that opens its
+ * connections faster than the grace from filling libmicrohttpd's limits,
+ * which refuse at accept, before any of this runs, and so would lock out
+ * the owner sharing the flooder's address. Caller holds mu.
+ */
+static void
+conn_make_room_locked(struct api_conns *cs, const struct sockaddr_storage *peer,
+    size_t soft, size_t hard)
+{
+	struct api_conn *old;
+	size_t n;
+
+	if ((old = conn_oldest_waiting(cs, peer, 1, &n)) != NULL && n >= hard) {
+		conn_evict_locked(cs, old);
+		cs->evicted++;
+	} else if ((old = conn_oldest_waiting(cs, peer, 0, &n)) != NULL && n >= soft) {
+		conn_evict_locked(cs, old);
+		cs->evicted++;
+	}
+}
+
+/*
+ * Trim, as conn_make_room_locked does for a new connection, the waiting
+ * connections spared by the grace once they have outgrown it: a flood
+ * opened faster than the grace then costs BF_MAX_CONN_SLOW_PER_IP threads
+ * per address again within a reaper tick, not BF_MAX_CONN_WAIT_PER_IP
+ * until the header deadline. Newest first, so the oldest beyond the soft
+ * caps go. Quadratic in the connections (BF_MAX_CONNECTIONS), only when
+ * more than BF_MAX_CONN_SLOW_PER_IP wait. Caller holds mu.
+ */
+static void
+conn_trim_locked(struct api_conns *cs, double now)
+{
+	struct api_conn *c, *o;
+	double born = now - BF_CONN_EVICT_GRACE_MS / 1000.0;
+	size_t all = 0, same;
+
+	for (c = cs->head; c != NULL; c = c->next)
+		if (!c->closing && c->state == API_CONN_HEADERS && c->since <= born)
+			all++;
+	if (all <= BF_MAX_CONN_SLOW_PER_IP)
+		return;
+	all = 0;
+	for (c = cs->tail; c != NULL; c = c->prev) {
+		if (c->closing || c->state != API_CONN_HEADERS || c->since > born)
+			continue;
+		same = 0;
+		for (o = c->next; o != NULL; o = o->next)
+			if (!o->closing && o->state == API_CONN_HEADERS && o->since <= born &&
+			    conn_same_peer(&o->peer, &c->peer))
+				same++;
+		if (same >= BF_MAX_CONN_SLOW_PER_IP || all >= BF_MAX_CONN_SLOW) {
+			conn_evict_locked(cs, c);
+			cs->evicted++;
+		} else
+			all++;
+	}
 }
 
 static void *
@@ -198,6 +267,7 @@ conn_reaper(void *arg)
 				cs->expired++;
 			}
 		}
+		conn_trim_locked(cs, now);
 		/* The ring is in eviction order, about deadline order. Closes are
 		 * paced: a flood evicted all at once must not come back all at
 		 * once (each close is a reconnect of a flooder). */
@@ -278,9 +348,8 @@ api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 {
 	struct api *a = cls;
 	struct api_conns *cs = a->conns;
-	struct api_conn *c = *socket_context, *old;
+	struct api_conn *c = *socket_context;
 	const union MHD_ConnectionInfo *ci;
-	size_t n;
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (c == NULL)
@@ -318,15 +387,8 @@ api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 	c->state = API_CONN_HEADERS;
 	c->since = conn_now();
 	pthread_mutex_lock(&cs->mu);
-	if ((old = conn_oldest_waiting(cs, &c->peer, &n)) != NULL &&
-	    n >= BF_MAX_CONN_SLOW_PER_IP) {
-		conn_evict_locked(cs, old);
-		cs->evicted++;
-	}
-	if ((old = conn_oldest_waiting(cs, NULL, &n)) != NULL && n >= BF_MAX_CONN_SLOW) {
-		conn_evict_locked(cs, old);
-		cs->evicted++;
-	}
+	conn_make_room_locked(cs, &c->peer, BF_MAX_CONN_SLOW_PER_IP, BF_MAX_CONN_WAIT_PER_IP);
+	conn_make_room_locked(cs, NULL, BF_MAX_CONN_SLOW, BF_MAX_CONN_WAIT);
 	c->prev = cs->tail;
 	if (cs->tail != NULL)
 		cs->tail->next = c;

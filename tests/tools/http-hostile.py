@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # http-hostile.py: raw-socket clients for tests/integration/http_hygiene.sh.
 #   raw PORT TEXT           send TEXT (with \r\n escapes), print the status line
-#   slow PORT N SECONDS     N connections trickling a header a line every
+#   slow PORT N SECONDS [K] N connections trickling a header a line every
 #                           0.5 s, each reconnected when the server closes it;
 #                           prints "opened N" once all are open, then at the
-#                           end "alive A reconnects R"
+#                           end "alive A reconnects R"; with K, from the K
+#                           addresses 127.0.1.1 ... (round robin), not
+#                           127.0.0.1
 #   early PORT MODE         a 10 MiB POST without a token (MODE chunked or
 #                           length): how soon the status line comes, before
 #                           the body is sent; prints "STATUS SECONDS SENT"
@@ -44,12 +46,18 @@ def cmd_raw(port, text):
     print(status_line(s, 5) or "(closed)")
 
 
-def cmd_slow(port, n, seconds):
+def cmd_slow(port, n, seconds, spread=0):
     socks = {}
     reconnects = 0
+    nth = [0]
 
     def one():
-        s = connect(port)
+        src = "127.0.0.1"
+        if spread:
+            k = nth[0] % spread
+            src = "127.0.%d.%d" % (1 + k // 250, 1 + k % 250)
+            nth[0] += 1
+        s = connect(port, src)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         s.setblocking(False)
         socks[s.fileno()] = s
@@ -143,7 +151,8 @@ def main():
     if c == "raw":
         cmd_raw(int(sys.argv[2]), sys.argv[3])
     elif c == "slow":
-        cmd_slow(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
+        cmd_slow(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]),
+                 int(sys.argv[5]) if len(sys.argv) > 5 else 0)
     elif c == "early":
         cmd_early(int(sys.argv[2]), sys.argv[3])
     elif c == "bodies":
