@@ -17,6 +17,7 @@
 #define BF_MAX_CONN_WAIT	768		/* ... and this many in all */
 #define BF_HTTP_HEADER_DEADLINE_S 10		/* request headers complete, trickle or not */
 #define BF_HTTP_BODY_DEADLINE_S	60		/* a request body, from its headers on */
+#define BF_HTTP_RETRY_AFTER_S	5		/* Retry-After of every 503 */
 #define BF_MAX_ALLOW_HOSTS	32		/* --allow-host names */
 #define BF_MAX_RECIPE_FILE	(256 * 1024)	/* one recipe document */
 #define BF_MAX_JSON_DEPTH	32		/* nesting of any JSON we parse */
@@ -56,9 +57,15 @@
 #define BF_MAX_FETCHES		2		/* URL fetches at once; more get 503 */
 #define BF_FETCH_TIMEOUT_S	30		/* one fetch, start to end */
 #define BF_FETCH_CONNECT_S	5		/* its TCP (and TLS) connect */
+#define BF_FETCH_RESOLVE_S	5		/* its name lookup */
+#define BF_MAX_RESOLVING	4		/* lookups at once, abandoned ones included */
 #define BF_FETCH_MIN_RATE	1024		/* bytes/s, below which for ... */
 #define BF_FETCH_MIN_RATE_S	10		/* ... this long a fetch is dropped */
 #define BF_MAX_PEER_ALLOW	64		/* CIDRs of --peer-allow */
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
+
+/* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
+#define BF_STR_(x)		#x
+#define BF_STR(x)		BF_STR_(x)
 
 #endif

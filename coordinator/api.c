@@ -208,6 +208,10 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 	if (rs->status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		    "Bearer realm=\"benchfleet\"");
+	/* Every 503 is a busy slot or a worker not up yet: say when to retry. */
+	if (rs->status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER,
+		    BF_STR(BF_HTTP_RETRY_AFTER_S));
 	ret = MHD_queue_response(conn, rs->status ? rs->status : 500, resp);
 	MHD_destroy_response(resp);
 	return ret;

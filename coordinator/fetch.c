@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -332,6 +333,142 @@ addr_text(const struct sockaddr *sa, char *buf, size_t bufsz)
 	return buf;
 }
 
+/*
+ * getaddrinfo(3) with a deadline. glibc's resolver waits as long as
+ * resolv.conf says (5 s a try, 2 tries, per nameserver), and a name whose
+ * nameserver never answers would hold a fetch slot that long. The lookup
+ * runs on a detached thread; the caller waits BF_FETCH_RESOLVE_S for it,
+ * and on timeout leaves it to finish and free itself. At most
+ * BF_MAX_RESOLVING lookups run at once, abandoned ones included, so
+ * slow names cannot pile up threads.
+ */
+struct resolve_job {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int refs;		/* the thread's and the caller's */
+	int done;
+	int gai;
+	struct addrinfo *ai;	/* owned by the job until the caller takes it */
+	char host[256];
+	char port[8];
+};
+
+static pthread_mutex_t resolve_mu = PTHREAD_MUTEX_INITIALIZER;
+static int resolving;
+
+static void
+resolve_unref(struct resolve_job *j)
+{
+	int last;
+
+	pthread_mutex_lock(&j->mu);
+	last = --j->refs == 0;
+	pthread_mutex_unlock(&j->mu);
+	if (!last)
+		return;
+	if (j->ai != NULL)
+		freeaddrinfo(j->ai);
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	free(j);
+}
+
+static void *
+resolve_main(void *arg)
+{
+	struct resolve_job *j = arg;
+	struct addrinfo hints, *ai = NULL;
+	int gai;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_protocol = IPPROTO_TCP;
+	gai = getaddrinfo(j->host, j->port, &hints, &ai);
+	pthread_mutex_lock(&j->mu);
+	j->gai = gai;
+	j->ai = gai == 0 ? ai : NULL;
+	j->done = 1;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	pthread_mutex_lock(&resolve_mu);
+	resolving--;
+	pthread_mutex_unlock(&resolve_mu);
+	resolve_unref(j);
+	return NULL;
+}
+
+/* 0 and *aip (the caller frees it), or BF_ERR_INVALID with d set. */
+static int
+fetch_resolve(const char *host, const char *port, struct addrinfo **aip, struct bf_diag *d)
+{
+	struct resolve_job *j;
+	struct timespec ts;
+	pthread_attr_t attr;
+	pthread_t t;
+	int r, busy;
+
+	*aip = NULL;
+	if (strlen(host) >= sizeof(j->host) || strlen(port) >= sizeof(j->port)) {
+		bf_diag_set(d, "url", "the host or port is too long");
+		return BF_ERR_INVALID;
+	}
+	pthread_mutex_lock(&resolve_mu);
+	busy = resolving >= BF_MAX_RESOLVING;
+	if (!busy)
+		resolving++;
+	pthread_mutex_unlock(&resolve_mu);
+	if (busy) {
+		bf_diag_set(d, "url", "%s: %d lookups are already waiting for their nameserver",
+		    host, BF_MAX_RESOLVING);
+		return BF_ERR_INVALID;
+	}
+	if ((j = calloc(1, sizeof(*j))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto undo;
+	}
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	j->refs = 2;
+	memcpy(j->host, host, strlen(host) + 1);
+	memcpy(j->port, port, strlen(port) + 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	r = pthread_create(&t, &attr, resolve_main, j);
+	pthread_attr_destroy(&attr);
+	if (r != 0) {
+		j->refs = 1;
+		resolve_unref(j);
+		r = BF_ERR_SYS;
+		goto undo;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += BF_FETCH_RESOLVE_S;
+	pthread_mutex_lock(&j->mu);
+	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &ts) == 0)
+		;
+	if (!j->done) {
+		bf_diag_set(d, "url", "%s does not resolve within %d s", host, BF_FETCH_RESOLVE_S);
+		r = BF_ERR_INVALID;
+	} else if (j->gai != 0) {
+		bf_diag_set(d, "url", "%s does not resolve: %s", host, gai_strerror(j->gai));
+		r = BF_ERR_INVALID;
+	} else {
+		*aip = j->ai;
+		j->ai = NULL;
+		r = 0;
+	}
+	pthread_mutex_unlock(&j->mu);
+	resolve_unref(j);
+	return r;
+undo:
+	pthread_mutex_lock(&resolve_mu);
+	resolving--;
+	pthread_mutex_unlock(&resolve_mu);
+	return r;
+}
+
 /* A host curl and getaddrinfo read alike: ASCII name or address only (an
  * IDN would be converted by curl after our lookup, escaping the pin). */
 static int
@@ -354,7 +491,7 @@ static int
 fetch_prepare(const char *url, CURLU **up, struct curl_slist **pinp, int *httpp,
     struct bf_diag *d)
 {
-	struct addrinfo hints, *ai = NULL, *p;
+	struct addrinfo *ai = NULL, *p;
 	struct curl_slist *pin = NULL;
 	unsigned char lit[16];
 	char *scheme = NULL, *host = NULL, *port = NULL, *extra = NULL, bare[256];
@@ -364,7 +501,7 @@ fetch_prepare(const char *url, CURLU **up, struct curl_slist **pinp, int *httpp,
 	CURLUcode uc;
 	int64_t pn;
 	size_t off, npin = 0, hl;
-	int r, http, gai;
+	int r, http;
 
 	*up = NULL;
 	*pinp = NULL;
@@ -433,15 +570,8 @@ fetch_prepare(const char *url, CURLU **up, struct curl_slist **pinp, int *httpp,
 	} else {
 		memcpy(bare, host, hl + 1);
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_protocol = IPPROTO_TCP;
-	if ((gai = getaddrinfo(bare, port, &hints, &ai)) != 0) {
-		bf_diag_set(d, "url", "%s does not resolve: %s", bare, gai_strerror(gai));
-		r = BF_ERR_INVALID;
+	if ((r = fetch_resolve(bare, port, &ai, d)) != 0)
 		goto out;
-	}
 	off = (size_t)snprintf(line, sizeof(line), "%s:%s:", bare, port);
 	/* Every address must pass: a name that also points inside is refused. */
 	for (p = ai; p != NULL; p = p->ai_next) {

@@ -9,7 +9,7 @@
 # same to the caller (the reason is in E's log only); a redirect is not
 # followed; an oversized body and a node bomb are refused with E's peak
 # RSS bounded; 10 parallel fetches of a slow peer: at most 2 run, the rest
-# get 503.
+# get 503. A name whose nameserver never answers is given up after 5 s.
 #
 # The whole script runs in its own network namespace (bfp5ssrf) with only
 # a loopback: the addresses probed here are not reachable from it, so even
@@ -42,7 +42,7 @@ closed_port() {
 post_url() { # post_url URL: "STATUS TIME BODY" of POST /reproductions {"url": URL}
 	local out
 	out=$(curl -sS -X POST -H 'Content-Type: application/json' \
-		--data-binary "$(jq -cn --arg u "$1" '{url: $u}')" \
+		--data-binary "$(jq -cn --arg u "$1" '{url: $u}')" ${POST_HDR:+-D "$POST_HDR"} \
 		-w '\n%{http_code} %{time_total}' "$URL/api/v1/reproductions")
 	printf '%s %s' "${out##*$'\n'}" "${out%$'\n'*}"
 }
@@ -278,16 +278,17 @@ check "node bomb: no tree built (VmHWM $h2 -> $h3 kB)" test $((h3 - h2)) -lt 163
 # 10 parallel fetches of a slow peer: at most 2 at once, the rest 503.
 pids=()
 for i in $(seq 10); do
-	( post_url "$PEER/slow" >"$work/par.$i" ) &
+	( POST_HDR=$work/hdr.$i post_url "$PEER/slow" >"$work/par.$i" ) &
 	pids+=($!)
 done
 wait "${pids[@]}"
-n503=0 nother=0
+n503=0 nother=0 nretry=0
 for i in $(seq 10); do
 	s=$(status_of "$(cat "$work/par.$i")")
 	if [ "$s" = 503 ]; then
 		n503=$((n503 + 1))
 		b503=$(rbody_of "$(cat "$work/par.$i")")
+		grep -qi '^Retry-After: 5' "$work/hdr.$i" && nretry=$((nretry + 1))
 	else
 		nother=$((nother + 1))
 	fi
@@ -299,9 +300,49 @@ check_eq "parallel: the rest got 503" "$n503" $((10 - nother))
 check "parallel: the peer saw at most 2 at once" test "$(jq .max <<<"$stats")" -le 2
 check_eq "parallel: the peer saw as many as ran" "$(jq .slow <<<"$stats")" "$nother"
 check_contains "503: says busy" "${b503:-}" "busy"
+check_eq "503: every one says Retry-After: 5" "$nretry" "$n503"
 # and the slots come back
 r=$(post_url "http://127.0.0.1:$PD$BUNDLE")
 check "E: slots free again (status $(status_of "$r"))" test "$(status_of "$r")" != 503 -a "$(status_of "$r")" != 502
+
+# --- a nameserver that never answers: the lookup has a deadline ---
+# ip netns exec gave this script its own mount namespace, so the bind
+# mount below is seen by this script and its children only. glibc waits
+# timeout x attempts (here 4 s x 2, per query) for such a nameserver; the fetcher
+# gives up after BF_FETCH_RESOLVE_S (5 s), and the caller gets the same
+# text as for every other failure.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+print("ready", flush=True)
+while True:
+    s.recvfrom(4096)
+' >"$work/dns.out" 2>&1 &
+dpid=$!
+defer "kill $dpid 2>/dev/null"
+for i in $(seq 50); do grep -q ready "$work/dns.out" && break; sleep 0.1; done
+check_contains "a nameserver that never answers, on 127.0.0.1:53" "$(cat "$work/dns.out")" ready
+printf 'nameserver 127.0.0.1\noptions timeout:4 attempts:2\n' >"$work/resolv.conf"
+mount --bind "$work/resolv.conf" /etc/resolv.conf || fail "mount --bind resolv.conf"
+defer "umount /etc/resolv.conf 2>/dev/null"
+t0=$(date +%s%N)
+( getent hosts peer.slow.test; echo "rc=$?" ) >"$work/getent.out" 2>&1 &
+gpid=$!
+mkdir -p "$work/f"
+start_daemon "$work/f" --peer-allow 127.0.0.0/8 --peer-allow-http || exit 1
+r=$(post_url "http://peer.slow.test:$PD$BUNDLE")
+check_eq "slow nameserver: 502" "$(status_of "$r")" 502
+check_eq "slow nameserver: the generic text" "$(rbody_of "$r")" "$first"
+check "slow nameserver: answered within 8 s ($(time_of "$r") s)" awk -v t="$(time_of "$r")" 'BEGIN { exit !(t >= 4 && t < 8) }'
+check "F log: the lookup timed out" grep -q "peer.slow.test does not resolve within 5 s" "$work/f/daemon.log"
+wait "$gpid"
+gms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "getent hosts peer.slow.test: $gms ms ($(tr '\n' ' ' <"$work/getent.out")); the fetcher: $(time_of "$r") s"
+check "... where getent itself waits 8 s or more ($gms ms)" test "$gms" -ge 7500
+stop_daemon
+umount /etc/resolv.conf
+check_sanitizers "$work/f/daemon.log"
 
 kill "$PID_D" "$PID_E" 2>/dev/null
 wait "$PID_D" "$PID_E" 2>/dev/null
