@@ -16,7 +16,6 @@ GUEST=${BF_VM_GUEST:-/var/tmp/benchfleet-vm-guest}
 . "$GUEST/out/guest.env"
 work=$(mktemp -d /tmp/bf-bootjob.XXXXXX)
 defer "rm -rf '$work'"
-free_port() { for p in $(shuf -i 20000-60000 -n 100); do ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }; done; }
 port1=$(free_port)
 port2=$(free_port)
 N1=bja$$ N2=bjb$$

@@ -45,13 +45,6 @@ echo "boot_vm: guest ready in $(since "$t0") s ($GUEST)"
 . "$GUEST/out/guest.env"
 K61=$KERNEL_61 K612=$KERNEL_612
 
-free_port() {
-	local p
-	for p in $(shuf -i 20000-60000 -n 100); do
-		ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
 PORT=$(free_port) || { echo "FAIL: no free port" >&2; exit 1; }
 NAME=bt$$
 defer "'$VM' stop '$GUEST' '$NAME'; rm -rf '$GUEST/vms/$NAME'"

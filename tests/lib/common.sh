@@ -124,6 +124,19 @@ joined() { awk -v s="$1" 'NR > 1 { printf "%s", s } { printf "%s", $0 }'; }
 # start_daemon DIR [extra options...]: benchfleetd on 127.0.0.1:<free port>
 # with DIR's store (bf_store) and lab key DIR/lab.key (so that two daemons
 # on PostgreSQL are two labs); sets URL and DAEMON_PID, logs to DIR/daemon.log.
+# free_port: a TCP port of 127.0.0.1 for a listener we do not start with
+# port 0 (QEMU's hostfwd): below the kernel's ephemeral range, so no
+# outgoing connection (a flood test's 2,000 clients) can hold it, and with
+# no socket of any state on it.
+free_port() {
+	local lo p
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range
+	[ "$lo" -gt 21000 ] || lo=32768
+	for p in $(shuf -i 20000-$((lo - 1)) -n 100); do
+		ss -Hatn "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
 start_daemon() {
 	local dir=$1; shift
 	rm -f "$dir/port"
