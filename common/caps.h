@@ -15,6 +15,7 @@
 #define BF_CONN_EVICT_GRACE_MS	250		/* a connection younger is spared ... */
 #define BF_MAX_CONN_WAIT_PER_IP	384		/* ... up to this many waiting from one address */
 #define BF_MAX_CONN_WAIT	768		/* ... and this many in all */
+#define BF_CONN_PEEK		4096		/* a request head late, not slow, fits this */
 #define BF_HTTP_HEADER_DEADLINE_S 10		/* request headers complete, trickle or not */
 #define BF_HTTP_BODY_DEADLINE_S	60		/* a request body, from its headers on */
 #define BF_HTTP_RETRY_AFTER_S	5		/* Retry-After of every 503 */

@@ -47,6 +47,7 @@ struct api_conn {
 	enum api_conn_state state;
 	double since;			/* CLOCK_MONOTONIC seconds of the state */
 	int closing;			/* shut down; waiting for MHD to notice */
+	int ready;			/* its request head is in the socket (conn_late) */
 };
 
 /* Evicted sockets held open, unread, until their deadline (see
@@ -155,6 +156,33 @@ conn_evict_locked(struct api_conns *cs, struct api_conn *c)
 	cs->pit_n++;
 }
 
+/*
+ * Whether a connection waiting for headers is only late, not slow: its
+ * whole request head (or, on TLS, its whole first handshake record) is in
+ * the socket, unread because its thread has not run yet. On a loaded box a
+ * burst of honest clients (256 event streams opened at once) waits longer
+ * than the grace, and must not be taken for a flood. A late connection is
+ * marked and never evicted; its thread moves it on soon. A flooder cannot
+ * use this to stay: a complete head is answered (or refused) at once.
+ * Caller holds mu; c->fd is still MHD's socket (see the file comment).
+ */
+static int
+conn_late(struct api_conn *c)
+{
+	unsigned char b[BF_CONN_PEEK];
+	ssize_t n;
+
+	if (c->ready)
+		return 1;
+	if (c->fd == -1 || (n = recv(c->fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT)) <= 0)
+		return 0;
+	if (b[0] == 0x16)	/* TLS handshake: type, version, 2-byte length */
+		c->ready = n >= 5 && (size_t)n >= 5 + ((size_t)b[3] << 8 | b[4]);
+	else
+		c->ready = memmem(b, (size_t)n, "\r\n\r\n", 4) != NULL;
+	return c->ready;
+}
+
 /* The oldest connection waiting for headers (from peer, when not NULL),
  * and how many such there are: of those past the grace (young == 0), or
  * of all (young == 1). Caller holds mu. */
@@ -170,7 +198,8 @@ conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, i
 	 * socket buffer, its thread not yet run: a burst of honest clients
 	 * (256 event streams opened at once) must not evict itself. */
 	for (c = cs->head; c != NULL; c = c->next) {
-		if (c->closing || c->state != API_CONN_HEADERS || (!young && c->since > born))
+		if (c->closing || c->ready || c->state != API_CONN_HEADERS ||
+		    (!young && c->since > born))
 			continue;
 		if (peer != NULL && !conn_same_peer(&c->peer, peer))
 			continue;
@@ -198,13 +227,16 @@ conn_make_room_locked(struct api_conns *cs, const struct sockaddr_storage *peer,
 	struct api_conn *old;
 	size_t n;
 
-	if ((old = conn_oldest_waiting(cs, peer, 1, &n)) != NULL && n >= hard) {
-		conn_evict_locked(cs, old);
-		cs->evicted++;
-	} else if ((old = conn_oldest_waiting(cs, peer, 0, &n)) != NULL && n >= soft) {
-		conn_evict_locked(cs, old);
-		cs->evicted++;
+	for (;;) {
+		if ((old = conn_oldest_waiting(cs, peer, 1, &n)) == NULL || n < hard) {
+			if ((old = conn_oldest_waiting(cs, peer, 0, &n)) == NULL || n < soft)
+				return;
+		}
+		if (!conn_late(old))
+			break;
 	}
+	conn_evict_locked(cs, old);
+	cs->evicted++;
 }
 
 /*
@@ -224,20 +256,20 @@ conn_trim_locked(struct api_conns *cs, double now)
 	size_t all = 0, same;
 
 	for (c = cs->head; c != NULL; c = c->next)
-		if (!c->closing && c->state == API_CONN_HEADERS && c->since <= born)
+		if (!c->closing && !c->ready && c->state == API_CONN_HEADERS && c->since <= born)
 			all++;
 	if (all <= BF_MAX_CONN_SLOW_PER_IP)
 		return;
 	all = 0;
 	for (c = cs->tail; c != NULL; c = c->prev) {
-		if (c->closing || c->state != API_CONN_HEADERS || c->since > born)
+		if (c->closing || c->ready || c->state != API_CONN_HEADERS || c->since > born)
 			continue;
 		same = 0;
 		for (o = c->next; o != NULL; o = o->next)
-			if (!o->closing && o->state == API_CONN_HEADERS && o->since <= born &&
+			if (!o->closing && !o->ready && o->state == API_CONN_HEADERS && o->since <= born &&
 			    conn_same_peer(&o->peer, &c->peer))
 				same++;
-		if (same >= BF_MAX_CONN_SLOW_PER_IP || all >= BF_MAX_CONN_SLOW) {
+		if ((same >= BF_MAX_CONN_SLOW_PER_IP || all >= BF_MAX_CONN_SLOW) && !conn_late(c)) {
 			conn_evict_locked(cs, c);
 			cs->evicted++;
 		} else
@@ -413,6 +445,7 @@ api_conn_set_state(struct api *a, struct MHD_Connection *conn, enum api_conn_sta
 	if (c->state != st) {
 		c->state = st;
 		c->since = conn_now();
+		c->ready = 0;
 	}
 	pthread_mutex_unlock(&a->conns->mu);
 }

@@ -7,6 +7,9 @@
 #                           end "alive A reconnects R"; with K, from the K
 #                           addresses 127.0.1.1 ... (round robin), not
 #                           127.0.0.1
+#   burst PORT N SECONDS    N honest clients at once, each sending a whole
+#                           GET /api/v1/events at once; prints "streams K of
+#                           N" once K got their 200 (within SECONDS)
 #   early PORT MODE         a 10 MiB POST without a token (MODE chunked or
 #                           length): how soon the status line comes, before
 #                           the body is sent; prints "STATUS SECONDS SENT"
@@ -86,6 +89,35 @@ def cmd_slow(port, n, seconds, spread=0):
     print("alive %d reconnects %d" % (len(socks), reconnects), flush=True)
 
 
+def cmd_burst(port, n, seconds):
+    socks = []
+    for _ in range(n):
+        s = connect(port)
+        s.sendall(b"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        s.setblocking(False)
+        socks.append([s, b""])
+    ok = set()
+    t0 = time.time()
+    while time.time() - t0 < seconds and len(ok) < n:
+        for i, e in enumerate(socks):
+            if i in ok:
+                continue
+            try:
+                d = e[0].recv(4096)
+                if d:
+                    e[1] += d
+            except BlockingIOError:
+                pass
+            except OSError:
+                pass
+            if e[1].startswith(b"HTTP/1.1 200"):
+                ok.add(i)
+        time.sleep(0.1)
+    print("streams %d of %d in %.1f s" % (len(ok), n, time.time() - t0), flush=True)
+    for e in socks:
+        e[0].close()
+
+
 def cmd_early(port, mode):
     s = connect(port)
     head = "POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -155,6 +187,8 @@ def main():
                  int(sys.argv[5]) if len(sys.argv) > 5 else 0)
     elif c == "early":
         cmd_early(int(sys.argv[2]), sys.argv[3])
+    elif c == "burst":
+        cmd_burst(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
     elif c == "bodies":
         cmd_bodies(sys.argv[2])
     else:
