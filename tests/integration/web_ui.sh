@@ -78,7 +78,7 @@ for i in $(seq 256); do
 	fds+=("$fd")
 done
 sleep 1
-check_eq "stream 257 is refused" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/events")" 503
+check_eq "stream 257 is refused" "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/api/v1/events")" 503
 t0=$(date +%s%N)
 check_eq "GET /jobs with 256 streams open" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs")" 200
 echo "GET /jobs with 256 streams open: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
