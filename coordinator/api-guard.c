@@ -23,6 +23,8 @@ struct guard_framing {
 	int n_cl;
 	int n_te;
 	int te_bad;
+	int n_host;
+	char blank_name[64];	/* a header name with a blank in it, or "" */
 };
 
 static enum MHD_Result
@@ -33,6 +35,13 @@ guard_count(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 	size_t n;
 
 	(void)kind;
+	/* "Transfer-Encoding : chunked" is no header to libmicrohttpd, which
+	 * keeps the blank in the name, but a proxy that trims it reads a
+	 * chunked body where we read Content-Length: RFC 9112 says 400 */
+	if (f->blank_name[0] == '\0' && strpbrk(key, " \t") != NULL)
+		snprintf(f->blank_name, sizeof(f->blank_name), "%s", key);
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		f->n_host++;
 	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
 		f->n_cl++;
 	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
@@ -52,9 +61,25 @@ guard_count(void *cls, enum MHD_ValueKind kind, const char *key, const char *val
 int
 api_guard_framing(struct MHD_Connection *conn, struct api_resp *rs)
 {
-	struct guard_framing f = { 0, 0, 0 };
+	struct guard_framing f = { 0, 0, 0, 0, "" };
+	size_t i;
 
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, guard_count, &f);
+	if (f.blank_name[0] != '\0') {
+		for (i = 0; f.blank_name[i] != '\0'; i++)
+			if ((unsigned char)f.blank_name[i] < 0x20 ||
+			    (unsigned char)f.blank_name[i] > 0x7e)
+				f.blank_name[i] = '?';
+		api_error(rs, MHD_HTTP_BAD_REQUEST, f.blank_name, "header name \"%s\" holds "
+		    "a blank (none may come before the colon)", f.blank_name);
+		return 0;
+	}
+	if (f.n_host > 1) {
+		/* which one a proxy in front routed by is anyone's guess */
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "Host", "Host is given %d times; send it "
+		    "once", f.n_host);
+		return 0;
+	}
 	if (f.n_cl > 0 && f.n_te > 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "Transfer-Encoding", "a request may not "
 		    "carry both Content-Length and Transfer-Encoding");

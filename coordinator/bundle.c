@@ -116,6 +116,53 @@ out:
 }
 
 int
+bundle_sign_check(struct store *st, const unsigned char *msg, size_t len, struct bf_diag *d)
+{
+	static const char ctx[] = BUNDLE_SIG_CONTEXT;
+	const size_t clen = sizeof(ctx) - 1;
+	json_t *doc = NULL, *mine = NULL, *id;
+	unsigned char *want = NULL;
+	size_t wlen = 0;
+	int r;
+
+	if (len <= clen || memcmp(msg, ctx, clen) != 0) {
+		bf_diag_set(d, "sign", "not a bundle's signed message (no %.30s context)", ctx);
+		r = BF_ERR_AUTH;
+		goto out;
+	}
+	if (jx_loads((const char *)msg + clen, len - clen, len - clen, &doc, d) != 0 ||
+	    (id = json_object_get(json_object_get(doc, "origin"), "job_id")) == NULL ||
+	    !json_is_integer(id) || json_integer_value(id) < 1) {
+		bf_diag_set(d, "sign", "not a bundle naming its job (origin.job_id)");
+		r = BF_ERR_AUTH;
+		goto out;
+	}
+	if ((r = bundle_export(st, json_integer_value(id), &mine, d)) != 0) {
+		if (r == BF_ERR_NOTFOUND || r == BF_ERR_INVALID) {
+			bf_diag_set(d, "sign", "origin.job_id %lld: no such job to export",
+			    (long long)json_integer_value(id));
+			r = BF_ERR_AUTH;
+		}
+		goto out;
+	}
+	if ((r = bundle_signed_message(mine, &want, &wlen)) != 0)
+		goto out;
+	if (wlen != len || memcmp(want, msg, len) != 0) {
+		bf_diag_set(d, "sign", "the bundle of job %lld is not what this store exports "
+		    "for it (%zu bytes asked, %zu exported)", (long long)json_integer_value(id),
+		    len, wlen);
+		r = BF_ERR_AUTH;
+		goto out;
+	}
+	r = 0;
+out:
+	free(want);
+	json_decref(mine);
+	json_decref(doc);
+	return r;
+}
+
+int
 bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *d)
 {
 	static const char *const keys[] = { "alg", "lab", "public_key", "sig", NULL };

@@ -59,6 +59,16 @@ int bundle_signed_message(const json_t *doc, unsigned char **msgp, size_t *lenp)
  */
 int bundle_sign(json_t *doc, const char *lab, const unsigned char pub[LABKEY_PUB_LEN],
     bundle_signer sign, void *arg);
+/*
+ * May the lab key sign msg (len bytes), asked for by the API child? Only
+ * if it is exactly bundle_signed_message() of the bundle this store
+ * exports for the job its origin names: a compromised child must not turn
+ * the monitor into a signer of bytes of its choosing (forged samples, or
+ * anything else the key could vouch for). 0, or BF_ERR_AUTH with d saying
+ * why; BF_ERR_DB and BF_ERR_ALLOC as the store and memory fail.
+ */
+int bundle_sign_check(struct store *st, const unsigned char *msg, size_t len,
+    struct bf_diag *d);
 
 /* A bundle's signature after bundle_check verified it. */
 struct bundle_sig {

@@ -25,6 +25,7 @@
 #include "api.h"
 #include "auth.h"
 #include "boot.h"
+#include "bundle.h"
 #include "caps.h"
 #include "config.h"
 #include "db.h"
@@ -332,14 +333,25 @@ first_dir(const char *a, const char *b)
 struct mon_ctx {
 	_Atomic(struct sched *) sc;
 	struct labkey *lk;		/* set before the child starts */
+	struct store *st;		/* likewise */
 };
 
-/* The monitor's "sign": the lab key never leaves this process. */
+/* The monitor's "sign": the lab key never leaves this process, and signs
+ * only this store's own export of a job (bundle_sign_check), never bytes
+ * a compromised child chose. */
 static int
 mon_sign(void *arg, const unsigned char *msg, size_t len, unsigned char sig[MONITOR_SIG_LEN])
 {
 	struct mon_ctx *x = arg;
+	struct bf_diag d;
+	int r;
 
+	bf_diag_clear(&d);
+	if ((r = bundle_sign_check(x->st, msg, len, &d)) != 0) {
+		fprintf(stderr, "benchfleetd: monitor: sign refused: %s\n", d.msg[0] ? d.msg :
+		    bf_err_str(r));
+		return r;
+	}
 	return labkey_sign_cb(x->lk, msg, len, sig);
 }
 
@@ -748,6 +760,7 @@ main(int argc, char **argv)
 		labkey_public(lk, mcfg.ops.lab_pub);
 		mcfg.ops.has_lab_key = 1;
 		mctx.lk = lk;
+		mctx.st = st;
 		if (monitor_new(&mcfg, &mon) != 0 ||
 		    events_new_forward(st, monitor_forward, mon, &ev) != 0) {
 			fprintf(stderr, "benchfleetd: cannot start the monitor\n");

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue 14, finding 2: a submitter's kernel-build params must not become
 # root on the lab. Against the real daemon and a netns fleet host:
-#   - target="--eval=$(shell touch MARKER)" (make would run it) and a make
-#     variable are refused at submit, 400 naming params.target / matrix.target[1];
+#   - target="--eval=$(shell touch MARKER)" (make would run it), a make
+#     variable and a target with a ".." (kbuild would run the Makefile of a
+#     directory outside the tree) are refused at submit, 400 naming
+#     params.target / matrix.target[1];
 #   - workdir=/etc, a workdir outside --workdir-root, a ../ escape and a
 #     tarball outside /usr/src are refused, 400 naming the field;
 #   - nothing is queued by any of them, and no marker appears on the host;
@@ -55,6 +57,16 @@ refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{workdir: $w}')" \
 	"$(jq -nc --arg t "$eval_target" '{target: ["mm/", $t]}')")" matrix.target[1] "--eval="
 refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{target: "CC=/tmp/x", workdir: $w}')")" \
 	params.target "does not match the pattern"
+# a target that climbs out of the tree: kbuild's "%/" rule descends into
+# (and runs the Makefile of) any directory, "%.o" builds next to any .c.
+# The tarball is missing, so even a regressed coordinator runs no make.
+for t in "mm/../../../../../../tmp/bfr1-evil/" "../x.o" "mm/./../../x/" "mm//x.o" ".hidden/"; do
+	refused "$(kb hp "$(jq -nc --arg t "$t" --arg w "$ok_wd" \
+		'{target: $t, workdir: $w, tarball: "/usr/src/bfr1-none.tar.xz"}')")" \
+		params.target "does not match the pattern"
+done
+refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{workdir: $w, tarball: "/usr/src/bfr1-none.tar.xz"}')" \
+	'{"target": ["mm/", "arch/../../../../tmp/bfr1-evil/"]}')" matrix.target[1] "does not match the pattern"
 refused "$(kb hp-none '{"workdir": "/etc"}')" params.workdir "\"/etc\" is not under $root"
 refused "$(kb hp "$(jq -nc --arg w "$work/decoy" '{workdir: $w}')")" params.workdir \
 	"\"$work/decoy\" is not under $root"

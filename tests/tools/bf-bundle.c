@@ -12,6 +12,9 @@
  *       it does not exist) under the name LAB
  *   bf-bundle pub KEYFILE
  *       the key's public half (base64) and fingerprint
+ *   bf-bundle message < in.json > msg.bin
+ *       rehash, then the bytes a signature of it covers (what a forger
+ *       would ask a signer to sign: attack_privsep_sign.sh)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,12 +63,13 @@ main(int argc, char **argv)
 
 	bf_diag_clear(&d);
 	if (argc < 2 || (strcmp(argv[1], "rehash") != 0 && strcmp(argv[1], "sign") != 0 &&
-	    strcmp(argv[1], "pub") != 0) || (strcmp(argv[1], "sign") == 0 && argc != 4) ||
+	    strcmp(argv[1], "pub") != 0 && strcmp(argv[1], "message") != 0) || (strcmp(argv[1], "sign") == 0 && argc != 4) ||
 	    (strcmp(argv[1], "pub") == 0 && argc != 3)) {
-		fprintf(stderr, "usage: bf-bundle rehash | sign KEYFILE LAB | pub KEYFILE\n");
+		fprintf(stderr, "usage: bf-bundle rehash | sign KEYFILE LAB | pub KEYFILE | "
+		    "message\n");
 		return 2;
 	}
-	if (strcmp(argv[1], "rehash") != 0 &&
+	if (strcmp(argv[1], "rehash") != 0 && strcmp(argv[1], "message") != 0 &&
 	    labkey_load_or_create(argv[2], &k, NULL, &d) != 0) {
 		fprintf(stderr, "bf-bundle: %s\n", d.msg);
 		goto out;
@@ -84,6 +88,20 @@ main(int argc, char **argv)
 	}
 	if (rehash(doc) != 0) {
 		fprintf(stderr, "bf-bundle: rehash failed\n");
+		goto out;
+	}
+	if (strcmp(argv[1], "message") == 0) {
+		unsigned char *msg = NULL;
+		size_t len = 0;
+
+		if (bundle_signed_message(doc, &msg, &len) != 0 ||
+		    fwrite(msg, 1, len, stdout) != len) {
+			free(msg);
+			fprintf(stderr, "bf-bundle: message failed\n");
+			goto out;
+		}
+		free(msg);
+		ret = 0;
 		goto out;
 	}
 	if (k != NULL) {

@@ -1119,6 +1119,15 @@ test_shipped(void)
 	T_EQ_INT(check(r, "target", "\"CC=/tmp/evil\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 	T_EQ_INT(check(r, "target", "\"mm/\"", PATH_DEFAULT_ROOT, &d), 0);
 	T_EQ_INT(check(r, "target", "\"arch/x86/boot/bzImage\"", PATH_DEFAULT_ROOT, &d), 0);
+	/* kbuild's "%/" would run the Makefile of a directory outside the tree */
+	T_EQ_INT(check(r, "target", "\"mm/../../../../tmp/evil/\"", PATH_DEFAULT_ROOT, &d),
+	    BF_ERR_INVALID);
+	T_EQ_INT(check(r, "target", "\"../x.o\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
+	T_EQ_INT(check(r, "target", "\"mm/./x.o\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
+	T_EQ_INT(check(r, "target", "\"mm//x.o\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
+	T_EQ_INT(check(r, "target", "\"mm/memory.o\"", PATH_DEFAULT_ROOT, &d), 0);
+	T_EQ_INT(check(r, "target", "\"arch/x86/boot/compressed/vmlinux.bin.gz\"",
+	    PATH_DEFAULT_ROOT, &d), 0);
 	T_EQ_INT(check(r, "workdir", "\"/etc\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 	T_EQ_INT(check(r, "tarball", "\"/etc/shadow\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
 	T_EQ_INT(check(r, "tarball", "\"-\"", PATH_DEFAULT_ROOT, &d), BF_ERR_INVALID);
