@@ -319,7 +319,7 @@ runner_agent_for(const struct runner_env *env, struct transport *tr, struct bf_d
 	    "--agent-aarch64)", env->machine, arch, have);
 	*rp = BF_ERR_INVALID;
 	return NULL;
- fail:
+fail:
 	buf_free(&out);
 	return NULL;
 }
@@ -380,7 +380,7 @@ runner_ensure_agent(const struct runner_env *env, struct transport *tr, int *age
 	bf_diag_set(d, NULL, "agent on %s: sha256 after upload does not match %s",
 	    env->machine, ag->sha256);
 	ret = BF_ERR_PROTO;
- out:
+out:
 	buf_free(&cmd);
 	buf_free(&out);
 	return ret;
@@ -519,11 +519,11 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		o->machine_state = "idle";
 		goto out;
 	}
- lost:
+lost:
 	outcome_set(o, RUN_RETRY, NULL, -1, "attempt %d lost on %s before the step: %s",
 	    c->attempt, m->name, d.msg[0] ? d.msg : bf_err_str(r));
 	o->link_lost = 1;
- out:
+out:
 	free(rtext);
 	json_decref(rj);
 	buf_free(&out);
@@ -573,7 +573,7 @@ runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
 	}
 	r = env->sink.ops->fingerprint(env->sink.arg, text, sha);
 	events_machine(env->ev, env->machine);
- out:
+out:
 	free(text);
 	json_decref(fp);
 	buf_free(&cmd);
@@ -781,7 +781,7 @@ runner_adaptive_prepare(const struct store_claim *c, const struct recipe *r,
 	ad->target_ci_pct = job->target_ci_pct;
 	ad->max_boots = job->max_boots;
 	want = 1;
- out:
+out:
 	job_free(job);
 	json_decref(spec);
 	return want;
@@ -811,7 +811,7 @@ runner_adaptive_decide(void *arg, const double *v, const int *boot, size_t n, in
 		    "boots is wider than the target %.3g%%; adding boot %d", ad->metric, half, k,
 		    ad->target_ci_pct, planned);
 	}
- out:
+out:
 	free(means);
 	return want;
 }
@@ -909,7 +909,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 		outcome_set(o, RUN_FINISH, "failed", status, "%s (agent exit status %d)",
 		    g.first_error, status);
 	}
- out:
+out:
 	buf_free(&cmd);
 	free(stepbuf);
 	json_decref(step);

@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "clock.h"
 #include "runner.h"
 #include "sched.h"
 #include "sha256.h"
@@ -57,13 +58,7 @@ sched_wait(struct sched *s, uint64_t seen, int timeout_ms)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	bf_abstime(CLOCK_REALTIME, timeout_ms, &ts);
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping && s->gen == seen)
 		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
@@ -525,6 +520,7 @@ ws_claim(struct worker_ctx *x)
 	    s->cfg.lease_s, &x->c)) == 0 && x->c != NULL)
 		return WS_RUN;
 	x->c = NULL;
+	worker_store_check(x, r, 0, "claiming a run");
 	if (timer_due(x, WT_HEALTH, s->cfg.probe_interval_s)) {
 		timer_fire(x, WT_HEALTH, x->now);
 		if (worker_health(x) != 0) {
@@ -584,7 +580,7 @@ ws_run(struct worker_ctx *x)
 		events_machine(s->cfg.ev, x->w->name);
 		timer_fire(x, WT_CONNECT, time(NULL));
 	}
- out:
+out:
 	store_claim_free(c);
 	x->c = NULL;
 	return WS_REFRESH;
@@ -833,7 +829,7 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 	*out = s;
 	s = NULL;
 	r = 0;
- out:
+out:
 	sched_stop(s);
 	return r;
 }

@@ -144,7 +144,7 @@ transport_ssh_connect(void *arg, const struct ssh_target *target, struct transpo
 	*out = &ts->base;
 	ts = NULL;
 	r = 0;
- out:
+out:
 	if (ts != NULL)
 		tssh_close(&ts->base);
 	return r;

@@ -71,7 +71,7 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 		goto out;
 	r = store_job_create(st, job->recipe, job->name, spec, job->machine_class, NULL, runs,
 	    nruns, idp);
- out:
+out:
 	for (i = 0; i < ncells; i++) {
 		free(values ? values[i] : NULL);
 		free(axes ? axes[i] : NULL);

@@ -160,7 +160,7 @@ test_race(const struct recipes *rs)
 	T_EQ_INT(fix_count(sa, job, "queued", NULL), 1);
 	T_EQ_INT(fix_count(sa, job, "done", &ns), 2);
 	T_EQ_INT(ns, 4);
- out:
+out:
 	store_claim_free(ca);
 	store_claim_free(cb);
 	store_close(sa);
