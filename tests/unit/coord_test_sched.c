@@ -1,6 +1,8 @@
 /*
- * coord_test_sched.c: the scheduler end to end over a real SQLite store,
- * its workers reaching the machine through the fake transport: a run
+ * coord_test_sched.c: the scheduler end to end over a real store (SQLite,
+ * or with BF_TEST_PG_URL a PostgreSQL database per case:
+ * unit.coord_test_sched@pg), its workers reaching the machine through the
+ * fake transport: a run
  * finishes exactly once with each sample once; a link lost mid-step is
  * retried and the retry keeps no partial sample; a boot that fails, power
  * cycles and comes back counts towards quarantine until the machine is
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "coord_fixture.h"
+#include "db.h"
 #include "sched.h"
 #include "sha256.h"
 #include "transport-fake.h"
@@ -22,8 +25,10 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static char tmpdir[256], dbpath[300], agentpath[300], shaline[128];
+static char tmpdir[256], dbpath[700], agentpath[300], shaline[128];
 static struct recipes *rs;
+static const char *pg_url;	/* BF_TEST_PG_URL: unit.coord_test_sched@pg */
+static int ndb;
 
 #define HELLO "{\"type\":\"hello\",\"hostname\":\"fake1\",\"kernel\":\"6.1\"," \
 	"\"arch\":\"x86_64\",\"boot_id\":\"b-1\"}\n"
@@ -52,13 +57,39 @@ open_store(const char *node)
 	return st;
 }
 
-/* A fresh store file with one machine. */
+/* The statement sql on pg_url's own database (CREATE DATABASE). */
+static int
+pg_admin(const char *sql)
+{
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(pg_url, &db, NULL)) == 0)
+		r = db_exec_script(db, sql);
+	if (r != 0)
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+	db_close(db);
+	return r;
+}
+
+/* A fresh store (a new file, or a new database) with one machine. */
 static struct store *
 fresh_store(const char *boot)
 {
 	struct store *st;
+	char sql[128];
 
-	unlink(dbpath);
+	if (pg_url != NULL) {
+		const char *slash = strrchr(pg_url, '/');
+
+		snprintf(sql, sizeof(sql), "CREATE DATABASE bft_sched_%d_%d", (int)getpid(),
+		    ++ndb);
+		if (pg_admin(sql) != 0)
+			return NULL;
+		snprintf(dbpath, sizeof(dbpath), "%.*sbft_sched_%d_%d", (int)(slash - pg_url) + 1,
+		    pg_url, (int)getpid(), ndb);
+	} else
+		unlink(dbpath);
 	if ((st = open_store(NULL)) == NULL)
 		return NULL;
 	T_EQ_INT(fix_machine(st, "fake1", boot), 0);
@@ -391,6 +422,9 @@ main(void)
 	struct bf_diag d;
 	FILE *f;
 
+	pg_url = getenv("BF_TEST_PG_URL");
+	if (pg_url != NULL && strrchr(pg_url, '/') == NULL)
+		return 1;
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bf-sched-XXXXXX");
 	if (mkdtemp(tmpdir) == NULL)
 		return 1;
