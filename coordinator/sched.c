@@ -570,7 +570,9 @@ ws_run(struct worker_ctx *x)
 		goto out;
 	}
 	transport_set_cancel(x->tr, NULL);
-	if (o.link_lost || !transport_alive(x->tr)) {
+	/* only a link the runner saw go: one that died quietly (a step aborted
+	 * by a refused sample) is dropped at the next pass, as ever */
+	if (o.link_lost) {
 		worker_drop_link(x);
 		x->fails = s->cfg.probe_failures;	/* it just failed us mid-run */
 		x->store_warned = 0;
