@@ -1,12 +1,14 @@
 /*
  * runner.c: one run, start to finish, on an already connected machine.
+ * It reads the claim and talks to the machine through a transport; it never
+ * writes the store: streamed results go to env->sink, the end of the run is
+ * returned in a struct run_outcome for the scheduler to apply.
  *
  * Nothing from the recipe or the job reaches the remote shell: the SSH
  * command line is the fixed "<agent> step" (the path shell-quoted), and the
  * step, argv included, travels as JSON on the agent's stdin.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +49,32 @@ struct ingest {
 	int done_ok;
 	int iterations_seen;
 	int metric_missing;
+	int samples_stored;
 	int store_err;			/* storing a sample failed: BF_ERR_* */
 	char store_msg[256];
 	char first_error[512];
 };
+
+static void
+sink_log(const struct runner_env *env, int64_t run_id, const char *stream, const char *line)
+{
+	env->sink.ops->log(env->sink.arg, run_id, stream, line);
+}
+
+/* Say how the run ends; the message is the run's error ("" for none). */
+static void __attribute__((format(printf, 5, 6)))
+outcome_set(struct run_outcome *o, enum run_action action, const char *state, int status,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	o->action = action;
+	o->state = state;
+	o->exit_status = status;
+	va_start(ap, fmt);
+	vsnprintf(o->message, sizeof(o->message), fmt, ap);
+	va_end(ap);
+}
 
 /*
  * What the job asks of the machine itself: the cell's knobs (applied, read
@@ -93,7 +117,8 @@ step_add_machine_state(const struct store_claim *c, const json_t *jobdoc, json_t
  * failed with the reason and never reaches a machine. 0: it may run.
  */
 static int
-runner_recipe_installed(const struct runner_env *env, const struct store_claim *c)
+runner_recipe_installed(const struct runner_env *env, const struct store_claim *c,
+    struct run_outcome *o)
 {
 	json_t *spec = NULL;
 	char msg[256];
@@ -119,8 +144,8 @@ runner_recipe_installed(const struct runner_env *env, const struct store_claim *
 		snprintf(msg, sizeof(msg), "refused: checking the recipe: %s", bf_err_str(r));
 out:
 	if (r != 0) {
-		store_run_log_add(env->st, c->run_id, "coord", msg);
-		store_run_finish(env->st, c->run_id, "failed", -1, msg);
+		sink_log(env, c->run_id, "coord", msg);
+		outcome_set(o, RUN_FINISH, "failed", -1, "%s", msg);
 	}
 	json_decref(spec);
 	return r;
@@ -261,7 +286,7 @@ runner_check_claim(const struct store_claim *c, const char *workdir_root, struct
 
 /* The agent built for the machine's architecture, by `uname -m`. */
 static const struct runner_agent *
-runner_agent_for(const struct runner_env *env, struct ssh_conn *conn, struct bf_diag *d,
+runner_agent_for(const struct runner_env *env, struct transport *tr, struct bf_diag *d,
     int *rp)
 {
 	struct buf out;
@@ -270,7 +295,7 @@ runner_agent_for(const struct runner_env *env, struct ssh_conn *conn, struct bf_
 	int status = -1;
 
 	buf_init(&out, 256);
-	*rp = ssh_exec_capture(conn, "uname -m", &out, NULL, 15000, &status, d);
+	*rp = transport_capture(tr, "uname -m", &out, NULL, 15000, &status, d);
 	if (*rp != 0)
 		goto fail;
 	n = out.len;
@@ -294,7 +319,7 @@ runner_agent_for(const struct runner_env *env, struct ssh_conn *conn, struct bf_
 	    "--agent-aarch64)", env->machine, arch, have);
 	*rp = BF_ERR_INVALID;
 	return NULL;
- fail:
+fail:
 	buf_free(&out);
 	return NULL;
 }
@@ -319,7 +344,7 @@ runner_agent_cmd(const struct runner_env *env, struct buf *cmd)
 }
 
 int
-runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+runner_ensure_agent(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d)
 {
 	const struct runner_agent *ag = NULL;
@@ -332,7 +357,7 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 		ret = 0;
 		goto out;
 	}
-	if ((ag = runner_agent_for(env, conn, d, &ret)) == NULL)
+	if ((ag = runner_agent_for(env, tr, d, &ret)) == NULL)
 		goto out;
 	if ((ret = buf_puts(&cmd, "sha256sum -- ")) != 0 ||
 	    (ret = shquote(&cmd, env->agent_remote)) != 0 ||
@@ -340,7 +365,7 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 		goto out;
 	for (pass = 0; pass < 2; pass++) {
 		buf_reset(&out);
-		if ((ret = ssh_exec_capture(conn, cmd.data, &out, NULL, 30000, &status, d)) != 0)
+		if ((ret = transport_capture(tr, cmd.data, &out, NULL, 30000, &status, d)) != 0)
 			goto out;
 		if (status == 0 && out.len >= 64 && strncmp(out.data, ag->sha256, 64) == 0) {
 			*agent_ok = 1;
@@ -349,13 +374,13 @@ runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *ag
 		}
 		if (pass == 1)
 			break;
-		if ((ret = ssh_upload(conn, ag->path, env->agent_remote, 0755, 60000, d)) != 0)
+		if ((ret = transport_upload(tr, ag->path, env->agent_remote, 0755, 60000, d)) != 0)
 			goto out;
 	}
 	bf_diag_set(d, NULL, "agent on %s: sha256 after upload does not match %s",
 	    env->machine, ag->sha256);
 	ret = BF_ERR_PROTO;
- out:
+out:
 	buf_free(&cmd);
 	buf_free(&out);
 	return ret;
@@ -368,14 +393,14 @@ boot_log(void *arg, const char *line)
 	const struct runner_env *env = ((const void *const *)arg)[0];
 	const struct store_claim *c = ((const void *const *)arg)[1];
 
-	store_run_log_add(env->st, c->run_id, "coord", line);
+	sink_log(env, c->run_id, "coord", line);
 	events_log(env->ev, c->run_id, "coord", line);
 }
 
-int
+void
 runner_boot(const struct runner_env *env, const struct store_machine *m,
-    const struct ssh_target *t, struct ssh_conn **connp, int *agent_ok,
-    const struct store_claim *c)
+    struct transport *tr, int *agent_ok, const struct store_claim *c, const char *group,
+    struct run_outcome *o)
 {
 	struct boot_machine *bm = NULL;
 	struct boot_result res;
@@ -384,7 +409,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	json_t *spec = NULL, *rj = NULL;
 	struct buf out, cmdline;
 	struct bf_diag d;
-	char group[512], key[600], msg[BF_DIAG_MSG + 128], *rtext = NULL;
+	char key[600], msg[BF_DIAG_MSG + 128], *rtext = NULL;
 	const void *hookarg[2] = { env, c };
 	int r, status = -1, multi, wants;
 	size_t n;
@@ -393,42 +418,35 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	buf_init(&out, 256);
 	buf_init(&cmdline, 8192);
 	memset(&res, 0, sizeof(res));
+	memset(o, 0, sizeof(*o));
 	/* before a reboot for it: a run that will be refused needs none */
-	if ((r = runner_recipe_installed(env, c)) != 0) {
-		r = BF_ERR_INVALID;
+	if (runner_recipe_installed(env, c, o) != 0)
 		goto out;
-	}
-	if ((r = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
-	    &d)) != 0 || (r = job_from_json(json_object_get(spec, "job"), &job, &d)) != 0) {
-		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
-		r = BF_ERR_INVALID;
+	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
+	    &d) != 0 || job_from_json(json_object_get(spec, "job"), &job, &d) != 0) {
+		outcome_set(o, RUN_FINISH, "failed", -1, "%s", d.msg);
 		goto out;
 	}
 	multi = job->boots > 1 || job->target_ci_pct > 0;
 	wants = c->kernel != NULL || (c->cmdline != NULL && *c->cmdline != '\0');
-	if (!wants && !multi) {
-		r = 0;
+	if (!wants && !multi)
 		goto out;
-	}
 	if (m->boot == NULL) {
 		if (wants) {
-			snprintf(msg, sizeof(msg), "machine %s has no boot configuration; this run "
-			    "needs kernel %s with cmdline \"%s\"", m->name,
-			    c->kernel ? c->kernel : "(any)", c->cmdline ? c->cmdline : "");
-			store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
-			r = BF_ERR_INVALID;
+			outcome_set(o, RUN_FINISH, "boot-failed", -1, "machine %s has no boot "
+			    "configuration; this run needs kernel %s with cmdline \"%s\"",
+			    m->name, c->kernel ? c->kernel : "(any)",
+			    c->cmdline ? c->cmdline : "");
 			goto out;
 		}
 		snprintf(msg, sizeof(msg), "boot %d: machine %s has no boot configuration; "
 		    "repetition without a reboot", c->boot, m->name);
-		store_run_log_add(env->st, c->run_id, "coord", msg);
-		r = 0;
+		sink_log(env, c->run_id, "coord", msg);
 		goto out;
 	}
 	/* The boot this run needs; the machine's boot_id tells whether it is
 	 * still the one we booted (a power cycle by hand makes a new one). */
-	store_boot_group(c, group, sizeof(group));
-	if ((r = ssh_exec_capture(*connp, "cat /proc/sys/kernel/random/boot_id", &out, NULL,
+	if ((r = transport_capture(tr, "cat /proc/sys/kernel/random/boot_id", &out, NULL,
 	    10000, &status, &d)) != 0)
 		goto lost;
 	n = out.len;
@@ -436,14 +454,11 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		n--;
 	snprintf(key, sizeof(key), "%s@%.*s", group, (int)(n > 64 ? 64 : n),
 	    out.data ? out.data : "");
-	if (m->boot_key != NULL && strcmp(m->boot_key, key) == 0) {
-		r = 0;
+	if (m->boot_key != NULL && strcmp(m->boot_key, key) == 0)
 		goto out;
-	}
-	if ((r = boot_config_loads(m->boot, strlen(m->boot), &bm, &d)) != 0) {
-		snprintf(msg, sizeof(msg), "machine %s: boot configuration: %s", m->name, d.msg);
-		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
-		r = BF_ERR_INVALID;
+	if (boot_config_loads(m->boot, strlen(m->boot), &bm, &d) != 0) {
+		outcome_set(o, RUN_FINISH, "boot-failed", -1, "machine %s: boot configuration: %s",
+		    m->name, d.msg);
 		goto out;
 	}
 	/* With kexec and a command, benchfleet.boot=JOB.BOOT (an unknown module
@@ -458,62 +473,57 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	else
 		r = buf_puts(&cmdline, c->cmdline ? c->cmdline : "");
 	if (r != 0) {
-		store_run_finish(env->st, c->run_id, "failed", -1, "command line too long");
-		r = BF_ERR_INVALID;
+		outcome_set(o, RUN_FINISH, "failed", -1, "command line too long");
 		goto out;
 	}
-	store_machine_update(env->st, m->name, "booting", NULL, NULL, NULL, NULL, 0);
+	env->sink.ops->machine(env->sink.arg, "booting", NULL, NULL, 0);
 	events_machine(env->ev, m->name);
 	snprintf(msg, sizeof(msg), "boot %d: %s into %s with \"%s\"", c->boot,
-	    boot_method_name(bm), c->kernel ? c->kernel : "the running kernel", cmdline.data ? cmdline.data : "");
-	store_run_log_add(env->st, c->run_id, "coord", msg);
+	    boot_method_name(bm), c->kernel ? c->kernel : "the running kernel",
+	    cmdline.data ? cmdline.data : "");
+	sink_log(env, c->run_id, "coord", msg);
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.log = boot_log;
 	hooks.arg = hookarg;
 	hooks.fresh = 1;	/* the boot key differs: this boot must be a new one */
-	r = boot_ensure(bm, t, connp, c->kernel, cmdline.data ? cmdline.data : "", &hooks, &res, &d);
+	r = transport_boot(tr, bm, c->kernel, cmdline.data ? cmdline.data : "", &hooks, &res,
+	    &d);
 	*agent_ok = 0;		/* a new boot may have a new root file system */
 	if ((rj = boot_result_json(&res)) != NULL &&
 	    (rtext = json_dumps(rj, JSON_COMPACT)) != NULL)
-		store_run_log_add(env->st, c->run_id, "coord", rtext);
+		sink_log(env, c->run_id, "coord", rtext);
 	if (r == 0) {
 		snprintf(key, sizeof(key), "%s@%s", group, res.boot_id);
-		store_machine_set_boot_key(env->st, m->name, key);
-		store_machine_update(env->st, m->name, "running", NULL, res.kernel, NULL, "", 1);
+		env->sink.ops->boot_key(env->sink.arg, key);
+		env->sink.ops->machine(env->sink.arg, "running", res.kernel, "", 1);
 		events_machine(env->ev, m->name);
 		goto out;
 	}
-	store_machine_set_boot_key(env->st, m->name, NULL);
+	env->sink.ops->boot_key(env->sink.arg, NULL);
 	if (r == BF_ERR_TIMEOUT || r == BF_ERR_STATE) {
 		/* gone: it went down and did not come back even after the power
-		 * cycle; a reboot command that failed left it as it was */
+		 * cycle; a reboot command that failed left it as it was. Gone,
+		 * it is offline, and that is not held against its boots. */
 		int gone = (res.rebooted || res.power_cycled) && !res.recovered;
 
-		snprintf(msg, sizeof(msg), "boot-failed: %s", res.reason[0] ? res.reason : d.msg);
-		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
-		store_machine_update(env->st, m->name, gone ? "offline" : "idle", NULL,
-		    NULL, NULL, msg, 0);
-		events_machine(env->ev, m->name);
-		r = gone ? BF_ERR_LOST : BF_ERR_STATE;
-		if (gone || *connp == NULL) {
-			ssh_close(*connp);
-			*connp = NULL;
-		}
+		outcome_set(o, gone ? RUN_FINISH : RUN_QUARANTINE, "boot-failed", -1,
+		    "boot-failed: %s", res.reason[0] ? res.reason : d.msg);
+		o->machine_state = gone ? "offline" : "idle";
+		o->machine_error = o->message;
+		o->link_lost = gone || !transport_alive(tr);
 		goto out;
 	}
 	if (r == BF_ERR_NOTFOUND || r == BF_ERR_INVALID) {
-		snprintf(msg, sizeof(msg), "cannot boot on %s: %s", m->name, d.msg);
-		store_run_finish(env->st, c->run_id, "boot-failed", -1, msg);
-		store_machine_update(env->st, m->name, "idle", NULL, NULL, NULL, NULL, 0);
-		r = BF_ERR_INVALID;
+		outcome_set(o, RUN_FINISH, "boot-failed", -1, "cannot boot on %s: %s", m->name,
+		    d.msg);
+		o->machine_state = "idle";
 		goto out;
 	}
- lost:
-	snprintf(msg, sizeof(msg), "attempt %d lost on %s before the step: %s", c->attempt,
-	    m->name, d.msg[0] ? d.msg : bf_err_str(r));
-	store_run_retry(env->st, c->run_id, msg, env->max_attempts, NULL);
-	r = BF_ERR_LOST;
- out:
+lost:
+	outcome_set(o, RUN_RETRY, NULL, -1, "attempt %d lost on %s before the step: %s",
+	    c->attempt, m->name, d.msg[0] ? d.msg : bf_err_str(r));
+	o->link_lost = 1;
+out:
 	free(rtext);
 	json_decref(rj);
 	buf_free(&out);
@@ -521,11 +531,10 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	boot_machine_free(bm);
 	job_free(job);
 	json_decref(spec);
-	return r;
 }
 
 int
-runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d)
 {
 	struct buf cmd, out;
@@ -536,11 +545,11 @@ runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
 
 	buf_init(&cmd, 8192);
 	buf_init(&out, BF_MAX_AGENT_LINE);
-	if ((r = runner_ensure_agent(env, conn, agent_ok, d)) != 0)
+	if ((r = runner_ensure_agent(env, tr, agent_ok, d)) != 0)
 		goto out;
 	if ((r = runner_agent_cmd(env, &cmd)) != 0 || (r = buf_puts(&cmd, " probe")) != 0)
 		goto out;
-	if ((r = ssh_exec_capture(conn, cmd.data, &out, NULL, 30000, &status, d)) != 0)
+	if ((r = transport_capture(tr, cmd.data, &out, NULL, 30000, &status, d)) != 0)
 		goto out;
 	if (status != 0 || out.len == 0) {
 		bf_diag_set(d, NULL, "%s: agent probe exited with status %d", env->machine, status);
@@ -562,9 +571,9 @@ runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	r = store_machine_set_fingerprint(env->st, env->machine, text, sha);
+	r = env->sink.ops->fingerprint(env->sink.arg, text, sha);
 	events_machine(env->ev, env->machine);
- out:
+out:
 	free(text);
 	json_decref(fp);
 	buf_free(&cmd);
@@ -588,6 +597,7 @@ static int
 ingest_iteration(struct ingest *g, json_t *o)
 {
 	struct store_sample s[NBUILTIN + BF_MAX_METRICS];
+	char why[256];
 	json_t *metrics, *v;
 	int64_t it, exitst = 0, sig = 0;
 	int warm = 0, timeout = 0, r;
@@ -657,12 +667,14 @@ ingest_iteration(struct ingest *g, json_t *o)
 	/* A sample the store did not take stops the step: the attempt is then
 	 * retried whole (or taken over once its lease lapses), never finished
 	 * with a hole in it. */
-	if ((r = store_samples_add(g->env->st, g->c->run_id, g->c->boot,
-	    (int)(it - g->warmup), s, n)) != 0 && g->store_err == 0) {
+	why[0] = '\0';
+	if ((r = g->env->sink.ops->samples(g->env->sink.arg, g->c, (int)(it - g->warmup), s, n,
+	    why, sizeof(why))) != 0 && g->store_err == 0) {
 		g->store_err = r;
-		snprintf(g->store_msg, sizeof(g->store_msg), "%s", r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
+		snprintf(g->store_msg, sizeof(g->store_msg), "%s", why);
 	}
+	if (r == 0)
+		g->samples_stored += (int)n;
 	return r;
 }
 
@@ -678,7 +690,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	if (stream == SSH_STDERR) {
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(len > BF_MAX_LOG_LINE ?
 		    BF_MAX_LOG_LINE : len), line);
-		store_run_log_add(g->env->st, g->c->run_id, "agent", tmp);
+		sink_log(g->env, g->c->run_id, "agent", tmp);
 		events_log(g->env->ev, g->c->run_id, "agent", tmp);
 		goto out;
 	}
@@ -687,7 +699,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	    jx_str(o, "type", JX_REQUIRED, 32, &type, "", NULL) != 0) {
 		snprintf(tmp, sizeof(tmp), "unparseable agent line: %.*s",
 		    (int)(len > 200 ? 200 : len), line);
-		store_run_log_add(g->env->st, g->c->run_id, "coord", tmp);
+		sink_log(g->env, g->c->run_id, "coord", tmp);
 		goto out;
 	}
 	if (strcmp(type, "hello") == 0) {
@@ -696,10 +708,9 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		jx_str(o, "kernel", JX_OPTIONAL, 256, &k, "", NULL);
 		jx_str(o, "arch", JX_OPTIONAL, 64, &a, "", NULL);
 		jx_str(o, "boot_id", JX_OPTIONAL, 64, &bid, "", NULL);
-		store_run_set_info(g->env->st, g->c->run_id, s, k, bid);
-		if (jx_str(o, "cmdline", JX_OPTIONAL, BF_MAX_STR, &cl, "", NULL) == 0 && cl != NULL)
-			store_run_set_cmdline(g->env->st, g->c->run_id, cl);
-		store_machine_update(g->env->st, g->env->machine, NULL, s, k, a, NULL, 1);
+		if (jx_str(o, "cmdline", JX_OPTIONAL, BF_MAX_STR, &cl, "", NULL) != 0)
+			cl = NULL;
+		g->env->sink.ops->hello(g->env->sink.arg, g->c->run_id, s, k, a, bid, cl);
 		events_run(g->env->ev, g->c->run_id);
 		events_machine(g->env->ev, g->env->machine);
 	} else if (strcmp(type, "log") == 0) {
@@ -707,7 +718,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		    s != NULL) {
 			jx_str(o, "stream", JX_OPTIONAL, 16, &st, "", NULL);
 			st = st != NULL && strcmp(st, "stderr") == 0 ? "stderr" : "stdout";
-			store_run_log_add(g->env->st, g->c->run_id, st, s);
+			sink_log(g->env, g->c->run_id, st, s);
 			events_log(g->env->ev, g->c->run_id, st, s);
 		}
 	} else if (strcmp(type, "knobs") == 0) {
@@ -715,11 +726,11 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 
 		if (text != NULL)
-			store_run_set_knobs(g->env->st, g->c->run_id, text);
+			g->env->sink.ops->knobs(g->env->sink.arg, g->c->run_id, text);
 		free(text);
 	} else if (strcmp(type, "iteration") == 0) {
 		if ((ret = ingest_iteration(g, o)) == BF_ERR_PROTO) {
-			store_run_log_add(g->env->st, g->c->run_id, "coord",
+			sink_log(g->env, g->c->run_id, "coord",
 			    "agent sent an iteration without a valid index");
 			ret = 0;
 		}
@@ -727,7 +738,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		if (jx_str(o, "msg", JX_OPTIONAL, BF_MAX_LOG_LINE, &s, "", NULL) == 0 &&
 		    s != NULL) {
 			note_error(g, "agent: %s", s);
-			store_run_log_add(g->env->st, g->c->run_id, "agent", s);
+			sink_log(g->env, g->c->run_id, "agent", s);
 		}
 	} else if (strcmp(type, "done") == 0) {
 		g->done_seen = 1;
@@ -740,32 +751,23 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 }
 
 /*
- * Adaptive repetitions: decisions are taken one at a time, so that two
- * boots of a cell finishing together cannot both see the other as still
- * running and both leave the cell short. (One coordinator per store; the
- * multi-coordinator store will need this under its own lock.)
- */
-static pthread_mutex_t adaptive_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * Should the cell of this (successful, about to finish) run get one more
- * boot? Yes when the job is adaptive, every planned boot of the cell has
- * now measured, fewer than max_boots are planned, and the 95% CI of the
- * mean over the boot means is wider than target_ci_pct of the mean.
+ * Adaptive repetitions: whether the cell of a run gets one more boot is
+ * decided inside the transaction that finishes the run, under the lock of
+ * its job (store_run_finish_adaptive), so two boots of one cell finishing
+ * together, on one coordinator or two sharing a PostgreSQL store, cannot
+ * both see the other as still running and both leave the cell short.
+ * Here: what the question is, for a successful run about to finish.
  */
 static int
-runner_want_boot(const struct runner_env *env, const struct store_claim *c,
-    const struct recipe *r)
+runner_adaptive_prepare(const struct store_claim *c, const struct recipe *r,
+    struct runner_adaptive *ad)
 {
 	json_t *spec = NULL;
 	struct job_spec *job = NULL;
 	const char *metric;
-	double *v = NULL, *means = NULL, half;
-	int *boot = NULL, planned = 0, want = 0;
-	size_t n = 0, k = 0;
-	struct stats_summary sm;
-	char line[256];
+	int want = 0;
 
+	memset(ad, 0, sizeof(*ad));
 	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec, NULL) != 0 ||
 	    job_from_json(json_object_get(spec, "job"), &job, NULL) != 0 ||
 	    job->target_ci_pct <= 0)
@@ -773,35 +775,50 @@ runner_want_boot(const struct runner_env *env, const struct store_claim *c,
 	metric = job->target_metric;
 	if (metric == NULL && r->nmetrics > 0)
 		metric = r->metrics[0].name;
-	if (metric == NULL ||
-	    store_cell_samples(env->st, c->run_id, metric, &v, &boot, &n, &planned) != 0 ||
-	    n == 0 || (means = calloc(n, sizeof(*means))) == NULL ||
-	    stats_boot_means(v, boot, n, means, &k) != 0)
+	if (metric == NULL || strlen(metric) >= sizeof(ad->metric))
 		goto out;
-	if ((int)k < planned || planned >= job->max_boots || k < 2)
-		goto out;	/* other boots still to come, or at the cap */
-	if (stats_summarize(means, k, &sm) != 0 || !isfinite(sm.ci_hi) || sm.mean == 0)
-		goto out;
-	half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
-	if (half > job->target_ci_pct) {
-		want = 1;
-		snprintf(line, sizeof(line), "adaptive: %s 95%% CI +-%.3g%% over %zu boots is "
-		    "wider than the target %.3g%%; adding boot %d", metric, half, k,
-		    job->target_ci_pct, planned);
-		store_run_log_add(env->st, c->run_id, "coord", line);
-	}
- out:
-	free(v);
-	free(boot);
-	free(means);
+	snprintf(ad->metric, sizeof(ad->metric), "%s", metric);
+	ad->target_ci_pct = job->target_ci_pct;
+	ad->max_boots = job->max_boots;
+	want = 1;
+out:
 	job_free(job);
 	json_decref(spec);
 	return want;
 }
 
 int
-runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
-    const struct store_claim *c)
+runner_adaptive_decide(void *arg, const double *v, const int *boot, size_t n, int planned)
+{
+	struct runner_adaptive *ad = arg;
+	double *means = NULL, half;
+	size_t k = 0;
+	struct stats_summary sm;
+	int want = 0;
+
+	ad->note[0] = '\0';
+	if (n == 0 || (means = calloc(n, sizeof(*means))) == NULL ||
+	    stats_boot_means(v, boot, n, means, &k) != 0)
+		goto out;
+	if ((int)k < planned || planned >= ad->max_boots || k < 2)
+		goto out;	/* other boots still to come, or at the cap */
+	if (stats_summarize(means, k, &sm) != 0 || !isfinite(sm.ci_hi) || sm.mean == 0)
+		goto out;
+	half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
+	if (half > ad->target_ci_pct) {
+		want = 1;
+		snprintf(ad->note, sizeof(ad->note), "adaptive: %s 95%% CI +-%.3g%% over %zu "
+		    "boots is wider than the target %.3g%%; adding boot %d", ad->metric, half, k,
+		    ad->target_ci_pct, planned);
+	}
+out:
+	free(means);
+	return want;
+}
+
+void
+runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
+    const struct store_claim *c, struct run_outcome *o)
 {
 	struct ingest g;
 	struct bf_diag d;
@@ -809,47 +826,42 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	json_t *step = NULL;
 	char *stepbuf = NULL;
 	struct buf cmd;
-	int ret, status = -1, lost = 0;
+	int ret, status = -1;
 	int64_t iters = 0, warm = 0, tmo = 600;
 	long total_ms;
-	char msg[BF_DIAG_MSG + 64];
 
 	memset(&g, 0, sizeof(g));
+	memset(o, 0, sizeof(*o));
 	bf_diag_clear(&d);
 	buf_init(&cmd, 8192);
 	events_run(env->ev, c->run_id);
 	events_job(env->ev, c->job_id);
 	events_machine(env->ev, env->machine);
-	if (runner_recipe_installed(env, c) != 0) {
-		ret = 0;
+	if (runner_recipe_installed(env, c, o) != 0)
 		goto out;
-	}
-	if ((ret = runner_build_step(c, env->workdir_root, &step, &r, &d)) != 0) {
-		store_run_finish(env->st, c->run_id, "failed", -1, d.msg);
-		ret = 0;
+	if (runner_build_step(c, env->workdir_root, &step, &r, &d) != 0) {
+		outcome_set(o, RUN_FINISH, "failed", -1, "%s", d.msg);
 		goto out;
 	}
 	jx_int(step, "iterations", JX_REQUIRED, 1, BF_MAX_ITERATIONS, &iters, "", NULL);
 	jx_int(step, "warmup", JX_REQUIRED, 0, 100, &warm, "", NULL);
 	jx_int(step, "timeout_s", JX_REQUIRED, 1, 86400, &tmo, "", NULL);
-	if ((ret = runner_ensure_agent(env, conn, agent_ok, &d)) != 0) {
-		lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
-		snprintf(msg, sizeof(msg), "attempt %d on %s: installing the agent: %s",
-		    c->attempt, env->machine, d.msg);
-		if (lost)
-			store_run_retry(env->st, c->run_id, msg, env->max_attempts, NULL);
-		else
-			store_run_finish(env->st, c->run_id, "failed", -1, msg);
+	if ((ret = runner_ensure_agent(env, tr, agent_ok, &d)) != 0) {
+		int lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
+
+		outcome_set(o, lost ? RUN_RETRY : RUN_FINISH, lost ? NULL : "failed", -1,
+		    "attempt %d on %s: installing the agent: %s", c->attempt, env->machine,
+		    d.msg);
+		o->link_lost = lost;
 		goto out;
 	}
 	if ((stepbuf = json_dumps(step, JSON_COMPACT)) == NULL) {
-		ret = BF_ERR_ALLOC;
-		store_run_finish(env->st, c->run_id, "failed", -1, "out of memory");
+		outcome_set(o, RUN_FINISH, "failed", -1, "out of memory");
 		goto out;
 	}
 	if ((ret = runner_agent_cmd(env, &cmd)) != 0 ||
 	    (ret = buf_puts(&cmd, " step")) != 0) {
-		store_run_finish(env->st, c->run_id, "failed", -1, bf_err_str(ret));
+		outcome_set(o, RUN_FINISH, "failed", -1, "%s", bf_err_str(ret));
 		goto out;
 	}
 	g.env = env;
@@ -860,55 +872,46 @@ runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_o
 	 * count as traffic: the idle limit detects a dead link, not a quiet
 	 * workload. The total bounds every iteration plus slack. */
 	total_ms = (long)((iters + warm) * tmo + 120) * 1000L;
-	ret = ssh_exec(conn, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
+	ret = transport_exec(tr, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
 	    env->link_timeout_ms, total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
+	o->hello_seen = g.hello_seen;
+	o->done_seen = g.done_seen;
+	o->iterations_seen = g.iterations_seen;
+	o->samples_stored = g.samples_stored;
+	o->link_lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
 	if (g.store_err != 0) {
 		/* A store outage is not the run's fault, so it uses up no
 		 * attempt. If the store is still away this fails too, and the
 		 * lease lapses: store_reclaim requeues the run all the same. */
-		snprintf(msg, sizeof(msg), "attempt %d on %s: storing a sample failed: %s",
-		    c->attempt, env->machine, g.store_msg);
-		store_run_retry(env->st, c->run_id, msg, env->max_attempts + c->attempt, NULL);
-		if (ret != BF_ERR_LOST && ret != BF_ERR_TIMEOUT)
-			ret = 0;
+		outcome_set(o, RUN_REQUEUE, NULL, -1, "attempt %d on %s: storing a sample "
+		    "failed: %s", c->attempt, env->machine, g.store_msg);
 		goto out;
 	}
-	if (ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT) {
-		snprintf(msg, sizeof(msg), "attempt %d lost on %s: %s", c->attempt, env->machine,
-		    d.msg);
-		store_run_retry(env->st, c->run_id, msg, env->max_attempts, NULL);
+	if (o->link_lost) {
+		outcome_set(o, RUN_RETRY, NULL, -1, "attempt %d lost on %s: %s", c->attempt,
+		    env->machine, d.msg);
 		goto out;
 	}
 	if (ret != 0) {
-		snprintf(msg, sizeof(msg), "running the agent: %s", d.msg[0] ? d.msg :
-		    bf_err_str(ret));
-		store_run_finish(env->st, c->run_id, "failed", status, msg);
-		ret = 0;
+		outcome_set(o, RUN_FINISH, "failed", status, "running the agent: %s",
+		    d.msg[0] ? d.msg : bf_err_str(ret));
 		goto out;
 	}
 	if (status == 0 && g.done_seen && g.done_ok && !g.metric_missing) {
-		pthread_mutex_lock(&adaptive_mu);
-		store_run_finish_more(env->st, c->run_id, "done", 0, NULL,
-		    runner_want_boot(env, c, r));
-		pthread_mutex_unlock(&adaptive_mu);
+		outcome_set(o, RUN_FINISH, "done", 0, "%s", "");
+		o->adaptive = runner_adaptive_prepare(c, r, &o->ad);
 	} else {
 		if (g.first_error[0] == '\0')
 			snprintf(g.first_error, sizeof(g.first_error), "%s",
 			    !g.hello_seen ? "the agent did not start (no hello line)" :
 			    !g.done_seen ? "the agent ended without a done line" :
 			    "the step failed");
-		snprintf(msg, sizeof(msg), "%s (agent exit status %d)", g.first_error, status);
-		store_run_finish(env->st, c->run_id, "failed", status, msg);
+		outcome_set(o, RUN_FINISH, "failed", status, "%s (agent exit status %d)",
+		    g.first_error, status);
 	}
-	ret = 0;
- out:
-	/* whatever the outcome, the run, its job and the machine changed */
-	events_run(env->ev, c->run_id);
-	events_job(env->ev, c->job_id);
-	events_machine(env->ev, env->machine);
+out:
 	buf_free(&cmd);
 	free(stepbuf);
 	json_decref(step);
 	recipe_free(r);
-	return ret;
 }

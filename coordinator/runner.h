@@ -1,8 +1,14 @@
 /*
  * runner.h: execute one claimed run on one machine: build the step from the
  * job's recipe and the run's parameter values, make sure the agent on the
- * machine is ours (sha256), exec it over SSH, and ingest its JSON lines into
- * the store as they arrive.
+ * machine is ours (sha256), exec it over a transport, and hand what it
+ * produced to the scheduler.
+ *
+ * The runner never writes the store. What arrives while a step runs
+ * (samples, log lines, the agent's hello) goes through a sink the scheduler
+ * provides, as it arrives, so a killed coordinator loses no streamed sample;
+ * how the run ends is returned as a struct run_outcome, which the scheduler
+ * applies in one place (sched.c: worker_apply).
  */
 #ifndef BF_RUNNER_H
 #define BF_RUNNER_H
@@ -13,8 +19,68 @@
 #include "events.h"
 #include "recipe.h"
 #include "recipes.h"
-#include "ssh.h"
 #include "store.h"
+#include "transport.h"
+
+/*
+ * Where a run's streamed results go (sched.c writes them to the store).
+ * Every callback is on the worker's thread. samples returns 0 or the
+ * store's error, with why (NUL-terminated, whysz > 0) saying it for a person.
+ */
+struct runner_sink_ops {
+	void (*log)(void *arg, int64_t run_id, const char *stream, const char *line);
+	int (*samples)(void *arg, const struct store_claim *c, int iteration,
+	    const struct store_sample *s, size_t n, char *why, size_t whysz);
+	/* the agent's hello: where the run is measured */
+	void (*hello)(void *arg, int64_t run_id, const char *hostname, const char *kernel,
+	    const char *arch, const char *boot_id, const char *cmdline);
+	void (*knobs)(void *arg, int64_t run_id, const char *json_text);
+	/* the machine's row: state and error NULL leave them; seen stamps it */
+	void (*machine)(void *arg, const char *state, const char *kernel, const char *error,
+	    int seen);
+	void (*boot_key)(void *arg, const char *key);	/* NULL: unknown */
+	int (*fingerprint)(void *arg, const char *json_text, const char *sha256);
+};
+
+struct runner_sink {
+	const struct runner_sink_ops *ops;
+	void *arg;
+};
+
+/* What the scheduler does with the run once the runner is through. */
+enum run_action {
+	RUN_PROCEED = 0,	/* runner_boot only: the machine is ready, execute */
+	RUN_FINISH,		/* end the run in .state */
+	RUN_RETRY,		/* the link was lost: queued again while attempts remain */
+	RUN_REQUEUE,		/* not the run's fault (a store outage): queued again
+				 * without using up an attempt */
+	RUN_QUARANTINE,		/* the boot failed: finish boot-failed, and count it
+				 * towards the machine's quarantine */
+};
+
+/* The adaptive add-a-boot question, answered inside the finishing
+ * transaction of the store (store_run_finish_adaptive). */
+struct runner_adaptive {
+	double target_ci_pct;
+	int max_boots;
+	char metric[128];
+	char note[256];		/* the decision, for the run log; "" if none */
+};
+
+struct run_outcome {
+	enum run_action action;
+	const char *state;		/* RUN_FINISH: done | failed | boot-failed (static) */
+	int exit_status;
+	char message[BF_DIAG_MSG + 128];	/* the run's error; "" for none */
+	int link_lost;			/* the machine is gone: drop the link */
+	const char *machine_state;	/* the machine's state after it (NULL: leave) */
+	const char *machine_error;	/* its last_error (NULL: leave); points into message
+					 * or is static */
+	int adaptive;			/* decide add-a-boot while finishing done */
+	struct runner_adaptive ad;
+	/* what ingest produced */
+	int hello_seen, done_seen, iterations_seen, samples_stored;
+};
 
 /* One agent binary per machine architecture (uname -m). */
 struct runner_agent {
@@ -24,7 +90,8 @@ struct runner_agent {
 };
 
 struct runner_env {
-	struct store *st;
+	struct store *st;		/* read only, by recipes_installed() */
+	struct runner_sink sink;
 	const char *machine;
 	const struct runner_agent *agents;
 	size_t nagents;
@@ -61,37 +128,49 @@ int runner_check_claim(const struct store_claim *c, const char *workdir_root,
     struct bf_diag *d);
 
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
- * caches the answer for the life of the connection. */
-int runner_ensure_agent(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+ * caches the answer for the life of the link. */
+int runner_ensure_agent(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d);
 
 /*
  * Put the machine into the boot the claim needs: its kernel, its command
  * line, and a fresh boot per boot repetition (repetitions.boots). A
  * machine without a boot configuration runs requests for no particular
- * kernel or cmdline as they are (and says so in the run log).
- * 0: the step may run on *connp. BF_ERR_STATE: the boot failed and the run
- * was finished boot-failed (counts towards quarantine). BF_ERR_INVALID: the
- * run cannot run on this machine at all and was finished boot-failed.
- * BF_ERR_LOST / BF_ERR_TIMEOUT: the machine is gone (the run was retried).
+ * kernel or cmdline as they are (and says so in the run log). group is
+ * store_boot_group(c). The result is in *o: RUN_PROCEED (the step may run
+ * on tr), RUN_QUARANTINE (the boot failed; link_lost when the machine did
+ * not come back), RUN_FINISH boot-failed or failed (the run cannot run on
+ * this machine at all), RUN_RETRY (the link went before the step).
  */
-int runner_boot(const struct runner_env *env, const struct store_machine *m,
-    const struct ssh_target *t, struct ssh_conn **connp, int *agent_ok,
-    const struct store_claim *c);
+void runner_boot(const struct runner_env *env, const struct store_machine *m,
+    struct transport *tr, int *agent_ok, const struct store_claim *c, const char *group,
+    struct run_outcome *o);
 
 /*
- * Fingerprint the machine with `<agent> probe` (between runs only) and store
- * it with its hash. BF_ERR_LOST / BF_ERR_TIMEOUT when the link went bad.
+ * Fingerprint the machine with `<agent> probe` (between runs only) and hand
+ * it with its hash to the sink. BF_ERR_LOST / BF_ERR_TIMEOUT when the link
+ * went bad.
  */
-int runner_probe(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
+int runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d);
 
 /*
- * Execute the claim and finish the run in the store (done, failed or lost).
- * Returns BF_ERR_LOST / BF_ERR_TIMEOUT when the connection went bad (the
- * caller drops it), 0 otherwise, whatever the run's own outcome.
+ * Execute the claim; samples and logs go to the sink as they arrive, the
+ * end of the run into *o (RUN_FINISH done or failed, RUN_RETRY when the
+ * link went bad, which also sets link_lost, RUN_REQUEUE when the sink did
+ * not take a sample).
  */
-int runner_execute(const struct runner_env *env, struct ssh_conn *conn, int *agent_ok,
-    const struct store_claim *c);
+void runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
+    const struct store_claim *c, struct run_outcome *o);
+
+/*
+ * The add-a-boot decision (store_cell_decide_fn): one more boot when every
+ * planned boot of the cell has measured, fewer than max_boots are planned,
+ * and the 95% CI of the mean over the boot means is wider than
+ * target_ci_pct of the mean. arg is a struct runner_adaptive; its note says
+ * why a boot was added. Pure: no store, no I/O.
+ */
+int runner_adaptive_decide(void *arg, const double *v, const int *boot, size_t n,
+    int planned);
 
 #endif

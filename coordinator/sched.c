@@ -15,10 +15,11 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "clock.h"
 #include "runner.h"
 #include "sched.h"
 #include "sha256.h"
-#include "ssh.h"
+#include "transport.h"
 
 struct worker {
 	struct sched *s;
@@ -41,6 +42,7 @@ struct sched {
 	size_t nagents;
 	char *native_arch;
 	struct store *st;
+	transport_connect_fn connect;	/* cfg.connect, or the SSH backend */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint64_t gen;		/* bumped by every kick */
@@ -56,13 +58,7 @@ sched_wait(struct sched *s, uint64_t seen, int timeout_ms)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	bf_abstime(CLOCK_REALTIME, timeout_ms, &ts);
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping && s->gen == seen)
 		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
@@ -92,11 +88,6 @@ sched_gen(struct sched *s)
 	return g;
 }
 
-/*
- * Connect to the machine. A failure counts towards probe_failures; only that
- * many in a row make the machine offline, so one lost packet or a restarting
- * sshd does not take a machine out of the fleet.
- */
 static void
 worker_target(const struct sched *s, const struct store_machine *m, struct ssh_target *t)
 {
@@ -107,51 +98,6 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
 	t->key_path = m->key_path;
 	t->known_hosts = s->known_hosts;
 	t->connect_timeout_ms = s->cfg.connect_timeout_ms;
-}
-
-static int
-worker_connect(struct worker *w, const struct store_machine *m, int *failsp,
-    struct ssh_conn **connp)
-{
-	struct sched *s = w->s;
-	struct ssh_target t;
-	struct bf_diag d;
-	int r;
-
-	worker_target(s, m, &t);
-	bf_diag_clear(&d);
-	if ((r = ssh_connect(&t, connp, &d)) != 0) {
-		(*failsp)++;
-		store_machine_update(s->st, m->name,
-		    *failsp >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL,
-		    NULL, NULL, NULL, d.msg[0] ? d.msg : bf_err_str(r), 0);
-		events_machine(s->cfg.ev, m->name);
-		return r;
-	}
-	*failsp = 0;
-	store_machine_update(s->st, m->name, strcmp(m->state, "running") == 0 ? NULL : "idle",
-	    NULL, NULL, NULL, "", 1);
-	events_machine(s->cfg.ev, m->name);
-	return 0;
-}
-
-/* A cheap check of an idle connection, between runs only. */
-static int
-worker_probe(struct worker *w, struct ssh_conn *conn)
-{
-	struct bf_diag d;
-	int r, status = -1;
-
-	bf_diag_clear(&d);
-	r = ssh_exec_capture(conn, "true", NULL, NULL, w->s->cfg.connect_timeout_ms, &status,
-	    &d);
-	if (r == 0 && status == 0) {
-		store_machine_update(w->s->st, w->name, NULL, NULL, NULL, NULL, NULL, 1);
-		return 0;
-	}
-	store_machine_update(w->s->st, w->name, NULL, NULL, NULL, NULL,
-	    d.msg[0] ? d.msg : "health probe failed", 0);
-	return r != 0 ? r : BF_ERR_PROTO;
 }
 
 /* Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max. */
@@ -188,175 +134,514 @@ worker_set_run(struct worker *w, int64_t run_id)
 	pthread_mutex_unlock(&w->s->mu);
 }
 
+/*
+ * The worker's state machine. One pass of the old loop is now a walk
+ * through these states, one handler each, as OpenSSH's channel_pre[] and
+ * channel_post[] tables drive a channel; a handler returns the next state.
+ *
+ *   state        does                                    next
+ *   REFRESH      stop? read the machine row; quarantined  EXIT (stopped or deleted),
+ *                or held by another coordinator: wait;   WAIT, CONNECT, FINGERPRINT
+ *                drop a dead link
+ *   CONNECT      connect when the back-off allows         WAIT, FINGERPRINT
+ *   FINGERPRINT  `agent probe` when none is stored yet    CLAIM; REFRESH (link lost)
+ *                (every probe_interval_s) or asked for
+ *   CLAIM        claim a run of the boot it is in; none:  RUN; WAIT; REFRESH (probe
+ *                the health probe when it is due          failed)
+ *   RUN          check the claim, boot, execute, then     REFRESH
+ *                worker_apply() the outcome
+ *   WAIT         until kicked, stopped or 1 s passed      REFRESH
+ *
+ * Periodic timers (struct worker_timer): "connect" spaces reconnections by
+ * retry_delay(); "health" the `true` probe of an idle link; "fingerprint"
+ * the agent probe of a machine without a fingerprint.
+ */
+enum worker_state {
+	WS_REFRESH,
+	WS_CONNECT,
+	WS_FINGERPRINT,
+	WS_CLAIM,
+	WS_RUN,
+	WS_WAIT,
+	WS_EXIT,
+};
+
+enum worker_timer_id {
+	WT_CONNECT,
+	WT_HEALTH,
+	WT_FINGERPRINT,
+	WT_COUNT,
+};
+
+struct worker_timer {
+	const char *name;
+	time_t last;		/* when it last fired */
+};
+
+struct worker_ctx {
+	struct worker *w;
+	struct sched *s;
+	struct store_machine *m;	/* this pass's row */
+	struct store_claim *c;		/* the claim in hand (CLAIM -> RUN) */
+	struct transport *tr;		/* NULL: no link */
+	struct runner_env env;
+	int agent_ok;			/* the agent on the link is ours */
+	int fails;			/* connection failures in a row */
+	int boot_fails;			/* boot failures in a row */
+	int store_warned;		/* a streamed write failed (said once per run) */
+	uint64_t gen;
+	time_t now;
+	struct worker_timer timer[WT_COUNT];
+};
+
+static int
+timer_due(const struct worker_ctx *x, enum worker_timer_id id, time_t interval)
+{
+	return x->now - x->timer[id].last >= interval;
+}
+
+static void
+timer_fire(struct worker_ctx *x, enum worker_timer_id id, time_t at)
+{
+	x->timer[id].last = at;
+}
+
+static void
+worker_drop_link(struct worker_ctx *x)
+{
+	transport_close(x->tr);
+	x->tr = NULL;
+	x->agent_ok = 0;
+}
+
+/* Say a store write that failed on stderr, once per run. BF_ERR_STATE is no
+ * failure: the run was taken over by another coordinator or has ended. */
+static void
+worker_store_check(struct worker_ctx *x, int r, int64_t run_id, const char *what)
+{
+	if (r == 0 || r == BF_ERR_STATE || x->store_warned)
+		return;
+	x->store_warned = 1;
+	fprintf(stderr, "benchfleetd: %s, run %lld: %s: %s (%s)\n", x->w->name,
+	    (long long)run_id, what, bf_err_str(r), store_last_error());
+}
+
+/* --- the sink: what a step streams goes to the store as it arrives --- */
+
+static void
+wsink_log(void *arg, int64_t run_id, const char *stream, const char *line)
+{
+	struct worker_ctx *x = arg;
+
+	worker_store_check(x, store_run_log_add(x->s->st, run_id, stream, line), run_id,
+	    "storing a log line");
+}
+
+static int
+wsink_samples(void *arg, const struct store_claim *c, int iteration,
+    const struct store_sample *s, size_t n, char *why, size_t whysz)
+{
+	struct worker_ctx *x = arg;
+	int r;
+
+	if ((r = store_samples_add(x->s->st, c->run_id, c->boot, iteration, s, n)) != 0)
+		snprintf(why, whysz, "%s", r == BF_ERR_STATE ?
+		    "the run is no longer this coordinator's" : store_last_error());
+	return r;
+}
+
+static void
+wsink_hello(void *arg, int64_t run_id, const char *hostname, const char *kernel,
+    const char *arch, const char *boot_id, const char *cmdline)
+{
+	struct worker_ctx *x = arg;
+	struct store *st = x->s->st;
+
+	worker_store_check(x, store_run_set_info(st, run_id, hostname, kernel, boot_id), run_id,
+	    "storing the agent's hello");
+	if (cmdline != NULL)
+		worker_store_check(x, store_run_set_cmdline(st, run_id, cmdline), run_id,
+		    "storing the run's cmdline");
+	worker_store_check(x, store_machine_update(st, x->w->name, NULL, hostname, kernel, arch,
+	    NULL, 1), run_id, "updating the machine");
+	events_run(x->s->cfg.ev, run_id);
+	events_machine(x->s->cfg.ev, x->w->name);
+}
+
+static void
+wsink_knobs(void *arg, int64_t run_id, const char *json_text)
+{
+	struct worker_ctx *x = arg;
+
+	worker_store_check(x, store_run_set_knobs(x->s->st, run_id, json_text), run_id,
+	    "storing the knobs");
+}
+
+static void
+wsink_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
+{
+	struct worker_ctx *x = arg;
+
+	worker_store_check(x, store_machine_update(x->s->st, x->w->name, state, NULL, kernel,
+	    NULL, error, seen), x->c != NULL ? x->c->run_id : 0, "updating the machine");
+}
+
+static void
+wsink_boot_key(void *arg, const char *key)
+{
+	struct worker_ctx *x = arg;
+
+	worker_store_check(x, store_machine_set_boot_key(x->s->st, x->w->name, key),
+	    x->c != NULL ? x->c->run_id : 0, "storing the boot key");
+}
+
+static int
+wsink_fingerprint(void *arg, const char *json_text, const char *sha256)
+{
+	struct worker_ctx *x = arg;
+
+	return store_machine_set_fingerprint(x->s->st, x->w->name, json_text, sha256);
+}
+
+static const struct runner_sink_ops worker_sink_ops = {
+	.log = wsink_log,
+	.samples = wsink_samples,
+	.hello = wsink_hello,
+	.knobs = wsink_knobs,
+	.machine = wsink_machine,
+	.boot_key = wsink_boot_key,
+	.fingerprint = wsink_fingerprint,
+};
+
+/*
+ * The one place a run's end is written: finish (with the add-a-boot
+ * decision inside the store's transaction), retry or requeue, then the
+ * machine row, the quarantine count and the events. Every store result is
+ * looked at: BF_ERR_STATE means the run is not ours any more (another
+ * coordinator took it over after our lease lapsed, or it ended already),
+ * which the run's new holder settles; any other failure leaves the run
+ * running under a lease that lapses, and store_reclaim() (here or on
+ * another coordinator) puts it back in the queue. Returns the store's
+ * result for the run.
+ */
+static int
+worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run_outcome *o)
+{
+	struct sched *s = x->s;
+	struct runner_adaptive ad;
+	const char *what = "finishing the run";
+	int r = 0, rm;
+
+	switch (o->action) {
+	case RUN_PROCEED:
+		return 0;
+	case RUN_FINISH:
+	case RUN_QUARANTINE:
+		if (o->adaptive && o->state != NULL && strcmp(o->state, "done") == 0) {
+			ad = o->ad;
+			r = store_run_finish_adaptive(s->st, c->run_id, o->state, o->exit_status,
+			    NULL, ad.metric, runner_adaptive_decide, &ad);
+			if (r == 0 && ad.note[0] != '\0')
+				worker_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
+				    ad.note), c->run_id, "storing the adaptive decision");
+		} else
+			r = store_run_finish(s->st, c->run_id, o->state ? o->state : "failed",
+			    o->exit_status, o->message[0] ? o->message : NULL);
+		break;
+	case RUN_RETRY:
+		what = "retrying the run";
+		r = store_run_retry(s->st, c->run_id, o->message, s->cfg.max_attempts, NULL);
+		break;
+	case RUN_REQUEUE:
+		what = "requeueing the run";
+		r = store_run_retry(s->st, c->run_id, o->message,
+		    s->cfg.max_attempts + c->attempt, NULL);
+		break;
+	}
+	if (r == BF_ERR_STATE)
+		fprintf(stderr, "benchfleetd: %s, run %lld: %s: it is no longer this "
+		    "coordinator's\n", x->w->name, (long long)c->run_id, what);
+	else if (r != 0)
+		fprintf(stderr, "benchfleetd: %s, run %lld: %s: %s (%s); its lease will lapse "
+		    "and it is queued again\n", x->w->name, (long long)c->run_id, what,
+		    bf_err_str(r), store_last_error());
+	if (o->machine_state != NULL || o->machine_error != NULL) {
+		rm = store_machine_update(s->st, x->w->name, o->machine_state, NULL, NULL, NULL,
+		    o->machine_error, 0);
+		x->store_warned = 0;
+		worker_store_check(x, rm, c->run_id, "updating the machine");
+	}
+	if (o->action == RUN_QUARANTINE && ++x->boot_fails >= s->cfg.boot_failures) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "quarantined after %d boot failures in a row; "
+		    "clear with POST /api/v1/machines/%s/clear", x->boot_fails, x->w->name);
+		x->store_warned = 0;
+		worker_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
+		    NULL, NULL, NULL, why, 0), c->run_id, "quarantining the machine");
+	}
+	/* whatever the outcome, the run, its job and the machine changed */
+	events_run(s->cfg.ev, c->run_id);
+	events_job(s->cfg.ev, c->job_id);
+	events_machine(s->cfg.ev, x->w->name);
+	return r;
+}
+
+static enum worker_state
+ws_refresh(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	int held = 0;
+
+	if (worker_should_stop(x->w))
+		return WS_EXIT;
+	x->gen = sched_gen(s);
+	x->now = time(NULL);
+	store_machine_free(x->m);
+	x->m = NULL;
+	if (store_machine_get(s->st, x->w->name, &x->m) != 0)
+		return WS_EXIT;		/* deleted */
+	if (strcmp(x->m->state, "quarantined") == 0) {
+		/* no runs until an admin clears it (POST .../clear) */
+		x->boot_fails = 0;
+		return WS_WAIT;
+	}
+	/* On a shared store another coordinator may drive this machine:
+	 * then this worker neither probes nor claims until its lease
+	 * lapses. Renewed on every pass (at most a second apart). */
+	if (store_machine_lease(s->st, x->w->name, s->cfg.lease_s, &held) != 0 || !held) {
+		worker_drop_link(x);
+		return WS_WAIT;
+	}
+	if (x->tr != NULL && !transport_alive(x->tr))
+		worker_drop_link(x);
+	x->env.sudo = x->m->user != NULL && strcmp(x->m->user, "root") != 0;
+	return x->tr == NULL ? WS_CONNECT : WS_FINGERPRINT;
+}
+
+/*
+ * Connect to the machine. A failure counts towards probe_failures; only that
+ * many in a row make the machine offline, so one lost packet or a restarting
+ * sshd does not take a machine out of the fleet.
+ */
+static enum worker_state
+ws_connect(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	struct ssh_target t;
+	struct bf_diag d;
+	int r, rm;
+
+	if (!timer_due(x, WT_CONNECT, retry_delay(x->fails, s->cfg.probe_interval_s)))
+		return WS_WAIT;
+	timer_fire(x, WT_CONNECT, x->now);
+	worker_target(s, x->m, &t);
+	bf_diag_clear(&d);
+	if ((r = s->connect(s->cfg.connect_arg, &t, &x->tr, &d)) != 0) {
+		x->tr = NULL;
+		x->fails++;
+		rm = store_machine_update(s->st, x->m->name,
+		    x->fails >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL,
+		    NULL, NULL, NULL, d.msg[0] ? d.msg : bf_err_str(r), 0);
+		worker_store_check(x, rm, 0, "updating the machine");
+		events_machine(s->cfg.ev, x->m->name);
+		return WS_WAIT;
+	}
+	x->fails = 0;
+	rm = store_machine_update(s->st, x->m->name, strcmp(x->m->state, "running") == 0 ?
+	    NULL : "idle", NULL, NULL, NULL, "", 1);
+	worker_store_check(x, rm, 0, "updating the machine");
+	events_machine(s->cfg.ev, x->m->name);
+	timer_fire(x, WT_HEALTH, x->now);
+	return WS_FINGERPRINT;
+}
+
+static enum worker_state
+ws_fingerprint(struct worker_ctx *x)
+{
+	struct bf_diag pd;
+	int r;
+
+	if (!((x->m->fingerprint == NULL &&
+	    timer_due(x, WT_FINGERPRINT, x->s->cfg.probe_interval_s)) || worker_take_probe(x->w)))
+		return WS_CLAIM;
+	timer_fire(x, WT_FINGERPRINT, x->now);
+	bf_diag_clear(&pd);
+	if ((r = runner_probe(&x->env, x->tr, &x->agent_ok, &pd)) == 0)
+		return WS_CLAIM;
+	x->store_warned = 0;
+	worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
+	    pd.msg[0] ? pd.msg : bf_err_str(r), 0), 0, "updating the machine");
+	if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
+		worker_drop_link(x);
+		x->fails++;
+		return WS_REFRESH;
+	}
+	/* a machine we cannot fingerprint still runs jobs; the error stays
+	 * in last_error */
+	return WS_CLAIM;
+}
+
+/* A cheap check of an idle link, between runs only. */
+static int
+worker_health(struct worker_ctx *x)
+{
+	struct bf_diag d;
+	int r, status = -1;
+
+	bf_diag_clear(&d);
+	r = transport_capture(x->tr, "true", NULL, NULL, x->s->cfg.connect_timeout_ms, &status,
+	    &d);
+	x->store_warned = 0;
+	if (r == 0 && status == 0) {
+		worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL,
+		    NULL, NULL, 1), 0, "updating the machine");
+		return 0;
+	}
+	worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
+	    d.msg[0] ? d.msg : "health probe failed", 0), 0, "updating the machine");
+	return r != 0 ? r : BF_ERR_PROTO;
+}
+
+static enum worker_state
+ws_claim(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	char group[512];
+	int r;
+
+	/* the boot it is in, without its boot_id, to keep a boot's runs
+	 * together (see store_run_claim_boot) */
+	group[0] = '\0';
+	if (x->m->boot_key != NULL)
+		snprintf(group, sizeof(group), "%.*s", (int)strcspn(x->m->boot_key, "@"),
+		    x->m->boot_key);
+	if ((r = store_run_claim_boot(s->st, x->m->name, x->m->klass, group[0] ? group : NULL,
+	    s->cfg.lease_s, &x->c)) == 0 && x->c != NULL)
+		return WS_RUN;
+	x->c = NULL;
+	worker_store_check(x, r, 0, "claiming a run");
+	if (timer_due(x, WT_HEALTH, s->cfg.probe_interval_s)) {
+		timer_fire(x, WT_HEALTH, x->now);
+		if (worker_health(x) != 0) {
+			worker_drop_link(x);
+			x->fails++;
+			return WS_REFRESH;
+		}
+	}
+	return WS_WAIT;
+}
+
+static enum worker_state
+ws_run(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	struct store_claim *c = x->c;
+	struct run_outcome o;
+	struct bf_diag cd;
+	char group[512];
+
+	x->store_warned = 0;
+	bf_diag_clear(&cd);
+	if (runner_check_claim(c, s->cfg.workdir_root, &cd) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", cd.msg);
+		memset(&o, 0, sizeof(o));
+		o.action = RUN_FINISH;
+		o.state = "failed";
+		o.exit_status = -1;
+		snprintf(o.message, sizeof(o.message), "%s", cd.msg);
+		worker_apply(x, c, &o);
+		goto out;
+	}
+	worker_set_run(x->w, c->run_id);
+	transport_set_cancel(x->tr, &x->w->lease_lost);
+	store_boot_group(c, group, sizeof(group));
+	runner_boot(&x->env, x->m, x->tr, &x->agent_ok, c, group, &o);
+	if (o.action == RUN_PROCEED) {
+		x->boot_fails = 0;
+		runner_execute(&x->env, x->tr, &x->agent_ok, c, &o);
+	}
+	worker_apply(x, c, &o);
+	worker_set_run(x->w, 0);
+	timer_fire(x, WT_HEALTH, time(NULL));
+	if (atomic_load(&x->w->lease_lost)) {
+		/* not ours any more: the machine is fine, the lease is not */
+		worker_drop_link(x);
+		goto out;
+	}
+	transport_set_cancel(x->tr, NULL);
+	/* only a link the runner saw go: one that died quietly (a step aborted
+	 * by a refused sample) is dropped at the next pass, as ever */
+	if (o.link_lost) {
+		worker_drop_link(x);
+		x->fails = s->cfg.probe_failures;	/* it just failed us mid-run */
+		x->store_warned = 0;
+		worker_store_check(x, store_machine_update(s->st, x->w->name, "offline", NULL,
+		    NULL, NULL, "connection lost during a run", 0), c->run_id,
+		    "updating the machine");
+		events_machine(s->cfg.ev, x->w->name);
+		timer_fire(x, WT_CONNECT, time(NULL));
+	}
+out:
+	store_claim_free(c);
+	x->c = NULL;
+	return WS_REFRESH;
+}
+
+static enum worker_state
+ws_wait(struct worker_ctx *x)
+{
+	sched_wait(x->s, x->gen, 1000);
+	return WS_REFRESH;
+}
+
+static const struct {
+	const char *name;
+	enum worker_state (*handler)(struct worker_ctx *x);
+} worker_states[] = {
+	[WS_REFRESH] = { .name = "refresh", .handler = ws_refresh },
+	[WS_CONNECT] = { .name = "connect", .handler = ws_connect },
+	[WS_FINGERPRINT] = { .name = "fingerprint", .handler = ws_fingerprint },
+	[WS_CLAIM] = { .name = "claim", .handler = ws_claim },
+	[WS_RUN] = { .name = "run", .handler = ws_run },
+	[WS_WAIT] = { .name = "wait", .handler = ws_wait },
+};
+_Static_assert(sizeof(worker_states) / sizeof(worker_states[0]) == WS_EXIT,
+    "one handler per worker state");
+
 static void *
 worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct sched *s = w->s;
-	struct store_machine *m = NULL;
-	struct store_claim *c = NULL;
-	struct ssh_conn *conn = NULL;
-	struct runner_env env;
-	time_t last_try = 0, last_probe = 0, last_fp = 0, now;
-	int agent_ok = 0, fails = 0, boot_fails = 0, held = 0, r;
-	char group[512];
-	struct ssh_target target;
-	uint64_t gen;
+	struct worker_ctx x;
+	enum worker_state st = WS_REFRESH;
 
-	memset(&env, 0, sizeof(env));
-	env.st = s->st;
-	env.machine = w->name;
-	env.agents = s->agents;
-	env.nagents = s->nagents;
-	env.agent_remote = s->agent_remote;
-	env.lease_s = s->cfg.lease_s;
-	env.max_attempts = s->cfg.max_attempts;
-	env.link_timeout_ms = s->cfg.link_timeout_ms;
-	env.ev = s->cfg.ev;
-	env.recipes = s->cfg.recipes;
-	env.workdir_root = s->cfg.workdir_root;
+	memset(&x, 0, sizeof(x));
+	x.w = w;
+	x.s = s;
+	x.timer[WT_CONNECT].name = "connect";
+	x.timer[WT_HEALTH].name = "health";
+	x.timer[WT_FINGERPRINT].name = "fingerprint";
+	x.env.st = s->st;
+	x.env.sink.ops = &worker_sink_ops;
+	x.env.sink.arg = &x;
+	x.env.machine = w->name;
+	x.env.agents = s->agents;
+	x.env.nagents = s->nagents;
+	x.env.agent_remote = s->agent_remote;
+	x.env.lease_s = s->cfg.lease_s;
+	x.env.max_attempts = s->cfg.max_attempts;
+	x.env.link_timeout_ms = s->cfg.link_timeout_ms;
+	x.env.ev = s->cfg.ev;
+	x.env.recipes = s->cfg.recipes;
+	x.env.workdir_root = s->cfg.workdir_root;
 
-	while (!worker_should_stop(w)) {
-		gen = sched_gen(s);
-		now = time(NULL);
-		store_machine_free(m);
-		m = NULL;
-		if (store_machine_get(s->st, w->name, &m) != 0)
-			break;		/* deleted */
-		if (strcmp(m->state, "quarantined") == 0) {
-			/* no runs until an admin clears it (POST .../clear) */
-			boot_fails = 0;
-			sched_wait(s, gen, 1000);
-			continue;
-		}
-		/* On a shared store another coordinator may drive this machine:
-		 * then this worker neither probes nor claims until its lease
-		 * lapses. Renewed on every pass (at most a second apart). */
-		if (store_machine_lease(s->st, w->name, s->cfg.lease_s, &held) != 0 || !held) {
-			ssh_close(conn);
-			conn = NULL;
-			agent_ok = 0;
-			sched_wait(s, gen, 1000);
-			continue;
-		}
-		if (conn != NULL && !ssh_alive(conn)) {
-			ssh_close(conn);
-			conn = NULL;
-			agent_ok = 0;
-		}
-		if (conn == NULL) {
-			if (now - last_try < retry_delay(fails, s->cfg.probe_interval_s)) {
-				sched_wait(s, gen, 1000);
-				continue;
-			}
-			last_try = now;
-			if (worker_connect(w, m, &fails, &conn) != 0) {
-				conn = NULL;
-				sched_wait(s, gen, 1000);
-				continue;
-			}
-			last_probe = now;
-		}
-		env.sudo = m->user != NULL && strcmp(m->user, "root") != 0;
-		if ((m->fingerprint == NULL && now - last_fp >= s->cfg.probe_interval_s) ||
-		    worker_take_probe(w)) {
-			struct bf_diag pd;
-
-			last_fp = now;
-			bf_diag_clear(&pd);
-			if ((r = runner_probe(&env, conn, &agent_ok, &pd)) != 0) {
-				store_machine_update(s->st, w->name, NULL, NULL, NULL, NULL,
-				    pd.msg[0] ? pd.msg : bf_err_str(r), 0);
-				if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
-					ssh_close(conn);
-					conn = NULL;
-					agent_ok = 0;
-					fails++;
-					continue;
-				}
-				/* a machine we cannot fingerprint still runs jobs;
-				 * the error stays in last_error */
-			}
-		}
-		/* the boot it is in, without its boot_id, to keep a boot's runs
-		 * together (see store_run_claim_boot) */
-		group[0] = '\0';
-		if (m->boot_key != NULL)
-			snprintf(group, sizeof(group), "%.*s", (int)strcspn(m->boot_key, "@"),
-			    m->boot_key);
-		if ((r = store_run_claim_boot(s->st, m->name, m->klass, group[0] ? group : NULL,
-		    s->cfg.lease_s, &c)) != 0 || c == NULL) {
-			if (now - last_probe >= s->cfg.probe_interval_s) {
-				last_probe = now;
-				if (worker_probe(w, conn) != 0) {
-					ssh_close(conn);
-					conn = NULL;
-					agent_ok = 0;
-					fails++;
-					continue;
-				}
-			}
-			sched_wait(s, gen, 1000);
-			continue;
-		}
-		{
-			struct bf_diag cd;
-
-			bf_diag_clear(&cd);
-			if (runner_check_claim(c, s->cfg.workdir_root, &cd) != 0) {
-				fprintf(stderr, "benchfleetd: %s\n", cd.msg);
-				store_run_finish(s->st, c->run_id, "failed", -1, cd.msg);
-				events_run(s->cfg.ev, c->run_id);
-				events_job(s->cfg.ev, c->job_id);
-				store_claim_free(c);
-				c = NULL;
-				continue;
-			}
-		}
-		worker_set_run(w, c->run_id);
-		worker_target(s, m, &target);
-		ssh_set_cancel(conn, &w->lease_lost);
-		if ((r = runner_boot(&env, m, &target, &conn, &agent_ok, c)) == 0) {
-			boot_fails = 0;
-			ssh_set_cancel(conn, &w->lease_lost);
-			r = runner_execute(&env, conn, &agent_ok, c);
-		} else if (r == BF_ERR_STATE && ++boot_fails >= s->cfg.boot_failures) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "quarantined after %d boot failures in a row; "
-			    "clear with POST /api/v1/machines/%s/clear", boot_fails, w->name);
-			store_machine_update(s->st, w->name, "quarantined", NULL, NULL, NULL, why, 0);
-			events_machine(s->cfg.ev, w->name);
-		}
-		worker_set_run(w, 0);
-		if (conn == NULL) {
-			agent_ok = 0;
-			r = BF_ERR_LOST;
-		}
-		store_claim_free(c);
-		c = NULL;
-		last_probe = time(NULL);
-		if (atomic_load(&w->lease_lost)) {
-			/* not ours any more: the machine is fine, the lease is not */
-			ssh_close(conn);
-			conn = NULL;
-			agent_ok = 0;
-			continue;
-		}
-		ssh_set_cancel(conn, NULL);
-		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
-			ssh_close(conn);
-			conn = NULL;
-			agent_ok = 0;
-			fails = s->cfg.probe_failures;	/* it just failed us mid-run */
-			store_machine_update(s->st, w->name, "offline", NULL, NULL, NULL,
-			    "connection lost during a run", 0);
-			events_machine(s->cfg.ev, w->name);
-			last_try = time(NULL);
-		}
-	}
-	ssh_close(conn);
-	store_machine_free(m);
+	while (st != WS_EXIT)
+		st = worker_states[st].handler(&x);
+	transport_close(x.tr);
+	store_claim_free(x.c);
+	store_machine_free(x.m);
 	pthread_mutex_lock(&s->mu);
 	w->exited = 1;
 	pthread_mutex_unlock(&s->mu);
@@ -503,6 +788,7 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 		return BF_ERR_ALLOC;
 	s->cfg = *cfg;
 	s->st = st;
+	s->connect = cfg->connect != NULL ? cfg->connect : transport_ssh_connect;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	if ((s->known_hosts = strdup(cfg->known_hosts)) == NULL ||
@@ -545,7 +831,7 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 	*out = s;
 	s = NULL;
 	r = 0;
- out:
+out:
 	sched_stop(s);
 	return r;
 }

@@ -13,6 +13,7 @@
 #include "events.h"
 #include "recipes.h"
 #include "store.h"
+#include "transport.h"
 
 struct sched_config {
 	const char *known_hosts;	/* pinned host keys */
@@ -29,6 +30,10 @@ struct sched_config {
 	struct events *ev;		/* state changes are published here; may be NULL */
 	const struct recipes *recipes;	/* installed recipes (runner_env.recipes) */
 	const char *workdir_root;	/* --workdir-root, sent with path parameters (borrowed) */
+	/* How workers reach machines: NULL is SSH (transport_ssh_connect);
+	 * the unit tests put the fake transport here. */
+	transport_connect_fn connect;
+	void *connect_arg;
 };
 
 struct sched;

@@ -312,8 +312,9 @@ store_run_finish(struct store *s, int64_t run_id, const char *state, int exit_st
 	return store_run_finish_more(s, run_id, state, exit_status, error, 0);
 }
 
-int
-store_cell_samples(struct store *s, int64_t run_id, const char *metric, double **vp,
+/* store_cell_samples with the store lock held by the caller. */
+static int
+cell_samples_locked(struct store *s, int64_t run_id, const char *metric, double **vp,
     int **bootp, size_t *np, int *nbootsp)
 {
 	struct db_stmt *st;
@@ -327,9 +328,6 @@ store_cell_samples(struct store *s, int64_t run_id, const char *metric, double *
 	*bootp = NULL;
 	*np = 0;
 	*nbootsp = 0;
-	if (s == NULL || metric == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
 	if ((r = store_q(s, Q_R_GET, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {
@@ -373,9 +371,26 @@ store_cell_samples(struct store *s, int64_t run_id, const char *metric, double *
 	b = NULL;
 	r = 0;
 out:
-	store_unlock(s);
 	free(v);
 	free(b);
+	return r;
+}
+
+int
+store_cell_samples(struct store *s, int64_t run_id, const char *metric, double **vp,
+    int **bootp, size_t *np, int *nbootsp)
+{
+	int r;
+
+	*vp = NULL;
+	*bootp = NULL;
+	*np = 0;
+	*nbootsp = 0;
+	if (s == NULL || metric == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = cell_samples_locked(s, run_id, metric, vp, bootp, np, nbootsp);
+	store_unlock(s);
 	return r;
 }
 
@@ -383,6 +398,18 @@ int
 store_run_finish_more(struct store *s, int64_t run_id, const char *state, int exit_status,
     const char *error, int add_boot)
 {
+	return store_run_finish_adaptive(s, run_id, state, exit_status, error,
+	    add_boot ? "" : NULL, NULL, NULL);
+}
+
+int
+store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
+    int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
+    void *arg)
+{
+	double *cv = NULL;
+	int *cb = NULL, planned = 0, add_boot = 0;
+	size_t cn = 0;
 	struct db_stmt *st;
 	char *err = NULL, *machine = NULL;
 	int64_t job_id;
@@ -409,9 +436,17 @@ store_run_finish_more(struct store *s, int64_t run_id, const char *state, int ex
 	if ((r = store_col_dup(st, 1, &machine)) != 0)
 		goto out;
 	db_reset(st);
-	/* one run of a job ends at a time, so the last one settles it */
+	/* one run of a job ends at a time, so the last one settles it, and the
+	 * add-a-boot question below sees every other boot that ended before */
 	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
 		goto out;
+	if (metric != NULL && decide == NULL)
+		add_boot = 1;
+	else if (metric != NULL) {
+		if ((r = cell_samples_locked(s, run_id, metric, &cv, &cb, &cn, &planned)) != 0)
+			goto out;
+		add_boot = decide(arg, cv, cb, cn, planned) > 0;
+	}
 	if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", run_id, state,
 	    (int64_t)exit_status, err, now, s->node)) != 0)
 		goto out;
@@ -433,6 +468,8 @@ out:
 	if (intx)
 		store_tx_rollback(s);
 	store_unlock(s);
+	free(cv);
+	free(cb);
 	free(machine);
 	free(err);
 	return r;

@@ -236,6 +236,24 @@ int store_run_finish(struct store *s, int64_t run_id, const char *state, int exi
 int store_run_finish_more(struct store *s, int64_t run_id, const char *state,
     int exit_status, const char *error, int add_boot);
 /*
+ * The add-a-boot question about a cell: v[i] measured in boot[i] (n of
+ * them), planned boots queued, running or done. > 0: add one. Called with
+ * the store locked: it must not call the store.
+ */
+typedef int (*store_cell_decide_fn)(void *arg, const double *v, const int *boot, size_t n,
+    int planned);
+/*
+ * store_run_finish_more, the add_boot answer taken by decide over the
+ * cell's samples of metric (store_cell_samples) inside the finishing
+ * transaction, after the job's row lock (PostgreSQL: FOR UPDATE; SQLite:
+ * the write transaction): two boots of a cell ending at once on two
+ * coordinators are decided one after the other, the second seeing the
+ * first done. metric NULL: no question; decide NULL: add a boot.
+ */
+int store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
+    int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
+    void *arg);
+/*
  * The samples of one metric of run_id's cell: its done runs and run_id
  * itself (still running, about to finish). *vp and *bootp are allocated
  * arrays of *np (caller frees); *nbootsp counts the cell's runs queued,

@@ -113,13 +113,26 @@ only_done() {
 		sort | comm -12 - <(bf_sql "$work/c1" "select id from runs where job_id=$id and state='done'" | sort)
 }
 # Kill c2 once each coordinator has finished a run of its own and c2 has
-# just started another (so it dies in the middle of an execution).
+# just started another (so it dies in the middle of an execution). The
+# fresh run is looked up last, right before the kill: on a loaded machine
+# the only_done queries alone can outlast a run.
+for _ in $(seq 600); do
+	[ -n "$(only_done c1)" ] && [ -n "$(only_done c2)" ] && break
+	sleep 0.1
+done
+c1done=$(only_done c1 | tr '\n' ' ')
+c2done=$(only_done c2 | tr '\n' ' ')
+sleep 0.3	# the done events of those runs reach the other stream
 held=
 for _ in $(seq 600); do
 	held=$(bf_sql "$work/c1" "select id from runs where job_id=$id and state='running' and owner='c2'
 		and started_at > extract(epoch from now()) - 1.0 limit 1")
-	[ -n "$held" ] && [ -n "$(only_done c1)" ] && [ -n "$(only_done c2)" ] && break
-	held=
+	[ -n "$held" ] && break
+	sleep 0.1
+done
+# ... once the owners poller has seen it too (the run lasts 3 s)
+for _ in $(seq 15); do
+	[ -z "$held" ] || grep -q "|$held|c2\$" "$work/owners" && break
 	sleep 0.1
 done
 check "c2 holds a fresh run after each coordinator finished one (run ${held:-none})" test -n "$held"
@@ -128,9 +141,6 @@ if [ -z "$held" ]; then
 	bf_sql "$work/c1" "select name, owner, owner_until, state from machines order by name" >&2
 	held=$(bf_sql "$work/c1" "select id from runs where job_id=$id and state='running' and owner='c2' limit 1")
 fi
-c1done=$(only_done c1 | tr '\n' ' ')
-c2done=$(only_done c2 | tr '\n' ' ')
-sleep 0.3	# the done events of those runs reach the other stream
 kill_ms=$(date +%s%3N)
 kill -9 "$PID2"
 wait "$PID2" 2>/dev/null

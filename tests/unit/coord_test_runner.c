@@ -1,0 +1,541 @@
+/*
+ * coord_test_runner.c: the runner through the fake transport
+ * (transport-fake.c), with a sink that records what a step streams: a
+ * step that ends well, a link lost mid-step (retry), an agent that fails,
+ * a sample the sink refuses (requeue), boots that fail with and without
+ * the machine coming back (quarantine count, offline), and the adaptive
+ * add-a-boot decision. The runner never writes the store: the store here
+ * only holds the claims, and the test checks no run of it has changed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coord_fixture.h"
+#include "runner.h"
+#include "transport-fake.h"
+#include "t.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+struct rec_sink {
+	int logs, samples_calls, hellos, knobs, machines, boot_keys, fingerprints;
+	size_t samples;
+	int refuse_samples;		/* answer BF_ERR_IO from this call on (1-based) */
+	int iterations[16];
+	char last_machine_state[32];
+	char boot_key[128];
+	char last_log[512];
+};
+
+static void
+rs_log(void *arg, int64_t run_id, const char *stream, const char *line)
+{
+	struct rec_sink *r = arg;
+
+	(void)run_id;
+	(void)stream;
+	r->logs++;
+	snprintf(r->last_log, sizeof(r->last_log), "%s", line);
+}
+
+static int
+rs_samples(void *arg, const struct store_claim *c, int iteration,
+    const struct store_sample *s, size_t n, char *why, size_t whysz)
+{
+	struct rec_sink *r = arg;
+
+	(void)c;
+	(void)s;
+	r->samples_calls++;
+	if (r->refuse_samples > 0 && r->samples_calls >= r->refuse_samples) {
+		snprintf(why, whysz, "the store is away");
+		return BF_ERR_IO;
+	}
+	if (iteration >= 0 && iteration < 16)
+		r->iterations[iteration]++;
+	r->samples += n;
+	return 0;
+}
+
+static void
+rs_hello(void *arg, int64_t run_id, const char *h, const char *k, const char *a,
+    const char *b, const char *cl)
+{
+	(void)run_id;
+	(void)h;
+	(void)k;
+	(void)a;
+	(void)b;
+	(void)cl;
+	((struct rec_sink *)arg)->hellos++;
+}
+
+static void
+rs_knobs(void *arg, int64_t run_id, const char *text)
+{
+	(void)run_id;
+	(void)text;
+	((struct rec_sink *)arg)->knobs++;
+}
+
+static void
+rs_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
+{
+	struct rec_sink *r = arg;
+
+	(void)kernel;
+	(void)error;
+	(void)seen;
+	r->machines++;
+	if (state != NULL)
+		snprintf(r->last_machine_state, sizeof(r->last_machine_state), "%s", state);
+}
+
+static void
+rs_boot_key(void *arg, const char *key)
+{
+	struct rec_sink *r = arg;
+
+	r->boot_keys++;
+	snprintf(r->boot_key, sizeof(r->boot_key), "%s", key ? key : "");
+}
+
+static int
+rs_fingerprint(void *arg, const char *text, const char *sha)
+{
+	(void)text;
+	(void)sha;
+	((struct rec_sink *)arg)->fingerprints++;
+	return 0;
+}
+
+static const struct runner_sink_ops rec_ops = {
+	.log = rs_log,
+	.samples = rs_samples,
+	.hello = rs_hello,
+	.knobs = rs_knobs,
+	.machine = rs_machine,
+	.boot_key = rs_boot_key,
+	.fingerprint = rs_fingerprint,
+};
+
+static struct store *st;
+static struct recipes *rs;
+static char tmpdir[256];
+static const struct runner_agent agents[] = {
+	{ .arch = "x86_64", .path = "/nonexistent/agent", .sha256 = FIX_AGENT_SHA },
+};
+
+#define HELLO "{\"type\":\"hello\",\"hostname\":\"fake1\",\"kernel\":\"6.1\"," \
+	"\"arch\":\"x86_64\",\"boot_id\":\"b-1\"}\n"
+#define ITER(i, w) "{\"type\":\"iteration\",\"iteration\":" #i ",\"wall_s\":" #w "}\n"
+#define DONE_OK "{\"type\":\"done\",\"ok\":true}\n"
+
+static void
+env_init(struct runner_env *env, struct rec_sink *rec)
+{
+	memset(env, 0, sizeof(*env));
+	env->st = st;
+	env->sink.ops = &rec_ops;
+	env->sink.arg = rec;
+	env->machine = "fake1";
+	env->agents = agents;
+	env->nagents = NELEM(agents);
+	env->agent_remote = ".benchfleet/agent";
+	env->lease_s = 30;
+	env->max_attempts = 3;
+	env->link_timeout_ms = 5000;
+	env->recipes = rs;
+}
+
+/* Submit a job, claim its first run for fake1. */
+static struct store_claim *
+claim(const char *jobtext, int64_t *jobp)
+{
+	struct store_claim *c = NULL;
+	int64_t id = 0;
+
+	T_EQ_INT(fix_submit(st, rs, jobtext, &id), 0);
+	T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+	T_CHECK(c != NULL);
+	if (jobp != NULL)
+		*jobp = id;
+	return c;
+}
+
+/* The runner left the store alone: the claimed run is still running. */
+static void
+check_untouched(const struct store_claim *c)
+{
+	json_t *j = NULL;
+
+	T_EQ_INT(store_run_get_json(st, c->run_id, &j), 0);
+	T_EQ_STR(json_string_value(json_object_get(j, "state")), "running");
+	T_EQ_INT(json_array_size(json_object_get(j, "samples")), 0);
+	json_decref(j);
+	/* free the machine for the next claim */
+	T_EQ_INT(store_run_finish(st, c->run_id, "failed", -1, "test"), 0);
+}
+
+static void
+test_execute_done(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) ITER(2, 0.7) DONE_OK },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":3}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "done");
+	T_EQ_INT(o.exit_status, 0);
+	T_EQ_STR(o.message, "");
+	T_EQ_INT(o.link_lost, 0);
+	T_EQ_INT(o.adaptive, 0);
+	T_EQ_INT(o.iterations_seen, 3);
+	T_EQ_INT(o.samples_stored, 3);		/* wall_s per iteration */
+	T_EQ_INT(rec.samples, 3);
+	T_EQ_INT(rec.iterations[0] + rec.iterations[1] + rec.iterations[2], 3);
+	T_EQ_INT(rec.hellos, 1);
+	T_EQ_INT(agent_ok, 1);
+	T_EQ_INT(fs.uploads, 0);		/* the agent's sha256 matched */
+	T_EQ_INT(rules[2].used, 1);
+	T_EQ_INT(fs.unmatched, 0);
+	check_untouched(c);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
+static void
+test_execute_lost(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK,
+		  .drop_after = 2 },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_RETRY);
+	T_EQ_INT(o.link_lost, 1);
+	T_CONTAINS(o.message, "attempt 1 lost on fake1");
+	T_EQ_INT(o.samples_stored, 1);		/* the one before the drop, streamed */
+	T_EQ_INT(rec.samples, 1);
+	T_EQ_INT(transport_alive(tr), 0);
+	check_untouched(c);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
+static void
+test_execute_failed(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = "0000  agent\n", .uses = 1 },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .status = 3, .out = HELLO
+		  "{\"type\":\"iteration\",\"iteration\":0,\"exit\":2}\n"
+		  "{\"type\":\"done\",\"ok\":false}\n" },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(fs.uploads, 1);		/* a stale agent is replaced */
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "failed");
+	T_EQ_INT(o.exit_status, 3);
+	T_CONTAINS(o.message, "iteration 0: workload exited with status 2");
+	T_CONTAINS(o.message, "agent exit status 3");
+	T_EQ_INT(o.link_lost, 0);
+	T_EQ_INT(rec.samples, 0);
+	check_untouched(c);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
+static void
+test_execute_store_away(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.refuse_samples = 2;
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_REQUEUE);
+	T_CONTAINS(o.message, "storing a sample failed: the store is away");
+	T_EQ_INT(o.link_lost, 0);
+	check_untouched(c);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
+#define BOOTCFG "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/boot/vmlinuz-6.1\"}}," \
+	"\"timeout_s\":60}"
+
+/* Boot a two-boot job's first run with the scripted boot b. */
+static void
+boot_case(const struct fake_boot *b, struct run_outcome *o, struct rec_sink *rec,
+    int *alive)
+{
+	struct fake_rule rules[] = {
+		{ .match = "boot_id", .out = "b-0\n" },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct store_machine *m = NULL;
+	struct runner_env env;
+	struct store_claim *c;
+	char group[512];
+	int agent_ok = 1;
+
+	memset(rec, 0, sizeof(*rec));
+	fake_script_init(&fs, rules, NELEM(rules), b, 1);
+	env_init(&env, rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", NULL);
+	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	store_boot_group(c, group, sizeof(group));
+	runner_boot(&env, m, tr, &agent_ok, c, group, o);
+	T_EQ_INT(fs.boots_tried, 1);
+	T_EQ_INT(agent_ok, 0);		/* a new boot may hold another agent */
+	*alive = transport_alive(tr);
+	check_untouched(c);
+	/* the second boot's run is still queued: cancel it */
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);
+	transport_close(tr);
+	store_machine_free(m);
+	store_claim_free(c);
+}
+
+static void
+test_boot(void)
+{
+	const struct fake_boot ok = { .ret = 0, .rebooted = 1, .boot_id = "b-new" };
+	const struct fake_boot failed = { .ret = BF_ERR_STATE, .rebooted = 1,
+	    .power_cycled = 1, .recovered = 1, .reason = "wrong kernel after kexec" };
+	const struct fake_boot gone = { .ret = BF_ERR_TIMEOUT, .rebooted = 1,
+	    .power_cycled = 1, .recovered = 0, .drop = 1, .reason = "no SSH after power cycle" };
+	struct rec_sink rec;
+	struct run_outcome o;
+	int alive;
+
+	T_EQ_INT(store_machine_set_boot(st, "fake1", BOOTCFG), 0);
+	boot_case(&ok, &o, &rec, &alive);
+	T_EQ_INT(o.action, RUN_PROCEED);
+	T_EQ_INT(o.link_lost, 0);
+	T_CONTAINS(rec.boot_key, "@b-new");
+	T_EQ_STR(rec.last_machine_state, "running");
+
+	/* it came back after the power cycle: boot-failed, and it counts */
+	boot_case(&failed, &o, &rec, &alive);
+	T_EQ_INT(o.action, RUN_QUARANTINE);
+	T_EQ_STR(o.state, "boot-failed");
+	T_CONTAINS(o.message, "boot-failed: wrong kernel after kexec");
+	T_EQ_STR(o.machine_state, "idle");
+	T_EQ_INT(o.link_lost, 0);
+	T_EQ_INT(alive, 1);
+	T_EQ_STR(rec.boot_key, "");		/* the boot it is in is unknown now */
+
+	/* it did not come back: offline, the link dropped, not held against it */
+	boot_case(&gone, &o, &rec, &alive);
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "boot-failed");
+	T_EQ_STR(o.machine_state, "offline");
+	T_EQ_INT(o.link_lost, 1);
+	T_EQ_INT(alive, 0);
+	T_EQ_INT(store_machine_set_boot(st, "fake1", NULL), 0);
+}
+
+static void
+test_boot_without_config(void)
+{
+	struct fake_rule rules[] = { { .match = "" } };
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct store_machine *m = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 1;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", NULL);
+	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_boot(&env, m, tr, &agent_ok, c, "g", &o);
+	T_EQ_INT(o.action, RUN_PROCEED);
+	T_CONTAINS(rec.last_log, "repetition without a reboot");
+	T_EQ_INT(fs.boots_tried + fs.execs + fs.captures, 0);
+	check_untouched(c);
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);
+	transport_close(tr);
+	store_machine_free(m);
+	store_claim_free(c);
+}
+
+static void
+test_adaptive_decide(void)
+{
+	struct runner_adaptive ad;
+	/* boot 0 measures ~1, boot 1 ~2: the CI over two boot means is wide */
+	const double v[] = { 1.0, 1.01, 2.0, 2.02 };
+	const int boot[] = { 0, 0, 1, 1 };
+	const double tight[] = { 1.0, 1.0, 1.0, 1.0 };
+
+	memset(&ad, 0, sizeof(ad));
+	ad.target_ci_pct = 1;
+	ad.max_boots = 4;
+	snprintf(ad.metric, sizeof(ad.metric), "wall_s");
+	T_EQ_INT(runner_adaptive_decide(&ad, v, boot, 4, 2), 1);
+	T_CONTAINS(ad.note, "adaptive: wall_s 95% CI");
+	T_CONTAINS(ad.note, "adding boot 2");
+	/* a boot still to measure: wait for it */
+	T_EQ_INT(runner_adaptive_decide(&ad, v, boot, 4, 3), 0);
+	T_EQ_STR(ad.note, "");
+	/* at the cap */
+	ad.max_boots = 2;
+	T_EQ_INT(runner_adaptive_decide(&ad, v, boot, 4, 2), 0);
+	/* narrow enough */
+	ad.max_boots = 4;
+	T_EQ_INT(runner_adaptive_decide(&ad, tight, boot, 4, 2), 0);
+	/* one boot is no interval */
+	T_EQ_INT(runner_adaptive_decide(&ad, v, boot, 2, 1), 0);
+	T_EQ_INT(runner_adaptive_decide(&ad, v, boot, 0, 0), 0);
+}
+
+static void
+test_adaptive_outcome(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2,\"target_ci_pct\":0.5,\"max_boots\":5}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "done");
+	T_EQ_INT(o.adaptive, 1);
+	T_EQ_STR(o.ad.metric, "wall_s");
+	T_NEAR(o.ad.target_ci_pct, 0.5, 1e-12);
+	T_EQ_INT(o.ad.max_boots, 5);
+	check_untouched(c);
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
+int
+main(void)
+{
+	char path[512];
+	const char *src = getenv("BF_SRC");
+	struct bf_diag d;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bf-runner-XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return 1;
+	snprintf(path, sizeof(path), "%s/store.db", tmpdir);
+	bf_diag_clear(&d);
+	if (store_open(path, &st, &d) != 0) {
+		fprintf(stderr, "store_open: %s\n", d.msg);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/recipes", src != NULL ? src : ".");
+	if (recipes_load_dir(path, &rs, &d) != 0) {
+		fprintf(stderr, "recipes: %s\n", d.msg);
+		return 1;
+	}
+	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
+	test_execute_done();
+	test_execute_lost();
+	test_execute_failed();
+	test_execute_store_away();
+	test_boot();
+	test_boot_without_config();
+	test_adaptive_decide();
+	test_adaptive_outcome();
+	store_close(st);
+	recipes_free(rs);
+	snprintf(path, sizeof(path), "rm -rf -- '%s'", tmpdir);
+	if (strncmp(tmpdir, "/tmp/bf-runner-", 15) == 0 && system(path) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return t_done();
+}

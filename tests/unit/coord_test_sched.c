@@ -1,0 +1,454 @@
+/*
+ * coord_test_sched.c: the scheduler end to end over a real store (SQLite,
+ * or with BF_TEST_PG_URL a PostgreSQL database per case:
+ * unit.coord_test_sched@pg), its workers reaching the machine through the
+ * fake transport: a run
+ * finishes exactly once with each sample once; a link lost mid-step is
+ * retried and the retry keeps no partial sample; a boot that fails, power
+ * cycles and comes back counts towards quarantine until the machine is
+ * quarantined; an adaptive job gets its extra boot; and a coordinator
+ * killed mid-run (its lease lapses) has its run taken over by another and
+ * re-queued without a duplicate sample.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coord_fixture.h"
+#include "db.h"
+#include "sched.h"
+#include "sha256.h"
+#include "transport-fake.h"
+#include "t.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static char tmpdir[256], dbpath[700], agentpath[300], shaline[128];
+static struct recipes *rs;
+static const char *pg_url;	/* BF_TEST_PG_URL: unit.coord_test_sched@pg */
+static int ndb;
+
+#define HELLO "{\"type\":\"hello\",\"hostname\":\"fake1\",\"kernel\":\"6.1\"," \
+	"\"arch\":\"x86_64\",\"boot_id\":\"b-1\"}\n"
+#define ITER(i, w) "{\"type\":\"iteration\",\"iteration\":" #i ",\"wall_s\":" #w "}\n"
+#define DONE_OK "{\"type\":\"done\",\"ok\":true}\n"
+#define PROBE "{\"type\":\"fingerprint\",\"sha256\":\"" \
+	"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"}\n"
+#define BOOTCFG "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/boot/vmlinuz-6.1\"}}," \
+	"\"timeout_s\":60}"
+
+static struct store *
+open_store(const char *node)
+{
+	struct store *st = NULL;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	if (store_open(dbpath, &st, &d) != 0) {
+		fprintf(stderr, "store_open: %s\n", d.msg);
+		return NULL;
+	}
+	if (node != NULL && store_set_node(st, node) != 0) {
+		store_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* The statement sql on pg_url's own database (CREATE DATABASE). */
+static int
+pg_admin(const char *sql)
+{
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(pg_url, &db, NULL)) == 0)
+		r = db_exec_script(db, sql);
+	if (r != 0)
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+	db_close(db);
+	return r;
+}
+
+/* A fresh store (a new file, or a new database) with one machine. */
+static struct store *
+fresh_store(const char *boot)
+{
+	struct store *st;
+	char sql[128];
+
+	if (pg_url != NULL) {
+		const char *slash = strrchr(pg_url, '/');
+
+		snprintf(sql, sizeof(sql), "CREATE DATABASE bft_sched_%d_%d", (int)getpid(),
+		    ++ndb);
+		if (pg_admin(sql) != 0)
+			return NULL;
+		snprintf(dbpath, sizeof(dbpath), "%.*sbft_sched_%d_%d", (int)(slash - pg_url) + 1,
+		    pg_url, (int)getpid(), ndb);
+	} else
+		unlink(dbpath);
+	if ((st = open_store(NULL)) == NULL)
+		return NULL;
+	T_EQ_INT(fix_machine(st, "fake1", boot), 0);
+	return st;
+}
+
+static struct sched *
+start(struct store *st, struct fake_script *fs, int lease_s)
+{
+	struct sched_config cfg;
+	struct sched *s = NULL;
+	struct bf_diag d;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.known_hosts = "/nonexistent/known_hosts";
+	cfg.agent_local = agentpath;
+	cfg.agent_remote = ".benchfleet/agent";
+	cfg.lease_s = lease_s;
+	cfg.connect_timeout_ms = 1000;
+	cfg.probe_interval_s = 60;
+	cfg.probe_failures = 3;
+	cfg.max_attempts = 3;
+	cfg.link_timeout_ms = 5000;
+	cfg.boot_failures = 2;
+	cfg.recipes = rs;
+	cfg.connect = fake_connect;
+	cfg.connect_arg = fs;
+	bf_diag_clear(&d);
+	T_EQ_INT(sched_start(&cfg, st, &s, &d), 0);
+	return s;
+}
+
+static const char *
+job_state(struct store *st, int64_t id, char *buf, size_t n)
+{
+	json_t *j = NULL;
+
+	buf[0] = '\0';
+	if (store_job_get_json(st, id, &j) == 0)
+		snprintf(buf, n, "%s", json_string_value(json_object_get(j, "state")));
+	json_decref(j);
+	return buf;
+}
+
+/* Wait up to secs for the job to end; its state. */
+static const char *
+wait_job(struct store *st, int64_t id, int secs, char *buf, size_t n)
+{
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		job_state(st, id, buf, n);
+		if (strcmp(buf, "done") == 0 || strcmp(buf, "failed") == 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	}
+	return buf;
+}
+
+static char *
+machine_field(struct store *st, const char *field)
+{
+	struct store_machine *m = NULL;
+	const char *v = NULL;
+	char *r;
+
+	if (store_machine_get(st, "fake1", &m) != 0)
+		return strdup("?");
+	if (strcmp(field, "state") == 0)
+		v = m->state;
+	else if (strcmp(field, "last_error") == 0)
+		v = m->last_error;
+	r = strdup(v ? v : "");
+	store_machine_free(m);
+	return r;
+}
+
+/* Every sample of the job once: (boot, iteration, metric) never twice. */
+static int
+samples_unique(struct store *st, int64_t job)
+{
+	json_t *j = fix_runs(st, job), *run, *smp;
+	size_t i, k, a;
+	int ok = 1;
+	char seen[64][64];
+	size_t nseen = 0;
+
+	json_array_foreach(json_object_get(j, "runs"), i, run)
+		json_array_foreach(json_object_get(run, "samples"), k, smp) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "%lld/%lld/%lld/%s",
+			    (long long)json_integer_value(json_object_get(run, "id")),
+			    (long long)json_integer_value(json_object_get(smp, "boot")),
+			    (long long)json_integer_value(json_object_get(smp, "iteration")),
+			    json_string_value(json_object_get(smp, "metric")));
+			for (a = 0; a < nseen; a++)
+				if (strcmp(seen[a], key) == 0)
+					ok = 0;
+			if (nseen < 64)
+				snprintf(seen[nseen++], sizeof(seen[0]), "%s", key);
+		}
+	json_decref(j);
+	return ok;
+}
+
+static void
+test_once(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) ITER(2, 0.7) DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched *s;
+	int64_t job = 0;
+	size_t ns = 0;
+	char buf[32];
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":3}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(fix_count(st, job, NULL, NULL), 1);
+	T_EQ_INT(ns, 3);
+	T_EQ_INT(rules[3].used, 1);		/* the step ran once */
+	T_EQ_INT(samples_unique(st, job), 1);
+	T_EQ_INT(fs.unmatched, 0);
+	store_close(st);
+}
+
+static void
+test_retry_after_lost_link(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		/* the first attempt loses the link after hello and one iteration */
+		{ .match = " step", .uses = 1, .drop_after = 2,
+		  .out = HELLO ITER(0, 9.5) ITER(1, 9.6) DONE_OK },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched *s;
+	json_t *runs, *run;
+	int64_t job = 0;
+	size_t ns = 0;
+	char buf[32];
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 30, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	T_EQ_INT(rules[3].used, 1);
+	T_EQ_INT(rules[4].used, 1);
+	T_CHECK(fake_count(&fs, &fs.connects) >= 2);	/* the worker reconnected */
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(ns, 2);			/* the lost attempt's sample was dropped */
+	runs = fix_runs(st, job);
+	run = json_array_get(json_object_get(runs, "runs"), 0);
+	T_EQ_INT(json_integer_value(json_object_get(run, "attempt")), 2);
+	T_NEAR(json_number_value(json_object_get(json_array_get(json_object_get(run, "samples"),
+	    0), "value")), 0.5, 1e-9);
+	json_decref(runs);
+	T_EQ_INT(samples_unique(st, job), 1);
+	store_close(st);
+}
+
+static void
+test_quarantine(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "boot_id", .out = "b-0\n" },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) DONE_OK },
+		{ .match = "true" },
+	};
+	/* kexec comes back in the wrong kernel; the power cycle brings the
+	 * machine back; twice in a row (boot_failures 2) */
+	const struct fake_boot boots[] = {
+		{ .ret = BF_ERR_STATE, .rebooted = 1, .power_cycled = 1, .recovered = 1,
+		  .reason = "booted 6.0, not 6.1" },
+		{ .ret = BF_ERR_STATE, .rebooted = 1, .power_cycled = 1, .recovered = 1,
+		  .reason = "booted 6.0, not 6.1" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "never-used" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(BOOTCFG);
+	struct sched *s;
+	int64_t job = 0;
+	char *state = NULL, *err = NULL;
+	int i;
+
+	fake_script_init(&fs, rules, NELEM(rules), boots, NELEM(boots));
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":3}}", &job), 0);
+	s = start(st, &fs, 30);
+	for (i = 0; i < 200; i++) {
+		free(state);
+		state = machine_field(st, "state");
+		if (strcmp(state, "quarantined") == 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	}
+	/* a second of grace: a quarantined machine must claim nothing more */
+	sleep(1);
+	T_EQ_INT(sched_stop(s), 0);
+	T_EQ_STR(state, "quarantined");
+	err = machine_field(st, "last_error");
+	T_CONTAINS(err, "quarantined after 2 boot failures in a row");
+	T_EQ_INT(fs.boots_tried, 2);
+	T_EQ_INT(fix_count(st, job, "boot-failed", NULL), 2);
+	T_EQ_INT(fix_count(st, job, "queued", NULL), 1);
+	T_EQ_INT(rules[4].used, 0);		/* no step ran */
+	free(state);
+	free(err);
+	store_close(st);
+}
+
+static void
+test_adaptive(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .uses = 1, .out = HELLO ITER(0, 1.0) ITER(1, 1.01) DONE_OK },
+		{ .match = " step", .uses = 1, .out = HELLO ITER(0, 2.0) ITER(1, 2.02) DONE_OK },
+		{ .match = " step", .uses = 1, .out = HELLO ITER(0, 3.0) ITER(1, 3.03) DONE_OK },
+		{ .match = " step", .out = HELLO ITER(0, 4.0) ITER(1, 4.04) DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched *s;
+	int64_t job = 0;
+	size_t ns = 0;
+	char buf[32];
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2,\"target_ci_pct\":0.5,\"min_boots\":2,"
+	    "\"max_boots\":3}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 30, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	/* two planned, one added by the decision, capped at max_boots */
+	T_EQ_INT(fix_count(st, job, NULL, NULL), 3);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 3);
+	T_EQ_INT(ns, 6);
+	T_EQ_INT(rules[6].used, 0);
+	store_close(st);
+}
+
+static void
+test_lease_takeover(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK },
+		{ .match = "true" },
+	};
+	const struct store_sample smp = { .metric = "wall_s", .value = 7.5, .unit = "s" };
+	struct fake_script fs;
+	struct store *dead, *live;
+	struct store_claim *c = NULL;
+	struct sched *s;
+	json_t *runs, *run;
+	int64_t job = 0;
+	size_t ns = 0;
+	char buf[32];
+	int held = 0;
+
+	if ((dead = fresh_store(NULL)) == NULL)
+		return;
+	T_EQ_INT(store_set_node(dead, "coord-dead"), 0);
+	T_EQ_INT(fix_submit(dead, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
+	/* the first coordinator takes the machine and the run for 1 s, streams
+	 * one sample, and dies: nothing of it finishes the run */
+	T_EQ_INT(store_machine_lease(dead, "fake1", 1, &held), 0);
+	T_EQ_INT(held, 1);
+	T_EQ_INT(store_run_claim(dead, "fake1", "fake", 1, &c), 0);
+	T_CHECK(c != NULL);
+	if (c != NULL)
+		T_EQ_INT(store_samples_add(dead, c->run_id, c->boot, 0, &smp, 1), 0);
+	store_claim_free(c);
+	store_close(dead);
+	/* a second coordinator on the same store takes over once the lease
+	 * lapses: the run is queued again, without the dead one's sample */
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	live = open_store("coord-live");
+	s = start(live, &fs, 3);
+	T_EQ_STR(wait_job(live, job, 30, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	T_EQ_INT(rules[3].used, 1);
+	T_EQ_INT(fix_count(live, job, "done", &ns), 1);
+	T_EQ_INT(ns, 2);
+	runs = fix_runs(live, job);
+	run = json_array_get(json_object_get(runs, "runs"), 0);
+	T_EQ_INT(json_integer_value(json_object_get(run, "attempt")), 2);
+	T_NEAR(json_number_value(json_object_get(json_array_get(json_object_get(run, "samples"),
+	    0), "value")), 0.5, 1e-9);
+	json_decref(runs);
+	T_EQ_INT(samples_unique(live, job), 1);
+	store_close(live);
+}
+
+int
+main(void)
+{
+	char path[600], sha[65];
+	const char *src = getenv("BF_SRC");
+	struct bf_diag d;
+	FILE *f;
+
+	pg_url = getenv("BF_TEST_PG_URL");
+	if (pg_url != NULL && strrchr(pg_url, '/') == NULL)
+		return 1;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bf-sched-XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return 1;
+	snprintf(dbpath, sizeof(dbpath), "%s/store.db", tmpdir);
+	/* the "agent" the scheduler hashes; the fake machine reports its hash */
+	snprintf(agentpath, sizeof(agentpath), "%s/agent", tmpdir);
+	if ((f = fopen(agentpath, "w")) == NULL || fputs("not an agent\n", f) < 0 ||
+	    fclose(f) != 0 || sha256_file(agentpath, sha) != 0)
+		return 1;
+	snprintf(shaline, sizeof(shaline), "%s  agent\n", sha);
+	snprintf(path, sizeof(path), "%s/recipes", src != NULL ? src : ".");
+	bf_diag_clear(&d);
+	if (recipes_load_dir(path, &rs, &d) != 0) {
+		fprintf(stderr, "recipes: %s\n", d.msg);
+		return 1;
+	}
+	test_once();
+	test_retry_after_lost_link();
+	test_quarantine();
+	test_adaptive();
+	test_lease_takeover();
+	recipes_free(rs);
+	snprintf(path, sizeof(path), "rm -rf -- '%s'", tmpdir);
+	if (strncmp(tmpdir, "/tmp/bf-sched-", 14) == 0 && system(path) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return t_done();
+}
