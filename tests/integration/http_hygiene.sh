@@ -206,18 +206,18 @@ check "a trickled header is cut near the 10 s deadline ($held ms)" test "$held" 
 # the same from 200 addresses, 10 each: under every per-address cap
 flood "200 addresses" 200 320
 # An honest burst on a loaded box: 256 event streams opened at once while
-# the API process gets 10% of a CPU (a cgroup's CFS quota), so threads
+# the API process gets 20% of a CPU (a cgroup's CFS quota), so threads
 # read their heads long after the 250 ms grace. Late is not slow: every
 # stream must be served, none evicted as if it trickled.
 cg=/sys/fs/cgroup/cpu/bf-late-$$
 if mkdir "$cg" 2>/dev/null; then
 	defer "cat '$cg/cgroup.procs' 2>/dev/null | while read p; do echo \$p >/sys/fs/cgroup/cpu/cgroup.procs; done; rmdir '$cg' 2>/dev/null"
 	echo 100000 >"$cg/cpu.cfs_period_us"
-	echo 10000 >"$cg/cpu.cfs_quota_us"
+	echo 20000 >"$cg/cpu.cfs_quota_us"
 	echo "$(api_pid)" >"$cg/cgroup.procs"
 	out=$(python3 "$BF_SRC/tests/tools/http-hostile.py" burst "$port" 256 90)
 	echo "$(api_pid)" >/sys/fs/cgroup/cpu/cgroup.procs
-	echo "honest burst at 10% of a CPU: $out"
+	echo "honest burst at 20% of a CPU: $out"
 	check_contains "256 streams opened at once on a throttled daemon are all served" "$out" "streams 256 of 256"
 else
 	fail "cannot make a cpu cgroup ($cg): the loaded-box burst is not checked"
