@@ -25,8 +25,14 @@ if [ ${#miss[@]} -gt 0 ]; then
 fi
 work=$(mktemp -d /tmp/bf-kbuild.XXXXXX)
 defer "rm -rf '$work'"
-# the tree is kept where the recipe keeps it, so later runs skip the unpack
-wd=/var/tmp/benchfleet/kbuild-6.1
+# the tree is kept under the recipe's root, so later runs skip the unpack;
+# its own tree, not the recipe's default (recipes_api builds there), and
+# locked, so a second run of this test on the machine waits rather than
+# cleaning the tree under the first one's make
+wd=/var/tmp/benchfleet/kbuild-6.1-agent-test
+mkdir -p /var/tmp/benchfleet
+exec 8>/var/tmp/benchfleet/.kbuild-agent-test.lock
+flock 8
 tree=$wd/linux-source-6.1
 step() {
 	jq -nc --arg wd "$wd" --arg tree "$tree" '{run: 1, iterations: 1, warmup: 0, timeout_s: 900,
