@@ -104,7 +104,7 @@ cli_report_status(const struct http_resp *resp)
 		cli_err("%s: %s", e1, e2);
 	else
 		cli_err("%s (at %s)", e1, e2);
- out:
+out:
 	free(body);
 	free(e1);
 	free(e2);
@@ -137,7 +137,7 @@ cli_call(struct cli *c, const char *method, const char *path, const char *body,
 		goto out;
 	}
 	r = 0;
- out:
+out:
 	free(why);
 	return r;
 }
@@ -167,7 +167,7 @@ cli_call_json(struct cli *c, const char *method, const char *path, const char *b
 	*out = doc;
 	doc = NULL;
 	r = 0;
- out:
+out:
 	json_decref(doc);
 	return r;
 }

@@ -74,7 +74,7 @@ job_read(const char *file, struct buf *b)
 		goto out;
 	}
 	r = 0;
- out:
+out:
 	if (f != NULL && f != stdin)
 		fclose(f);
 	return r;
@@ -119,7 +119,7 @@ job_submit(struct cli *c, const struct cmd_args *a)
 	}
 	printf("%" PRId64 "\n", id);
 	r = CLI_EXIT_OK;
- out:
+out:
 	json_decref(job);
 	json_decref(doc);
 	http_resp_free(&resp);
@@ -202,7 +202,7 @@ job_list(struct cli *c, const char *limit)
 		}
 	}
 	r = table_print(&t, stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
- out:
+out:
 	table_free(&t);
 	json_decref(doc);
 	http_resp_free(&resp);
@@ -273,7 +273,7 @@ job_runs_print(struct cli *c, int64_t id)
 		}
 	}
 	r = table_print(&t, stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
- out:
+out:
 	table_free(&t);
 	json_decref(doc);
 	http_resp_free(&resp);
@@ -318,7 +318,7 @@ job_status(struct cli *c, const struct cmd_args *a)
 	    cli_cell(doc, "runs_running", b[3], sizeof(b[3])),
 	    cli_cell(doc, "runs_queued", b[4], sizeof(b[4])));
 	r = job_runs_print(c, id);
- out:
+out:
 	json_decref(doc);
 	http_resp_free(&resp);
 	return r;
@@ -471,7 +471,7 @@ job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int
 			goto out;
 		}
 	}
- out:
+out:
 	sigaction(SIGINT, &old, NULL);
 	json_decref(doc);
 	http_resp_free(&resp);
@@ -514,7 +514,7 @@ job_cancel(struct cli *c, const struct cmd_args *a)
 	printf("job %" PRId64 ": ", id);
 	cli_print_line(stdout, NULL, cli_cell(doc, "state", b, sizeof(b)));
 	r = CLI_EXIT_OK;
- out:
+out:
 	json_decref(doc);
 	http_resp_free(&resp);
 	return r;

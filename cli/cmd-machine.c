@@ -97,7 +97,7 @@ machine_list(struct cli *c, const struct cmd_args *a)
 		}
 	}
 	r = table_print(&t, stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
- out:
+out:
 	table_free(&t);
 	json_decref(doc);
 	http_resp_free(&resp);
@@ -167,7 +167,7 @@ machine_parse_addr(const char *s, char *host, size_t hostsz, int64_t *port,
 	memcpy(host, h, hlen);
 	host[hlen] = '\0';
 	r = 0;
- out:
+out:
 	return r;
 }
 
@@ -232,7 +232,7 @@ machine_add(struct cli *c, const struct cmd_args *a)
 	else
 		printf("added machine %s\n", name);
 	r = CLI_EXIT_OK;
- out:
+out:
 	free(text);
 	json_decref(body);
 	json_decref(doc);
@@ -280,7 +280,7 @@ machine_one(struct cli *c, const char *method, const char *name)
 	else
 		cli_print_fields(doc, NULL);
 	r = CLI_EXIT_OK;
- out:
+out:
 	free(esc);
 	json_decref(doc);
 	http_resp_free(&resp);

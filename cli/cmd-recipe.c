@@ -158,7 +158,7 @@ recipe_exec(struct cli *c, const struct cmd_args *a)
 	recipe_print_section("presets", json_object_get(found, "presets"));
 	recipe_print_section("metrics", json_object_get(found, "metrics"));
 	r = CLI_EXIT_OK;
- out:
+out:
 	free(dump);
 	table_free(&t);
 	json_decref(doc);

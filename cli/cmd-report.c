@@ -61,9 +61,9 @@ report_exec(struct cli *c, const struct cmd_args *a)
 	}
 	r = cli_print_body(&resp) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	goto out;
- toobig:
+toobig:
 	r = cmd_usage_error(e, "--baseline too long");
- out:
+out:
 	free(esc);
 	buf_free(&path);
 	http_resp_free(&resp);
@@ -144,7 +144,7 @@ report_log(struct cli *c, const struct cmd_args *a)
 		puts(dump);
 	}
 	r = CLI_EXIT_OK;
- out:
+out:
 	free(dump);
 	json_decref(res);
 	json_decref(all);
@@ -170,7 +170,7 @@ report_export(struct cli *c, const struct cmd_args *a)
 		goto out;
 	}
 	r = cli_print_body(&resp) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
- out:
+out:
 	http_resp_free(&resp);
 	return r;
 }

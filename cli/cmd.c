@@ -185,6 +185,6 @@ cmd_parse(const struct cmd_entry *e, int argc, char **argv, struct cmd_args *a)
 	for (; optind < argc; optind++)
 		a->argv[a->argc++] = argv[optind];
 	r = 0;
- out:
+out:
 	return r;
 }

@@ -110,9 +110,9 @@ http_init(struct http *h, const char *base, const char *token, long timeout_ms,
 	l = NULL;
 	r = 0;
 	goto out;
- nomem:
+nomem:
 	r = BF_ERR_ALLOC;
- out:
+out:
 	http_headers_free(l);
 	return r;
 }
@@ -225,7 +225,7 @@ http_request(struct http *h, const char *method, const char *path,
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	r = 0;
- out:
+out:
 	return r;
 }
 

@@ -155,7 +155,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	r = e->exec(&c, &args);
- out:
+out:
 	fflush(stdout);
 	if (ferror(stdout) && r == CLI_EXIT_OK) {
 		cli_err("writing to standard output failed");

@@ -156,7 +156,7 @@ table_add_row(struct table *t, const char *const *cells)
 	free(row);
 	row = NULL;
 	r = 0;
- out:
+out:
 	if (row != NULL) {
 		for (i = 0; i < t->ncols; i++)
 			free(row[i]);
@@ -204,7 +204,7 @@ table_line(const struct table *t, const size_t *widths, const char *const *cells
 	while (out->len > start && out->data[out->len - 1] == ' ')
 		out->data[--out->len] = '\0';
 	r = buf_append(out, "\n", 1);
- out:
+out:
 	return r;
 }
 
@@ -241,7 +241,7 @@ table_render(const struct table *t, struct buf *out)
 		    out)) != 0)
 			goto out;
 	r = 0;
- out:
+out:
 	if (heads_owned != NULL)
 		for (i = 0; i < t->ncols; i++)
 			free(heads_owned[i]);
@@ -265,7 +265,7 @@ table_print(const struct table *t, FILE *f)
 		goto out;
 	}
 	r = 0;
- out:
+out:
 	buf_free(&b);
 	return r;
 }

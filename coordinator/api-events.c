@@ -115,7 +115,7 @@ sse_next(struct sse *s)
 		goto out;
 	s->last_write = mono();
 	r = 0;
- out:
+out:
 	buf_free(&b);
 	return r;
 }

@@ -187,7 +187,7 @@ api_guard_host(struct api *a, struct MHD_Connection *conn, const char *version,
 		if (strcasecmp(host, a->allow_hosts[i].name) == 0 &&
 		    (a->allow_hosts[i].port == 0 || a->allow_hosts[i].port == port))
 			return 1;
- refuse:
+refuse:
 	api_error(rs, MHD_HTTP_MISDIRECTED_REQUEST, "Host", "Host \"%.*s\" is not this "
 	    "coordinator's address (%s, localhost, 127.0.0.1 or [::1] on port %d); list "
 	    "the names it is reached by with --allow-host", BF_MAX_HOST, hp, a->listen_host,

@@ -317,7 +317,7 @@ api_web(struct api *a, struct MHD_Connection *conn, const char *path)
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return ret;
- notfound:
+notfound:
 	api_error(&rs, MHD_HTTP_NOT_FOUND, NULL, "no such page: %s", path);
 	ret = api_send(conn, &rs);
 	json_decref(rs.json);
@@ -518,7 +518,7 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		    "in flight (%d bytes); try again", BF_MAX_API_BODIES);
 	else
 		api_dispatch(a, rq, &rs);
- respond:
+respond:
 	ret = api_send(conn, &rs);
 	json_decref(rs.json);
 	free(rs.text);
@@ -768,7 +768,7 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	*out = a;
 	a = NULL;
 	r = 0;
- out:
+out:
 	api_stop(a);
 	return r;
 }

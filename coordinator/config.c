@@ -294,7 +294,7 @@ config_file(struct config_ctx *c)
 			goto out;
 	}
 	r = 0;
- out:
+out:
 	fclose(f);
 	return r;
 }

@@ -155,7 +155,7 @@ events_new_forward(struct store *st, events_fwd_fn fwd, void *fwd_arg, struct ev
 	*out = ev;
 	ev = NULL;
 	r = 0;
- out:
+out:
 	if (ev != NULL)
 		db_listen_close(ev->listener);
 	if (ev != NULL && have_cv)
@@ -244,7 +244,7 @@ events_publish_from(struct events *ev, const char *type, json_t *data, int local
 	}
 	id = events_ring_put(ev, type, text);
 	text = NULL;
- out:
+out:
 	free(text);
 	json_decref(data);
 	return id;
@@ -318,7 +318,7 @@ events_machine(struct events *ev, const char *name)
 	if ((full = store_machine_json(m)) == NULL)
 		goto out;
 	events_publish(ev, "machine", pick(full, keys));
- out:
+out:
 	json_decref(full);
 	store_machine_free(m);
 }
@@ -333,7 +333,7 @@ events_run(struct events *ev, int64_t run_id)
 	if (ev == NULL || ev->st == NULL || store_run_get_json(ev->st, run_id, &full) != 0)
 		goto out;
 	events_publish(ev, "run", pick(full, keys));
- out:
+out:
 	json_decref(full);
 }
 
@@ -392,7 +392,7 @@ job_eta(struct events *ev, int64_t job_id, const char *state)
 	}
 	rem += (double)queued * (sum / (double)n);
 	eta = json_integer((json_int_t)(rem / (double)(nmach ? nmach : 1) + 0.5));
- out:
+out:
 	json_decref(runs);
 	return eta;
 }
@@ -412,7 +412,7 @@ events_job(struct events *ev, int64_t job_id)
 		goto out;
 	events_publish(ev, "job", o);
 	o = NULL;
- out:
+out:
 	json_decref(o);
 	json_decref(full);
 }
@@ -452,7 +452,7 @@ utf8_clean(const char *s, size_t max)
 		o += len;
 		i += len;
 		continue;
- bad:
+bad:
 		memcpy(out + o, "\xef\xbf\xbd", 3);
 		o += 3;
 		i++;

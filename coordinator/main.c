@@ -517,7 +517,7 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	while (sigwait(&set, &sig) == 0 && sig != SIGTERM)
 		;
 	ret = 0;
- out:
+out:
 	api_stop(api);
 	monitor_client_free(mc);
 	events_free(ev);
@@ -853,7 +853,7 @@ main(int argc, char **argv)
 		;
 	fprintf(stderr, "benchfleetd: signal %d, stopping\n", sig);
 	ret = 0;
- out:
+out:
 	/* the API first: nothing new reaches the scheduler while it stops */
 	monitor_stop(mon);
 	api_stop(api);

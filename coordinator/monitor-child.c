@@ -116,7 +116,7 @@ client_call(struct monitor_client *c, int type, const void *data, size_t n, void
 		if (anslen > 0)
 			memcpy(ans, msg.data, anslen);
 	}
- out:
+out:
 	pthread_mutex_unlock(&c->mu);
 	buf_free(&b);
 	return r;
@@ -303,7 +303,7 @@ monitor_drop_privileges(const char *user, int *shared, struct bf_diag *d)
 		    "changing to %s", user);
 		return BF_ERR_STATE;
 	}
- nnp:
+nnp:
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		bf_diag_set(d, NULL, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
 		return BF_ERR_SYS;

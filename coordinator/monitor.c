@@ -165,7 +165,7 @@ monitor_spawn(struct monitor *m, struct bf_diag *d)
 	pthread_cond_broadcast(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	r = 0;
- out:
+out:
 	for (i = 0; i < 2; i++) {
 		if (ctl[i] != -1)
 			close(ctl[i]);
@@ -480,7 +480,7 @@ monitor_main(void *arg)
 			backoff = MONITOR_BACKOFF_MAX;
 	}
 	return NULL;
- failed:
+failed:
 	pthread_mutex_lock(&m->mu);
 	snprintf(m->fail, sizeof(m->fail), "%s", d.msg);
 	m->state = MON_FAILED;

@@ -91,7 +91,7 @@ recipes_load_dir(const char *dir, struct recipes **out, struct bf_diag *d)
 	*out = rs;
 	rs = NULL;
 	ret = 0;
- out:
+out:
 	if (dh != NULL)
 		closedir(dh);
 	recipe_free(r);

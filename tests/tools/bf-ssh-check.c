@@ -258,7 +258,7 @@ main(int argc, char **argv)
 	} else {
 		usage();
 	}
- out:
+out:
 	free(times);
 	ssh_close(c);
 	ssh_global_cleanup();
