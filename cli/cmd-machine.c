@@ -115,30 +115,26 @@ machine_parse_addr(const char *s, char *host, size_t hostsz, int64_t *port,
 {
 	const char *h, *p = NULL, *end;
 	size_t hlen, i;
-	int r;
 
 	*port = MACHINE_DEFAULT_PORT;
 	if (s[0] == '[') {
 		h = s + 1;
 		if ((end = strchr(h, ']')) == NULL) {
 			bf_diag_set(d, NULL, "\"%s\": no ']' after an IPv6 address", s);
-			r = BF_ERR_PARSE;
-			goto out;
+			return BF_ERR_PARSE;
 		}
 		hlen = (size_t)(end - h);
 		if (end[1] == ':')
 			p = end + 2;
 		else if (end[1] != '\0') {
 			bf_diag_set(d, NULL, "\"%s\": expected ':PORT' after ']'", s);
-			r = BF_ERR_PARSE;
-			goto out;
+			return BF_ERR_PARSE;
 		}
 	} else {
 		h = s;
 		if ((end = strchr(s, ':')) != NULL && strchr(end + 1, ':') != NULL) {
 			bf_diag_set(d, NULL, "\"%s\": write an IPv6 address as [ADDRESS]:PORT", s);
-			r = BF_ERR_PARSE;
-			goto out;
+			return BF_ERR_PARSE;
 		}
 		hlen = end != NULL ? (size_t)(end - s) : strlen(s);
 		if (end != NULL)
@@ -146,8 +142,7 @@ machine_parse_addr(const char *s, char *host, size_t hostsz, int64_t *port,
 	}
 	if (hlen == 0 || hlen > BF_MAX_HOST || hlen >= hostsz) {
 		bf_diag_set(d, NULL, "\"%s\": the host must be 1 to %d bytes", s, BF_MAX_HOST);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	for (i = 0; i < hlen; i++) {
 		unsigned char ch = (unsigned char)h[i];
@@ -155,20 +150,16 @@ machine_parse_addr(const char *s, char *host, size_t hostsz, int64_t *port,
 		if (ch <= ' ' || ch == 0x7f || ch == '/' || ch == '@' || ch == '[' || ch == ']') {
 			bf_diag_set(d, NULL, "\"%s\": the host holds a character not allowed "
 			    "in a host name or address", s);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
 	if (p != NULL && parse_i64(p, 1, 65535, port) != 0) {
 		bf_diag_set(d, NULL, "\"%s\": the port must be a number from 1 to 65535", s);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	memcpy(host, h, hlen);
 	host[hlen] = '\0';
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int

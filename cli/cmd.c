@@ -129,7 +129,7 @@ cmd_parse(const struct cmd_entry *e, int argc, char **argv, struct cmd_args *a)
 	struct option lo[CMD_MAX_OPTS + 2];
 	char so[3 * CMD_MAX_OPTS + 4], *sp = so;
 	size_t n = 0, i;
-	int ch, idx, r;
+	int ch, idx;
 
 	memset(a, 0, sizeof(*a));
 	*sp++ = ':';	/* report a missing argument as ':' */
@@ -154,13 +154,10 @@ cmd_parse(const struct cmd_entry *e, int argc, char **argv, struct cmd_args *a)
 	while ((ch = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (ch == 'h') {
 			cmd_usage(e, stdout);
-			r = -1;
-			goto out;
+			return -1;
 		}
-		if (ch == ':') {
-			r = cmd_usage_error(e, "option %s needs a value", argv[optind - 1]);
-			goto out;
-		}
+		if (ch == ':')
+			return cmd_usage_error(e, "option %s needs a value", argv[optind - 1]);
 		idx = -1;
 		if (ch >= 256)
 			idx = ch - 256;
@@ -168,23 +165,15 @@ cmd_parse(const struct cmd_entry *e, int argc, char **argv, struct cmd_args *a)
 			for (i = 0; i < n; i++)
 				if (e->opts[i].shortc == ch)
 					idx = (int)i;
-		if (idx < 0) {
-			r = cmd_usage_error(e, "unknown option %s", argv[optind - 1]);
-			goto out;
-		}
+		if (idx < 0)
+			return cmd_usage_error(e, "unknown option %s", argv[optind - 1]);
 		a->opt[idx] = e->opts[idx].has_arg ? optarg : "";
 	}
-	if (argc - optind < e->minargs) {
-		r = cmd_usage_error(e, "too few arguments");
-		goto out;
-	}
-	if (argc - optind > e->maxargs || argc - optind > CMD_MAX_ARGS) {
-		r = cmd_usage_error(e, "too many arguments");
-		goto out;
-	}
+	if (argc - optind < e->minargs)
+		return cmd_usage_error(e, "too few arguments");
+	if (argc - optind > e->maxargs || argc - optind > CMD_MAX_ARGS)
+		return cmd_usage_error(e, "too many arguments");
 	for (; optind < argc; optind++)
 		a->argv[a->argc++] = argv[optind];
-	r = 0;
-out:
-	return r;
+	return 0;
 }

@@ -164,15 +164,13 @@ http_request(struct http *h, const char *method, const char *path,
 	n = snprintf(resp->url, sizeof(resp->url), "%s%s%s", h->base, HTTP_API_PREFIX, path);
 	if (n < 0 || (size_t)n >= sizeof(resp->url)) {
 		snprintf(h->errbuf, sizeof(h->errbuf), "URL too long");
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
 
 	curl_easy_reset(c);
 	if (curl_easy_setopt(c, CURLOPT_URL, resp->url) != CURLE_OK) {
 		snprintf(h->errbuf, sizeof(h->errbuf), "malformed URL");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -221,12 +219,10 @@ http_request(struct http *h, const char *method, const char *path,
 			r = BF_ERR_ALLOC;
 		else
 			r = BF_ERR_LOST;
-		goto out;
+		return r;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 char *

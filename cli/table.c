@@ -192,20 +192,18 @@ table_line(const struct table *t, const size_t *widths, const char *const *cells
 	for (i = 0; i < t->ncols; i++) {
 		w = table_width(cells[i]);
 		if (i > 0 && (r = table_pad(out, TABLE_GAP)) != 0)
-			goto out;
+			return r;
 		if (t->cols[i].align == TABLE_RIGHT && (r = table_pad(out, widths[i] - w)) != 0)
-			goto out;
+			return r;
 		if ((r = buf_puts(out, cells[i])) != 0)
-			goto out;
+			return r;
 		if (t->cols[i].align != TABLE_RIGHT && i + 1 < t->ncols &&
 		    (r = table_pad(out, widths[i] - w)) != 0)
-			goto out;
+			return r;
 	}
 	while (out->len > start && out->data[out->len - 1] == ' ')
 		out->data[--out->len] = '\0';
-	r = buf_append(out, "\n", 1);
-out:
-	return r;
+	return buf_append(out, "\n", 1);
 }
 
 int

@@ -62,14 +62,12 @@ buf_append(struct buf *b, const void *p, size_t n)
 	int r;
 
 	if ((r = buf_reserve(b, n)) != 0)
-		goto out;
+		return r;
 	if (n != 0)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = '\0';
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -87,17 +85,13 @@ buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 	va_copy(ap2, ap);
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
-	if (n < 0) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	if (n < 0)
+		return BF_ERR_INVALID;
 	if ((r = buf_reserve(b, (size_t)n)) != 0)
-		goto out;
+		return r;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

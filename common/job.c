@@ -113,38 +113,30 @@ job_parse_boot(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_str(doc, "kernel", JX_OPTIONAL, JOB_MAX_RELEASE, &s, "", d)) != 0)
-		goto out;
+		return r;
 	if (s != NULL && ((r = job_check_kernel(s, "kernel", d)) != 0 ||
-	    (job->kernel = strdup(s)) == NULL)) {
-		r = r ? r : BF_ERR_ALLOC;
-		goto out;
-	}
+	    (job->kernel = strdup(s)) == NULL))
+		return r ? r : BF_ERR_ALLOC;
 	s = NULL;
 	if (json_is_string(json_object_get(doc, "cmdline")) &&
 	    json_string_length(json_object_get(doc, "cmdline")) == 0) {
 		s = "";
 	} else if ((r = jx_str(doc, "cmdline", JX_OPTIONAL, JOB_MAX_CMDLINE, &s, "", d)) != 0)
-		goto out;
+		return r;
 	if (s != NULL && ((r = job_check_cmdline(s, "cmdline", d)) != 0 ||
-	    (job->cmdline = strdup(s)) == NULL)) {
-		r = r ? r : BF_ERR_ALLOC;
-		goto out;
-	}
+	    (job->cmdline = strdup(s)) == NULL))
+		return r ? r : BF_ERR_ALLOC;
 	s = NULL;
 	if ((r = jx_obj(doc, "boot", JX_OPTIONAL, &boot, "", d)) != 0)
-		goto out;
+		return r;
 	if (boot != NULL &&
 	    ((r = jx_only_keys(boot, job_boot_keys, "boot", d)) != 0 ||
 	    (r = jx_str(boot, "cmdline_base", JX_OPTIONAL, JOB_MAX_CMDLINE, &s, "boot", d)) != 0))
-		goto out;
+		return r;
 	if (s != NULL && ((r = job_check_cmdline(s, "boot.cmdline_base", d)) != 0 ||
-	    (job->cmdline_base = strdup(s)) == NULL)) {
-		r = r ? r : BF_ERR_ALLOC;
-		goto out;
-	}
-	r = 0;
-out:
-	return r;
+	    (job->cmdline_base = strdup(s)) == NULL))
+		return r ? r : BF_ERR_ALLOC;
+	return 0;
 }
 
 void
@@ -193,52 +185,41 @@ job_parse_machines(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 
 	if ((r = jx_obj(doc, "machines", JX_REQUIRED, &m, "", d)) != 0 ||
 	    (r = jx_only_keys(m, job_machine_keys, "machines", d)) != 0)
-		goto out;
+		return r;
 	if ((json_object_get(m, "class") != NULL) == (json_object_get(m, "names") != NULL)) {
 		bf_diag_set(d, "machines", "give exactly one of class or names");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (json_object_get(m, "class") != NULL) {
 		if ((r = jx_str(m, "class", JX_REQUIRED, BF_MAX_NAME, &s, "machines", d)) != 0 ||
 		    (r = jx_check_name(s, "machines.class", d)) != 0)
-			goto out;
-		if ((job->machine_class = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+			return r;
+		if ((job->machine_class = strdup(s)) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	if ((r = jx_arr(m, "names", JX_REQUIRED, 1, JOB_MAX_MACHINES, &names, "machines",
 	    d)) != 0)
-		goto out;
+		return r;
 	if ((job->machine_names = calloc(json_array_size(names),
-	    sizeof(*job->machine_names))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	    sizeof(*job->machine_names))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(names, i, v) {
 		jx_path_idx(ep, sizeof(ep), "machines.names", i);
 		if ((r = jx_as_str(v, BF_MAX_NAME, &s, ep, d)) != 0 ||
 		    (r = jx_check_name(s, ep, d)) != 0)
-			goto out;
+			return r;
 		for (j = 0; j < i; j++)
 			if (strcmp(job->machine_names[j], s) == 0) {
 				bf_diag_set(d, ep, "%s repeats machines.names[%zu]",
 				    jx_repr(v, rep, sizeof(rep)), j);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
-		if ((job->machine_names[i] = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if ((job->machine_names[i] = strdup(s)) == NULL)
+			return BF_ERR_ALLOC;
 		job->nmachine_names++;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* A parameter value must be a scalar; its type against the recipe comes later. */
@@ -265,45 +246,38 @@ job_parse_matrix(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_obj(doc, "matrix", JX_OPTIONAL, &matrix, "", d)) != 0)
-		goto out;
+		return r;
 	if (matrix == NULL) {
-		if ((job->matrix = json_object()) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+		if ((job->matrix = json_object()) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	if ((n = json_object_size(matrix)) > BF_MAX_AXES) {
 		bf_diag_set(d, "matrix", "has %zu axes; at most %d allowed", n, BF_MAX_AXES);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
 	json_object_foreach(matrix, k, arr) {
 		jx_path(ap, sizeof(ap), "matrix", k);
 		if ((r = jx_check_name(k, ap, d)) != 0 ||
 		    (r = jx_arr(matrix, k, JX_REQUIRED, 1, BF_MAX_AXIS_VALUES, &arr, "matrix",
 		    d)) != 0)
-			goto out;
+			return r;
 		json_array_foreach(arr, i, v) {
 			jx_path_idx(ep, sizeof(ep), ap, i);
 			if ((r = job_check_scalar(v, ep, d)) != 0)
-				goto out;
+				return r;
 			for (j = 0; j < i; j++)
 				if (job_same_value(json_array_get(arr, j), v)) {
 					bf_diag_set(d, ep, "%s repeats %s[%zu]",
 					    jx_repr(v, rep, sizeof(rep)), ap, j);
-					r = BF_ERR_INVALID;
-					goto out;
+					return BF_ERR_INVALID;
 				}
 		}
 	}
 	if ((r = matrix_count(matrix, &n, d)) != 0)
-		goto out;
+		return r;
 	job->matrix = json_incref(matrix);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -315,36 +289,29 @@ job_parse_params(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_obj(doc, "params", JX_OPTIONAL, &params, "", d)) != 0)
-		goto out;
+		return r;
 	if (params == NULL) {
-		if ((job->params = json_object()) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+		if ((job->params = json_object()) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	if (json_object_size(params) > BF_MAX_PARAMS) {
 		bf_diag_set(d, "params", "has %zu values; at most %d allowed",
 		    json_object_size(params), BF_MAX_PARAMS);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
 	json_object_foreach(params, k, v) {
 		jx_path(pp, sizeof(pp), "params", k);
 		if ((r = jx_check_name(k, pp, d)) != 0 || (r = job_check_scalar(v, pp, d)) != 0)
-			goto out;
+			return r;
 		if (json_object_get(job->matrix, k) != NULL) {
 			bf_diag_set(d, pp, "is also a matrix axis; a parameter is an axis or a "
 			    "fixed value, not both");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
 	job->params = json_incref(params);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -357,7 +324,7 @@ job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_obj(doc, "repetitions", JX_OPTIONAL, &reps, "", d)) != 0)
-		goto out;
+		return r;
 	if (reps != NULL && json_object_get(reps, "target_ci_pct") != NULL) {
 		/* adaptive: boots are added while the CI is wider than the target */
 		if ((r = jx_num(reps, "target_ci_pct", JX_REQUIRED, 0.001, 1000, &target,
@@ -368,34 +335,29 @@ job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 		    "repetitions", d)) != 0 ||
 		    (r = jx_str(reps, "target_metric", JX_OPTIONAL, BF_MAX_NAME, &metric,
 		    "repetitions", d)) != 0)
-			goto out;
+			return r;
 		if (json_object_get(reps, "boots") != NULL) {
 			bf_diag_set(d, "repetitions.boots", "cannot be given with target_ci_pct; "
 			    "use min_boots and max_boots");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (maxb < minb) {
 			bf_diag_set(d, "repetitions.max_boots", "%lld is below min_boots %lld",
 			    (long long)maxb, (long long)minb);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		bo = minb;
 		job->target_ci_pct = target;
 		job->min_boots = (int)minb;
 		job->max_boots = (int)maxb;
-		if (metric != NULL && (job->target_metric = strdup(metric)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if (metric != NULL && (job->target_metric = strdup(metric)) == NULL)
+			return BF_ERR_ALLOC;
 	} else if (reps != NULL && (json_object_get(reps, "min_boots") != NULL ||
 	    json_object_get(reps, "max_boots") != NULL ||
 	    json_object_get(reps, "target_metric") != NULL)) {
 		bf_diag_set(d, "repetitions", "min_boots, max_boots and target_metric need "
 		    "target_ci_pct");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (reps != NULL &&
 	    ((r = jx_only_keys(reps, job_rep_keys, "repetitions", d)) != 0 ||
@@ -404,13 +366,11 @@ job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	    (r = jx_int(reps, "warmup", JX_OPTIONAL, 0, 100, &wu, "repetitions", d)) != 0 ||
 	    (r = jx_int(reps, "boots", JX_OPTIONAL, 1, BF_MAX_BOOTS, &bo, "repetitions",
 	    d)) != 0))
-		goto out;
+		return r;
 	job->iterations = (int)it;
 	job->warmup = (int)wu;
 	job->boots = (int)bo;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -422,23 +382,18 @@ job_parse_order(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_str(doc, "order", JX_OPTIONAL, BF_MAX_NAME, &s, "", d)) != 0)
-		goto out;
+		return r;
 	job->interleaved = 0;
-	if (s == NULL) {
-		r = 0;
-		goto out;
-	}
+	if (s == NULL)
+		return 0;
 	for (i = 0; i < sizeof(job_orders) / sizeof(job_orders[0]); i++)
 		if (strcmp(s, job_orders[i].name) == 0) {
 			job->interleaved = job_orders[i].interleaved;
-			r = 0;
-			goto out;
+			return 0;
 		}
 	bf_diag_set(d, "order", "%s is not one of sequential, interleaved",
 	    jx_repr(json_object_get(doc, "order"), rep, sizeof(rep)));
-	r = BF_ERR_INVALID;
-out:
-	return r;
+	return BF_ERR_INVALID;
 }
 
 /* A knob value as text: strings as they are, integers in decimal. */
@@ -485,36 +440,29 @@ job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_obj(doc, "knobs", JX_OPTIONAL, &knobs, "", d)) != 0)
-		goto out;
+		return r;
 	if (knobs == NULL) {
-		if ((job->knobs = json_object()) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+		if ((job->knobs = json_object()) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	if (json_object_size(knobs) > JOB_MAX_KNOBS) {
 		bf_diag_set(d, "knobs", "has %zu knobs; at most %d allowed",
 		    json_object_size(knobs), JOB_MAX_KNOBS);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
 	json_object_foreach(knobs, k, v) {
 		jx_path(kp, sizeof(kp), "knobs", k);
 		if ((r = job_check_knob(k, v, kp, d)) != 0)
-			goto out;
+			return r;
 		if (json_object_get(job->matrix, k) != NULL) {
 			bf_diag_set(d, kp, "is also a matrix axis; a knob is an axis or a fixed "
 			    "value, not both");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
 	job->knobs = json_incref(knobs);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* "0-3,8": digits, commas and dashes; the agent checks it against the machine. */
@@ -558,30 +506,28 @@ job_parse_bind(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	job->aslr = -1;
 	job->drop_caches = 0;
 	if ((r = jx_obj(doc, "bind", JX_OPTIONAL, &bind, "", d)) != 0)
-		goto out;
+		return r;
 	if (bind != NULL) {
 		if ((r = jx_only_keys(bind, job_bind_keys, "bind", d)) != 0)
-			goto out;
+			return r;
 		json_object_foreach(bind, k, v) {
 			jx_path(bp, sizeof(bp), "bind", k);
 			if ((r = job_check_list(v, bp, d)) != 0)
-				goto out;
+				return r;
 		}
 		job->bind = json_incref(bind);
 	}
 	if (json_object_get(doc, "aslr") != NULL) {
 		if ((r = jx_bool(doc, "aslr", JX_OPTIONAL, &b, "", d)) != 0)
-			goto out;
+			return r;
 		job->aslr = b;
 	}
 	if (json_object_get(doc, "drop_caches") != NULL) {
 		if ((r = jx_bool(doc, "drop_caches", JX_OPTIONAL, &b, "", d)) != 0)
-			goto out;
+			return r;
 		job->drop_caches = b;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* strdup of an optional string that must also be a valid name when check_name. */
@@ -593,24 +539,19 @@ job_dup_str(const json_t *doc, const char *key, int required, size_t maxlen, int
 	int r;
 
 	if ((r = jx_str(doc, key, required, maxlen, &s, "", d)) != 0)
-		goto out;
+		return r;
 	if (s != NULL && check_name && (r = jx_check_name(s, key, d)) != 0)
-		goto out;
+		return r;
 	for (size_t i = 0; s != NULL && s[i] != '\0'; i++) {
 		/* a name is shown on one line: in tables, reports, mail */
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
 			bf_diag_set(d, key, "has a control character at byte %zu", i);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
-	if (s != NULL && (*out = strdup(s)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	r = 0;
-out:
-	return r;
+	if (s != NULL && (*out = strdup(s)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
 }
 
 int
@@ -720,12 +661,10 @@ job_check_path_defaults(const struct job_spec *job, const struct recipe *rc,
 			    sub.msg + (strncmp(sub.msg, ap, strlen(ap)) == 0 ? strlen(ap) + 2 : 0),
 			    v != NULL ? "value in preset " : "default", v != NULL ? job->preset : "",
 			    rc->name, p->name);
-			goto out;
+			return r;
 		}
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -743,8 +682,7 @@ job_validate(const struct job_spec *job, const struct recipe *rc, const char *wo
 	if (strcmp(job->recipe, rc->name) != 0) {
 		bf_diag_set(d, "recipe", "job names \"%s\" but the recipe is \"%s\"", job->recipe,
 		    rc->name);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (job->target_metric != NULL) {
 		for (i = 0; i < rc->nmetrics; i++)
@@ -753,15 +691,13 @@ job_validate(const struct job_spec *job, const struct recipe *rc, const char *wo
 		if (i == rc->nmetrics) {
 			bf_diag_set(d, "repetitions.target_metric", "\"%s\" is not a metric of "
 			    "recipe %s", job->target_metric, rc->name);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
 	if (job->preset != NULL && json_object_get(rc->presets, job->preset) == NULL) {
 		bf_diag_set(d, "preset", "\"%s\" is not one of %s", job->preset,
 		    job_preset_names(rc, names, sizeof(names)));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	json_object_foreach(job->matrix, k, arr) {
 		jx_path(ap, sizeof(ap), "matrix", k);
@@ -769,48 +705,44 @@ job_validate(const struct job_spec *job, const struct recipe *rc, const char *wo
 		if (p != NULL && knob_find(k) != NULL) {
 			bf_diag_set(d, ap, "is both a parameter of recipe %s and a knob; rename "
 			    "the parameter", rc->name);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (p == NULL && knob_find(k) != NULL) {
 			json_array_foreach(arr, i, v) {
 				jx_path_idx(ep, sizeof(ep), ap, i);
 				if ((r = job_check_knob(k, v, ep, d)) != 0)
-					goto out;
+					return r;
 			}
 			continue;
 		}
 		if (p == NULL && job_is_boot_axis(k)) {
 			if (json_object_get(job->json, k) != NULL) {
 				bf_diag_set(d, ap, "is both an axis and a fixed \"%s\" of the job", k);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
 			json_array_foreach(arr, i, v) {
 				jx_path_idx(ep, sizeof(ep), ap, i);
 				if (!json_is_string(v)) {
 					bf_diag_set(d, ep, "expected a string, got %s",
 					    jx_type_name(v));
-					r = BF_ERR_INVALID;
-					goto out;
+					return BF_ERR_INVALID;
 				}
 				if ((r = strcmp(k, "kernel") == 0 ?
 				    job_check_kernel(json_string_value(v), ep, d) :
 				    job_check_cmdline(json_string_value(v), ep, d)) != 0)
-					goto out;
+					return r;
 			}
 			continue;
 		}
 		if (p == NULL) {
 			bf_diag_set(d, ap, "names no parameter or knob; parameters are %s",
 			    recipe_param_names(rc, names, sizeof(names)));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		json_array_foreach(arr, i, v) {
 			jx_path_idx(ep, sizeof(ep), ap, i);
 			if ((r = recipe_check_value(p, v, workdir_root, ep, d)) != 0)
-				goto out;
+				return r;
 		}
 	}
 	json_object_foreach(job->params, k, v) {
@@ -818,27 +750,23 @@ job_validate(const struct job_spec *job, const struct recipe *rc, const char *wo
 		if ((p = recipe_param(rc, k)) == NULL) {
 			bf_diag_set(d, ap, "names no parameter; parameters are %s",
 			    recipe_param_names(rc, names, sizeof(names)));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = recipe_check_value(p, v, workdir_root, ap, d)) != 0)
-			goto out;
+			return r;
 	}
 	if ((r = job_check_path_defaults(job, rc, workdir_root, d)) != 0)
-		goto out;
+		return r;
 	json_object_foreach(job->knobs, k, v) {
 		if (recipe_param(rc, k) != NULL) {
 			bf_diag_set(d, jx_path(ap, sizeof(ap), "knobs", k), "is both a parameter "
 			    "of recipe %s and a knob; rename the parameter", rc->name);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
 	if ((r = matrix_count(job->matrix, &n, d)) != 0)
-		goto out;
-	r = 0;
-out:
-	return r;
+		return r;
+	return 0;
 }
 
 int

@@ -260,7 +260,6 @@ jx_only_keys(const json_t *obj, const char *const *allowed, const char *path,
 	const char *k;
 	json_t *v;
 	size_t i, off;
-	int r;
 
 	json_object_foreach((json_t *)obj, k, v) {
 		for (i = 0; allowed[i] != NULL; i++)
@@ -278,12 +277,9 @@ jx_only_keys(const json_t *obj, const char *const *allowed, const char *path,
 		}
 		bf_diag_set(d, jx_path(p, sizeof(p), path, k), "unknown key; expected one of %s",
 		    list);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* Look key up: *v is NULL when absent, which is an error only if required. */
@@ -292,23 +288,18 @@ jx_get(const json_t *obj, const char *key, int required, json_t **v, const char 
     struct bf_diag *d)
 {
 	char p[BF_DIAG_FIELD];
-	int r;
 
 	*v = NULL;
 	if (!json_is_object(obj)) {
 		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(obj));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	*v = json_object_get(obj, key);
 	if (*v == NULL && required) {
 		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "is required");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -316,33 +307,26 @@ jx_as_str(const json_t *v, size_t maxlen, const char **out, const char *path,
     struct bf_diag *d)
 {
 	size_t n;
-	int r;
 
 	if (!json_is_string(v)) {
 		bf_diag_set(d, path, "expected a string, got %s", jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	n = json_string_length(v);
 	if (n != strlen(json_string_value(v))) {
 		bf_diag_set(d, path, "contains a NUL byte");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (n == 0) {
 		bf_diag_set(d, path, "must not be empty");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (n > maxlen) {
 		bf_diag_set(d, path, "is %zu bytes long; at most %zu allowed", n, maxlen);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
 	*out = json_string_value(v);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -350,7 +334,6 @@ jx_as_int(const json_t *v, int64_t min, int64_t max, int64_t *out, const char *p
     struct bf_diag *d)
 {
 	int64_t x;
-	int r;
 
 	if (!json_is_integer(v)) {
 		char rep[80];
@@ -360,20 +343,16 @@ jx_as_int(const json_t *v, int64_t min, int64_t max, int64_t *out, const char *p
 			    jx_repr(v, rep, sizeof(rep)));
 		else
 			bf_diag_set(d, path, "expected an integer, got %s", jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	x = (int64_t)json_integer_value(v);
 	if (x < min || x > max) {
 		bf_diag_set(d, path, "%" PRId64 " is out of range %" PRId64 "..%" PRId64,
 		    x, min, max);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	*out = x;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -381,28 +360,22 @@ jx_as_num(const json_t *v, double min, double max, double *out, const char *path
     struct bf_diag *d)
 {
 	double x;
-	int r;
 
 	if (!json_is_number(v)) {
 		bf_diag_set(d, path, "expected a number, got %s", jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	x = json_number_value(v);
 	if (!isfinite(x)) {
 		bf_diag_set(d, path, "is not a finite number");
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	if (x < min || x > max) {
 		bf_diag_set(d, path, "%.17g is out of range %.17g..%.17g", x, min, max);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	*out = x;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -414,10 +387,8 @@ jx_str(const json_t *obj, const char *key, int required, size_t maxlen,
 	int r;
 
 	if ((r = jx_get(obj, key, required, &v, path, d)) != 0 || v == NULL)
-		goto out;
-	r = jx_as_str(v, maxlen, out, jx_path(p, sizeof(p), path, key), d);
-out:
-	return r;
+		return r;
+	return jx_as_str(v, maxlen, out, jx_path(p, sizeof(p), path, key), d);
 }
 
 int
@@ -429,10 +400,8 @@ jx_int(const json_t *obj, const char *key, int required, int64_t min, int64_t ma
 	int r;
 
 	if ((r = jx_get(obj, key, required, &v, path, d)) != 0 || v == NULL)
-		goto out;
-	r = jx_as_int(v, min, max, out, jx_path(p, sizeof(p), path, key), d);
-out:
-	return r;
+		return r;
+	return jx_as_int(v, min, max, out, jx_path(p, sizeof(p), path, key), d);
 }
 
 int
@@ -444,10 +413,8 @@ jx_num(const json_t *obj, const char *key, int required, double min, double max,
 	int r;
 
 	if ((r = jx_get(obj, key, required, &v, path, d)) != 0 || v == NULL)
-		goto out;
-	r = jx_as_num(v, min, max, out, jx_path(p, sizeof(p), path, key), d);
-out:
-	return r;
+		return r;
+	return jx_as_num(v, min, max, out, jx_path(p, sizeof(p), path, key), d);
 }
 
 int
@@ -459,17 +426,14 @@ jx_bool(const json_t *obj, const char *key, int required, int *out,
 	int r;
 
 	if ((r = jx_get(obj, key, required, &v, path, d)) != 0 || v == NULL)
-		goto out;
+		return r;
 	if (!json_is_boolean(v)) {
 		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "expected true or false, got %s",
 		    jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	*out = json_is_true(v);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -481,17 +445,14 @@ jx_obj(const json_t *obj, const char *key, int required, json_t **out,
 	int r;
 
 	if ((r = jx_get(obj, key, required, &v, path, d)) != 0 || v == NULL)
-		goto out;
+		return r;
 	if (!json_is_object(v)) {
 		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "expected an object, got %s",
 		    jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	*out = v;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -504,28 +465,23 @@ jx_arr(const json_t *obj, const char *key, int required, size_t minlen, size_t m
 	int r;
 
 	if ((r = jx_get(obj, key, required, &v, path, d)) != 0 || v == NULL)
-		goto out;
+		return r;
 	jx_path(p, sizeof(p), path, key);
 	if (!json_is_array(v)) {
 		bf_diag_set(d, p, "expected an array, got %s", jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	n = json_array_size(v);
 	if (n < minlen) {
 		bf_diag_set(d, p, "has %zu elements; at least %zu needed", n, minlen);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (n > maxlen) {
 		bf_diag_set(d, p, "has %zu elements; at most %zu allowed", n, maxlen);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
 	*out = v;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

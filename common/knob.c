@@ -149,37 +149,29 @@ knob_check(const char *name, const char *value, char *why, size_t whysz)
 	char rep[64], list[256];
 	int64_t v;
 	size_t i;
-	int r;
 
 	if ((k = knob_find(name)) == NULL) {
 		knob_repr(name, rep, sizeof(rep));
 		snprintf(why, whysz, "%s is not a knob (thp_enabled, thp_defrag, "
 		    "thp_shmem_enabled, khugepaged_pages_to_scan, khugepaged_defrag, "
 		    "mthp_<N>kB, randomize_va_space, governor, boost, drop_caches)", rep);
-		r = BF_ERR_NOTFOUND;
-		goto out;
+		return BF_ERR_NOTFOUND;
 	}
 	knob_repr(value, rep, sizeof(rep));
 	if (k->values == NULL) {
 		if (parse_i64(value, k->min, k->max, &v) != 0) {
 			snprintf(why, whysz, "%s is not an integer in %lld..%lld", rep,
 			    (long long)k->min, (long long)k->max);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
-		r = 0;
-		goto out;
+		return 0;
 	}
 	for (i = 0; k->values[i] != NULL; i++)
-		if (strcmp(value, k->values[i]) == 0) {
-			r = 0;
-			goto out;
-		}
+		if (strcmp(value, k->values[i]) == 0)
+			return 0;
 	knob_list(k->values, list, sizeof(list));
 	snprintf(why, whysz, "%s is not one of %s", rep, list);
-	r = BF_ERR_INVALID;
-out:
-	return r;
+	return BF_ERR_INVALID;
 }
 
 int
@@ -202,42 +194,29 @@ knob_bracket(const char *text, size_t len, char *out, size_t outsz)
 {
 	const char *open = NULL, *close = NULL;
 	size_t i, n;
-	int r;
 
 	for (i = 0; i < len; i++) {
 		if (text[i] == '[') {
-			if (open != NULL) {
-				r = BF_ERR_PARSE;
-				goto out;
-			}
+			if (open != NULL)
+				return BF_ERR_PARSE;
 			open = text + i;
 		} else if (text[i] == ']') {
-			if (open == NULL || close != NULL) {
-				r = BF_ERR_PARSE;
-				goto out;
-			}
+			if (open == NULL || close != NULL)
+				return BF_ERR_PARSE;
 			close = text + i;
 		}
 	}
-	if (open == NULL || close == NULL || close <= open + 1) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
+	if (open == NULL || close == NULL || close <= open + 1)
+		return BF_ERR_PARSE;
 	n = (size_t)(close - open - 1);
-	if (n >= outsz) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
+	if (n >= outsz)
+		return BF_ERR_PARSE;
 	for (i = 0; i < n; i++)
-		if ((unsigned char)open[1 + i] <= ' ' || open[1 + i] == 0x7f) {
-			r = BF_ERR_PARSE;
-			goto out;
-		}
+		if ((unsigned char)open[1 + i] <= ' ' || open[1 + i] == 0x7f)
+			return BF_ERR_PARSE;
 	memcpy(out, open + 1, n);
 	out[n] = '\0';
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* Read a small file into buf (NUL-terminated, trailing whitespace cut). */
@@ -354,20 +333,19 @@ knob_files(const char *name, char (*paths)[KNOB_MAX_PATH], size_t max, size_t *n
 	*np = 0;
 	if ((k = knob_find(name)) == NULL || max == 0) {
 		snprintf(why, whysz, "not a knob");
-		r = BF_ERR_NOTFOUND;
-		goto out;
+		return BF_ERR_NOTFOUND;
 	}
 	switch (k->kind) {
 	case KNOB_GOVERNOR:
 		for (cpu = 0; cpu < KNOB_MAX_CPUS && n < max; cpu++) {
 			if ((r = knob_mkpath(paths[n], KNOB_MAX_PATH, k->path, k->tail,
 			    (long long)cpu)) != 0)
-				goto out;
+				return r;
 			if (!knob_exists(paths[n])) {
 				/* a cpu without cpufreq ends the list; a missing cpuN too */
 				if ((r = knob_mkpath(probe, sizeof(probe), KNOB_CPU "/cpu", "",
 				    (long long)cpu)) != 0)
-					goto out;
+					return r;
 				if (!knob_exists(probe))
 					break;
 				continue;
@@ -376,31 +354,29 @@ knob_files(const char *name, char (*paths)[KNOB_MAX_PATH], size_t max, size_t *n
 		}
 		if (n == 0) {
 			snprintf(why, whysz, "no cpufreq scaling_governor on this machine");
-			r = BF_ERR_NOTFOUND;
-			goto out;
+			return BF_ERR_NOTFOUND;
 		}
 		break;
 	case KNOB_BOOST:
 		if ((r = knob_mkpath(paths[0], KNOB_MAX_PATH, k->path, NULL, 0)) != 0)
-			goto out;
+			return r;
 		if (!knob_exists(paths[0]) &&
 		    ((r = knob_mkpath(paths[0], KNOB_MAX_PATH,
 		    KNOB_CPU "/intel_pstate/no_turbo", NULL, 0)) != 0 || !knob_exists(paths[0]))) {
 			snprintf(why, whysz, "no cpufreq/boost or intel_pstate/no_turbo on this "
 			    "machine");
-			r = BF_ERR_NOTFOUND;
-			goto out;
+			return BF_ERR_NOTFOUND;
 		}
 		n = 1;
 		break;
 	default:
 		if (k->family && (r = knob_mthp_kb(name, &kb)) != 0) {
 			snprintf(why, whysz, "not an mTHP size");
-			goto out;
+			return r;
 		}
 		if ((r = knob_mkpath(paths[0], KNOB_MAX_PATH, k->path, k->tail,
 		    (long long)kb)) != 0)
-			goto out;
+			return r;
 		if (!knob_exists(paths[0])) {
 			if (k->family) {
 				(void)knob_mthp_sizes(sizes, sizeof(sizes));
@@ -408,16 +384,13 @@ knob_files(const char *name, char (*paths)[KNOB_MAX_PATH], size_t max, size_t *n
 				    "available: %s", (long long)kb, sizes);
 			} else
 				snprintf(why, whysz, "%s does not exist on this machine", paths[0]);
-			r = BF_ERR_NOTFOUND;
-			goto out;
+			return BF_ERR_NOTFOUND;
 		}
 		n = 1;
 		break;
 	}
 	*np = n;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -431,26 +404,22 @@ knob_file_get(const char *name, const char *path, char *out, size_t outsz, char 
 
 	if ((k = knob_find(name)) == NULL) {
 		snprintf(why, whysz, "not a knob");
-		r = BF_ERR_NOTFOUND;
-		goto out;
+		return BF_ERR_NOTFOUND;
 	}
 	if ((r = knob_slurp(path, raw, sizeof(raw), why, whysz)) != 0)
-		goto out;
+		return r;
 	if (k->kind == KNOB_BRACKET) {
 		if ((r = knob_bracket(raw, strlen(raw), out, outsz)) != 0)
 			snprintf(why, whysz, "%s: no [selected] value in \"%.80s\"", path, raw);
-		goto out;
+		return r;
 	}
 	len = strlen(raw);
 	if (len >= outsz || len == 0) {
 		snprintf(why, whysz, "%s: unexpected content \"%.80s\"", path, raw);
-		r = BF_ERR_PARSE;
-		goto out;
+		return BF_ERR_PARSE;
 	}
 	memcpy(out, raw, len + 1);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

@@ -20,33 +20,27 @@ matrix_count(const json_t *matrix, size_t *countp, struct bf_diag *d)
 	const char *k;
 	json_t *arr;
 	size_t count = 1, n;
-	int r;
 
 	if (matrix != NULL && !json_is_object(matrix)) {
 		bf_diag_set(d, "matrix", "expected an object, got %s", jx_type_name(matrix));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	json_object_foreach((json_t *)matrix, k, arr) {
 		if (!json_is_array(arr)) {
 			bf_diag_set(d, "matrix", "axis %s is %s, not an array", k,
 			    jx_type_name(arr));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		n = json_array_size(arr);
 		/* divide before multiplying: the product never exceeds the cap */
 		if (n != 0 && count > BF_MAX_CELLS / n) {
 			bf_diag_set(d, "matrix", "expands to more than %d cells", BF_MAX_CELLS);
-			r = BF_ERR_TOOBIG;
-			goto out;
+			return BF_ERR_TOOBIG;
 		}
 		count *= n;
 	}
 	*countp = count;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 void

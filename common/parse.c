@@ -18,40 +18,31 @@ int
 parse_i64_n(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
 {
 	size_t i = 0;
-	int neg = 0, r;
+	int neg = 0;
 	uint64_t acc = 0, lim;
 
-	if (s == NULL || len == 0) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
+	if (s == NULL || len == 0)
+		return BF_ERR_PARSE;
 	if (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-';
 		i = 1;
 	}
-	if (i == len) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
+	if (i == len)
+		return BF_ERR_PARSE;
 	/* magnitude limit of int64 in the chosen sign */
 	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; i < len; i++) {
 		unsigned dgt;
 
-		if (s[i] < '0' || s[i] > '9') {
-			r = BF_ERR_PARSE;
-			goto out;
-		}
+		if (s[i] < '0' || s[i] > '9')
+			return BF_ERR_PARSE;
 		dgt = (unsigned)(s[i] - '0');
 		if (acc > (lim - dgt) / 10) {
 			/* keep scanning so that "99999x" is a parse error, not range */
 			for (i++; i < len; i++)
-				if (s[i] < '0' || s[i] > '9') {
-					r = BF_ERR_PARSE;
-					goto out;
-				}
-			r = BF_ERR_RANGE;
-			goto out;
+				if (s[i] < '0' || s[i] > '9')
+					return BF_ERR_PARSE;
+			return BF_ERR_RANGE;
 		}
 		acc = acc * 10 + dgt;
 	}
@@ -62,15 +53,11 @@ parse_i64_n(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
 			v = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
 		else
 			v = (int64_t)acc;
-		if (v < min || v > max) {
-			r = BF_ERR_RANGE;
-			goto out;
-		}
+		if (v < min || v > max)
+			return BF_ERR_RANGE;
 		*out = v;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -115,37 +102,24 @@ parse_double_n(const char *s, size_t len, double *out)
 {
 	char tmp[PARSE_MAX_NUM + 1], *end;
 	double v;
-	int r;
 
-	if (s == NULL || len == 0) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
-	if (len > PARSE_MAX_NUM) {
-		r = BF_ERR_TOOBIG;
-		goto out;
-	}
-	if (!parse_is_decimal(s, len)) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
+	if (s == NULL || len == 0)
+		return BF_ERR_PARSE;
+	if (len > PARSE_MAX_NUM)
+		return BF_ERR_TOOBIG;
+	if (!parse_is_decimal(s, len))
+		return BF_ERR_PARSE;
 	memcpy(tmp, s, len);
 	tmp[len] = '\0';
 	errno = 0;
 	v = strtod(tmp, &end);
-	if (end != tmp + len) {
-		r = BF_ERR_PARSE;
-		goto out;
-	}
+	if (end != tmp + len)
+		return BF_ERR_PARSE;
 	/* ERANGE on underflow still gives a usable tiny value; overflow does not */
-	if (!isfinite(v)) {
-		r = BF_ERR_RANGE;
-		goto out;
-	}
+	if (!isfinite(v))
+		return BF_ERR_RANGE;
 	*out = v;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

@@ -80,31 +80,25 @@ path_check_fs(const char *root, const char *p, char *why, size_t whysz)
 	char cur[PATH_CHECK_MAX + 1];
 	struct stat sb;
 	size_t rl, i, n;
-	int r;
 
 	rl = strlen(root);
 	n = strlen(p);
 	if (n > PATH_CHECK_MAX || !path_is_under(p, root)) {
 		snprintf(why, whysz, "%.200s is not under %.200s", p, root);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (lstat(root, &sb) != 0) {
-		if (errno == ENOENT) {
-			r = 0;		/* nothing below it exists either */
-			goto out;
-		}
+		if (errno == ENOENT)
+			return 0;	/* nothing below it exists either */
 		snprintf(why, whysz, "%.200s: %s", root, strerror(errno));
-		r = BF_ERR_SYS;
-		goto out;
+		return BF_ERR_SYS;
 	}
 	/* a root that others may write lets them plant a symlink after we look */
 	if (S_ISLNK(sb.st_mode) || !S_ISDIR(sb.st_mode) ||
 	    (sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & 022) != 0) {
 		snprintf(why, whysz, "the root %.200s is not a directory owned by root (or "
 		    "us) and writable by no one else", root);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	memcpy(cur, p, n + 1);
 	/* root "/" has length 1 and its first component starts at 1 too */
@@ -113,27 +107,20 @@ path_check_fs(const char *root, const char *p, char *why, size_t whysz)
 			continue;
 		cur[i] = '\0';
 		if (lstat(cur, &sb) != 0) {
-			if (errno == ENOENT) {
-				r = 0;
-				goto out;
-			}
+			if (errno == ENOENT)
+				return 0;
 			snprintf(why, whysz, "%.200s: %s", cur, strerror(errno));
-			r = BF_ERR_SYS;
-			goto out;
+			return BF_ERR_SYS;
 		}
 		if (S_ISLNK(sb.st_mode)) {
 			snprintf(why, whysz, "%.200s is a symbolic link", cur);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (i < n && !S_ISDIR(sb.st_mode)) {
 			snprintf(why, whysz, "%.200s is not a directory", cur);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		cur[i] = p[i];
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }

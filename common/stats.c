@@ -212,23 +212,16 @@ int
 stats_incbeta(double a, double b, double x, double *out)
 {
 	double v;
-	int r;
 
 	if (out == NULL || !isfinite(a) || !isfinite(b) || !(a > 0) || !(b > 0) ||
-	    !(x >= 0 && x <= 1)) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	    !(x >= 0 && x <= 1))
+		return BF_ERR_INVALID;
 	v = ibeta(a, b, x, 1 - x);
-	if (isnan(v)) {
-		r = BF_ERR_RANGE;
-		goto out;
-	}
+	if (isnan(v))
+		return BF_ERR_RANGE;
 	/* 1 - (tiny) can round a hair past the ends. */
 	*out = v < 0 ? 0 : v > 1 ? 1 : v;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* P(|T| >= |t|); NAN if the fraction failed. */
@@ -270,41 +263,27 @@ int
 stats_t_p2(double t, double nu, double *out)
 {
 	double p;
-	int r;
 
-	if (out == NULL || !t_args_ok(t, nu)) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	if (isnan(p = t_p2(t, nu))) {
-		r = BF_ERR_RANGE;
-		goto out;
-	}
+	if (out == NULL || !t_args_ok(t, nu))
+		return BF_ERR_INVALID;
+	if (isnan(p = t_p2(t, nu)))
+		return BF_ERR_RANGE;
 	*out = p > 1 ? 1 : p;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
 stats_t_cdf(double t, double nu, double *out)
 {
 	double p;
-	int r;
 
-	if (out == NULL || !t_args_ok(t, nu)) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	if (isnan(p = t_p2(t, nu))) {
-		r = BF_ERR_RANGE;
-		goto out;
-	}
+	if (out == NULL || !t_args_ok(t, nu))
+		return BF_ERR_INVALID;
+	if (isnan(p = t_p2(t, nu)))
+		return BF_ERR_RANGE;
 	p = p > 1 ? 0.5 : p / 2;
 	*out = t > 0 ? 1 - p : p;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /*
@@ -350,26 +329,18 @@ static int
 quantile(double p, double nu, int normal, double *out)
 {
 	double q, t;
-	int r;
 
-	if (out == NULL || !(p > 0 && p < 1) || (!normal && !(nu > 0))) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	if (out == NULL || !(p > 0 && p < 1) || (!normal && !(nu > 0)))
+		return BF_ERR_INVALID;
 	if (p == 0.5) {
 		*out = 0;
-		r = 0;
-		goto out;
+		return 0;
 	}
 	q = p > 0.5 ? 1 - p : p;	/* exact for p in [0.5, 1] */
-	if (isnan(t = tail_inverse(q, nu, normal))) {
-		r = BF_ERR_RANGE;
-		goto out;
-	}
+	if (isnan(t = tail_inverse(q, nu, normal)))
+		return BF_ERR_RANGE;
 	*out = p > 0.5 ? t : -t;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -411,14 +382,11 @@ stats_welch(const struct stats_summary *a, const struct stats_summary *b,
 	double va, vb, se2;
 	int r;
 
-	if (out == NULL || a == NULL || b == NULL) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	if (out == NULL || a == NULL || b == NULL)
+		return BF_ERR_INVALID;
 	if (!summary_ok(a) || !summary_ok(b)) {
 		*out = w;
-		r = 0;
-		goto out;
+		return 0;
 	}
 	va = a->var / (double)a->n;
 	vb = b->var / (double)b->n;
@@ -428,12 +396,10 @@ stats_welch(const struct stats_summary *a, const struct stats_summary *b,
 		w.nu = se2 * se2 / (va * va / (double)(a->n - 1) +
 		    vb * vb / (double)(b->n - 1));
 		if ((r = stats_t_p2(w.t, w.nu, &w.p)) != 0)
-			goto out;
+			return r;
 	}
 	*out = w;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -444,16 +410,13 @@ stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 	double ya, rho, dr, va, vb, t = 0, g, h;
 	int r;
 
-	if (out == NULL || a == NULL || b == NULL || !(level > 0 && level < 1)) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	if (out == NULL || a == NULL || b == NULL || !(level > 0 && level < 1))
+		return BF_ERR_INVALID;
 	if (a->n == 0 || b->n == 0 || isnan(a->mean) || isnan(b->mean) ||
 	    a->mean == 0) {
 		p.unbounded = a->n > 0 && a->mean == 0;
 		*out = p;
-		r = 0;
-		goto out;
+		return 0;
 	}
 	ya = a->mean;
 	rho = b->mean / ya;
@@ -463,34 +426,28 @@ stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 	p.pct = 100 * dr;
 	if (!summary_ok(a) || !summary_ok(b)) {
 		*out = p;
-		r = 0;
-		goto out;
+		return 0;
 	}
 	va = a->var / (double)a->n;
 	vb = b->var / (double)b->n;
 	if (va + vb > 0) {
-		if (isnan(nu) || !(nu > 0)) {
-			r = BF_ERR_INVALID;
-			goto out;
-		}
+		if (isnan(nu) || !(nu > 0))
+			return BF_ERR_INVALID;
 		if ((r = stats_t_quantile((1 + level) / 2, nu, &t)) != 0)
-			goto out;
+			return r;
 	}
 	g = t * t * va / (ya * ya);
 	if (g >= 1) {
 		p.unbounded = 1;
 		*out = p;
-		r = 0;
-		goto out;
+		return 0;
 	}
 	h = fabs(t / ya) * sqrt(vb * (1 - g) + rho * rho * va);
 	/* (rho -/+ h)/(1 - g) - 1, rearranged around dr for the same reason. */
 	p.lo = 100 * ((dr + g) - h) / (1 - g);
 	p.hi = 100 * ((dr + g) + h) / (1 - g);
 	*out = p;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -501,27 +458,23 @@ stats_compare(const struct stats_summary *a, const struct stats_summary *b,
 	int r;
 
 	memset(&c, 0, sizeof(c));
-	if (out == NULL) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	if (out == NULL)
+		return BF_ERR_INVALID;
 	if ((r = stats_welch(a, b, &c.welch)) != 0)
-		goto out;
+		return r;
 	if ((r = stats_fieller(a, b, c.welch.nu, 0.95, &c.pct)) != 0) {
 		/* nu is NAN when the Welch test is undefined: CI n/a, not an error. */
 		if (r != BF_ERR_INVALID || a == NULL || b == NULL)
-			goto out;
+			return r;
 		if ((r = stats_fieller(a, b, 1, 0.95, &c.pct)) != 0)
-			goto out;
+			return r;
 		c.pct.lo = c.pct.hi = NAN;
 		c.pct.unbounded = 0;
 	}
 	c.significant = c.welch.p < 0.05 && !c.pct.unbounded &&
 	    (c.pct.lo > 0 || c.pct.hi < 0);
 	*out = c;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 struct mw_item {
@@ -791,14 +744,11 @@ stats_optimal_iters(double cost_ratio, double sw2, double sigma_boot2,
     size_t *out)
 {
 	double m;
-	int r;
 
 	if (out == NULL || !isfinite(cost_ratio) || !(cost_ratio > 0) ||
 	    !isfinite(sw2) || !(sw2 >= 0) || !isfinite(sigma_boot2) ||
-	    !(sigma_boot2 >= 0)) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	    !(sigma_boot2 >= 0))
+		return BF_ERR_INVALID;
 	if (sigma_boot2 == 0)
 		m = BF_MAX_ITERATIONS;
 	else
@@ -808,7 +758,5 @@ stats_optimal_iters(double cost_ratio, double sw2, double sigma_boot2,
 	if (m > BF_MAX_ITERATIONS)
 		m = BF_MAX_ITERATIONS;
 	*out = (size_t)m;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
