@@ -16,6 +16,7 @@
 #include "err.h"
 #include "jx.h"
 #include "caps.h"
+#include "clock.h"
 #include "parse.h"
 #include "table.h"
 
@@ -335,15 +336,6 @@ job_runs(struct cli *c, const struct cmd_args *a)
 	return job_runs_print(c, id);
 }
 
-static double
-job_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 job_sleep(double s)
 {
@@ -409,7 +401,7 @@ job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int
 	}
 	bar = bar && isatty(STDERR_FILENO);
 	snprintf(path, sizeof(path), "/jobs/%" PRId64, id);
-	start = job_now();
+	start = bf_mono();
 	for (;;) {
 		json_decref(doc);
 		doc = NULL;
@@ -455,7 +447,7 @@ job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int
 			r = job_finals[i].exit;
 			goto out;
 		}
-		left = timeout > 0 ? timeout - (job_now() - start) : JOB_POLL_S;
+		left = timeout > 0 ? timeout - (bf_mono() - start) : JOB_POLL_S;
 		if (left <= 0) {
 			if (drawn)
 				fputc('\n', stderr);

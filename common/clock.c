@@ -22,6 +22,12 @@ bf_mono(void)
 }
 
 int64_t
+bf_mono_s(void)
+{
+	return (int64_t)clock_read(CLOCK_MONOTONIC).tv_sec;
+}
+
+int64_t
 bf_mono_ms(void)
 {
 	struct timespec ts = clock_read(CLOCK_MONOTONIC);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 double bf_mono(void);			/* seconds, CLOCK_MONOTONIC */
+int64_t bf_mono_s(void);		/* whole seconds, CLOCK_MONOTONIC */
 int64_t bf_mono_ms(void);		/* milliseconds, CLOCK_MONOTONIC */
 int64_t bf_mono_ns(void);		/* nanoseconds, CLOCK_MONOTONIC */
 double bf_wall(void);			/* seconds since the epoch, CLOCK_REALTIME */

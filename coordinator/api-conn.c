@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "api-int.h"
+#include "clock.h"
 
 struct api_conn {
 	struct api_conn *prev, *next;	/* oldest first */
@@ -70,15 +71,6 @@ struct api_conns {
 	int reaper_started;
 	pthread_t reaper;
 };
-
-static double
-conn_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int
 conn_same_peer(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
@@ -191,7 +183,7 @@ conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, i
     size_t *np)
 {
 	struct api_conn *c, *oldest = NULL;
-	double born = conn_now() - BF_CONN_EVICT_GRACE_MS / 1000.0;
+	double born = bf_mono() - BF_CONN_EVICT_GRACE_MS / 1000.0;
 	size_t n = 0;
 
 	/* A connection younger than the grace may have its headers in our
@@ -288,7 +280,7 @@ conn_reaper(void *arg)
 
 	pthread_mutex_lock(&cs->mu);
 	while (!cs->stop) {
-		now = conn_now();
+		now = bf_mono();
 		for (c = cs->head; c != NULL; c = c->next) {
 			if (c->closing)
 				continue;
@@ -309,12 +301,7 @@ conn_reaper(void *arg)
 			cs->pit_head = (cs->pit_head + 1) % BF_MAX_CONN_TARPIT;
 			cs->pit_n--;
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 250 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000 * 1000 * 1000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000 * 1000 * 1000;
-		}
+		bf_abstime(CLOCK_REALTIME, 250, &ts);
 		pthread_cond_timedwait(&cs->cv, &cs->mu, &ts);
 	}
 	pthread_mutex_unlock(&cs->mu);
@@ -417,7 +404,7 @@ api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 			memcpy(&c->peer, ci->client_addr, sizeof(struct sockaddr_in));
 	}
 	c->state = API_CONN_HEADERS;
-	c->since = conn_now();
+	c->since = bf_mono();
 	pthread_mutex_lock(&cs->mu);
 	conn_make_room_locked(cs, &c->peer, BF_MAX_CONN_SLOW_PER_IP, BF_MAX_CONN_WAIT_PER_IP);
 	conn_make_room_locked(cs, NULL, BF_MAX_CONN_SLOW, BF_MAX_CONN_WAIT);
@@ -444,7 +431,7 @@ api_conn_set_state(struct api *a, struct MHD_Connection *conn, enum api_conn_sta
 	pthread_mutex_lock(&a->conns->mu);
 	if (c->state != st) {
 		c->state = st;
-		c->since = conn_now();
+		c->since = bf_mono();
 		c->ready = 0;
 	}
 	pthread_mutex_unlock(&a->conns->mu);

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "api-int.h"
+#include "clock.h"
 #include "events.h"
 #include "parse.h"
 
@@ -36,15 +37,6 @@ struct sse {
 	size_t plen, poff;
 	time_t last_write;	/* CLOCK_MONOTONIC seconds */
 };
-
-static time_t
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
-}
 
 static int
 sse_append(struct buf *b, uint64_t id, const char *type, const char *data)
@@ -83,7 +75,7 @@ sse_next(struct sse *s)
 				goto out;
 			break;
 		}
-		now = mono();
+		now = (time_t)bf_mono_s();
 		due = s->last_write + BF_SSE_HEARTBEAT_S;
 		if (now >= due) {
 			if (buf_append(&b, ": heartbeat\n\n", 13) != 0)
@@ -113,7 +105,7 @@ sse_next(struct sse *s)
 	s->pend = buf_steal(&b);
 	if (s->pend == NULL)
 		goto out;
-	s->last_write = mono();
+	s->last_write = (time_t)bf_mono_s();
 	r = 0;
 out:
 	buf_free(&b);
@@ -197,7 +189,7 @@ api_events(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	s->a = a;
-	s->last_write = mono();
+	s->last_write = (time_t)bf_mono_s();
 	s->last = given ? after : events_last_id(a->ev);
 	/* The id of the start point goes out at once: a client that drops
 	 * before its first event still resumes from here, not from "now". */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "caps.h"
+#include "clock.h"
 #include "db.h"
 #include "events.h"
 
@@ -52,24 +53,6 @@ struct events {
 	events_fwd_fn fwd;
 	void *fwd_arg;
 };
-
-static int64_t
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec;
-}
-
-static double
-wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t events_publish_from(struct events *ev, const char *type, json_t *data,
     int local);
@@ -347,7 +330,7 @@ job_eta(struct events *ev, int64_t job_id, const char *state)
 {
 	json_t *runs = NULL, *r, *eta = NULL;
 	const char *st, *mach, *machines[64];
-	double sum = 0, started, finished, rem = 0, now = wall_now();
+	double sum = 0, started, finished, rem = 0, now = bf_wall();
 	size_t i, j, n = 0, queued = 0, nmach = 0;
 
 	if (state != NULL && strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)
@@ -467,7 +450,7 @@ static int
 log_admit(struct events *ev, int64_t run_id, int64_t *dropped)
 {
 	struct events_rate *r = NULL, *victim = &ev->rate[0];
-	int64_t now = mono_s();
+	int64_t now = bf_mono_s();
 	size_t i;
 	int ok;
 
@@ -561,13 +544,7 @@ events_wait(struct events *ev, uint64_t after, int timeout_ms, const atomic_int 
 
 	if (ev == NULL)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	bf_abstime(CLOCK_MONOTONIC, timeout_ms, &dl);
 	pthread_mutex_lock(&ev->mu);
 	ev->waiters++;
 	for (;;) {

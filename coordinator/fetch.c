@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "clock.h"
 #include "fetch.h"
 #include "parse.h"
 
@@ -443,8 +444,7 @@ fetch_resolve(const char *host, const char *port, struct addrinfo **aip, struct 
 		r = BF_ERR_SYS;
 		goto undo;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += BF_FETCH_RESOLVE_S;
+	bf_abstime(CLOCK_REALTIME, (int64_t)BF_FETCH_RESOLVE_S * 1000, &ts);
 	pthread_mutex_lock(&j->mu);
 	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &ts) == 0)
 		;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "monitor.h"
 
 #define MONITOR_READ_CHUNK	(64 * 1024)	/* one read() */
@@ -333,21 +334,12 @@ monitor_rd_free(struct monitor_rd *rd)
 	rd->used = 0;
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 monitor_rd_next(int fd, struct monitor_rd *rd, enum monitor_from from, int timeout_ms,
     struct monitor_msg *m, struct bf_diag *d)
 {
 	char chunk[MONITOR_READ_CHUNK];
-	int64_t deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : 0;
+	int64_t deadline = timeout_ms >= 0 ? bf_mono_ms() + timeout_ms : 0;
 	struct pollfd pfd;
 	ssize_t k;
 	int r, wait;
@@ -368,7 +360,7 @@ monitor_rd_next(int fd, struct monitor_rd *rd, enum monitor_from from, int timeo
 			return r;
 		}
 		wait = -1;
-		if (timeout_ms >= 0 && (wait = (int)(deadline - mono_ms())) <= 0)
+		if (timeout_ms >= 0 && (wait = (int)(deadline - bf_mono_ms())) <= 0)
 			return BF_ERR_TIMEOUT;
 		pfd.fd = fd;
 		pfd.events = POLLIN;

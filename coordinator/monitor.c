@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "monitor.h"
 
 #define MONITOR_EVQ_MAX		4096		/* events queued for the child */
@@ -63,15 +64,6 @@ struct monitor {
 };
 
 static void monitor_reap_stale(struct monitor *m);
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 monitor_new(const struct monitor_config *cfg, struct monitor **out)
@@ -309,8 +301,8 @@ monitor_serve(struct monitor *m, struct bf_diag *d)
 		}
 		if (monitor_stopping(m)) {
 			if (stop_at == 0)
-				stop_at = mono_ms();
-			else if (mono_ms() - stop_at > MONITOR_TERM_MS) {
+				stop_at = bf_mono_ms();
+			else if (bf_mono_ms() - stop_at > MONITOR_TERM_MS) {
 				r = BF_ERR_TIMEOUT;	/* deaf to SIGTERM */
 				break;
 			}
@@ -414,8 +406,7 @@ monitor_nap(struct monitor *m, int s)
 	struct timespec ts;
 	int stop;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += s;
+	bf_abstime(CLOCK_REALTIME, (int64_t)s * 1000, &ts);
 	pthread_mutex_lock(&m->mu);
 	while (!m->stopping)
 		if (pthread_cond_timedwait(&m->cv, &m->mu, &ts) != 0)
@@ -450,7 +441,7 @@ monitor_main(void *arg)
 				break;
 			continue;
 		}
-		born = mono_ms();
+		born = bf_mono_ms();
 		pthread_mutex_lock(&m->mu);
 		pid = m->pid;
 		pthread_mutex_unlock(&m->mu);
@@ -470,7 +461,7 @@ monitor_main(void *arg)
 		first = 0;
 		if (monitor_stopping(m))
 			break;
-		if (mono_ms() - born >= MONITOR_STABLE_S * 1000)
+		if (bf_mono_ms() - born >= MONITOR_STABLE_S * 1000)
 			backoff = 1;
 		fprintf(stderr, "benchfleetd: monitor: the API child (pid %ld) %s; starting "
 		    "another in %d s\n", (long)pid, how, backoff);
@@ -584,8 +575,7 @@ monitor_start(struct monitor *m, struct bf_diag *d)
 		return BF_ERR_SYS;
 	}
 	m->thread_started = 1;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += MONITOR_START_S;
+	bf_abstime(CLOCK_REALTIME, (int64_t)MONITOR_START_S * 1000, &ts);
 	pthread_mutex_lock(&m->mu);
 	while (m->state == MON_STARTING)
 		if (pthread_cond_timedwait(&m->cv, &m->mu, &ts) != 0)
