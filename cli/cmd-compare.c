@@ -236,11 +236,11 @@ out:
 }
 
 static const struct cmd_opt compare_opts[] = {
-	{ "format", 1, 'f' },
-	{ "name", 1, 'n' },
-	{ "unit", 1, 'u' },
-	{ "higher", 0, 0 },
-	{ NULL, 0, 0 }
+	{ .name = "format", .has_arg = 1, .shortc = 'f' },
+	{ .name = "name", .has_arg = 1, .shortc = 'n' },
+	{ .name = "unit", .has_arg = 1, .shortc = 'u' },
+	{ .name = "higher", .has_arg = 0, .shortc = 0 },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_compare_entry = {

@@ -140,13 +140,13 @@ job_progress(const json_t *j, char *buf, size_t bufsz)
 }
 
 static const struct table_col job_cols[] = {
-	{ "ID", 0, TABLE_RIGHT },
-	{ "STATE", 12, TABLE_LEFT },
-	{ "RECIPE", 24, TABLE_LEFT },
-	{ "NAME", 32, TABLE_LEFT },
-	{ "DONE", 0, TABLE_RIGHT },
-	{ "FAILED", 0, TABLE_RIGHT },
-	{ "CREATED", 24, TABLE_LEFT },
+	{ .head = "ID", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "STATE", .max = 12, .align = TABLE_LEFT },
+	{ .head = "RECIPE", .max = 24, .align = TABLE_LEFT },
+	{ .head = "NAME", .max = 32, .align = TABLE_LEFT },
+	{ .head = "DONE", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "FAILED", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "CREATED", .max = 24, .align = TABLE_LEFT },
 };
 #define JOB_NCOLS	(sizeof(job_cols) / sizeof(job_cols[0]))
 
@@ -211,15 +211,15 @@ out:
 }
 
 static const struct table_col run_cols[] = {
-	{ "ID", 0, TABLE_RIGHT },
-	{ "CELL", 40, TABLE_LEFT },
-	{ "BOOT", 0, TABLE_RIGHT },
-	{ "STATE", 12, TABLE_LEFT },
-	{ "MACHINE", 20, TABLE_LEFT },
-	{ "HOSTNAME", 24, TABLE_LEFT },
-	{ "EXIT", 0, TABLE_RIGHT },
-	{ "SAMPLES", 0, TABLE_RIGHT },
-	{ "ERROR", 60, TABLE_LEFT },
+	{ .head = "ID", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "CELL", .max = 40, .align = TABLE_LEFT },
+	{ .head = "BOOT", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "STATE", .max = 12, .align = TABLE_LEFT },
+	{ .head = "MACHINE", .max = 20, .align = TABLE_LEFT },
+	{ .head = "HOSTNAME", .max = 24, .align = TABLE_LEFT },
+	{ .head = "EXIT", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "SAMPLES", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "ERROR", .max = 60, .align = TABLE_LEFT },
 };
 #define RUN_NCOLS	(sizeof(run_cols) / sizeof(run_cols[0]))
 
@@ -513,8 +513,8 @@ out:
 }
 
 static const struct cmd_opt job_wait_opts[] = {
-	{ "timeout", 1, 't' },
-	{ NULL, 0, 0 }
+	{ .name = "timeout", .has_arg = 1, .shortc = 't' },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_submit_entry = {
@@ -525,8 +525,8 @@ const struct cmd_entry cmd_submit_entry = {
 };
 
 static const struct cmd_opt job_status_opts[] = {
-	{ "limit", 1, 'n' },
-	{ NULL, 0, 0 }
+	{ .name = "limit", .has_arg = 1, .shortc = 'n' },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_status_entry = {

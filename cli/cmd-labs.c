@@ -204,11 +204,11 @@ out:
 }
 
 static const struct table_col labs_cols[] = {
-	{ "NAME", 24, TABLE_LEFT },
-	{ "FINGERPRINT", 52, TABLE_LEFT },
-	{ "SOURCE", 40, TABLE_LEFT },
-	{ "BY", 12, TABLE_LEFT },
-	{ "SINCE", 20, TABLE_LEFT },
+	{ .head = "NAME", .max = 24, .align = TABLE_LEFT },
+	{ .head = "FINGERPRINT", .max = 52, .align = TABLE_LEFT },
+	{ .head = "SOURCE", .max = 40, .align = TABLE_LEFT },
+	{ .head = "BY", .max = 12, .align = TABLE_LEFT },
+	{ .head = "SINCE", .max = 20, .align = TABLE_LEFT },
 };
 static const char *const labs_fields[] = { "name", "fingerprint", "source", "actor",
     "created_at" };
@@ -222,12 +222,12 @@ labs_list(struct cli *c, const struct cmd_args *a)
 }
 
 static const struct table_col audit_cols[] = {
-	{ "ID", 8, TABLE_RIGHT },
-	{ "AT", 20, TABLE_LEFT },
-	{ "ACTOR", 12, TABLE_LEFT },
-	{ "ACTION", 22, TABLE_LEFT },
-	{ "SUBJECT", 24, TABLE_LEFT },
-	{ "DETAIL", 80, TABLE_LEFT },
+	{ .head = "ID", .max = 8, .align = TABLE_RIGHT },
+	{ .head = "AT", .max = 20, .align = TABLE_LEFT },
+	{ .head = "ACTOR", .max = 12, .align = TABLE_LEFT },
+	{ .head = "ACTION", .max = 22, .align = TABLE_LEFT },
+	{ .head = "SUBJECT", .max = 24, .align = TABLE_LEFT },
+	{ .head = "DETAIL", .max = 80, .align = TABLE_LEFT },
 };
 static const char *const audit_fields[] = { "id", "at", "actor", "action", "subject",
     "detail" };
@@ -252,13 +252,13 @@ audit_list(struct cli *c, const struct cmd_args *a)
 }
 
 static const struct cmd_opt labs_trust_opts[] = {
-	{ "fingerprint", 1, 'f' },
-	{ NULL, 0, 0 }
+	{ .name = "fingerprint", .has_arg = 1, .shortc = 'f' },
+	{ .name = NULL }
 };
 
 static const struct cmd_opt audit_opts[] = {
-	{ "limit", 1, 'n' },
-	{ NULL, 0, 0 }
+	{ .name = "limit", .has_arg = 1, .shortc = 'n' },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_labs_entry = {

@@ -22,14 +22,14 @@
 #define MACHINE_MAX_PATH	PATH_MAX
 
 static const struct table_col machine_cols[] = {
-	{ "NAME", 24, TABLE_LEFT },
-	{ "CLASS", 16, TABLE_LEFT },
-	{ "STATE", 12, TABLE_LEFT },
-	{ "ADDRESS", 48, TABLE_LEFT },
-	{ "HOSTNAME", 24, TABLE_LEFT },
-	{ "KERNEL", 32, TABLE_LEFT },
-	{ "LAST-SEEN", 24, TABLE_LEFT },
-	{ "LAST-ERROR", 50, TABLE_LEFT },
+	{ .head = "NAME", .max = 24, .align = TABLE_LEFT },
+	{ .head = "CLASS", .max = 16, .align = TABLE_LEFT },
+	{ .head = "STATE", .max = 12, .align = TABLE_LEFT },
+	{ .head = "ADDRESS", .max = 48, .align = TABLE_LEFT },
+	{ .head = "HOSTNAME", .max = 24, .align = TABLE_LEFT },
+	{ .head = "KERNEL", .max = 32, .align = TABLE_LEFT },
+	{ .head = "LAST-SEEN", .max = 24, .align = TABLE_LEFT },
+	{ .head = "LAST-ERROR", .max = 50, .align = TABLE_LEFT },
 };
 #define MACHINE_NCOLS	(sizeof(machine_cols) / sizeof(machine_cols[0]))
 
@@ -291,10 +291,10 @@ machine_show(struct cli *c, const struct cmd_args *a)
 }
 
 static const struct cmd_opt machine_add_opts[] = {
-	{ "user", 1, 'u' },
-	{ "key", 1, 'k' },
-	{ "class", 1, 'c' },
-	{ NULL, 0, 0 }
+	{ .name = "user", .has_arg = 1, .shortc = 'u' },
+	{ .name = "key", .has_arg = 1, .shortc = 'k' },
+	{ .name = "class", .has_arg = 1, .shortc = 'c' },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_machines_entry = {

@@ -50,11 +50,11 @@ recipe_names(const json_t *v, char *buf, size_t bufsz)
 }
 
 static const struct table_col recipe_cols[] = {
-	{ "NAME", 24, TABLE_LEFT },
-	{ "PARAMS", 40, TABLE_LEFT },
-	{ "PRESETS", 20, TABLE_LEFT },
-	{ "METRICS", 40, TABLE_LEFT },
-	{ "DESCRIPTION", 60, TABLE_LEFT },
+	{ .head = "NAME", .max = 24, .align = TABLE_LEFT },
+	{ .head = "PARAMS", .max = 40, .align = TABLE_LEFT },
+	{ .head = "PRESETS", .max = 20, .align = TABLE_LEFT },
+	{ .head = "METRICS", .max = 40, .align = TABLE_LEFT },
+	{ .head = "DESCRIPTION", .max = 60, .align = TABLE_LEFT },
 };
 #define RECIPE_NCOLS	(sizeof(recipe_cols) / sizeof(recipe_cols[0]))
 

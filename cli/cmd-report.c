@@ -176,9 +176,9 @@ out:
 }
 
 static const struct cmd_opt report_opts[] = {
-	{ "baseline", 1, 'b' },
-	{ "format", 1, 'f' },
-	{ NULL, 0, 0 }
+	{ .name = "baseline", .has_arg = 1, .shortc = 'b' },
+	{ .name = "format", .has_arg = 1, .shortc = 'f' },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_report_entry = {

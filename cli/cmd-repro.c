@@ -196,11 +196,11 @@ out:
 }
 
 static const struct cmd_opt repro_opts[] = {
-	{ "delta", 1, 'd' },
-	{ "wait", 0, 'w' },
-	{ "override", 0, 0 },
-	{ "compare", 1, 'c' },
-	{ NULL, 0, 0 }
+	{ .name = "delta", .has_arg = 1, .shortc = 'd' },
+	{ .name = "wait", .has_arg = 0, .shortc = 'w' },
+	{ .name = "override", .has_arg = 0, .shortc = 0 },
+	{ .name = "compare", .has_arg = 1, .shortc = 'c' },
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_reproduce_entry = {

@@ -20,13 +20,13 @@
 enum { OPT_URL = 256, OPT_TOKEN, OPT_JSON, OPT_TIMEOUT, OPT_VERSION };
 
 static const struct option main_opts[] = {
-	{ "url", required_argument, NULL, OPT_URL },
-	{ "token", required_argument, NULL, OPT_TOKEN },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+	{ .name = "url", .has_arg = required_argument, .val = OPT_URL },
+	{ .name = "token", .has_arg = required_argument, .val = OPT_TOKEN },
+	{ .name = "json", .has_arg = no_argument, .val = OPT_JSON },
+	{ .name = "timeout", .has_arg = required_argument, .val = OPT_TIMEOUT },
+	{ .name = "version", .has_arg = no_argument, .val = OPT_VERSION },
+	{ .name = "help", .has_arg = no_argument, .val = 'h' },
+	{ .name = NULL }
 };
 
 /* "help [COMMAND [SUB]]" */

@@ -34,9 +34,10 @@ static int cmd_token_list(struct store *st, const struct cmd_token_args *a);
 static int cmd_token_revoke(struct store *st, const struct cmd_token_args *a);
 
 static const struct cmd_token cmd_token_table[] = {
-	{ "create", "create --role viewer|submitter|admin [--name NAME]", cmd_token_create, 0 },
-	{ "list", "list [--json]", cmd_token_list, 0 },
-	{ "revoke", "revoke ID", cmd_token_revoke, 1 },
+	{ .name = "create", .usage = "create --role viewer|submitter|admin [--name NAME]",
+	  .fn = cmd_token_create, .npos = 0 },
+	{ .name = "list", .usage = "list [--json]", .fn = cmd_token_list, .npos = 0 },
+	{ .name = "revoke", .usage = "revoke ID", .fn = cmd_token_revoke, .npos = 1 },
 };
 #define CMD_TOKEN_N (sizeof(cmd_token_table) / sizeof(cmd_token_table[0]))
 

@@ -79,9 +79,9 @@ test_width(void)
 }
 
 static const struct table_col cols[] = {
-	{ "ID", 0, TABLE_RIGHT },
-	{ "NAME", 8, TABLE_LEFT },
-	{ "STATE", 0, TABLE_LEFT },
+	{ .head = "ID", .max = 0, .align = TABLE_RIGHT },
+	{ .head = "NAME", .max = 8, .align = TABLE_LEFT },
+	{ .head = "STATE", .max = 0, .align = TABLE_LEFT },
 };
 
 static char *
