@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "parse.h"
 #include "store.h"
 
 static const char *target;
@@ -99,15 +100,17 @@ main(int argc, char **argv)
 	struct bf_diag d;
 	size_t i, done = 0, twice = 0, lost = 0;
 	int ncoord, err = 0;
-	int64_t job;
+	int64_t job, n, nc;
 	double t0, t1;
 	char name[32];
 
-	if (argc != 4 || (nruns = strtoul(argv[2], NULL, 10)) == 0 ||
-	    (ncoord = atoi(argv[3])) < 1 || ncoord > 64) {
-		fprintf(stderr, "usage: storebench TARGET NRUNS NCOORD\n");
+	if (argc != 4 || parse_i64(argv[2], 1, INT32_MAX, &n) != 0 ||
+	    parse_i64(argv[3], 1, 64, &nc) != 0) {
+		fprintf(stderr, "usage: storebench TARGET NRUNS NCOORD (NCOORD 1..64)\n");
 		return 2;
 	}
+	nruns = (size_t)n;
+	ncoord = (int)nc;
 	target = argv[1];
 	bf_diag_clear(&d);
 	if (store_open(target, &s, &d) != 0) {
@@ -170,5 +173,8 @@ main(int argc, char **argv)
 	    "unclaimed=%zu errors=%d\n", db_is_pg_target(target) ? "postgresql" : "sqlite",
 	    ncoord, done, t1 - t0, (double)done / (t1 - t0), twice, lost, err);
 	store_close(s);
+	free(rn);
+	free(cs);
+	free((void *)claimed);
 	return twice == 0 && lost == 0 && err == 0 && done == nruns ? 0 : 1;
 }
