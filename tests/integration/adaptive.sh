@@ -9,9 +9,9 @@ set -uo pipefail
 work=$(mktemp -d /tmp/bf-adapt.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfd \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfd \
 	--subnet 10.88.0 --bridge bfbrd --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 while IFS=$'\t' read -r name addr port user key; do

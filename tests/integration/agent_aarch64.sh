@@ -1,6 +1,6 @@
 #!/bin/bash
 # agent_aarch64.sh: benchfleet-agent cross-built for aarch64
-# (tests/vm/build-agent-aarch64, Debian's gcc-aarch64-linux-gnu, static)
+# (tools/build-agent-aarch64, Debian's gcc-aarch64-linux-gnu, static)
 # runs under qemu-user-static: its hello line says aarch64, its JSON lines
 # parse, and for a small step (`@agent work cpu`, which re-executes the
 # agent itself and so needs binfmt_misc) it prints the same line types and
@@ -26,7 +26,7 @@ defer "rm -rf '$W'"
 A64=$W/benchfleet-agent-aarch64
 X86=$BIN/benchfleet-agent
 t0=$(date +%s.%N)
-"$BF_SRC/tests/vm/build-agent-aarch64" "$A64" || { echo "FAIL: cross build" >&2; exit 1; }
+"$BF_SRC/tools/build-agent-aarch64" "$A64" || { echo "FAIL: cross build" >&2; exit 1; }
 echo "agent_aarch64: cross-built in $(echo "$(date +%s.%N) - $t0" | bc) s"
 check_contains "ELF is aarch64 and static" "$(file -b "$A64")" "ARM aarch64"
 check_contains "ELF is static" "$(file -b "$A64")" "statically linked"

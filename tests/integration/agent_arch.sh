@@ -21,10 +21,10 @@ fi
 work=$(mktemp -d /tmp/bf-arch.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-nf() { bash "$BF_SRC/tests/fleet/netns-fleet" "$@"; }
+nf() { bash "$BF_SRC/tools/netns-fleet" "$@"; }
 nf up --dir "$fleet" --hosts 2 --prefix bfq --subnet 10.94.0 --bridge bfbrq --force ||
 	{ echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 for h in 1 2; do
 	arch=$([ $h = 1 ] && echo aarch64 || echo riscv64)
 	mkdir -p "$fleet/bfq$h/home/fakebin"

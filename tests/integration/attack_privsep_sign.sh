@@ -20,9 +20,9 @@ fi
 work=$(mktemp -d /tmp/bf-atk-sign.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfr1 \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfr1 \
 	--subnet 10.181.0 --bridge bfbr181 --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 defer 'kill -9 $DAEMON_PID 2>/dev/null'
 start_daemon "$work" --known-hosts "$fleet/known_hosts" --probe-interval 2 || exit 1
 steal() { python3 "$BF_SRC/tests/tools/privsep-steal.py" "$@"; }

@@ -29,10 +29,10 @@ MARK=/tmp/bf-forged-$$-$RANDOM
 defer "rm -f '$MARK'"
 rm -f "$MARK"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 \
 	--prefix bfp2 --subnet 10.102.0 --bridge bfbr102 --force ||
 	{ echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer "stop_daemon"
 cli() { "$BIN/benchfleet" --url "$URL" "$@"; }

@@ -10,9 +10,9 @@ KILLS=${BF_CRASH_KILLS:-20}
 work=$(mktemp -d /tmp/bf-crash.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfk \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfk \
 	--subnet 10.85.0 --bridge bfbrk --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 defer 'kill -9 $DAEMON_PID 2>/dev/null'
 opts=(--known-hosts "$fleet/known_hosts" --probe-interval 2)
 start_daemon "$work" "${opts[@]}" || exit 1

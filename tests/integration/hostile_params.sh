@@ -25,9 +25,9 @@ root=$work/wroot
 mkdir -m 0755 "$root"
 mkdir "$work/decoy" && echo keep >"$work/decoy/keep"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfp1 \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfp1 \
 	--subnet 10.101.0 --bridge bfbr101 --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" --workdir-root "$root" || exit 1
 defer stop_daemon
 while IFS=$'\t' read -r name addr port user key; do

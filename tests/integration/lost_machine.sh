@@ -9,10 +9,10 @@ set -uo pipefail
 work=$(mktemp -d /tmp/bf-lost.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-nf() { bash "$BF_SRC/tests/fleet/netns-fleet" "$@"; }
+nf() { bash "$BF_SRC/tools/netns-fleet" "$@"; }
 nf up --dir "$fleet" --hosts 3 --prefix bfl --subnet 10.86.0 --bridge bfbrl --force ||
 	{ echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" --link-timeout 6 \
 	--probe-interval 2 --probe-failures 2 || exit 1
 defer stop_daemon

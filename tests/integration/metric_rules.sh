@@ -17,9 +17,9 @@ cat > "$work/recipes/unparsed.json" <<'JSON'
               "regex": "throughput: ([0-9.]+)"}]}
 JSON
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfm \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfm \
 	--subnet 10.92.0 --bridge bfbrm --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 BF_RECIPES=$work/recipes start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 IFS=$'\t' read -r name addr port user key < "$fleet/hosts.tsv"

@@ -49,9 +49,9 @@ cat >"$work/recipes/mc-lock.json" <<JSON
 JSON
 
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 4 --prefix bfmc \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 4 --prefix bfmc \
 	--subnet 10.95.0 --bridge bfbr95 --force || { echo "FAIL: fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 
 export BF_RECIPES=$work/recipes
 opts=(--known-hosts "$fleet/known_hosts" --lease "$LEASE" --probe-interval 2)

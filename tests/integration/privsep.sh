@@ -17,9 +17,9 @@ set -uo pipefail
 work=$(mktemp -d /tmp/bf-privsep.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfp6 \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfp6 \
 	--subnet 10.106.0 --bridge bfbr106 --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 defer 'kill -9 $DAEMON_PID 2>/dev/null'
 # the dashboard from a directory inside one the api user cannot enter (a
 # clone under /root): the child enters it before it drops its privileges

@@ -18,10 +18,10 @@ set -uo pipefail
 work=$(mktemp -d /tmp/bf-profiles.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-nf() { bash "$BF_SRC/tests/fleet/netns-fleet" "$@"; }
+nf() { bash "$BF_SRC/tools/netns-fleet" "$@"; }
 nf up --dir "$fleet" --hosts 2 --prefix bfp4 --subnet 10.104.0 --bridge bfbr104 --force ||
 	{ echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 IFS=$'\t' read -r h1 a1 p1 u1 key < <(sed -n 1p "$fleet/hosts.tsv")
 IFS=$'\t' read -r h2 a2 p2 u2 _ < <(sed -n 2p "$fleet/hosts.tsv")
 PW=hunter2-bmc-pw			# a "password" in a power profile

@@ -26,7 +26,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 PROV=$BF_SRC/deploy/provision-machine
-FLEET=$BF_SRC/tests/fleet/netns-fleet
+FLEET=$BF_SRC/tools/netns-fleet
 LAB=bfprovtest
 SUDOERS=/etc/sudoers.d/benchfleet
 

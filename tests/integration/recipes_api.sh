@@ -9,9 +9,9 @@ set -uo pipefail
 work=$(mktemp -d /tmp/bf-recipes.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfr \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfr \
 	--subnet 10.89.0 --bridge bfbrr --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 while IFS=$'\t' read -r name addr port user key; do

@@ -16,10 +16,10 @@ defer "rm -rf '$work'"
 mkdir -p "$work/a" "$work/b" "$work/www"
 for lab in a b; do
 	case $lab in a) sub=10.90.0 ;; b) sub=10.91.0 ;; esac
-	bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$work/$lab/fleet" --hosts 2 \
+	bash "$BF_SRC/tools/netns-fleet" up --dir "$work/$lab/fleet" --hosts 2 \
 		--prefix bfp$lab --subnet $sub --bridge bfbrp$lab --force ||
 		{ echo "fleet $lab did not come up"; exit 1; }
-	defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$work/$lab/fleet'"
+	defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$work/$lab/fleet'"
 done
 start_daemon "$work/a" --known-hosts "$work/a/fleet/known_hosts" || exit 1
 URL_A=$URL PID_A=$DAEMON_PID

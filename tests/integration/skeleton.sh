@@ -10,9 +10,9 @@ work=$(mktemp -d /tmp/bf-skel.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
 rm -f /tmp/bf-pwned /tmp/bf-pwned2 /tmp/bf-pwned3
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfit \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfit \
 	--subnet 10.78.0 --bridge bfbri --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 cli() { "$BIN/benchfleet" --url "$URL" "$@"; }

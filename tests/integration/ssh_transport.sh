@@ -8,7 +8,7 @@ set -u
 
 : "${BF_SRC:?BF_SRC must be set}" "${BF_BUILD:?BF_BUILD must be set}"
 CHECK=$BF_BUILD/bin/bf-ssh-check
-FLEET=$BF_SRC/tests/fleet/netns-fleet
+FLEET=$BF_SRC/tools/netns-fleet
 [ -x "$CHECK" ] || { echo "FAIL: $CHECK is not built" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "FAIL: needs root (network namespaces)" >&2; exit 1; }
 

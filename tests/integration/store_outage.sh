@@ -20,9 +20,9 @@ mkdir -p "$work/d"
 echo "$dburl" >"$work/d/store.url"
 
 fleet=$work/fleet
-"$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --subnet 10.97.0 --prefix bfso \
+"$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 --subnet 10.97.0 --prefix bfso \
 	--bridge bfbr97 --force >"$work/fleet.log" 2>&1 || { cat "$work/fleet.log"; echo "FAIL: fleet"; exit 1; }
-defer "'$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet' >/dev/null 2>&1"
+defer "'$BF_SRC/tools/netns-fleet' down --dir '$fleet' >/dev/null 2>&1"
 
 start_daemon "$work/d" --node so1 --lease 4 --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon

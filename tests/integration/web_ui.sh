@@ -26,9 +26,9 @@ art=$BF_BUILD/web-ui-artifacts
 rm -rf "$art"
 mkdir -p "$art"
 fleet=$work/fleet
-bash "$BF_SRC/tests/fleet/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfw \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfw \
 	--subnet 10.83.0 --bridge bfbrw --force || { echo "fleet did not come up"; exit 1; }
-defer "bash '$BF_SRC/tests/fleet/netns-fleet' down --dir '$fleet'"
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 
