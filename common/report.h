@@ -24,6 +24,11 @@
  * The legend ends every format but CSV (one row per cell and metric, no
  * other lines): % Change: (B-A)/A*100, the marks, the sample counts
  * (boots x iterations, from the series), and the caller's context lines.
+ *
+ * The statistics are computed once into a struct report_model
+ * (report_compute); each format only renders that model (report-text.c,
+ * report-md.c, report-csv.c, report-json.c), so a caller wanting several
+ * formats computes once. report_render() does both for one format.
  */
 #ifndef BF_REPORT_H
 #define BF_REPORT_H
@@ -32,6 +37,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "stats.h"
 
 struct report_metric {
 	const char *name;	/* "rps"; required */
@@ -74,12 +80,92 @@ struct report_input {
 };
 
 #define REPORT_MAX_CONTEXT	32
+/* The legend's lines: % Change, the fixed items, the sample counts, context. */
+#define REPORT_MAX_LEGEND	(16 + REPORT_MAX_CONTEXT)
 
 /*
- * Append the report to out in format "text", "markdown", "csv" or "json".
+ * The model: everything the four formats show, computed once by
+ * report_compute() from an input, then rendered by report_model_render()
+ * in as many formats as wanted. Read-only for the caller.
+ */
+
+/* One cell of the input. */
+struct report_model_cell {
+	const char *label;	/* the input's label; "" for NULL (user text, raw) */
+	int baseline;		/* index of its baseline cell, or -1 */
+};
+
+/* One cell for one metric: what its rows in every format show. */
+struct report_row {
+	struct stats_summary all;	/* every sample */
+	struct stats_summary eff;	/* what mean, CI and tests use: all, or the boot means */
+	int multi;			/* samples from more than one boot */
+	struct stats_twolevel tl;	/* valid when multi */
+	int has_mstar;
+	size_t mstar;			/* m*, optimal iterations per boot, when has_mstar */
+	int is_base;			/* some cell compares against this one */
+	int has_cmp;			/* this cell has a baseline */
+	struct stats_summary beff;	/* the baseline's eff, when has_cmp */
+	struct stats_compare cmp;	/* against the baseline, when has_cmp */
+	int has_mw;			/* Mann-Whitney of eff vs beff's samples */
+	struct stats_mw mw;		/* u: U of this cell (scipy's mannwhitneyu(B, A)) */
+	/* Static strings, never NULL where not said: */
+	const char *mark;		/* "* better", "* worse" or "" (significance) */
+	const char *note;		/* why the row's numbers are missing, or NULL */
+	const char *cmp_note;		/* why the comparison's are, or NULL (or no has_cmp) */
+};
+
+/* One metric: its rows and what its tables share. */
+struct report_model_metric {
+	const struct report_metric *metric;	/* the input's */
+	struct report_row *rows;	/* [ncells] */
+	int any_cmp;			/* some cell has a baseline: the comparison columns */
+	size_t nmulti;			/* cells with samples from several boots */
+	int decimals;			/* of the mean and CI, shared by the metric's rows */
+};
+
+struct report_model {
+	/* Borrowed: the input and everything it points to must outlive the
+	 * model (labels, metric names, title and context are read when
+	 * rendering). */
+	const struct report_input *in;
+	size_t ncells, nmetrics;
+	struct report_model_cell *cells;	/* [ncells] */
+	struct report_model_metric *metrics;	/* [nmetrics] */
+	int uniform_n;			/* every cell has the same n of every metric */
+	/* The legend, in order (warnings on the samples included); NUL-
+	 * terminated user text as given (renderers escape it). */
+	char *legend[REPORT_MAX_LEGEND];
+	size_t nlegend;
+};
+
+/*
+ * Validate in and compute its model. *out is the caller's, freed with
+ * report_model_free(); it borrows in (see above). BF_ERR_INVALID (with d
+ * naming the field) for a bad baseline index or a non-finite sample;
+ * BF_ERR_TOOBIG past the caps (cells, metrics, samples, context lines);
+ * BF_ERR_ALLOC. The model holds one row per cell and metric: at most
+ * BF_MAX_CELLS x BF_MAX_METRICS.
+ */
+int report_compute(const struct report_input *in, struct report_model **out,
+    struct bf_diag *d);
+void report_model_free(struct report_model *m);		/* accepts NULL */
+
+/*
+ * Append the model's report to out in format "text", "markdown", "csv" or
+ * "json". BF_ERR_INVALID for an unknown format; BF_ERR_TOOBIG past out's
+ * max. On error out may hold a partial report; the caller owns out.
+ */
+int report_model_render(const struct report_model *m, const char *format,
+    struct buf *out, struct bf_diag *d);
+
+/*
+ * report_compute(), report_model_render() and report_model_free() in one:
+ * append the report to out in format "text", "markdown", "csv" or "json".
  * BF_ERR_INVALID (with d naming the field) for an unknown format, a bad
  * baseline index or a non-finite sample; BF_ERR_TOOBIG past the caps
- * (cells, metrics, samples, context lines) or out's max. On error out may hold a partial report; the caller owns out.
+ * (cells, metrics, samples, context lines) or out's max. On error out may
+ * hold a partial report; the caller owns out.
  */
 int report_render(const struct report_input *in, const char *format,
     struct buf *out, struct bf_diag *d);

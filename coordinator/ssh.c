@@ -1,5 +1,8 @@
 /*
- * ssh.c: the SSH transport to lab machines on libssh2 1.10.
+ * ssh.c: the SSH transport to lab machines on libssh2 1.10: the session,
+ * connecting (TCP, handshake, key authentication), host-key pinning against
+ * known_hosts, and the waiting and failing every operation shares
+ * (ssh-int.h). Exec is in ssh-exec.c, SFTP upload in ssh-upload.c.
  *
  * Everything runs on a non-blocking session. Each libssh2 call that says
  * EAGAIN is retried after ssh_wait(), which polls the socket in the
@@ -23,55 +26,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libssh2.h>
-#include <libssh2_sftp.h>
 
 #include "err.h"
 #include "buf.h"
 #include "caps.h"
-#include "shquote.h"
+#include "clock.h"
 #include "ssh.h"
+#include "ssh-int.h"
 
 #define SSH_DEFAULT_CONNECT_MS	10000
-#define SSH_READ_CHUNK		16384
-#define SSH_MAX_PATH		4096
-#define SSH_CLOSE_MS		2000	/* bound on tidying a channel after an abort */
 #define SSH_KEEPALIVE_MAX_S	15
 
-struct ssh_conn {
-	LIBSSH2_SESSION *s;
-	int fd;
-	int alive;
-	int64_t last_rx;		/* monotonic ms of the last byte from the peer */
-	int keepalive_s;		/* current libssh2 keepalive interval */
-	const atomic_int *cancel;	/* set from another thread: stop (ssh_set_cancel) */
-	char where[BF_MAX_HOST + 16];	/* "host:port" for messages */
-};
-
-/* Deadlines of one operation: total is absolute monotonic ms (0 = none),
- * idle_ms is the longest silence of the peer (0 = none). */
-struct ssh_dl {
-	int64_t total;
-	int idle_ms;
-};
-
-static int64_t
-ssh_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
+void
 ssh_dl_set(struct ssh_dl *dl, int total_ms, int idle_ms)
 {
-	dl->total = total_ms > 0 ? ssh_now_ms() + total_ms : 0;
+	dl->total = total_ms > 0 ? bf_mono_ms() + total_ms : 0;
 	dl->idle_ms = idle_ms > 0 ? idle_ms : 0;
 }
 
@@ -86,7 +58,7 @@ LIBSSH2_RECV_FUNC(ssh_recv_cb)
 	if (n < 0)
 		return -errno;
 	if (n > 0)
-		c->last_rx = ssh_now_ms();
+		c->last_rx = bf_mono_ms();
 	return n;
 }
 
@@ -101,7 +73,7 @@ LIBSSH2_SEND_FUNC(ssh_send_cb)
 }
 
 /* Shut the socket so every later libssh2 call fails at once. */
-static void
+void
 ssh_mark_dead(struct ssh_conn *c)
 {
 	if (c->alive && c->fd >= 0)
@@ -121,7 +93,7 @@ ssh_lasterr(struct ssh_conn *c)
 	return msg != NULL && msg[0] != '\0' ? msg : "unknown libssh2 error";
 }
 
-static int
+int
 ssh_rc_is_socket(int rc)
 {
 	switch (rc) {
@@ -160,7 +132,7 @@ ssh_rc_is_channel(int rc)
 
 /* Turn a libssh2 failure into a BF_ERR_* with a message, marking the
  * connection dead unless only a channel failed. */
-static int
+int
 ssh_fail(struct ssh_conn *c, int rc, const char *what, struct bf_diag *d)
 {
 	if (rc == LIBSSH2_ERROR_ALLOC) {
@@ -185,14 +157,14 @@ ssh_fail(struct ssh_conn *c, int rc, const char *what, struct bf_diag *d)
  * at most until the next keepalive is due. BF_ERR_TIMEOUT (connection
  * marked dead) when a deadline passed; BF_ERR_LOST on a socket error.
  */
-static int
+int
 ssh_wait(struct ssh_conn *c, const struct ssh_dl *dl, const char *what, struct bf_diag *d)
 {
 	struct pollfd pfd;
 	int64_t now, left = 1000;
 	int dir, next = 0, rc;
 
-	now = ssh_now_ms();
+	now = bf_mono_ms();
 	if (c->cancel != NULL && atomic_load(c->cancel)) {
 		bf_diag_set(d, NULL, "%s: stopped while %s: this coordinator no longer holds "
 		    "the run's lease", c->where, what);
@@ -274,7 +246,7 @@ ssh_tcp_one(struct ssh_conn *c, const struct addrinfo *ai, int64_t deadline, int
 			goto failed;
 		}
 		for (;;) {
-			left = deadline - ssh_now_ms();
+			left = deadline - bf_mono_ms();
 			if (left <= 0) {
 				bf_diag_set(d, NULL, "%s: TCP connect timed out", c->where);
 				r = BF_ERR_TIMEOUT;
@@ -303,10 +275,10 @@ ssh_tcp_one(struct ssh_conn *c, const struct addrinfo *ai, int64_t deadline, int
 	fd = -1;
 	r = 0;
 	goto out;
- failed:
+failed:
 	bf_diag_set(d, NULL, "%s: TCP connect: %s", c->where, strerror(err));
 	r = BF_ERR_LOST;
- out:
+out:
 	if (fd >= 0)
 		close(fd);
 	return r;
@@ -335,7 +307,7 @@ ssh_tcp_connect(struct ssh_conn *c, const struct ssh_target *t, int64_t deadline
 		if ((r = ssh_tcp_one(c, ai, deadline, &c->fd, d)) == 0 || r == BF_ERR_TIMEOUT)
 			break;
 	}
- out:
+out:
 	if (res != NULL)
 		freeaddrinfo(res);
 	return r;
@@ -351,16 +323,16 @@ struct ssh_keytype {
 /* Preference order when known_hosts says nothing: ed25519 first, because
  * libssh2 1.10 would otherwise pick ECDSA and miss an ed25519-only entry. */
 static const struct ssh_keytype ssh_keytypes[] = {
-	{ LIBSSH2_HOSTKEY_TYPE_ED25519, LIBSSH2_KNOWNHOST_KEY_ED25519, "ssh-ed25519",
-	  "ssh-ed25519" },
-	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_256, LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
-	  "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256" },
-	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_384, LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
-	  "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp384" },
-	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_521, LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
-	  "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521" },
-	{ LIBSSH2_HOSTKEY_TYPE_RSA, LIBSSH2_KNOWNHOST_KEY_SSHRSA, "ssh-rsa",
-	  "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
+	{ .hostkey_type = LIBSSH2_HOSTKEY_TYPE_ED25519, .kh_bit = LIBSSH2_KNOWNHOST_KEY_ED25519,
+	  .name = "ssh-ed25519", .methods = "ssh-ed25519" },
+	{ .hostkey_type = LIBSSH2_HOSTKEY_TYPE_ECDSA_256, .kh_bit = LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
+	  .name = "ecdsa-sha2-nistp256", .methods = "ecdsa-sha2-nistp256" },
+	{ .hostkey_type = LIBSSH2_HOSTKEY_TYPE_ECDSA_384, .kh_bit = LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
+	  .name = "ecdsa-sha2-nistp384", .methods = "ecdsa-sha2-nistp384" },
+	{ .hostkey_type = LIBSSH2_HOSTKEY_TYPE_ECDSA_521, .kh_bit = LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
+	  .name = "ecdsa-sha2-nistp521", .methods = "ecdsa-sha2-nistp521" },
+	{ .hostkey_type = LIBSSH2_HOSTKEY_TYPE_RSA, .kh_bit = LIBSSH2_KNOWNHOST_KEY_SSHRSA,
+	  .name = "ssh-rsa", .methods = "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
 };
 #define SSH_NKEYTYPES (sizeof(ssh_keytypes) / sizeof(ssh_keytypes[0]))
 
@@ -440,7 +412,7 @@ ssh_hostkey_pref(struct ssh_conn *c, LIBSSH2_KNOWNHOSTS *kh, const struct ssh_ta
 		goto out;
 	}
 	r = 0;
- out:
+out:
 	if (algs != NULL)
 		libssh2_free(c->s, algs);
 	buf_free(&pref);
@@ -599,7 +571,7 @@ ssh_connect(const struct ssh_target *t, struct ssh_conn **out, struct bf_diag *d
 	if ((r = ssh_tcp_connect(c, t, dl.total, d)) != 0)
 		goto out;
 	c->alive = 1;
-	c->last_rx = ssh_now_ms();
+	c->last_rx = bf_mono_ms();
 	if ((c->s = libssh2_session_init_ex(NULL, NULL, NULL, c)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -649,7 +621,7 @@ ssh_connect(const struct ssh_target *t, struct ssh_conn **out, struct bf_diag *d
 	*out = c;
 	c = NULL;
 	r = 0;
- out:
+out:
 	if (kh != NULL)
 		libssh2_knownhost_free(kh);
 	ssh_close(c);
@@ -688,7 +660,7 @@ ssh_alive(const struct ssh_conn *c)
 
 /* Keepalives with a reply every third of the idle limit, so a live but
  * quiet peer is never idle (libssh2 turns 1 s into 2 s). */
-static void
+void
 ssh_keepalive(struct ssh_conn *c, int idle_ms)
 {
 	int s = idle_ms > 0 ? idle_ms / 3000 : SSH_KEEPALIVE_MAX_S;
@@ -703,594 +675,13 @@ ssh_keepalive(struct ssh_conn *c, int idle_ms)
 	}
 }
 
-/* ---- exec ------------------------------------------------------------ */
-
-/* Where exec output goes: raw bytes per stream, then end of stream. */
-struct ssh_sink {
-	int (*data)(void *arg, int stream, const char *p, size_t n);
-	int (*eof)(void *arg, int stream);
-	void *arg;
-};
-
-/* Line splitting with a cut: a longer line is delivered cut, flagged
- * truncated, and its rest dropped up to the newline. stdout carries the
- * agent's JSON lines, whose log events may hold a whole escaped log line,
- * so it is cut at BF_MAX_AGENT_LINE; stderr at BF_MAX_LOG_LINE. */
-struct ssh_lines {
-	ssh_line_cb cb;
-	void *arg;
-	struct {
-		char buf[BF_MAX_AGENT_LINE];
-		size_t len;
-		int dropping;
-	} st[2];
-};
-
-static const size_t ssh_line_cap[2] = { BF_MAX_AGENT_LINE, BF_MAX_LOG_LINE };
-
-static int
-ssh_lines_data(void *arg, int stream, const char *p, size_t n)
-{
-	struct ssh_lines *l = arg;
-	const char *nl;
-	size_t seg, room;
-	int r, i = stream == SSH_STDERR ? 1 : 0;
-
-	while (n > 0) {
-		nl = memchr(p, '\n', n);
-		seg = nl != NULL ? (size_t)(nl - p) : n;
-		if (l->st[i].dropping) {
-			if (nl != NULL)
-				l->st[i].dropping = 0;
-		} else {
-			room = ssh_line_cap[i] - l->st[i].len;
-			if (seg <= room) {
-				memcpy(l->st[i].buf + l->st[i].len, p, seg);
-				l->st[i].len += seg;
-				if (nl != NULL) {
-					r = l->cb(l->arg, stream, l->st[i].buf, l->st[i].len, 0);
-					l->st[i].len = 0;
-					if (r != 0)
-						return r;
-				}
-			} else {
-				memcpy(l->st[i].buf + l->st[i].len, p, room);
-				l->st[i].dropping = nl == NULL;
-				r = l->cb(l->arg, stream, l->st[i].buf, ssh_line_cap[i], 1);
-				l->st[i].len = 0;
-				if (r != 0)
-					return r;
-			}
-		}
-		if (nl == NULL)
-			break;
-		p += seg + 1;
-		n -= seg + 1;
-	}
-	return 0;
-}
-
-static int
-ssh_lines_eof(void *arg, int stream)
-{
-	struct ssh_lines *l = arg;
-	int i = stream == SSH_STDERR ? 1 : 0, r = 0;
-
-	if (l->st[i].len > 0 && !l->st[i].dropping)
-		r = l->cb(l->arg, stream, l->st[i].buf, l->st[i].len, 0);
-	l->st[i].len = 0;
-	l->st[i].dropping = 0;
-	return r;
-}
-
 /* Whether a cleanup call that said EAGAIN should be retried. Past its
  * deadline the connection is dead and retries fail fast; the spin cap is a
  * guard in case libssh2 keeps saying EAGAIN anyway (it then leaks). */
-static int
+int
 ssh_cleanup_retry(struct ssh_conn *c, const struct ssh_dl *dl, int *spins)
 {
 	if (ssh_wait(c, dl, "cleaning up", NULL) == 0)
 		return 1;
 	return ++*spins < 50;
-}
-
-/* Free a channel; bounded, and fast once the connection is dead. */
-static void
-ssh_channel_done(struct ssh_conn *c, LIBSSH2_CHANNEL *ch)
-{
-	struct ssh_dl dl;
-	int rc, spins = 0;
-
-	if (ch == NULL)
-		return;
-	ssh_dl_set(&dl, SSH_CLOSE_MS, 0);
-	while ((rc = libssh2_channel_free(ch)) == LIBSSH2_ERROR_EAGAIN)
-		if (!ssh_cleanup_retry(c, &dl, &spins))
-			break;
-}
-
-static int
-ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_t stdin_len,
-    const struct ssh_sink *sink, int idle_timeout_ms, int total_timeout_ms, int *exit_status,
-    struct bf_diag *d)
-{
-	static const int streams[2] = { SSH_STDOUT, SSH_STDERR };
-	LIBSSH2_CHANNEL *ch = NULL;
-	struct ssh_dl dl;
-	char rbuf[SSH_READ_CHUNK];
-	char *sig = NULL;
-	size_t off = 0, siglen = 0;
-	ssize_t n;
-	int r, rc, i, progress, eof_sent = 0, done[2] = { 0, 0 };
-
-	if (exit_status != NULL)
-		*exit_status = -1;
-	if (c == NULL || cmd == NULL) {
-		bf_diag_set(d, NULL, "ssh_exec: no connection or no command");
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	if (!c->alive) {
-		bf_diag_set(d, NULL, "%s: connection already lost", c->where);
-		r = BF_ERR_LOST;
-		goto out;
-	}
-	if (stdin_data == NULL)
-		stdin_len = 0;
-	ssh_dl_set(&dl, total_timeout_ms, idle_timeout_ms);
-	ssh_keepalive(c, idle_timeout_ms);
-	/* The idle clock starts now, not at the last exec. */
-	c->last_rx = ssh_now_ms();
-
-	while ((ch = libssh2_channel_open_session(c->s)) == NULL) {
-		rc = libssh2_session_last_errno(c->s);
-		if (rc != LIBSSH2_ERROR_EAGAIN) {
-			r = ssh_fail(c, rc, "opening a channel", d);
-			goto out;
-		}
-		if ((r = ssh_wait(c, &dl, "opening a channel", d)) != 0)
-			goto out;
-	}
-	while ((rc = libssh2_channel_exec(ch, cmd)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "starting the command", d)) != 0)
-			goto out;
-	if (rc != 0) {
-		r = ssh_fail(c, rc, "starting the command", d);
-		goto out;
-	}
-
-	/* Write stdin and read both streams in one loop, so neither side's
-	 * window can fill and stall the other. Wait only when nothing moved. */
-	while (!done[0] || !done[1]) {
-		progress = 0;
-		if (dl.total != 0 && ssh_now_ms() >= dl.total) {
-			bf_diag_set(d, NULL, "%s: command ran over its %d ms limit", c->where,
-			    total_timeout_ms);
-			ssh_mark_dead(c);
-			r = BF_ERR_TIMEOUT;
-			goto out;
-		}
-		if (!eof_sent && off < stdin_len) {
-			n = libssh2_channel_write(ch, (const char *)stdin_data + off, stdin_len - off);
-			if (n > 0) {
-				off += (size_t)n;
-				progress = 1;
-			} else if (n != LIBSSH2_ERROR_EAGAIN && n != 0) {
-				if (ssh_rc_is_socket((int)n)) {
-					r = ssh_fail(c, (int)n, "writing stdin", d);
-					goto out;
-				}
-				/* The command stopped reading: drop the rest. */
-				off = stdin_len;
-				eof_sent = 1;
-			}
-		}
-		if (!eof_sent && off == stdin_len) {
-			rc = libssh2_channel_send_eof(ch);
-			if (rc == 0) {
-				eof_sent = 1;
-				progress = 1;
-			} else if (rc != LIBSSH2_ERROR_EAGAIN) {
-				if (ssh_rc_is_socket(rc)) {
-					r = ssh_fail(c, rc, "sending EOF", d);
-					goto out;
-				}
-				eof_sent = 1;
-			}
-		}
-		for (i = 0; i < 2; i++) {
-			if (done[i])
-				continue;
-			n = libssh2_channel_read_ex(ch, i == 0 ? 0 : SSH_EXTENDED_DATA_STDERR, rbuf,
-			    sizeof(rbuf));
-			if (n > 0) {
-				progress = 1;
-				if ((r = sink->data(sink->arg, streams[i], rbuf, (size_t)n)) != 0)
-					goto aborted;
-			} else if (n == 0) {
-				if (libssh2_channel_eof(ch)) {
-					done[i] = 1;
-					progress = 1;
-					if ((r = sink->eof(sink->arg, streams[i])) != 0)
-						goto aborted;
-				}
-			} else if (n != LIBSSH2_ERROR_EAGAIN) {
-				r = ssh_fail(c, (int)n, "reading output", d);
-				goto out;
-			}
-		}
-		if (!progress && (r = ssh_wait(c, &dl, "waiting for the command", d)) != 0)
-			goto out;
-	}
-	/* The exit status comes before the peer's CLOSE, which can come after
-	 * EOF when the command closed its output early. */
-	while ((rc = libssh2_channel_wait_closed(ch)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "waiting for the exit status", d)) != 0)
-			goto out;
-	if (rc != 0) {
-		r = ssh_fail(c, rc, "waiting for the exit status", d);
-		goto out;
-	}
-	if (libssh2_channel_get_exit_signal(ch, &sig, &siglen, NULL, NULL, NULL, NULL) == 0 &&
-	    sig != NULL && siglen > 0) {
-		bf_diag_set(d, NULL, "%s: command killed by signal %.*s", c->where,
-		    (int)(siglen > 32 ? 32 : siglen), sig);
-		if (exit_status != NULL)
-			*exit_status = -1;
-	} else if (exit_status != NULL) {
-		*exit_status = libssh2_channel_get_exit_status(ch);
-	}
-	r = 0;
-	goto out;
- aborted:
-	/* The sink gave up: leave the channel, keep the session if we can. */
-	if (d != NULL && d->msg[0] == '\0')
-		bf_diag_set(d, NULL, "%s: output handler stopped the command: %s", c->where,
-		    bf_err_str(r));
- out:
-	if (sig != NULL)
-		libssh2_free(c->s, sig);
-	if (ch != NULL)
-		ssh_channel_done(c, ch);
-	return r;
-}
-
-int
-ssh_exec(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_t stdin_len,
-    ssh_line_cb cb, void *arg, int idle_timeout_ms, int total_timeout_ms,
-    int *exit_status, struct bf_diag *d)
-{
-	struct ssh_lines *l = NULL;
-	struct ssh_sink sink;
-	int r;
-
-	if (cb == NULL) {
-		bf_diag_set(d, NULL, "ssh_exec: no line callback");
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	if ((l = calloc(1, sizeof(*l))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	l->cb = cb;
-	l->arg = arg;
-	sink.data = ssh_lines_data;
-	sink.eof = ssh_lines_eof;
-	sink.arg = l;
-	r = ssh_exec_sink(c, cmd, stdin_data, stdin_len, &sink, idle_timeout_ms,
-	    total_timeout_ms, exit_status, d);
- out:
-	free(l);
-	return r;
-}
-
-struct ssh_capture {
-	struct buf *out, *err;
-	int over;
-};
-
-/* Past a cap the output is drained and dropped, so the session survives;
- * the exec then fails with BF_ERR_TOOBIG. */
-static int
-ssh_capture_data(void *arg, int stream, const char *p, size_t n)
-{
-	struct ssh_capture *cap = arg;
-	struct buf *b = stream == SSH_STDOUT ? cap->out : cap->err;
-	int r;
-
-	if (b == NULL)
-		return 0;
-	if ((r = buf_append(b, p, n)) == BF_ERR_TOOBIG)
-		cap->over |= stream;
-	else if (r != 0)
-		return r;
-	return 0;
-}
-
-static size_t
-ssh_buf_max(const struct buf *b)
-{
-	return b->max != 0 ? b->max : BF_MAX_AGENT_OUTPUT;
-}
-
-static int
-ssh_capture_eof(void *arg, int stream)
-{
-	return 0;
-}
-
-int
-ssh_exec_capture(struct ssh_conn *c, const char *cmd, struct buf *out, struct buf *err,
-    int timeout_ms, int *exit_status, struct bf_diag *d)
-{
-	struct ssh_capture cap;
-	struct ssh_sink sink;
-	int r;
-
-	cap.out = out;
-	cap.err = err;
-	cap.over = 0;
-	sink.data = ssh_capture_data;
-	sink.eof = ssh_capture_eof;
-	sink.arg = &cap;
-	if ((r = ssh_exec_sink(c, cmd, NULL, 0, &sink, timeout_ms, timeout_ms, exit_status,
-	    d)) != 0)
-		goto out;
-	if (cap.over != 0) {
-		bf_diag_set(d, NULL, "%s: %s of the command is over its cap of %zu bytes",
-		    c->where, (cap.over & SSH_STDOUT) ? "stdout" : "stderr",
-		    ssh_buf_max((cap.over & SSH_STDOUT) ? out : err));
-		r = BF_ERR_TOOBIG;
-		goto out;
-	}
-	r = 0;
- out:
-	return r;
-}
-
-/* ---- upload ------------------------------------------------------------ */
-
-static int
-ssh_sftp_fail(struct ssh_conn *c, LIBSSH2_SFTP *sftp, int rc, const char *what,
-    const char *path, struct bf_diag *d)
-{
-	unsigned long fx;
-
-	if (rc != LIBSSH2_ERROR_SFTP_PROTOCOL || sftp == NULL)
-		return ssh_fail(c, rc, what, d);
-	fx = libssh2_sftp_last_error(sftp);
-	bf_diag_set(d, NULL, "%s: SFTP %s %s failed: %s (status %lu)", c->where, what, path,
-	    fx == LIBSSH2_FX_NO_SUCH_FILE ? "no such file or directory" :
-	    fx == LIBSSH2_FX_PERMISSION_DENIED ? "permission denied" :
-	    fx == LIBSSH2_FX_NO_SPACE_ON_FILESYSTEM ? "no space left" :
-	    fx == LIBSSH2_FX_NO_SUCH_PATH ? "no such path" : "failure", fx);
-	return fx == LIBSSH2_FX_PERMISSION_DENIED ? BF_ERR_IO : BF_ERR_SSH;
-}
-
-/* Make the parent of path (one level); an existing directory is fine. */
-static int
-ssh_sftp_parent(struct ssh_conn *c, LIBSSH2_SFTP *sftp, const char *path,
-    const struct ssh_dl *dl, struct bf_diag *d)
-{
-	LIBSSH2_SFTP_ATTRIBUTES st;
-	const char *slash = strrchr(path, '/');
-	char dir[SSH_MAX_PATH + 1];
-	size_t len;
-	int rc;
-
-	if (slash == NULL || slash == path)
-		return 0;
-	len = (size_t)(slash - path);
-	memcpy(dir, path, len);
-	dir[len] = '\0';
-	while ((rc = libssh2_sftp_mkdir_ex(sftp, dir, (unsigned)len, 0755)) ==
-	    LIBSSH2_ERROR_EAGAIN)
-		if ((rc = ssh_wait(c, dl, "creating the directory", d)) != 0)
-			return rc;
-	if (rc == 0)
-		return 0;
-	if (rc != LIBSSH2_ERROR_SFTP_PROTOCOL)
-		return ssh_fail(c, rc, "creating the directory", d);
-	/* OpenSSH answers FAILURE, not FILE_ALREADY_EXISTS, for an existing
-	 * directory: ask what is there. */
-	while ((rc = libssh2_sftp_stat_ex(sftp, dir, (unsigned)len, LIBSSH2_SFTP_STAT, &st)) ==
-	    LIBSSH2_ERROR_EAGAIN)
-		if ((rc = ssh_wait(c, dl, "creating the directory", d)) != 0)
-			return rc;
-	if (rc == 0 && (st.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS) &&
-	    LIBSSH2_SFTP_S_ISDIR(st.permissions))
-		return 0;
-	if (rc == 0) {
-		bf_diag_set(d, NULL, "%s: %s exists and is not a directory", c->where, dir);
-		return BF_ERR_IO;
-	}
-	return ssh_sftp_fail(c, sftp, rc, "mkdir", dir, d);
-}
-
-/* OpenSSH's SFTP v3 rename refuses to replace a file; mv -f does it
- * atomically (rename(2)) on the remote side. */
-static int
-ssh_rename_fallback(struct ssh_conn *c, const char *from, const char *to, int timeout_ms,
-    struct bf_diag *d)
-{
-	struct buf cmd, err;
-	int r, status = -1;
-
-	buf_init(&cmd, 3 * SSH_MAX_PATH);
-	buf_init(&err, BF_MAX_LOG_LINE);
-	if ((r = buf_puts(&cmd, "mv -f -- ")) != 0 || (r = shquote(&cmd, from)) != 0 ||
-	    (r = buf_puts(&cmd, " ")) != 0 || (r = shquote(&cmd, to)) != 0)
-		goto out;
-	if ((r = ssh_exec_capture(c, cmd.data, NULL, &err, timeout_ms, &status, d)) != 0 &&
-	    r != BF_ERR_TOOBIG)
-		goto out;
-	if (status != 0) {
-		bf_diag_set(d, NULL, "%s: renaming %s to %s failed: %.200s", c->where, from, to,
-		    err.data != NULL ? err.data : "");
-		r = BF_ERR_IO;
-		goto out;
-	}
-	r = 0;
- out:
-	buf_free(&cmd);
-	buf_free(&err);
-	return r;
-}
-
-int
-ssh_upload(struct ssh_conn *c, const char *local_path, const char *remote_path, int mode,
-    int timeout_ms, struct bf_diag *d)
-{
-	LIBSSH2_SFTP *sftp = NULL;
-	LIBSSH2_SFTP_HANDLE *h = NULL;
-	LIBSSH2_SFTP_ATTRIBUTES attrs;
-	struct ssh_dl dl;
-	struct stat sb;
-	char tmp[SSH_MAX_PATH + 8], chunk[32768];
-	size_t len = 0, off = 0;
-	ssize_t n;
-	int fd = -1, r, rc, spins = 0;
-
-	if (c == NULL || local_path == NULL || remote_path == NULL || remote_path[0] == '\0') {
-		bf_diag_set(d, NULL, "ssh_upload: no connection or no path");
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	if (!c->alive) {
-		bf_diag_set(d, NULL, "%s: connection already lost", c->where);
-		r = BF_ERR_LOST;
-		goto out;
-	}
-	if (strlen(remote_path) > SSH_MAX_PATH) {
-		bf_diag_set(d, NULL, "%s: remote path over %d bytes", c->where, SSH_MAX_PATH);
-		r = BF_ERR_TOOBIG;
-		goto out;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", remote_path);
-	if ((fd = open(local_path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &sb) != 0) {
-		bf_diag_set(d, NULL, "%s: cannot read %s: %s", c->where, local_path,
-		    strerror(errno));
-		r = BF_ERR_IO;
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		bf_diag_set(d, NULL, "%s: %s is not a regular file", c->where, local_path);
-		r = BF_ERR_IO;
-		goto out;
-	}
-	ssh_dl_set(&dl, timeout_ms, timeout_ms);
-	ssh_keepalive(c, timeout_ms);
-	c->last_rx = ssh_now_ms();
-
-	while ((sftp = libssh2_sftp_init(c->s)) == NULL) {
-		rc = libssh2_session_last_errno(c->s);
-		if (rc != LIBSSH2_ERROR_EAGAIN) {
-			r = ssh_fail(c, rc, "starting SFTP", d);
-			goto out;
-		}
-		if ((r = ssh_wait(c, &dl, "starting SFTP", d)) != 0)
-			goto out;
-	}
-	if ((r = ssh_sftp_parent(c, sftp, remote_path, &dl, d)) != 0)
-		goto out;
-	while ((h = libssh2_sftp_open_ex(sftp, tmp, (unsigned)strlen(tmp),
-	    LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC,
-	    LIBSSH2_SFTP_S_IRUSR | LIBSSH2_SFTP_S_IWUSR, LIBSSH2_SFTP_OPENFILE)) == NULL) {
-		rc = libssh2_session_last_errno(c->s);
-		if (rc != LIBSSH2_ERROR_EAGAIN) {
-			r = ssh_sftp_fail(c, sftp, rc, "open", tmp, d);
-			goto out;
-		}
-		if ((r = ssh_wait(c, &dl, "opening the remote file", d)) != 0)
-			goto out;
-	}
-	for (;;) {
-		if (off == len) {
-			n = read(fd, chunk, sizeof(chunk));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				bf_diag_set(d, NULL, "%s: reading %s: %s", c->where, local_path,
-				    strerror(errno));
-				r = BF_ERR_IO;
-				goto out;
-			}
-			if (n == 0)
-				break;
-			len = (size_t)n;
-			off = 0;
-		}
-		/* On EAGAIN libssh2 wants the same buffer again. */
-		n = libssh2_sftp_write(h, chunk + off, len - off);
-		if (n == LIBSSH2_ERROR_EAGAIN) {
-			if ((r = ssh_wait(c, &dl, "writing the remote file", d)) != 0)
-				goto out;
-			continue;
-		}
-		if (n < 0) {
-			r = ssh_sftp_fail(c, sftp, (int)n, "write", tmp, d);
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	while ((rc = libssh2_sftp_fsync(h)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "syncing the remote file", d)) != 0)
-			goto out;
-	if (rc != 0 && !(rc == LIBSSH2_ERROR_SFTP_PROTOCOL &&
-	    libssh2_sftp_last_error(sftp) == LIBSSH2_FX_OP_UNSUPPORTED)) {
-		r = ssh_sftp_fail(c, sftp, rc, "fsync", tmp, d);
-		goto out;
-	}
-	memset(&attrs, 0, sizeof(attrs));
-	attrs.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
-	attrs.permissions = (unsigned long)(mode & 07777);
-	while ((rc = libssh2_sftp_fsetstat(h, &attrs)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "setting the mode", d)) != 0)
-			goto out;
-	if (rc != 0) {
-		r = ssh_sftp_fail(c, sftp, rc, "chmod", tmp, d);
-		goto out;
-	}
-	while ((rc = libssh2_sftp_close_handle(h)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "closing the remote file", d)) != 0)
-			goto out;
-	h = NULL;
-	if (rc != 0) {
-		r = ssh_sftp_fail(c, sftp, rc, "close", tmp, d);
-		goto out;
-	}
-	while ((rc = libssh2_sftp_rename_ex(sftp, tmp, (unsigned)strlen(tmp), remote_path,
-	    (unsigned)strlen(remote_path), LIBSSH2_SFTP_RENAME_OVERWRITE |
-	    LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "renaming the remote file", d)) != 0)
-			goto out;
-	if (rc == LIBSSH2_ERROR_SFTP_PROTOCOL &&
-	    (libssh2_sftp_last_error(sftp) == LIBSSH2_FX_FAILURE ||
-	    libssh2_sftp_last_error(sftp) == LIBSSH2_FX_FILE_ALREADY_EXISTS)) {
-		r = ssh_rename_fallback(c, tmp, remote_path, timeout_ms, d);
-		goto out;
-	}
-	if (rc != 0) {
-		r = ssh_sftp_fail(c, sftp, rc, "rename", tmp, d);
-		goto out;
-	}
-	r = 0;
- out:
-	if (h != NULL) {
-		ssh_dl_set(&dl, SSH_CLOSE_MS, 0);
-		while (libssh2_sftp_close_handle(h) == LIBSSH2_ERROR_EAGAIN)
-			if (!ssh_cleanup_retry(c, &dl, &spins))
-				break;
-	}
-	if (sftp != NULL) {
-		ssh_dl_set(&dl, SSH_CLOSE_MS, 0);
-		spins = 0;
-		while (libssh2_sftp_shutdown(sftp) == LIBSSH2_ERROR_EAGAIN)
-			if (!ssh_cleanup_retry(c, &dl, &spins))
-				break;
-	}
-	if (fd >= 0)
-		close(fd);
-	return r;
 }

@@ -3,9 +3,12 @@
  * labels and metric names of arbitrary bytes, baselines (valid, -1, self,
  * out of range), per-sample boot ids, raw doubles (NaN, infinities,
  * denormals, huge values) and every format. Input layout is read with a
- * small cursor; running out of bytes gives zeros.
+ * small cursor; running out of bytes gives zeros. The same report is then
+ * rendered from one report_compute() model, which must give the same
+ * result and bytes, and again from that model in every other format.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,8 +80,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int baseline_of[FR_CELLS];
 	struct report_input in;
 	struct bf_diag d;
-	struct buf out;
+	struct report_model *model = NULL;
+	struct buf out, again;
 	size_t nm, nc, i, k;
+	int r1, r2;
 	uint8_t flags;
 
 	nm = 1 + u8(&c) % FR_METRICS;
@@ -117,7 +122,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.baseline_desc = (flags & 128) ? NULL : "axis:value";
 	in.boot_cost_ratio = (flags & 1) ? (double)u8(&c) : 0.0;
 	buf_init(&out, (flags & 4) ? 512 : 4 << 20);	/* a small cap: the TOOBIG path */
-	(void)report_render(&in, formats[(flags >> 1) % 5], &out, &d);
+	r1 = report_render(&in, formats[(flags >> 1) % 5], &out, &d);
+	/* One model, every format: a successful render must match byte for byte. */
+	if (report_compute(&in, &model, &d) == 0) {
+		for (i = 0; i < 5; i++) {
+			buf_init(&again, (flags & 4) ? 512 : 4 << 20);
+			r2 = report_model_render(model, formats[i], &again, &d);
+			if (i == (size_t)(flags >> 1) % 5 && (r1 != r2 || (r1 == 0 &&
+			    (out.len != again.len || memcmp(out.data, again.data, out.len) != 0)))) {
+				fprintf(stderr, "fuzz_report: %s: report_render %d, model %d\n",
+				    formats[i], r1, r2);
+				abort();
+			}
+			buf_free(&again);
+		}
+		report_model_free(model);
+	}
 	buf_free(&out);
 	return 0;
 }

@@ -1,0 +1,230 @@
+/*
+ * report-fmt.c: the words and digits of one table field, as the text and
+ * markdown tables print them (how a number is rounded, what an undefined
+ * statistic says instead), and the UTF-8 cleaning of user text that every
+ * format but CSV applies.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report-int.h"
+
+#define MAX_DECIMALS	10
+/* At most 1 + 15 + 1 + MAX_DECIMALS characters. */
+#define NUM_FIELD	30
+
+const char *const report_col_head[NCOL] = {
+	"cell", "n", "mean", "CoV%", "95% CI", "% change", "95% CI of change",
+	"Welch p", "sig"
+};
+const int report_col_right[NCOL] = { 0, 1, 1, 1, 0, 1, 0, 1, 0 };
+
+const char *const report_bcol_head[NBCOL] = {
+	"cell", "boots", "iter/boot", "sd between", "sd within", "m*"
+};
+const int report_bcol_right[NBCOL] = { 0, 1, 1, 1, 1, 1 };
+
+/* 13720556 stays an integer and 0.4068 keeps 4 digits. */
+int
+report_row_decimals(const struct stats_summary *s)
+{
+	double x = fabs(s->mean), h = (s->ci_hi - s->ci_lo) / 2;
+	int dec = 0, k;
+
+	if (isfinite(x) && x > 0) {
+		k = 3 - (int)floor(log10(x));
+		if (k > dec)
+			dec = k;
+		if (isfinite(h) && h > 0 && (k = 1 - (int)floor(log10(h))) > dec)
+			dec = k;
+	}
+	return dec > MAX_DECIMALS ? MAX_DECIMALS : dec;
+}
+
+/* A spread shows 3 significant digits. */
+static int
+sd_decimals(double x)
+{
+	int k;
+
+	if (!isfinite(x) || x <= 0)
+		return 0;
+	k = 2 - (int)floor(log10(x));
+	return k < 0 ? 0 : k > MAX_DECIMALS ? MAX_DECIMALS : k;
+}
+
+static void
+fmt_numn(char *f, size_t size, double x, int dec)
+{
+	if (!isfinite(x))
+		snprintf(f, size, "-");
+	else if (dec == REPORT_SIG_DIGITS || (x != 0 && (fabs(x) >= 1e15 || fabs(x) < 1e-6)))
+		snprintf(f, size, "%.4g", x);
+	else
+		snprintf(f, size, "%.*f", dec, x);
+}
+
+/* A percentage with 2 decimals ("+1.73"); 3 significant digits past 1e6
+ * (a CoV or change that large is a bad baseline, not a precise number). */
+static void
+fmt_pctn(char *f, size_t size, double x, int sign)
+{
+	if (fabs(x) >= 1e6)
+		snprintf(f, size, sign ? "%+.3g" : "%.3g", x);
+	else
+		snprintf(f, size, sign ? "%+.2f" : "%.2f", x);
+}
+
+static void
+fmt_num(char *f, double x, int dec)
+{
+	fmt_numn(f, REPORT_FIELD, x, dec);
+}
+
+static void
+fmt_p(char *f, double p)
+{
+	if (isnan(p))
+		snprintf(f, REPORT_FIELD, "-");
+	else if (p < 0.0001)
+		snprintf(f, REPORT_FIELD, "<0.0001");
+	else
+		snprintf(f, REPORT_FIELD, "%.4f", p);
+}
+
+void
+report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD])
+{
+	char lo[NUM_FIELD], hi[NUM_FIELD];
+	const struct stats_pct *p = &s->cmp.pct;
+	size_t na = s->beff.n, nb = s->eff.n;
+
+	f[C_LABEL][0] = '\0';
+	snprintf(f[C_N], REPORT_FIELD, "%zu", s->all.n);
+	f[C_MEAN][0] = f[C_COV][0] = f[C_CI][0] = '\0';
+	f[C_PCT][0] = f[C_PCTCI][0] = f[C_P][0] = '\0';
+	snprintf(f[C_SIG], REPORT_FIELD, "%s", s->mark);
+	if (s->all.n == 0) {
+		snprintf(f[C_MEAN], REPORT_FIELD, W_NOSAMPLES);
+	} else {
+		fmt_num(f[C_MEAN], s->eff.mean, dec);
+		if (isnan(s->eff.cov))
+			snprintf(f[C_COV], REPORT_FIELD, "-");
+		else
+			fmt_pctn(f[C_COV], REPORT_FIELD, s->eff.cov, 0);
+		if (s->eff.n < 2) {
+			snprintf(f[C_CI], REPORT_FIELD, W_NOCI);
+		} else {
+			fmt_numn(lo, sizeof(lo), s->eff.ci_lo, dec);
+			fmt_numn(hi, sizeof(hi), s->eff.ci_hi, dec);
+			snprintf(f[C_CI], REPORT_FIELD, "[%s, %s]", lo, hi);
+		}
+	}
+	if (!s->has_cmp) {
+		if (s->is_base)
+			snprintf(f[C_PCT], REPORT_FIELD, "baseline");
+		return;
+	}
+	if (na == 0 || nb == 0) {
+		snprintf(f[C_PCT], REPORT_FIELD, "-");
+		return;
+	}
+	if (isnan(p->pct))
+		snprintf(f[C_PCT], REPORT_FIELD, s->beff.mean == 0 ? W_UNDEF : "-");
+	else
+		fmt_pctn(f[C_PCT], REPORT_FIELD, p->pct, 1);
+	if (p->unbounded) {
+		snprintf(f[C_PCTCI], REPORT_FIELD, W_UNBOUNDED);
+	} else if (na < 2 || nb < 2) {
+		snprintf(f[C_PCTCI], REPORT_FIELD, W_NOCI);
+	} else if (isnan(p->lo)) {
+		snprintf(f[C_PCTCI], REPORT_FIELD, "-");
+	} else {
+		fmt_pctn(lo, sizeof(lo), p->lo, 1);
+		fmt_pctn(hi, sizeof(hi), p->hi, 1);
+		snprintf(f[C_PCTCI], REPORT_FIELD, "[%s, %s]", lo, hi);
+	}
+	if (na >= 2 && nb >= 2 && isnan(s->cmp.welch.p))
+		snprintf(f[C_P], REPORT_FIELD, W_NOVAR);
+	else
+		fmt_p(f[C_P], s->cmp.welch.p);
+}
+
+void
+report_boot_fields(const struct report_row *s, int with_mstar, char f[NBCOL][REPORT_FIELD])
+{
+	double sdb = sqrt(s->tl.sigma_boot2), sdw = sqrt(s->tl.sw2);
+
+	f[B_LABEL][0] = '\0';
+	snprintf(f[B_BOOTS], REPORT_FIELD, "%zu", s->tl.nboots);
+	if (s->tl.m_min == s->tl.m_max)
+		snprintf(f[B_ITERS], REPORT_FIELD, "%zu", s->tl.m_min);
+	else
+		snprintf(f[B_ITERS], REPORT_FIELD, "%zu-%zu", s->tl.m_min, s->tl.m_max);
+	fmt_num(f[B_SDB], sdb, sd_decimals(sdb));
+	fmt_num(f[B_SDW], sdw, sd_decimals(sdw));
+	if (!with_mstar)
+		f[B_MSTAR][0] = '\0';
+	else if (s->has_mstar)
+		snprintf(f[B_MSTAR], REPORT_FIELD, "%zu", s->mstar);
+	else
+		snprintf(f[B_MSTAR], REPORT_FIELD, "n/a");
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
+static size_t
+utf8_seq(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+char *
+report_clean(const char *s, int ctl, size_t *width)
+{
+	size_t i = 0, k, n = strlen(s), w = 0;
+	char *t;
+
+	if ((t = malloc(n + 1)) == NULL)
+		return NULL;
+	while (i < n) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if ((k = utf8_seq((const unsigned char *)s + i)) == 0) {
+			t[i++] = '?';
+		} else if (k == 1) {
+			t[i++] = ctl && (ch < 0x20 || ch == 0x7f) ? ' ' : (char)ch;
+		} else {
+			memcpy(t + i, s + i, k);
+			i += k;
+		}
+		w++;
+	}
+	t[n] = '\0';
+	if (width != NULL)
+		*width = w;
+	return t;
+}

@@ -1,0 +1,56 @@
+/*
+ * report-int.h: what the report's files share and nobody else sees. The
+ * model (report.c) is computed once; the renderers (report-text.c,
+ * report-md.c, report-csv.c, report-json.c) only read it, through the
+ * field formatting of report-fmt.c where text and markdown print the same
+ * words and digits.
+ */
+#ifndef BF_REPORT_INT_H
+#define BF_REPORT_INT_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "report.h"
+#include "stats.h"
+
+#define REPORT_FIELD		64	/* one formatted table field */
+#define REPORT_SIG_DIGITS	(-1)	/* a "decimals" that asks for %.4g (narrow rows) */
+
+/* Why a comparison lacks a number: the words the tables print. */
+#define W_NOCI		"n=1, no CI"
+#define W_UNDEF		"undefined"
+#define W_UNBOUNDED	"unbounded"
+#define W_NOVAR		"no var"
+#define W_NOSAMPLES	"no samples"
+
+/* The columns of a metric's table, and of its boots x iterations table. */
+enum { C_LABEL, C_N, C_MEAN, C_COV, C_CI, C_PCT, C_PCTCI, C_P, C_SIG, NCOL };
+enum { B_LABEL, B_BOOTS, B_ITERS, B_SDB, B_SDW, B_MSTAR, NBCOL };
+extern const char *const report_col_head[NCOL];
+extern const int report_col_right[NCOL];	/* numbers right-aligned, text left */
+extern const char *const report_bcol_head[NBCOL];
+extern const int report_bcol_right[NBCOL];
+
+/* Decimals for one row: the mean shows >= 4 significant digits and the
+ * CI half-width 2. */
+int report_row_decimals(const struct stats_summary *s);
+/* The text fields of one row, label excluded (f[C_LABEL] is ""), with dec
+ * decimals (or REPORT_SIG_DIGITS). */
+void report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD]);
+/* The boots x iterations fields of a row with multi set; m* only if with_mstar. */
+void report_boot_fields(const struct report_row *s, int with_mstar,
+    char f[NBCOL][REPORT_FIELD]);
+/* A copy of s (the caller frees it; NULL on ENOMEM) with invalid UTF-8
+ * bytes as '?' and, if ctl, control characters as spaces; *width (may be
+ * NULL) gets its code points. */
+char *report_clean(const char *s, int ctl, size_t *width);
+
+/* The renderers: append m in their format to out. BF_ERR_TOOBIG past out's
+ * max, BF_ERR_ALLOC. */
+int report_render_text(const struct report_model *m, struct buf *out);
+int report_render_markdown(const struct report_model *m, struct buf *out);
+int report_render_csv(const struct report_model *m, struct buf *out);
+int report_render_json(const struct report_model *m, struct buf *out);
+
+#endif
