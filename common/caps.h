@@ -42,6 +42,8 @@
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */
 #define BF_MAX_ITERATIONS	10000
 #define BF_MAX_BOOTS		100
+#define BF_MAX_WARMUP		100		/* warm-up iterations of a run */
+#define BF_MAX_TIMEOUT_S	86400		/* one iteration's timeout, seconds */
 #define BF_MAX_LOG_LINE		4096		/* one log line; longer is cut */
 #define BF_MAX_AGENT_LINE	(64 * 1024)	/* one JSON line from the agent */
 #define BF_MAX_STEP		(256 * 1024)	/* step JSON sent to the agent */

@@ -99,6 +99,12 @@ struct store_run_new {
 	const char *knobs_json;		/* requested knobs, JSON object text, or NULL */
 	const char *kernel;		/* kernel release to boot, or NULL: any */
 	const char *cmdline;		/* command-line parameters to boot with, or NULL */
+	/* the run's plan (plan.h): claim rank within the job, and the step's
+	 * numbers; what a claim hands back */
+	int64_t run_order;
+	int iterations;
+	int warmup;
+	int timeout_s;
 };
 
 /* Insert the job and all its runs (state queued) in one transaction.

@@ -1,7 +1,7 @@
 /*
  * coord_fixture.h: what the runner and scheduler unit tests share: a store
  * in a temporary directory, the repository's recipes, and jobs submitted
- * as POST /jobs would (parse, validate, expand, boot-major runs).
+ * as POST /jobs would (parse, validate, plan_job's runs).
  * Header-only: each coord_test_*.c is one program.
  */
 #ifndef BF_COORD_FIXTURE_H
@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "job.h"
-#include "matrix.h"
+#include "plan.h"
 #include "recipes.h"
 #include "store.h"
 
@@ -26,11 +26,11 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 {
 	struct job_spec *job = NULL;
 	const struct recipe *rec;
-	struct matrix_cell *cells = NULL;
+	struct plan *p = NULL;
 	struct store_run_new *runs = NULL;
-	char **values = NULL, **axes = NULL, *spec = NULL;
+	char **values = NULL, **axes = NULL, **knobs = NULL, *spec = NULL;
 	json_t *specj = NULL;
-	size_t ncells = 0, i, b, nruns = 0;
+	size_t i, ncells = 0;
 	struct bf_diag d;
 	int r = BF_ERR_ALLOC;
 
@@ -38,50 +38,61 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 	if ((r = job_parse(text, strlen(text), &job, &d)) != 0 ||
 	    (rec = recipes_get(rs, job->recipe)) == NULL ||
 	    (r = job_validate(job, rec, NULL, &d)) != 0 ||
-	    (r = matrix_expand(job, rec, &cells, &ncells, &d)) != 0) {
+	    (r = plan_job(job, rec, &p, &d)) != 0) {
 		fprintf(stderr, "fix_submit: %s\n", d.msg);
 		if (r == 0)
 			r = BF_ERR_NOTFOUND;
 		goto out;
 	}
 	r = BF_ERR_ALLOC;
-	nruns = ncells * (size_t)job->boots;
-	if ((runs = calloc(nruns, sizeof(*runs))) == NULL ||
+	ncells = p->ncells;
+	if ((runs = calloc(p->nruns, sizeof(*runs))) == NULL ||
 	    (values = calloc(ncells, sizeof(*values))) == NULL ||
-	    (axes = calloc(ncells, sizeof(*axes))) == NULL)
+	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
+	    (knobs = calloc(ncells, sizeof(*knobs))) == NULL)
 		goto out;
 	for (i = 0; i < ncells; i++)
-		if ((values[i] = json_dumps(cells[i].values, JSON_COMPACT)) == NULL ||
-		    (axes[i] = json_dumps(cells[i].axes, JSON_COMPACT)) == NULL)
+		if ((values[i] = json_dumps(p->cells[i].values, JSON_COMPACT)) == NULL ||
+		    (axes[i] = json_dumps(p->cells[i].axes, JSON_COMPACT)) == NULL ||
+		    (json_object_size(p->cells[i].knobs) > 0 && (knobs[i] =
+		    json_dumps(p->cells[i].knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL))
 			goto out;
-	for (b = 0; b < (size_t)job->boots; b++)
-		for (i = 0; i < ncells; i++) {
-			struct store_run_new *rn = &runs[b * ncells + i];
+	for (i = 0; i < p->nruns; i++) {
+		const struct plan_run *pr = &p->runs[i];
+		const struct matrix_cell *c = &p->cells[pr->cell];
+		struct store_run_new *rn = &runs[i];
 
-			rn->cell_index = cells[i].index;
-			rn->label = cells[i].label;
-			rn->axes_json = axes[i];
-			rn->values_json = values[i];
-			rn->kernel = cells[i].kernel;
-			rn->cmdline = cells[i].cmdline;
-			rn->boot = (int)b;
-		}
+		rn->cell_index = c->index;
+		rn->label = c->label;
+		rn->axes_json = axes[pr->cell];
+		rn->values_json = values[pr->cell];
+		rn->knobs_json = knobs[pr->cell];
+		rn->kernel = c->kernel;
+		rn->cmdline = c->cmdline;
+		rn->boot = pr->boot;
+		rn->run_order = pr->order;
+		rn->iterations = pr->iterations;
+		rn->warmup = pr->warmup;
+		rn->timeout_s = pr->timeout_s;
+	}
 	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
 	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
 		goto out;
 	r = store_job_create(st, job->recipe, job->name, spec, job->machine_class, NULL, runs,
-	    nruns, idp);
+	    p->nruns, idp);
 out:
 	for (i = 0; i < ncells; i++) {
 		free(values ? values[i] : NULL);
 		free(axes ? axes[i] : NULL);
+		free(knobs ? knobs[i] : NULL);
 	}
 	free(values);
 	free(axes);
+	free(knobs);
 	free(runs);
 	free(spec);
 	json_decref(specj);
-	matrix_free(cells, ncells);
+	plan_free(p);
 	job_free(job);
 	return r;
 }

@@ -447,7 +447,8 @@ test_jobs(void)
 	static const char *const keys[] = { "id", "recipe", "name", "state", "created_at",
 	    "finished_at", "runs_total", "runs_done", "runs_failed", "runs_running",
 	    "runs_queued", "spec", NULL };
-	struct store_run_new rn = { 0, "x=1", "{\"x\": 1}", "{\"x\": 1}", 0, NULL, NULL, NULL };
+	struct store_run_new rn = { .label = "x=1", .axes_json = "{\"x\": 1}",
+	    .values_json = "{\"x\": 1}", .iterations = 5, .timeout_s = 600 };
 	struct store *s;
 	json_t *j = NULL, *a;
 	int64_t id1, id2, id;
