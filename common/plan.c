@@ -30,9 +30,10 @@ plan_run_of(const struct job_spec *job, const struct recipe *r, size_t cell, int
     struct plan_run *out)
 {
 	int64_t order = plan_run_order(plan_order_of(job), cell, boot);
+	int boots = job->target_ci_pct > 0 ? job->max_boots : job->boots;
 
 	memset(out, 0, sizeof(*out));
-	if (order < 0 || job->iterations < 1 || job->iterations > BF_MAX_ITERATIONS ||
+	if (order < 0 || boot >= boots || job->iterations < 1 || job->iterations > BF_MAX_ITERATIONS ||
 	    job->warmup < 0 || job->warmup > BF_MAX_WARMUP || r->timeout_s < 1 ||
 	    r->timeout_s > BF_MAX_TIMEOUT_S)
 		return BF_ERR_INVALID;

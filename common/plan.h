@@ -81,9 +81,9 @@ void plan_free(struct plan *p);			/* accepts NULL */
 enum plan_order plan_order_of(const struct job_spec *job);
 /* The claim rank of boot of cell; -1 when cell or boot is out of range. */
 int64_t plan_run_order(enum plan_order order, size_t cell, int boot);
-/* The run of that cell and boot (boot may exceed the job's boots: adaptive
- * repetitions add boots), as plan_job plans it. BF_ERR_INVALID when either
- * is out of range. */
+/* The run of that cell and boot as plan_job plans it; boot may go up to
+ * max_boots - 1 of an adaptive job (adaptive repetitions add boots).
+ * BF_ERR_INVALID when either is out of range for the job. */
 int plan_run_of(const struct job_spec *job, const struct recipe *r, size_t cell, int boot,
     struct plan_run *out);
 

@@ -165,6 +165,37 @@ claim(const char *jobtext, int64_t *jobp)
 	return c;
 }
 
+/* The claim loaded as the scheduler loads it, then executed or booted. */
+static void
+execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
+    const struct store_claim *c, struct run_outcome *o)
+{
+	struct runner_claim *rc = NULL;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+	memset(o, 0, sizeof(*o));
+	if (rc != NULL)
+		runner_execute(env, tr, agent_ok, rc, o);
+	runner_claim_free(rc);
+}
+
+static void
+boot(const struct runner_env *env, const struct store_machine *m, struct transport *tr,
+    int *agent_ok, const struct store_claim *c, const char *group, struct run_outcome *o)
+{
+	struct runner_claim *rc = NULL;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+	memset(o, 0, sizeof(*o));
+	if (rc != NULL)
+		runner_boot(env, m, tr, agent_ok, rc, group, o);
+	runner_claim_free(rc);
+}
+
 /* The runner left the store alone: the claimed run is still running. */
 static void
 check_untouched(const struct store_claim *c)
@@ -201,7 +232,7 @@ test_execute_done(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":3}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "done");
 	T_EQ_INT(o.exit_status, 0);
@@ -245,7 +276,7 @@ test_execute_lost(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_RETRY);
 	T_EQ_INT(o.link_lost, 1);
 	T_CONTAINS(o.message, "attempt 1 lost on fake1");
@@ -282,7 +313,7 @@ test_execute_failed(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":1}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(fs.uploads, 1);		/* a stale agent is replaced */
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "failed");
@@ -319,7 +350,7 @@ test_execute_store_away(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_REQUEUE);
 	T_CONTAINS(o.message, "storing a sample failed: the store is away");
 	T_EQ_INT(o.link_lost, 0);
@@ -355,7 +386,7 @@ boot_case(const struct fake_boot *b, struct run_outcome *o, struct rec_sink *rec
 	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
 	store_boot_group(c, group, sizeof(group));
-	runner_boot(&env, m, tr, &agent_ok, c, group, o);
+	boot(&env, m, tr, &agent_ok, c, group, o);
 	T_EQ_INT(fs.boots_tried, 1);
 	T_EQ_INT(agent_ok, 0);		/* a new boot may hold another agent */
 	*alive = transport_alive(tr);
@@ -426,7 +457,7 @@ test_boot_without_config(void)
 	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", NULL);
 	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_boot(&env, m, tr, &agent_ok, c, "g", &o);
+	boot(&env, m, tr, &agent_ok, c, "g", &o);
 	T_EQ_INT(o.action, RUN_PROCEED);
 	T_CONTAINS(rec.last_log, "repetition without a reboot");
 	T_EQ_INT(fs.boots_tried + fs.execs + fs.captures, 0);
@@ -489,7 +520,7 @@ test_adaptive_outcome(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2,\"target_ci_pct\":0.5,\"max_boots\":5}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "done");
 	T_EQ_INT(o.adaptive, 1);

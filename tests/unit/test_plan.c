@@ -294,6 +294,16 @@ test_run_of(void)
 	T_EQ_INT(plan_run_of(job, rec, 0, 100, &pr), BF_ERR_INVALID);
 	T_EQ_INT(plan_run_of(job, rec, 0, -1, &pr), BF_ERR_INVALID);
 	T_EQ_INT(plan_run_of(job, rec, BF_MAX_CELLS, 0, &pr), BF_ERR_INVALID);
+	job->max_boots = 3;
+	T_EQ_INT(plan_run_of(job, rec, 0, 2, &pr), 0);
+	T_EQ_INT(plan_run_of(job, rec, 0, 3, &pr), BF_ERR_INVALID);
+	job_free(job);
+	/* a job of fixed boots has only those */
+	if ((job = job_of("{\"recipe\":\"cpu-loop\",\"machines\":{\"class\":\"x\"},"
+	    "\"repetitions\":{\"boots\":2}}")) == NULL)
+		return;
+	T_EQ_INT(plan_run_of(job, rec, 0, 1, &pr), 0);
+	T_EQ_INT(plan_run_of(job, rec, 0, 2, &pr), BF_ERR_INVALID);
 	job_free(job);
 }
 
