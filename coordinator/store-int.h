@@ -1,10 +1,11 @@
 /*
- * store-int.h: what store.c, store-jobs.c and store-runs.c share. Not for
- * other modules: they go through store.h.
+ * store-int.h: what the store-*.c files share. Not for other modules: they
+ * go through store.h.
  *
  * Every statement is prepared once, on first use, and cached in struct
- * store by its id; all SQL text lives in one table in store.c so that the
- * schema and the queries against it can be read side by side.
+ * store by its id; all SQL text lives in one table in store.c (the claim's
+ * pick, which is the scheduling policy, in store-claim.c) so that the
+ * queries can be read side by side with the schema in store-schema.c.
  */
 #ifndef BF_STORE_INT_H
 #define BF_STORE_INT_H
@@ -78,6 +79,10 @@ int store_tx_begin(struct store *s);
 int store_tx_commit(struct store *s);
 void store_tx_rollback(struct store *s);
 
+/* Bring the store up to the latest schema (store-schema.c); where names it
+ * in messages. BF_ERR_DB when it is newer than this build or a step fails. */
+int store_schema_migrate(struct store *s, const char *where, struct bf_diag *d);
+
 int64_t store_now_s(void);
 double store_now(void);
 
@@ -89,6 +94,8 @@ char *store_text_clean(const char *p, size_t n, size_t max, size_t *lenp);
  * unless required; d may be NULL. BF_ERR_INVALID. */
 int store_check_str(const char *v, const char *field, size_t max, int required,
     struct bf_diag *d);
+/* p[0..n) as a JSON string, invalid UTF-8 cut out. NULL on ENOMEM. */
+json_t *store_jtext(const char *p, size_t n);
 /* Column i as a new JSON value: NULL as null, JSON text columns (named
  * axes, values, spec, machine_names) parsed, null if corrupt. */
 json_t *store_col_json(struct db_stmt *st, int i);

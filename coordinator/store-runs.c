@@ -1,5 +1,5 @@
 /*
- * store-runs.c: runs in the store: the scheduler's claim, lease, samples,
+ * store-runs.c: runs in the store (the claim is in store-claim.c): lease, samples,
  * log lines and end of a run, recovery after a crash, and the run views
  * the API serves.
  */
@@ -14,134 +14,6 @@
 #include "caps.h"
 #include "store.h"
 #include "store-int.h"
-
-void
-store_claim_free(struct store_claim *c)
-{
-	if (c == NULL)
-		return;
-	free(c->recipe);
-	free(c->spec_json);
-	free(c->values_json);
-	free(c->label);
-	free(c->knobs_json);
-	free(c->kernel);
-	free(c->cmdline);
-	free(c);
-}
-
-static int
-claim_from_row(struct db_stmt *st, struct store_claim **out)
-{
-	struct store_claim *c;
-	int r;
-
-	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	c->run_id = db_col_int64(st, 0);
-	c->job_id = db_col_int64(st, 1);
-	c->boot = db_col_int(st, 6);
-	c->attempt = db_col_int(st, 7);
-	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
-	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
-	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||
-	    (r = store_col_dup(st, 5, &c->label)) != 0 ||
-	    (r = store_col_dup(st, 8, &c->knobs_json)) != 0 ||
-	    (r = store_col_dup(st, 9, &c->kernel)) != 0 ||
-	    (r = store_col_dup(st, 10, &c->cmdline)) != 0)
-		goto out;
-	*out = c;
-	c = NULL;
-	r = 0;
-out:
-	store_claim_free(c);
-	return r;
-}
-
-/*
- * One transaction. SQLite: IMMEDIATE, the write lock is taken before the
- * pick, so neither another connection nor a thread can take the same run
- * between the SELECT and the UPDATE. PostgreSQL: the pick locks its row
- * FOR UPDATE SKIP LOCKED, so another coordinator picking at the same time
- * passes over it, and the UPDATE still checks it is queued.
- */
-int
-store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
-    struct store_claim **out)
-{
-	return store_run_claim_boot(s, machine, klass, NULL, lease_s, out);
-}
-
-int
-store_run_claim_boot(struct store *s, const char *machine, const char *klass,
-    const char *boot_group, int lease_s, struct store_claim **out)
-{
-	struct store_claim *c = NULL;
-	struct db_stmt *st;
-	double now = store_now();
-	int r, intx = 0, n;
-
-	*out = NULL;
-	if (s == NULL || machine == NULL || lease_s <= 0)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_M_GET, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	db_reset(st);
-	/* Only the coordinator holding the machine's lease claims for it; the
-	 * UPDATE's row lock also keeps two from claiming for one machine. */
-	if ((r = store_q_exec(s, Q_M_LEASE, &n, "tt" "II", machine, s->node,
-	    store_now_s() + lease_s, store_now_s())) != 0)
-		goto out;
-	if (n == 0)
-		goto out;
-	/* A machine runs one thing at a time: benchmarks must not share it. */
-	if ((r = store_q(s, Q_M_BUSY, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 1) {
-		r = 0;
-		goto out;
-	}
-	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "ttt", klass, machine, boot_group)) != 0 ||
-	    (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0)
-		goto out;
-	if ((r = claim_from_row(st, &c)) != 0)
-		goto out;
-	db_reset(st);
-	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "It", c->run_id, machine, now,
-	    store_now_s() + lease_s, s->node)) != 0)
-		goto out;
-	if (n != 1) {
-		r = BF_ERR_DB;	/* the pick saw it queued inside this transaction */
-		goto out;
-	}
-	if ((r = store_q_exec(s, Q_J_START, NULL, "I", c->job_id)) != 0 ||
-	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", machine)) != 0)
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	*out = c;
-	c = NULL;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	store_claim_free(c);
-	return r;
-}
 
 /* NOTFOUND when the run does not exist, else STATE (it is not running). */
 static int
@@ -812,14 +684,6 @@ out:
 	return r;
 }
 
-const char *
-store_boot_group(const struct store_claim *c, char *buf, size_t bufsz)
-{
-	snprintf(buf, bufsz, "%lld:%d:%s:%s", (long long)c->job_id, c->boot,
-	    c->kernel ? c->kernel : "", c->cmdline ? c->cmdline : "");
-	return buf;
-}
-
 int
 store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline)
 {
@@ -834,5 +698,19 @@ store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline)
 	r = store_q_exec(s, Q_R_CMDLINE, NULL, "It", run_id, c);
 	store_unlock(s);
 	free(c);
+	return r;
+}
+
+
+int
+store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text)
+{
+	int r;
+
+	if (s == NULL || json_text == NULL || strlen(json_text) > BF_MAX_API_BODY)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_R_KNOBS, NULL, "It", run_id, json_text);
+	store_unlock(s);
 	return r;
 }
