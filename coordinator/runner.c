@@ -125,30 +125,29 @@ runner_claim_free(struct runner_claim *rc)
 	free(rc);
 }
 
-/* Which cell of the plan the claim's values, knobs, kernel and cmdline are. */
+/* The claim's cell of the plan: its cell_index, holding its values, knobs,
+ * kernel and cmdline. */
 static int
 runner_claim_cell(const struct runner_claim *rc, const struct plan *p, size_t *cellp,
     struct bf_diag *d)
 {
 	const struct store_claim *c = rc->c;
-	size_t i;
+	const struct matrix_cell *m;
 
-	for (i = 0; i < p->ncells; i++) {
-		const json_t *ck = p->cells[i].knobs;
-
-		if (json_equal(p->cells[i].values, rc->values) &&
-		    (json_object_size(ck) == 0 ? rc->knobs == NULL ||
+	if (c->cell_index >= 0 && (uint64_t)c->cell_index < p->ncells) {
+		m = &p->cells[c->cell_index];
+		if (json_equal(m->values, rc->values) &&
+		    (json_object_size(m->knobs) == 0 ? rc->knobs == NULL ||
 		    json_object_size(rc->knobs) == 0 :
-		    rc->knobs != NULL && json_equal(ck, rc->knobs)) &&
-		    str_eq_null(p->cells[i].kernel, c->kernel) &&
-		    str_eq_null(p->cells[i].cmdline, c->cmdline)) {
-			*cellp = i;
+		    rc->knobs != NULL && json_equal(m->knobs, rc->knobs)) &&
+		    str_eq_null(m->kernel, c->kernel) && str_eq_null(m->cmdline, c->cmdline)) {
+			*cellp = (size_t)c->cell_index;
 			return 0;
 		}
 	}
 	bf_diag_set(d, NULL, "run %lld: its values, knobs or boot are not a cell of job "
-	    "%lld as submitted; refusing to run what the API did not validate",
-	    (long long)c->run_id, (long long)c->job_id);
+	    "%lld as submitted (cell %lld); refusing to run what the API did not validate",
+	    (long long)c->run_id, (long long)c->job_id, (long long)c->cell_index);
 	return BF_ERR_INVALID;
 }
 
@@ -198,6 +197,18 @@ runner_claim_load(const struct store_claim *c, const char *workdir_root,
 	if ((ret = plan_run_of(rc->job, rc->recipe, cell, c->boot, &rc->run)) != 0) {
 		bf_diag_set(d, NULL, "run %lld: boot %d is not a boot of job %lld",
 		    (long long)c->run_id, c->boot, (long long)c->job_id);
+		goto out;
+	}
+	/* the run's columns are what runs; they must be its plan */
+	if (c->run_order != rc->run.order || c->iterations != rc->run.iterations ||
+	    c->warmup != rc->run.warmup || c->timeout_s != rc->run.timeout_s) {
+		bf_diag_set(d, NULL, "run %lld: order %lld, iterations %d, warmup %d and "
+		    "timeout_s %d stored with it are not its plan (%lld, %d, %d, %d); refusing "
+		    "to run what the API did not plan", (long long)c->run_id,
+		    (long long)c->run_order, c->iterations, c->warmup, c->timeout_s,
+		    (long long)rc->run.order, rc->run.iterations, rc->run.warmup,
+		    rc->run.timeout_s);
+		ret = BF_ERR_INVALID;
 		goto out;
 	}
 	*out = rc;

@@ -15,16 +15,17 @@
 
 /*
  * The claim's pick, in each engine's words (JOIN_KIND, NAMED: the job names
- * machine ?2, ORDER: the job's order setting, LOCK: row locking).
+ * machine ?2, LOCK: row locking).
  * SQLite: CROSS JOIN pins jobs as the outer loop (SQLite never reorders
  * it): active jobs by id, then runs_claim per job already in claim order,
  * instead of sorting every queued run of the fleet on each claim.
  * PostgreSQL: FOR UPDATE SKIP LOCKED, so coordinators claiming at once
  * each take a different run instead of queueing behind one row lock.
  */
-#define CLAIM_PICK(JOIN_KIND, NAMED, ORDER, LOCK) \
+#define CLAIM_PICK(JOIN_KIND, NAMED, LOCK) \
 	"SELECT r.id, r.job_id, j.recipe, j.spec, r.\"values\", r.label," \
-	" r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline" \
+	" r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline," \
+	" r.cell_index, r.run_order, r.iterations, r.warmup, r.timeout_s" \
 	" FROM jobs j " JOIN_KIND " runs r" \
 	" ON r.job_id = j.id AND r.state = 'queued'" \
 	" WHERE j.state IN ('queued','running') AND (j.machine_class = ?1 OR " NAMED ")" \
@@ -40,8 +41,7 @@
 	"  AND mo.state NOT IN ('offline', 'quarantined')))" \
 	/* Runs of the boot the machine is in first (?3: its boot group, \
 	 * see store_boot_group), so a boot serves all its runs before the \
-	 * next reboot; then interleaved jobs alternate configurations boot \
-	 * by boot (A B A B), sequential ones finish a cell's boots first. */ \
+	 * next reboot; */ \
 	" ORDER BY (?3 IS NOT NULL AND r.job_id || ':' || r.boot || ':' ||" \
 	"  COALESCE(r.req_kernel, '') || ':' || COALESCE(r.req_cmdline, '') = ?3) DESC," \
 	/* then boots no other machine has started: a boot group runs whole \
@@ -50,17 +50,17 @@
 	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
 	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
 	"  AND o.state IN ('running', 'done') AND o.machine <> ?2)," \
-	" j.id, CASE WHEN " ORDER " = 'sequential'" \
-	"  THEN r.cell_index ELSE r.boot END, r.boot, r.cell_index, r.id LIMIT 1" LOCK
+	/* then the oldest job, and within it the run's plan: run_order is \
+	 * boot-major for interleaved jobs (A B A B), cell-major for \
+	 * sequential ones (plan.h) */ \
+	" j.id, r.run_order, r.id LIMIT 1" LOCK
 
 const char store_claim_pick_sql[] = CLAIM_PICK("CROSS JOIN",
-    "EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2)",
-    "json_extract(j.spec, '$.job.order')", "");
+    "EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2)", "");
 
 const char store_claim_pick_sql_pg[] = CLAIM_PICK("JOIN",
     "EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.machine_names::jsonb) e"
-    " WHERE e = ?2)",
-    "(j.spec::jsonb #>> '{job,order}')", " FOR UPDATE OF r SKIP LOCKED");
+    " WHERE e = ?2)", " FOR UPDATE OF r SKIP LOCKED");
 
 void
 store_claim_free(struct store_claim *c)
@@ -91,6 +91,11 @@ claim_from_row(struct db_stmt *st, struct store_claim **out)
 	c->job_id = db_col_int64(st, 1);
 	c->boot = db_col_int(st, 6);
 	c->attempt = db_col_int(st, 7);
+	c->cell_index = db_col_int64(st, 11);
+	c->run_order = db_col_int64(st, 12);
+	c->iterations = db_col_int(st, 13);
+	c->warmup = db_col_int(st, 14);
+	c->timeout_s = db_col_int(st, 15);
 	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
 	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
 	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||

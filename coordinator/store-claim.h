@@ -33,14 +33,16 @@
  *      machine is already in (a group runs whole on one machine);
  *   3. the oldest job (smallest job id): jobs are served first come,
  *      first served, never interleaved with one another;
- *   4. within a job, by its "order": sequential jobs finish a cell's boots
- *      first (cell_index), interleaved ones alternate the configurations
- *      boot by boot (boot: A B A B), so a drift of the machine over time
- *      spreads evenly over the cells;
- *   5. then boot, cell_index and run id, so the pick is total and
- *      repeatable.
+ *   4. within a job, by runs.run_order, the rank its plan gave the run
+ *      (common/plan.h): for "interleaved" jobs, the default, boot-major,
+ *      alternating the configurations boot by boot (A B A B), so a drift
+ *      of the machine over time spreads evenly over the cells; for
+ *      "sequential" ones cell-major, a cell's boots one after another;
+ *   5. then run id, so the pick is total and repeatable.
  * An adaptive extra boot (store_run_finish's clone) gets the next boot
- * number of its cell and so falls in behind the boots already queued.
+ * number of its cell and the cell's last rank plus PLAN_ORDER_BOOT_STEP,
+ * which is one boot later in either order: it falls in behind the boots
+ * already queued.
  *
  * What a claim does, in one transaction: the run becomes running with this
  * machine, started_at, owner (this coordinator) and lease_until = now +
@@ -60,7 +62,8 @@
 
 /* The pick, binding ?1 machine class, ?2 machine name, ?3 its boot group
  * or NULL; one row: run id, job id, recipe, spec, values, label, boot,
- * attempt, knobs, kernel, command line. */
+ * attempt, knobs, kernel, command line, cell index, run_order, iterations,
+ * warmup, timeout_s. */
 extern const char store_claim_pick_sql[];
 extern const char store_claim_pick_sql_pg[];
 

@@ -90,6 +90,10 @@ job_args_ok(const char *recipe, const char *name, const char *spec_json,
 	for (i = 0; i < nruns; i++) {
 		rn = &runs[i];
 		if (rn->cell_index >= BF_MAX_CELLS || rn->boot < 0 || rn->boot >= BF_MAX_BOOTS ||
+		    rn->run_order < 0 || rn->iterations < 1 ||
+		    rn->iterations > BF_MAX_ITERATIONS || rn->warmup < 0 ||
+		    rn->warmup > BF_MAX_WARMUP || rn->timeout_s < 1 ||
+		    rn->timeout_s > BF_MAX_TIMEOUT_S ||
 		    !text_ok(rn->label, BF_MAX_STR) ||
 		    !json_text_is(rn->axes_json, JSON_OBJECT, BF_MAX_API_BODY) ||
 		    !json_text_is(rn->values_json, JSON_OBJECT, BF_MAX_API_BODY))
@@ -132,10 +136,11 @@ store_job_create_owned(struct store *s, const char *recipe, const char *name,
 	for (i = 0; i < nruns; i++) {
 		rn = &runs[i];
 		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
-		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt", id,
+		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt" "IIII", id,
 		    (int64_t)rn->cell_index, rn->label != NULL ? rn->label : "", rn->axes_json,
 		    rn->values_json, (int64_t)rn->boot, rn->knobs_json, rn->kernel,
-		    rn->cmdline)) != 0)
+		    rn->cmdline, rn->run_order, (int64_t)rn->iterations, (int64_t)rn->warmup,
+		    (int64_t)rn->timeout_s)) != 0)
 			goto out;
 	}
 	if ((r = store_tx_commit(s)) != 0)

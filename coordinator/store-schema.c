@@ -163,6 +163,38 @@ static const char *const store_migrations[] = {
 	" subject TEXT,"
 	" detail TEXT);"
 	"PRAGMA user_version = 7;",
+	/* 8: each run's plan (common/plan.h) in columns, so a claim needs no
+	 * JSON of its job to order or size it: run_order is its claim rank
+	 * within the job, iterations, warmup and timeout_s what its step does.
+	 * Rows from before are filled from their job's spec as the runner read
+	 * it (defaults 5, 0, 600; "order" absent or "interleaved": boot-major
+	 * boot * 4096 + cell, "sequential": cell * 524288 + boot * 4096, the
+	 * steps of plan.h written out: a shipped step never changes). A spec
+	 * that is not JSON, or a number that is not an integer, leaves the
+	 * default; the runner refuses a run whose columns are not its plan. */
+	"ALTER TABLE runs ADD COLUMN run_order INTEGER;"
+	"ALTER TABLE runs ADD COLUMN iterations INTEGER;"
+	"ALTER TABLE runs ADD COLUMN warmup INTEGER;"
+	"ALTER TABLE runs ADD COLUMN timeout_s INTEGER;"
+	"UPDATE runs SET (iterations, warmup, timeout_s, run_order) = (SELECT"
+	" COALESCE(CASE WHEN json_type(p.spec, '$.job.repetitions.iterations') = 'integer'"
+	"  AND json_extract(p.spec, '$.job.repetitions.iterations') BETWEEN 0 AND 999999999"
+	"  THEN json_extract(p.spec, '$.job.repetitions.iterations') END, 5),"
+	" COALESCE(CASE WHEN json_type(p.spec, '$.job.repetitions.warmup') = 'integer'"
+	"  AND json_extract(p.spec, '$.job.repetitions.warmup') BETWEEN 0 AND 999999999"
+	"  THEN json_extract(p.spec, '$.job.repetitions.warmup') END, 0),"
+	" COALESCE(CASE WHEN json_type(p.spec, '$.recipe.timeout_s') = 'integer'"
+	"  AND json_extract(p.spec, '$.recipe.timeout_s') BETWEEN 0 AND 999999999"
+	"  THEN json_extract(p.spec, '$.recipe.timeout_s') END, 600),"
+	" CASE WHEN json_extract(p.spec, '$.job.order') IS 'sequential'"
+	"  THEN runs.cell_index * 524288 + runs.boot * 4096"
+	"  ELSE runs.boot * 4096 + runs.cell_index END"
+	" FROM (SELECT CASE WHEN json_valid(spec) THEN spec ELSE '{}' END AS spec"
+	"  FROM jobs WHERE jobs.id = runs.job_id) p);"
+	/* the claim walks a job's queued runs in claim order */
+	"DROP INDEX runs_claim;"
+	"CREATE INDEX runs_claim ON runs(job_id, run_order, id) WHERE state = 'queued';"
+	"PRAGMA user_version = 8;",
 };
 
 /*
@@ -298,6 +330,33 @@ static const char *const store_migrations_pg[] = {
 	" subject TEXT,"
 	" detail TEXT);"
 	"UPDATE bf_schema SET version = 7;",
+	/* 8: as on SQLite. A spec that is not JSON fails the cast and the
+	 * step, and the store does not open: every spec was checked to be a
+	 * JSON object when written, and the claim has always cast each one.
+	 * A number is taken only when it is a non-negative integer, as on
+	 * SQLite (where 3.0 is a real, and here is not /^[0-9]+$/). */
+	"ALTER TABLE runs ADD COLUMN run_order BIGINT;"
+	"ALTER TABLE runs ADD COLUMN iterations INTEGER;"
+	"ALTER TABLE runs ADD COLUMN warmup INTEGER;"
+	"ALTER TABLE runs ADD COLUMN timeout_s INTEGER;"
+	"UPDATE runs SET"
+	" iterations = COALESCE(CASE WHEN jsonb_typeof(p.it) = 'number'"
+	"  AND p.it::text ~ '^[0-9]{1,9}$' THEN p.it::text::integer END, 5),"
+	" warmup = COALESCE(CASE WHEN jsonb_typeof(p.wu) = 'number'"
+	"  AND p.wu::text ~ '^[0-9]{1,9}$' THEN p.wu::text::integer END, 0),"
+	" timeout_s = COALESCE(CASE WHEN jsonb_typeof(p.tmo) = 'number'"
+	"  AND p.tmo::text ~ '^[0-9]{1,9}$' THEN p.tmo::text::integer END, 600),"
+	" run_order = CASE WHEN p.ord IS NOT DISTINCT FROM 'sequential'"
+	"  THEN runs.cell_index::bigint * 524288 + runs.boot * 4096"
+	"  ELSE runs.boot::bigint * 4096 + runs.cell_index END"
+	" FROM (SELECT id, spec::jsonb #> '{job,repetitions,iterations}' AS it,"
+	"  spec::jsonb #> '{job,repetitions,warmup}' AS wu,"
+	"  spec::jsonb #> '{recipe,timeout_s}' AS tmo,"
+	"  spec::jsonb #>> '{job,order}' AS ord FROM jobs) p"
+	" WHERE p.id = runs.job_id;"
+	"DROP INDEX runs_claim;"
+	"CREATE INDEX runs_claim ON runs(job_id, run_order, id) WHERE state = 'queued';"
+	"UPDATE bf_schema SET version = 8;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");

@@ -533,6 +533,97 @@ test_adaptive_outcome(void)
 	store_claim_free(c);
 }
 
+/*
+ * runner_claim_load: a claim whose row says anything its job's plan does
+ * not (columns, cell, boot, values, spec) is refused before it runs; one
+ * that agrees is loaded with its plan from its columns.
+ */
+static void
+test_claim_load(void)
+{
+	static const struct {
+		const char *what;
+		int64_t cell_index, run_order;
+		int boot, iterations, warmup, timeout_s;
+		const char *values, *spec, *msg;
+	} cases[] = {
+		{ .what = "as stored", .msg = NULL },
+		{ .what = "iterations", .iterations = 4, .msg = "not its plan" },
+		{ .what = "warmup", .warmup = 2, .msg = "not its plan" },
+		{ .what = "timeout", .timeout_s = 86400, .msg = "not its plan" },
+		{ .what = "order", .run_order = 4096 * 7, .msg = "not its plan" },
+		{ .what = "negative order", .run_order = -5, .msg = "not its plan" },
+		{ .what = "cell", .cell_index = 1, .msg = "not a cell of job" },
+		{ .what = "huge cell", .cell_index = INT64_MAX, .msg = "not a cell of job" },
+		{ .what = "negative cell", .cell_index = -1, .msg = "not a cell of job" },
+		{ .what = "boot", .boot = 2, .msg = "is not a boot of job" },
+		{ .what = "negative boot", .boot = -1, .msg = "is not a boot of job" },
+		{ .what = "values", .values = "{\"msg\":\"$(id)\"}", .msg = "not a cell of job" },
+		{ .what = "spec", .spec = "{\"job\": [", .msg = "" },
+		{ .what = "spec recipe", .spec = "{\"job\":{},\"recipe\":7}", .msg = "spec" },
+	};
+	struct store_claim *c, saved;
+	struct runner_claim *rc;
+	struct bf_diag d;
+	size_t i;
+	int r;
+
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":3,\"warmup\":1,\"boots\":2}}", NULL);
+	if (c == NULL)
+		return;
+	T_EQ_INT(c->iterations, 3);
+	T_EQ_INT(c->warmup, 1);
+	T_EQ_INT(c->timeout_s, 60);		/* echo.json's */
+	saved = *c;
+	for (i = 0; i < NELEM(cases); i++) {
+		*c = saved;
+		if (cases[i].cell_index != 0)
+			c->cell_index = cases[i].cell_index;
+		if (cases[i].run_order != 0)
+			c->run_order = cases[i].run_order;
+		if (cases[i].boot != 0)
+			c->boot = cases[i].boot;
+		if (cases[i].iterations != 0)
+			c->iterations = cases[i].iterations;
+		if (cases[i].warmup != 0)
+			c->warmup = cases[i].warmup;
+		if (cases[i].timeout_s != 0)
+			c->timeout_s = cases[i].timeout_s;
+		if (cases[i].values != NULL)
+			c->values_json = (char *)cases[i].values;
+		if (cases[i].spec != NULL)
+			c->spec_json = (char *)cases[i].spec;
+		rc = NULL;
+		bf_diag_clear(&d);
+		if (cases[i].msg == NULL) {
+			T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+			T_CHECK(rc != NULL && rc->c == c && rc->job != NULL && rc->recipe != NULL);
+			if (rc != NULL) {
+				T_EQ_INT(rc->run.iterations, 3);
+				T_EQ_INT(rc->run.warmup, 1);
+				T_EQ_INT(rc->run.timeout_s, 60);
+				T_EQ_INT(rc->run.boot, 0);
+				T_EQ_INT(rc->run.order, 0);
+				T_EQ_STR(rc->recipe->name, "echo");
+			}
+		} else {
+			r = runner_claim_load(c, NULL, &rc, &d);
+			/* a spec that does not parse is whatever jx says it is */
+			T_CHECK(cases[i].spec != NULL ? r < 0 : r == BF_ERR_INVALID);
+			T_CHECK(rc == NULL);
+			if (strstr(d.msg, cases[i].msg) == NULL)
+				fprintf(stderr, "claim %s: %s\n", cases[i].what, d.msg);
+			T_CONTAINS(d.msg, cases[i].msg);
+		}
+		runner_claim_free(rc);
+	}
+	*c = saved;
+	check_untouched(c);
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);	/* its boot 1: not for the others */
+	store_claim_free(c);
+}
+
 int
 main(void)
 {
@@ -555,6 +646,7 @@ main(void)
 		return 1;
 	}
 	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
+	test_claim_load();
 	test_execute_done();
 	test_execute_lost();
 	test_execute_failed();
