@@ -65,6 +65,9 @@
 #define BF_FETCH_MIN_RATE	1024		/* bytes/s, below which for ... */
 #define BF_FETCH_MIN_RATE_S	10		/* ... this long a fetch is dropped */
 #define BF_MAX_PEER_ALLOW	64		/* CIDRs of --peer-allow */
+/* store_tx: times one transaction runs when PostgreSQL ends it on a
+ * serialization failure or a deadlock (40001, 40P01); then BF_ERR_DB. */
+#define BF_MAX_TX_ATTEMPTS	5
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */

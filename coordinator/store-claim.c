@@ -126,73 +126,77 @@ store_run_claim(struct store *s, const char *machine, const char *klass, int lea
 	return store_run_claim_boot(s, machine, klass, NULL, lease_s, out);
 }
 
+struct claim_arg {
+	const char *machine, *klass, *boot_group;
+	int lease_s;
+	struct store_claim *c;		/* the claim, or NULL: nothing to do */
+};
+
+static int
+claim_tx(struct store *s, void *arg)
+{
+	struct claim_arg *a = arg;
+	struct db_stmt *st;
+	double now = store_now();
+	int r, n;
+
+	store_claim_free(a->c);		/* an attempt before this one's */
+	a->c = NULL;
+	if ((r = store_q(s, Q_M_GET, &st, "t", a->machine)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0)
+		return BF_ERR_NOTFOUND;
+	db_reset(st);
+	/* Only the coordinator holding the machine's lease claims for it; the
+	 * UPDATE's row lock also keeps two from claiming for one machine. */
+	if ((r = store_q_exec(s, Q_M_LEASE, &n, "tt" "II", a->machine, s->node,
+	    store_now_s() + a->lease_s, store_now_s())) != 0)
+		return r;
+	if (n == 0)
+		return STORE_TX_UNDO;
+	/* A machine runs one thing at a time: benchmarks must not share it. */
+	if ((r = store_q(s, Q_M_BUSY, &st, "t", a->machine)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 1)
+		return STORE_TX_UNDO;	/* the lease stays as it was */
+	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "ttt", a->klass, a->machine, a->boot_group))
+	    != 0 || (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0)
+		return STORE_TX_UNDO;
+	if ((r = claim_from_row(st, &a->c)) != 0)
+		return r;
+	db_reset(st);
+	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "It", a->c->run_id, a->machine, now,
+	    store_now_s() + a->lease_s, s->node)) != 0)
+		return r;
+	if (n != 1)
+		return BF_ERR_DB;	/* the pick saw it queued inside this transaction */
+	if ((r = store_q_exec(s, Q_J_START, NULL, "I", a->c->job_id)) != 0 ||
+	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", a->machine)) != 0)
+		return r;
+	return 0;
+}
+
 int
 store_run_claim_boot(struct store *s, const char *machine, const char *klass,
     const char *boot_group, int lease_s, struct store_claim **out)
 {
-	struct store_claim *c = NULL;
-	struct db_stmt *st;
-	double now = store_now();
-	int r, intx = 0, n;
+	struct claim_arg a = { .machine = machine, .klass = klass, .boot_group = boot_group,
+	    .lease_s = lease_s };
+	int r;
 
 	*out = NULL;
 	if (s == NULL || machine == NULL || lease_s <= 0)
 		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_M_GET, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
+	if ((r = store_tx(s, claim_tx, &a)) != 0) {
+		store_claim_free(a.c);
+		return r;
 	}
-	db_reset(st);
-	/* Only the coordinator holding the machine's lease claims for it; the
-	 * UPDATE's row lock also keeps two from claiming for one machine. */
-	if ((r = store_q_exec(s, Q_M_LEASE, &n, "tt" "II", machine, s->node,
-	    store_now_s() + lease_s, store_now_s())) != 0)
-		goto out;
-	if (n == 0)
-		goto out;
-	/* A machine runs one thing at a time: benchmarks must not share it. */
-	if ((r = store_q(s, Q_M_BUSY, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 1) {
-		r = 0;
-		goto out;
-	}
-	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "ttt", klass, machine, boot_group)) != 0 ||
-	    (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0)
-		goto out;
-	if ((r = claim_from_row(st, &c)) != 0)
-		goto out;
-	db_reset(st);
-	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "It", c->run_id, machine, now,
-	    store_now_s() + lease_s, s->node)) != 0)
-		goto out;
-	if (n != 1) {
-		r = BF_ERR_DB;	/* the pick saw it queued inside this transaction */
-		goto out;
-	}
-	if ((r = store_q_exec(s, Q_J_START, NULL, "I", c->job_id)) != 0 ||
-	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", machine)) != 0)
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	*out = c;
-	c = NULL;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	store_claim_free(c);
-	return r;
+	*out = a.c;
+	return 0;
 }
 
 const char *

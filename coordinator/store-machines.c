@@ -199,40 +199,29 @@ out:
 	return r;
 }
 
+static int
+machine_delete_tx(struct store *s, void *arg)
+{
+	const char *name = arg;
+	struct db_stmt *st;
+	int r, n;
+
+	if ((r = store_q(s, Q_M_BUSY, &st, "t", name)) != 0 || (r = store_q_step(s, st)) < 0)
+		return r;
+	db_reset(st);
+	if (r == 1)
+		return BF_ERR_STATE;
+	if ((r = store_q_exec(s, Q_M_DELETE, &n, "t", name)) != 0)
+		return r;
+	return n == 0 ? BF_ERR_NOTFOUND : 0;
+}
+
 int
 store_machine_delete(struct store *s, const char *name)
 {
-	struct db_stmt *st;
-	int r, intx = 0, n;
-
 	if (s == NULL || name == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_M_BUSY, &st, "t", name)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	db_reset(st);
-	if (r == 1) {
-		r = BF_ERR_STATE;
-		goto out;
-	}
-	if ((r = store_q_exec(s, Q_M_DELETE, &n, "t", name)) != 0)
-		goto out;
-	if (n == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	return r;
+	return store_tx(s, machine_delete_tx, (void *)name);
 }
 
 int

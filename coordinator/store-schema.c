@@ -368,6 +368,7 @@ store_version_read(struct store *s, int *vp)
 	struct db_stmt *st = NULL;
 	int r;
 
+	store_assert_locked(s);
 	if ((r = store_q(s, Q_VERSION, &st, "")) != 0)
 		goto out;
 	if ((r = store_q_step(s, st)) < 0)
@@ -387,73 +388,80 @@ out:
  */
 #define STORE_PG_MIGRATE_LOCK "SELECT pg_advisory_xact_lock(7120260601)"
 
+struct migrate_arg {
+	const char *where;		/* the store, in messages */
+	struct bf_diag *d;
+	int said;			/* d says why this attempt failed */
+	int done;			/* the store is at the latest version */
+};
+
+/* One step in one transaction, or none when the store is up to date. */
+static int
+migrate_step(struct store *s, void *arg)
+{
+	struct migrate_arg *a = arg;
+	const char *const *steps = s->pg ? store_migrations_pg : store_migrations;
+	int r, v, v2 = 0;
+
+	a->said = 1;
+	a->done = 0;
+	if (s->pg && (r = db_exec_script(s->db, STORE_PG_MIGRATE_LOCK ";"
+	    "CREATE TABLE IF NOT EXISTS bf_schema (version INTEGER NOT NULL);"
+	    "INSERT INTO bf_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM bf_schema)"))
+	    != 0) {
+		bf_diag_set(a->d, NULL, "store %s: %s", a->where, db_last_error());
+		return r;
+	}
+	if ((r = store_version_read(s, &v)) != 0) {
+		bf_diag_set(a->d, NULL, "store %s: %s", a->where, db_last_error());
+		return r;
+	}
+	if (v > STORE_SCHEMA_LATEST) {
+		bf_diag_set(a->d, NULL, "store %s: schema version %d is newer than the %d this "
+		    "benchfleetd knows; refusing to open it (upgrade benchfleetd)", a->where, v,
+		    STORE_SCHEMA_LATEST);
+		return BF_ERR_DB;
+	}
+	if (v < 0) {
+		bf_diag_set(a->d, NULL, "store %s: bad schema version %d", a->where, v);
+		return BF_ERR_DB;
+	}
+	if (v == STORE_SCHEMA_LATEST) {
+		a->said = 0;
+		a->done = 1;
+		return 0;
+	}
+	/* a step is several statements of fixed text */
+	if (db_exec_script(s->db, steps[v]) != 0) {
+		bf_diag_set(a->d, NULL, "store %s: migration to version %d failed: %s", a->where,
+		    v + 1, db_last_error());
+		return BF_ERR_DB;
+	}
+	/* A step that forgot its bump would make the caller loop forever. */
+	if ((r = store_version_read(s, &v2)) != 0 || v2 != v + 1) {
+		bf_diag_set(a->d, NULL, "store %s: migration step %d left version %d", a->where,
+		    v + 1, v2);
+		return BF_ERR_DB;
+	}
+	a->said = 0;
+	return 0;
+}
+
 int
 store_schema_migrate(struct store *s, const char *where, struct bf_diag *d)
 {
-	const char *const *steps = s->pg ? store_migrations_pg : store_migrations;
-	int r, v, v2 = 0, intx = 0;
+	struct migrate_arg a = { .where = where, .d = d };
+	int r;
 
-	for (;;) {
-		if ((r = store_tx_begin(s)) != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
+	do {
+		if ((r = store_tx(s, migrate_step, &a)) != 0) {
+			/* BEGIN or COMMIT failed: the step had nothing to say */
+			if (!a.said)
+				bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
+			return r;
 		}
-		intx = 1;
-		if (s->pg && (r = db_exec_script(s->db, STORE_PG_MIGRATE_LOCK ";"
-		    "CREATE TABLE IF NOT EXISTS bf_schema (version INTEGER NOT NULL);"
-		    "INSERT INTO bf_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM bf_schema)"))
-		    != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		if ((r = store_version_read(s, &v)) != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		if (v > STORE_SCHEMA_LATEST) {
-			bf_diag_set(d, NULL, "store %s: schema version %d is newer than the %d this "
-			    "benchfleetd knows; refusing to open it (upgrade benchfleetd)", where, v,
-			    STORE_SCHEMA_LATEST);
-			r = BF_ERR_DB;
-			goto out;
-		}
-		if (v < 0) {
-			bf_diag_set(d, NULL, "store %s: bad schema version %d", where, v);
-			r = BF_ERR_DB;
-			goto out;
-		}
-		if (v == STORE_SCHEMA_LATEST)
-			break;
-		/* a step is several statements of fixed text */
-		if ((r = db_exec_script(s->db, steps[v])) != 0) {
-			bf_diag_set(d, NULL, "store %s: migration to version %d failed: %s", where,
-			    v + 1, db_last_error());
-			r = BF_ERR_DB;
-			goto out;
-		}
-		/* A step that forgot its bump would make this loop forever. */
-		if ((r = store_version_read(s, &v2)) != 0 || v2 != v + 1) {
-			bf_diag_set(d, NULL, "store %s: migration step %d left version %d", where,
-			    v + 1, v2);
-			r = BF_ERR_DB;
-			goto out;
-		}
-		if ((r = store_tx_commit(s)) != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		intx = 0;
-	}
-	if ((r = store_tx_commit(s)) != 0) {
-		bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-		goto out;
-	}
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	return r;
+	} while (!a.done);
+	return 0;
 }
 
 int

@@ -9,10 +9,12 @@
  * finished_at and a log line's at are REAL unix seconds from
  * CLOCK_REALTIME, since runs and log lines often lie under a second apart.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 
 #include "err.h"
 #include "caps.h"
+#include "clock.h"
 #include "boot.h"
 #include "store.h"
 #include "plan.h"
@@ -259,17 +262,30 @@ store_last_error(void)
 	return db_last_error();
 }
 
+/* Its address names the calling thread in store->holder. */
+static __thread char store_me;
+
 void
 store_lock(struct store *s)
 {
+	assert(!store_holds(s));	/* mu is not recursive: this would deadlock */
 	pthread_mutex_lock(&s->mu);
+	atomic_store(&s->holder, &store_me);
 }
 
 void
 store_unlock(struct store *s)
 {
+	store_assert_locked(s);
 	db_reset_all(s->db);
+	atomic_store(&s->holder, NULL);
 	pthread_mutex_unlock(&s->mu);
+}
+
+int
+store_holds(const struct store *s)
+{
+	return s != NULL && atomic_load(&s->holder) == &store_me;
 }
 
 static const char *
@@ -284,6 +300,7 @@ store_vq(struct store *s, enum store_q id, struct db_stmt **stp, const char *fmt
 	struct db_stmt *st;
 	int r, i;
 
+	store_assert_locked(s);
 	if (s->st[id] == NULL && (r = db_prepare(s->db, store_sql_of(s, id), &s->st[id])) != 0)
 		return r;
 	st = s->st[id];
@@ -325,7 +342,7 @@ store_q(struct store *s, enum store_q id, struct db_stmt **stp, const char *fmt,
 int
 store_q_step(struct store *s, struct db_stmt *st)
 {
-	(void)s;
+	store_assert_locked(s);
 	return db_step(st);
 }
 
@@ -388,25 +405,37 @@ out:
 	return r;
 }
 
-int
-store_tx_begin(struct store *s)
-{
-	return store_q_exec(s, Q_BEGIN, NULL, "");
-}
-
-int
-store_tx_commit(struct store *s)
-{
-	return store_q_exec(s, Q_COMMIT, NULL, "");
-}
-
-void
+static void
 store_tx_rollback(struct store *s)
 {
 	/* Pending reads would otherwise keep part of the transaction alive. */
 	db_reset_all(s->db);
 	if (db_in_tx(s->db))
-		store_q_exec(s, Q_ROLLBACK, NULL, "");
+		(void)store_q_exec(s, Q_ROLLBACK, NULL, "");
+}
+
+int
+store_tx(struct store *s, store_tx_fn fn, void *arg)
+{
+	int r, attempt;
+
+	store_lock(s);
+	for (attempt = 1;; attempt++) {
+		(void)db_take_conflict();	/* only this attempt's failures count */
+		if ((r = store_q_exec(s, Q_BEGIN, NULL, "")) == 0 && (r = fn(s, arg)) == 0 &&
+		    (r = store_q_exec(s, Q_COMMIT, NULL, "")) == 0)
+			break;
+		store_tx_rollback(s);
+		if (r == STORE_TX_UNDO) {
+			r = 0;
+			break;
+		}
+		if (!s->pg || !db_take_conflict() || attempt >= BF_MAX_TX_ATTEMPTS)
+			break;
+		atomic_fetch_add(&s->tx_retries, 1);
+	}
+	store_unlock(s);
+	return r;
 }
 
 int64_t
@@ -418,10 +447,7 @@ store_now_s(void)
 double
 store_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return bf_wall();
 }
 
 /* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */

@@ -1,6 +1,7 @@
 /*
- * coord_fixture.h: what the runner and scheduler unit tests share: a store
- * in a temporary directory, the repository's recipes, and jobs submitted
+ * coord_fixture.h: what the coordinator's unit tests share: where their
+ * stores live (files in a temporary directory, or with BF_TEST_PG_URL a
+ * PostgreSQL database each), the repository's recipes, and jobs submitted
  * as POST /jobs would (parse, validate, plan_job's runs).
  * Header-only: each coord_test_*.c is one program.
  */
@@ -10,13 +11,135 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "db.h"
 #include "job.h"
 #include "plan.h"
 #include "recipes.h"
 #include "store.h"
+
+/*
+ * Where a test's stores live: files under dir, or, when the test runs under
+ * tests/lib/with-pg (unit.NAME@pg), a database of their own each on the
+ * server of BF_TEST_PG_URL, made from that URL's database.
+ */
+struct fix_where {
+	const char *pg_url;		/* NULL: SQLite files */
+	char dir[256];
+};
+
+/* Read BF_TEST_PG_URL and make the temporary directory (tag names it). */
+static inline int
+fix_where_init(struct fix_where *w, const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+
+	w->pg_url = getenv("BF_TEST_PG_URL");
+	if (w->pg_url != NULL && (*w->pg_url == '\0' || strrchr(w->pg_url, '/') == NULL)) {
+		fprintf(stderr, "BF_TEST_PG_URL must be a postgresql:// URL with a database\n");
+		return -1;
+	}
+	snprintf(w->dir, sizeof(w->dir), "%s/bf-%s-XXXXXX", base != NULL ? base : "/tmp", tag);
+	if (mkdtemp(w->dir) == NULL) {
+		perror("mkdtemp");
+		return -1;
+	}
+	return 0;
+}
+
+/* The statement sql on pg_url's own database (CREATE/DROP DATABASE). */
+static inline int
+fix_pg_admin(const struct fix_where *w, const char *sql)
+{
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(w->pg_url, &db, NULL)) == 0)
+		r = db_exec_script(db, sql);
+	if (r != 0)
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+	db_close(db);
+	return r;
+}
+
+/* The target of the store called name: the file dir/name, or the database
+ * bft_NAME ('.' and '-' as '_') next to pg_url's. Static: copy it. */
+static inline const char *
+fix_target(const struct fix_where *w, const char *name)
+{
+	static char p[700];
+	const char *slash;
+	size_t n, i;
+
+	if (w->pg_url == NULL) {
+		snprintf(p, sizeof(p), "%s/%s", w->dir, name);
+		return p;
+	}
+	slash = strrchr(w->pg_url, '/');
+	n = (size_t)snprintf(p, sizeof(p), "%.*sbft_%s", (int)(slash - w->pg_url) + 1,
+	    w->pg_url, name);
+	for (i = n - strlen(name); i < n && i < sizeof(p); i++)
+		if (p[i] == '.' || p[i] == '-')
+			p[i] = '_';
+	return p;
+}
+
+/* Remove the store called name: its files, or its database. */
+static inline void
+fix_remove(const struct fix_where *w, const char *name)
+{
+	char p[800];
+
+	if (w->pg_url != NULL) {
+		snprintf(p, sizeof(p), "DROP DATABASE IF EXISTS %s WITH (FORCE)",
+		    strrchr(fix_target(w, name), '/') + 1);
+		(void)fix_pg_admin(w, p);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s", fix_target(w, name));
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-wal", fix_target(w, name));
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", fix_target(w, name));
+	unlink(p);
+}
+
+/* Make room for a new store called name (an empty database on PostgreSQL);
+ * returns fix_target(w, name), or NULL. */
+static inline const char *
+fix_fresh(const struct fix_where *w, const char *name)
+{
+	char p[800];
+
+	fix_remove(w, name);
+	if (w->pg_url != NULL) {
+		snprintf(p, sizeof(p), "CREATE DATABASE %s", strrchr(fix_target(w, name), '/') + 1);
+		if (fix_pg_admin(w, p) != 0)
+			return NULL;
+	}
+	return fix_target(w, name);
+}
+
+/* A new store called name, opened; NULL (and why on stderr) on failure. */
+static inline struct store *
+fix_open_fresh(const struct fix_where *w, const char *name)
+{
+	struct store *s = NULL;
+	const char *t;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	if ((t = fix_fresh(w, name)) == NULL)
+		return NULL;
+	if (store_open(t, &s, &d) != 0) {
+		fprintf(stderr, "store_open %s: %s\n", name, d.msg);
+		return NULL;
+	}
+	return s;
+}
 
 /* The agent's sha256 the fake machine reports: runner_ensure_agent trusts it. */
 #define FIX_AGENT_SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

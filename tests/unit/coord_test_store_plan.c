@@ -17,74 +17,18 @@
 
 #include "err.h"
 #include "caps.h"
+#include "coord_fixture.h"
 #include "db.h"
 #include "plan.h"
 #include "store.h"
 #include "t.h"
 
-static char tmpdir[256];
-static const char *pg_url;	/* BF_TEST_PG_URL: a database to create others from */
-
-/* pg_url with its database name replaced by name ("plan.db" -> bft_plan_db) */
-static const char *
-pg_target(const char *name)
-{
-	static char p[700];
-	const char *slash = strrchr(pg_url, '/');
-	size_t n, i;
-
-	n = (size_t)snprintf(p, sizeof(p), "%.*sbft_%s", (int)(slash - pg_url) + 1, pg_url,
-	    name);
-	for (i = n - strlen(name); i < n && i < sizeof(p); i++)
-		if (p[i] == '.' || p[i] == '-')
-			p[i] = '_';
-	return p;
-}
-
-static int
-pg_admin(const char *sql)
-{
-	struct db *db = NULL;
-	int r;
-
-	if ((r = db_open(pg_url, &db, NULL)) == 0)
-		r = db_exec_script(db, sql);
-	if (r != 0)
-		fprintf(stderr, "%s: %s\n", sql, db_last_error());
-	db_close(db);
-	return r;
-}
+static struct fix_where where;
 
 static const char *
 target(const char *name)
 {
-	static char p[512];
-
-	if (pg_url != NULL)
-		return pg_target(name);
-	snprintf(p, sizeof(p), "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void
-rm_db(const char *name)
-{
-	char p[800];
-
-	if (pg_url != NULL) {
-		snprintf(p, sizeof(p), "DROP DATABASE IF EXISTS %s WITH (FORCE)",
-		    strrchr(pg_target(name), '/') + 1);
-		pg_admin(p);
-		snprintf(p, sizeof(p), "CREATE DATABASE %s", strrchr(pg_target(name), '/') + 1);
-		T_EQ_INT(pg_admin(p), 0);
-		return;
-	}
-	snprintf(p, sizeof(p), "%s/%s", tmpdir, name);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/%s-wal", tmpdir, name);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/%s-shm", tmpdir, name);
-	unlink(p);
+	return fix_target(&where, name);
 }
 
 /* The statement sql on the store called name, behind the store's back. */
@@ -109,7 +53,7 @@ make_v7(const char *name)
 	    "ALTER TABLE runs DROP COLUMN run_order; ALTER TABLE runs DROP COLUMN iterations;"
 	    "ALTER TABLE runs DROP COLUMN warmup; ALTER TABLE runs DROP COLUMN timeout_s;"
 	    "CREATE INDEX runs_claim ON runs(job_id, boot, cell_index, id) WHERE state = 'queued'");
-	exec_on(name, pg_url != NULL ? "UPDATE bf_schema SET version = 7" :
+	exec_on(name, where.pg_url != NULL ? "UPDATE bf_schema SET version = 7" :
 	    "PRAGMA user_version = 7");
 }
 
@@ -237,11 +181,10 @@ test_migrate_plan(void)
 	int64_t jseq, jbare, jinter, jodd, k;
 	int i;
 
-	rm_db("plan.db");
-	s = NULL;
-	T_EQ_INT(store_open(target("plan.db"), &s, NULL), 0);
-	if (s == NULL)
+	if ((s = fix_open_fresh(&where, "plan.db")) == NULL) {
+		T_CHECK(0);
 		return;
+	}
 	T_EQ_INT(add_machine(s, "d1"), 0);
 	/* the two measured jobs first: their samples are what must survive */
 	jseq = add_job(s, seq, PLAN_SEQUENTIAL, 3, 2, 42);
@@ -323,20 +266,10 @@ out:
 int
 main(void)
 {
-	const char *base = getenv("TMPDIR");
-
-	pg_url = getenv("BF_TEST_PG_URL");
-	if (pg_url != NULL && (*pg_url == '\0' || strrchr(pg_url, '/') == NULL)) {
-		fprintf(stderr, "BF_TEST_PG_URL must be a postgresql:// URL with a database\n");
+	if (fix_where_init(&where, "store-plan") != 0)
 		return 1;
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "%s/bf-store-plan-XXXXXX", base != NULL ? base : "/tmp");
-	if (mkdtemp(tmpdir) == NULL) {
-		perror("mkdtemp");
-		return 1;
-	}
 	test_migrate_plan();
-	rm_db("plan.db");
-	rmdir(tmpdir);
+	fix_remove(&where, "plan.db");
+	rmdir(where.dir);
 	return t_done();
 }
