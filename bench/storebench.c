@@ -138,6 +138,9 @@ main(int argc, char **argv)
 		rn[i].label = "n=1";
 		rn[i].axes_json = "{\"n\":1}";
 		rn[i].values_json = "{\"n\":1}";
+		rn[i].run_order = (int64_t)i;
+		rn[i].iterations = 5;
+		rn[i].timeout_s = 600;
 	}
 	if (store_job_create(s, "cpu-loop", "storebench", "{}", "bench", NULL, rn, nruns,
 	    &job) != 0) {

@@ -42,6 +42,8 @@
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */
 #define BF_MAX_ITERATIONS	10000
 #define BF_MAX_BOOTS		100
+#define BF_MAX_WARMUP		100		/* warm-up iterations of a run */
+#define BF_MAX_TIMEOUT_S	86400		/* one iteration's timeout, seconds */
 #define BF_MAX_LOG_LINE		4096		/* one log line; longer is cut */
 #define BF_MAX_AGENT_LINE	(64 * 1024)	/* one JSON line from the agent */
 #define BF_MAX_STEP		(256 * 1024)	/* step JSON sent to the agent */
@@ -63,6 +65,9 @@
 #define BF_FETCH_MIN_RATE	1024		/* bytes/s, below which for ... */
 #define BF_FETCH_MIN_RATE_S	10		/* ... this long a fetch is dropped */
 #define BF_MAX_PEER_ALLOW	64		/* CIDRs of --peer-allow */
+/* store_tx: times one transaction runs when PostgreSQL ends it on a
+ * serialization failure or a deadlock (40001, 40P01); then BF_ERR_DB. */
+#define BF_MAX_TX_ATTEMPTS	5
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */

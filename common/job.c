@@ -363,7 +363,7 @@ job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	    ((r = jx_only_keys(reps, job_rep_keys, "repetitions", d)) != 0 ||
 	    (r = jx_int(reps, "iterations", JX_OPTIONAL, 1, BF_MAX_ITERATIONS, &it,
 	    "repetitions", d)) != 0 ||
-	    (r = jx_int(reps, "warmup", JX_OPTIONAL, 0, 100, &wu, "repetitions", d)) != 0 ||
+	    (r = jx_int(reps, "warmup", JX_OPTIONAL, 0, BF_MAX_WARMUP, &wu, "repetitions", d)) != 0 ||
 	    (r = jx_int(reps, "boots", JX_OPTIONAL, 1, BF_MAX_BOOTS, &bo, "repetitions",
 	    d)) != 0))
 		return r;
@@ -383,7 +383,7 @@ job_parse_order(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 
 	if ((r = jx_str(doc, "order", JX_OPTIONAL, BF_MAX_NAME, &s, "", d)) != 0)
 		return r;
-	job->interleaved = 0;
+	job->interleaved = 1;	/* the default: boot-major, as claims always were */
 	if (s == NULL)
 		return 0;
 	for (i = 0; i < sizeof(job_orders) / sizeof(job_orders[0]); i++)

@@ -13,7 +13,7 @@
  *                                              no value twice on one axis
  *   "params": {"msg": "x"},                    optional fixed parameter values
  *   "repetitions": {"iterations": 3,           1..BF_MAX_ITERATIONS, default 5
- *                   "warmup": 1,               0..100, default 0
+ *                   "warmup": 1,               0..BF_MAX_WARMUP, default 0
  *                   "boots": 1},               1..BF_MAX_BOOTS, default 1
  *     or adaptive:  {"target_ci_pct": 1.0,     95% CI half-width as % of the mean (0.001..1000)
  *                    "min_boots": 2,           2..BF_MAX_BOOTS, default 2
@@ -21,7 +21,11 @@
  *                    "target_metric": "rps",   default the recipe's first metric
  *                    "iterations": 5}          boots are added to a cell while its CI
  *                                              (over boot means) is wider than the target
- *   "order": "sequential" | "interleaved"      default "sequential"
+ *   "order": "interleaved" | "sequential"      default "interleaved": runs are
+ *                                              claimed boot-major (every cell once
+ *                                              per boot); "sequential": cell-major,
+ *                                              a cell's boots one after the other
+ *                                              (plan.h)
  *   "knobs": {"thp_enabled": "madvise",        optional; every name and value
  *             "randomize_va_space": 0},        passes knob_check() (knob.h)
  *   "bind": {"cpus": "0-3", "membind": "0",    optional; lists like "0-3,8"
@@ -72,7 +76,7 @@ struct job_spec {
 	char *kernel;			/* kernel release to boot, or NULL (an axis may set it) */
 	char *cmdline;			/* command-line parameters, or NULL (an axis may set it) */
 	char *cmdline_base;		/* boot.cmdline_base: added to every boot, or NULL */
-	int interleaved;		/* order == "interleaved" */
+	int interleaved;		/* order: "interleaved" (the default) or not */
 	json_t *knobs;			/* object knob -> value (owned; {} when absent) */
 	json_t *bind;			/* object (owned) or NULL */
 	int aslr;			/* -1 absent, 0 off, 1 on */

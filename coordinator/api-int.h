@@ -92,6 +92,18 @@ int api_probe(struct api *a, const char *name);
 int api_key_readable(struct api *a, const char *path);
 
 /* api-jobs.c */
+/*
+ * Store a planned job (plan.h) and every run of its plan in one
+ * transaction: the job's document with its recipe as "spec", the machine
+ * names (JSON array text, or NULL for a class) and the submitting token.
+ * BF_ERR_ALLOC or the store's error, with d saying it. api-jobs.c.
+ */
+struct job_spec;
+struct plan;
+struct recipe;
+int api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
+    const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
+    struct bf_diag *d);
 void api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_get(struct api *a, struct api_req *rq, struct api_resp *rs);

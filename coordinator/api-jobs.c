@@ -15,6 +15,7 @@
 #include "jx.h"
 #include "matrix.h"
 #include "parse.h"
+#include "plan.h"
 #include "recipe.h"
 #include "report.h"
 #include "stats.h"
@@ -133,18 +134,89 @@ check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *
 	return r;
 }
 
+int
+api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
+    const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
+    struct bf_diag *d)
+{
+	struct store_run_new *runs = NULL;
+	char **axes = NULL, **values = NULL, **knobs = NULL, *spec = NULL;
+	json_t *specj = NULL;
+	size_t i;
+	int r = BF_ERR_ALLOC;
+
+	if ((runs = calloc(p->nruns ? p->nruns : 1, sizeof(*runs))) == NULL ||
+	    (axes = calloc(p->ncells ? p->ncells : 1, sizeof(*axes))) == NULL ||
+	    (values = calloc(p->ncells ? p->ncells : 1, sizeof(*values))) == NULL ||
+	    (knobs = calloc(p->ncells ? p->ncells : 1, sizeof(*knobs))) == NULL)
+		goto oom;
+	for (i = 0; i < p->ncells; i++) {
+		const struct matrix_cell *c = &p->cells[i];
+
+		if ((axes[i] = json_dumps(c->axes, JSON_COMPACT)) == NULL ||
+		    (values[i] = json_dumps(c->values, JSON_COMPACT)) == NULL)
+			goto oom;
+		if (json_object_size(c->knobs) > 0 &&
+		    (knobs[i] = json_dumps(c->knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+			goto oom;
+	}
+	for (i = 0; i < p->nruns; i++) {
+		const struct plan_run *pr = &p->runs[i];
+		const struct matrix_cell *c = &p->cells[pr->cell];
+		struct store_run_new *rn = &runs[i];
+
+		rn->cell_index = c->index;
+		rn->label = c->label;
+		rn->axes_json = axes[pr->cell];
+		rn->values_json = values[pr->cell];
+		rn->knobs_json = knobs[pr->cell];
+		rn->kernel = c->kernel;
+		rn->cmdline = c->cmdline;
+		rn->boot = pr->boot;
+		rn->run_order = pr->order;
+		rn->iterations = pr->iterations;
+		rn->warmup = pr->warmup;
+		rn->timeout_s = pr->timeout_s;
+	}
+	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
+	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+		goto oom;
+	if ((r = store_job_create_owned(a->st, job->recipe, job->name, spec, p->machine_class,
+	    names_json, runs, p->nruns, auth_job_owner(&rq->who), idp)) != 0) {
+		bf_diag_set(d, NULL, "job: %s", bf_err_str(r));
+		goto out;
+	}
+	r = 0;
+	goto out;
+oom:
+	r = BF_ERR_ALLOC;
+	bf_diag_set(d, NULL, "out of memory");
+out:
+	for (i = 0; axes != NULL && i < p->ncells; i++)
+		free(axes[i]);
+	for (i = 0; values != NULL && i < p->ncells; i++)
+		free(values[i]);
+	for (i = 0; knobs != NULL && i < p->ncells; i++)
+		free(knobs[i]);
+	free(axes);
+	free(values);
+	free(knobs);
+	free(runs);
+	free(spec);
+	json_decref(specj);
+	return r;
+}
+
 void
 api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	struct bf_diag d;
 	struct job_spec *job = NULL;
 	const struct recipe *rec;
-	struct matrix_cell *cells = NULL;
-	struct store_run_new *runs = NULL;
-	char **axes = NULL, **values = NULL, **knobs = NULL;
-	char *spec = NULL, *names = NULL, known[1024];
-	json_t *specj = NULL, *namesj = NULL;
-	size_t ncells = 0, nruns = 0, i, b;
+	struct plan *p = NULL;
+	char *names = NULL, known[1024];
+	json_t *namesj = NULL;
+	size_t i;
 	int64_t id;
 	int r;
 
@@ -176,56 +248,19 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machines");
 		goto out;
 	}
-	if ((r = matrix_expand(job, rec, &cells, &ncells, &d)) != 0) {
+	if ((r = plan_job(job, rec, &p, &d)) != 0) {
+		if (r == BF_ERR_ALLOC)
+			goto oom;
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
-	if ((r = check_boot(a, job, cells, ncells, &d)) != 0) {
+	if ((r = check_boot(a, job, p->cells, p->ncells, &d)) != 0) {
 		if (r == BF_ERR_INVALID)
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;
 	}
-	if ((size_t)job->boots > BF_MAX_CELLS / (ncells ? ncells : 1)) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "repetitions.boots", "repetitions.boots: "
-		    "%d boots x %zu cells is more than %d runs", job->boots, ncells,
-		    BF_MAX_CELLS);
-		goto out;
-	}
-	nruns = ncells * (size_t)job->boots;
-	if ((runs = calloc(nruns, sizeof(*runs))) == NULL ||
-	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
-	    (values = calloc(ncells, sizeof(*values))) == NULL ||
-	    (knobs = calloc(ncells, sizeof(*knobs))) == NULL)
-		goto oom;
-	for (i = 0; i < ncells; i++) {
-		if ((axes[i] = json_dumps(cells[i].axes, JSON_COMPACT)) == NULL ||
-		    (values[i] = json_dumps(cells[i].values, JSON_COMPACT)) == NULL)
-			goto oom;
-		if (json_object_size(cells[i].knobs) > 0 &&
-		    (knobs[i] = json_dumps(cells[i].knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-			goto oom;
-	}
-	/* Boot-major order: every cell once per boot, so interleaved and
-	 * sequential jobs alike spread drift over all cells. */
-	for (b = 0; b < (size_t)job->boots; b++) {
-		for (i = 0; i < ncells; i++) {
-			struct store_run_new *rn = &runs[b * ncells + i];
-
-			rn->cell_index = cells[i].index;
-			rn->label = cells[i].label;
-			rn->axes_json = axes[i];
-			rn->values_json = values[i];
-			rn->knobs_json = knobs[i];
-			rn->kernel = cells[i].kernel;
-			rn->cmdline = cells[i].cmdline;
-			rn->boot = (int)b;
-		}
-	}
-	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
-	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-		goto oom;
 	if (job->machine_class == NULL) {
 		if ((namesj = json_array()) == NULL)
 			goto oom;
@@ -235,34 +270,23 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if ((names = json_dumps(namesj, JSON_COMPACT)) == NULL)
 			goto oom;
 	}
-	if ((r = store_job_create_owned(a->st, job->recipe, job->name, spec,
-	    job->machine_class, names, runs, nruns, auth_job_owner(&rq->who), &id)) != 0) {
+	if ((r = api_plan_store(a, rq, job, rec, p, names, &id, &d)) != 0) {
+		if (r == BF_ERR_ALLOC)
+			goto oom;
 		api_store_error(rs, r, "job");
 		goto out;
 	}
 	api_kick(a);
 	events_job(a->ev, id);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I}", "id", (json_int_t)id, "runs",
-	    (json_int_t)nruns));
+	    (json_int_t)p->nruns));
 	goto out;
- oom:
+oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
- out:
-	for (i = 0; axes != NULL && i < ncells; i++)
-		free(axes[i]);
-	for (i = 0; values != NULL && i < ncells; i++)
-		free(values[i]);
-	for (i = 0; knobs != NULL && i < ncells; i++)
-		free(knobs[i]);
-	free(axes);
-	free(values);
-	free(knobs);
-	free(runs);
-	free(spec);
+out:
 	free(names);
-	json_decref(specj);
 	json_decref(namesj);
-	matrix_free(cells, ncells);
+	plan_free(p);
 	job_free(job);
 }
 
@@ -468,7 +492,7 @@ report_adaptive(const json_t *jobj, const struct report_input *in, struct buf *l
 	    "+-%.3g%% of the mean; at the cap and still wider: %s", (long long)job->min_boots,
 	    (long long)job->max_boots, in->metrics[m].name, job->target_ci_pct,
 	    hit ? cells.data : "none");
- out:
+out:
 	job_free(job);
 	buf_free(&cells);
 }
@@ -657,9 +681,9 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if ((rs->text = buf_steal(&out)) == NULL)
 		goto oom;
 	goto out;
- oom:
+oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
- out:
+out:
 	for (i = 0; vals != NULL && i < nc * nm; i++)
 		free(vals[i]);
 	for (i = 0; boots != NULL && i < nc * nm; i++)

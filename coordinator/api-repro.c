@@ -17,7 +17,7 @@
 #include "job.h"
 #include "jx.h"
 #include "labkey.h"
-#include "matrix.h"
+#include "plan.h"
 #include "parse.h"
 #include "recipe.h"
 #include "recipes.h"
@@ -211,23 +211,20 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	q->delta_pct = REPRO_DEFAULT_DELTA_PCT;
 	if (rq->body.len == 0) {
 		bf_diag_set(d, NULL, "request body: a bundle, or {\"url\": ...}, is required");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = jx_loads(rq->body.data, rq->body.len, BF_MAX_API_BODY, &q->body, d)) != 0)
-		goto out;
+		return r;
 	if (!json_is_object(q->body)) {
 		bf_diag_set(d, NULL, "request body: expected an object");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (json_object_get(q->body, "format") != NULL) {
 		/* The body is the bundle itself. */
 		if ((r = bundle_check(q->body, d)) != 0)
-			goto out;
+			return r;
 		q->bundle = q->body;
-		r = 0;
-		goto out;
+		return 0;
 	}
 	if ((r = jx_only_keys(q->body, keys, "", d)) != 0 ||
 	    (r = jx_str(q->body, "url", JX_OPTIONAL, REPRO_MAX_URL, &q->url, "", d)) != 0 ||
@@ -239,31 +236,26 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	    (r = jx_bool(q->body, "override", JX_OPTIONAL, &q->override, "", d)) != 0 ||
 	    (r = jx_int(q->body, "compare_job", JX_OPTIONAL, 1, INT64_MAX, &q->compare_job, "",
 	    d)) != 0)
-		goto out;
+		return r;
 	if (m != NULL && ((r = jx_only_keys(m, mkeys, "machines", d)) != 0 ||
 	    (r = jx_str(m, "class", JX_REQUIRED, BF_MAX_NAME, &q->klass, "machines", d)) != 0))
-		goto out;
+		return r;
 	if (q->url == NULL) {
 		if ((r = jx_obj(q->body, "bundle", JX_REQUIRED, &q->bundle, "", d)) != 0 ||
 		    (r = bundle_check(q->bundle, d)) != 0)
-			goto out;
-		r = 0;
-		goto out;
+			return r;
+		return 0;
 	}
 	if (json_object_get(q->body, "bundle") != NULL) {
 		bf_diag_set(d, "bundle", "bundle: give a bundle or a url, not both");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = repro_fetch_bundle(q->url, &q->fetched, d)) != 0) {
 		*status = r == BF_ERR_STATE ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_BAD_GATEWAY;
-		r = r == BF_ERR_STATE ? r : BF_ERR_IO;
-		goto out;
+		return r == BF_ERR_STATE ? r : BF_ERR_IO;
 	}
 	q->bundle = q->fetched;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /*
@@ -390,11 +382,9 @@ repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
     const struct recipe *rec, json_t *names, int64_t *idp, struct bf_diag *d)
 {
 	struct job_spec *job = NULL;
-	struct matrix_cell *cells = NULL;
-	struct store_run_new *runs = NULL;
-	char **axes = NULL, **values = NULL, **knobs = NULL, *spec = NULL, *namestxt = NULL;
-	json_t *doc = NULL, *specj = NULL, *o;
-	size_t ncells = 0, nruns, i, b;
+	struct plan *p = NULL;
+	char *namestxt = NULL;
+	json_t *doc = NULL, *o;
 	int r;
 
 	if ((doc = json_deep_copy(json_object_get(q->bundle, "job"))) == NULL ||
@@ -418,74 +408,22 @@ repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
 		if (!json_is_object(o) || json_object_update(o, q->knobs) != 0)
 			goto oom;
 	}
-	if ((r = job_from_json(doc, &job, d)) != 0 || (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
-	    (r = matrix_expand(job, rec, &cells, &ncells, d)) != 0)
+	/* the same plan as POST /jobs makes of it (plan.h) */
+	if ((r = job_from_json(doc, &job, d)) != 0 ||
+	    (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
+	    (r = plan_job(job, rec, &p, d)) != 0)
 		goto out;
-	if ((size_t)job->boots > BF_MAX_CELLS / (ncells ? ncells : 1)) {
-		bf_diag_set(d, "repetitions.boots", "repetitions.boots: %d boots x %zu cells is "
-		    "more than %d runs", job->boots, ncells, BF_MAX_CELLS);
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	nruns = ncells * (size_t)job->boots;
-	if ((runs = calloc(nruns, sizeof(*runs))) == NULL ||
-	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
-	    (values = calloc(ncells, sizeof(*values))) == NULL ||
-	    (knobs = calloc(ncells, sizeof(*knobs))) == NULL)
+	if ((namestxt = json_dumps(names, JSON_COMPACT)) == NULL)
 		goto oom;
-	for (i = 0; i < ncells; i++) {
-		if ((axes[i] = json_dumps(cells[i].axes, JSON_COMPACT)) == NULL ||
-		    (values[i] = json_dumps(cells[i].values, JSON_COMPACT)) == NULL)
-			goto oom;
-		if (json_object_size(cells[i].knobs) > 0 &&
-		    (knobs[i] = json_dumps(cells[i].knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-			goto oom;
-	}
-	/* Boot-major, as api_jobs_create orders them. */
-	for (b = 0; b < (size_t)job->boots; b++) {
-		for (i = 0; i < ncells; i++) {
-			struct store_run_new *rn = &runs[b * ncells + i];
-
-			rn->cell_index = cells[i].index;
-			rn->label = cells[i].label;
-			rn->axes_json = axes[i];
-			rn->values_json = values[i];
-			rn->knobs_json = knobs[i];
-			rn->kernel = cells[i].kernel;
-			rn->cmdline = cells[i].cmdline;
-			rn->boot = (int)b;
-		}
-	}
-	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
-	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL ||
-	    (namestxt = json_dumps(names, JSON_COMPACT)) == NULL)
-		goto oom;
-	if ((r = store_job_create_owned(a->st, job->recipe, job->name, spec, NULL, namestxt,
-	    runs, nruns, auth_job_owner(&rq->who), idp)) != 0) {
-		bf_diag_set(d, NULL, "job: %s", bf_err_str(r));
-		goto out;
-	}
-	r = 0;
+	r = api_plan_store(a, rq, job, rec, p, namestxt, idp, d);
 	goto out;
 oom:
 	r = BF_ERR_ALLOC;
 	bf_diag_set(d, NULL, "out of memory");
 out:
-	for (i = 0; axes != NULL && i < ncells; i++)
-		free(axes[i]);
-	for (i = 0; values != NULL && i < ncells; i++)
-		free(values[i]);
-	for (i = 0; knobs != NULL && i < ncells; i++)
-		free(knobs[i]);
-	free(axes);
-	free(values);
-	free(knobs);
-	free(runs);
-	free(spec);
 	free(namestxt);
-	json_decref(specj);
 	json_decref(doc);
-	matrix_free(cells, ncells);
+	plan_free(p);
 	job_free(job);
 	return r;
 }

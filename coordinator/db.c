@@ -66,6 +66,7 @@ struct db_stmt {
 };
 
 static __thread char db_errbuf[256];
+static __thread int db_conflict;	/* see db_take_conflict */
 
 const char *
 db_last_error(void)
@@ -82,6 +83,15 @@ db_seterr(const char *msg)
 	/* libpq's messages end in a newline and may run over several lines */
 	n = strcspn(db_errbuf, "\n");
 	db_errbuf[n] = '\0';
+}
+
+int
+db_take_conflict(void)
+{
+	int c = db_conflict;
+
+	db_conflict = 0;
+	return c;
 }
 
 int
@@ -259,6 +269,10 @@ pg_fail_res(PGresult *res, PGconn *conn)
 	state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	if (state == NULL)
 		return BF_ERR_DB;
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0) {
+		db_conflict = 1;	/* serialization_failure, deadlock_detected */
+		return BF_ERR_DB;
+	}
 	if (strcmp(state, "23505") == 0)	/* unique_violation */
 		return BF_ERR_EXISTS;
 	if (strcmp(state, "23503") == 0)	/* foreign_key_violation */

@@ -34,6 +34,13 @@ void db_close(struct db *db);			/* accepts NULL */
 enum db_kind db_kind(const struct db *db);
 /* The engine's text for the last failure of the calling thread. */
 const char *db_last_error(void);
+/*
+ * 1 when a statement of the calling thread failed on a serialization
+ * failure or a deadlock (PostgreSQL SQLSTATE 40001, 40P01) since the last
+ * call, and clears it: the server ended that transaction, which may be run
+ * again from its start. Always 0 on SQLite, whose writers are serial.
+ */
+int db_take_conflict(void);
 /* The target with any password blanked, for logs. Static per thread. */
 const char *db_target_safe(const char *target);
 

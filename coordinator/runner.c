@@ -20,7 +20,7 @@
 #include "job.h"
 #include "jx.h"
 #include "caps.h"
-#include "matrix.h"
+#include "plan.h"
 #include "recipe.h"
 #include "recipes.h"
 #include "runner.h"
@@ -77,39 +77,6 @@ outcome_set(struct run_outcome *o, enum run_action action, const char *state, in
 }
 
 /*
- * What the job asks of the machine itself: the cell's knobs (applied, read
- * back and restored by the agent), NUMA/CPU binding, ASLR, drop_caches.
- */
-static int
-step_add_machine_state(const struct store_claim *c, const json_t *jobdoc, json_t *step,
-    struct bf_diag *d)
-{
-	json_t *knobs = NULL, *v;
-	int r;
-
-	if (c->knobs_json != NULL && *c->knobs_json != '\0') {
-		if ((r = jx_loads(c->knobs_json, strlen(c->knobs_json), BF_MAX_API_BODY, &knobs,
-		    d)) != 0)
-			return r;
-		if (json_object_size(knobs) > 0 && json_object_set(step, "knobs", knobs) != 0) {
-			json_decref(knobs);
-			return BF_ERR_ALLOC;
-		}
-		json_decref(knobs);
-	}
-	if ((v = json_object_get(jobdoc, "bind")) != NULL && json_is_object(v) &&
-	    json_object_set(step, "bind", v) != 0)
-		return BF_ERR_ALLOC;
-	if ((v = json_object_get(jobdoc, "aslr")) != NULL && json_is_false(v) &&
-	    json_object_set_new(step, "aslr", json_false()) != 0)
-		return BF_ERR_ALLOC;
-	if ((v = json_object_get(jobdoc, "drop_caches")) != NULL && json_is_true(v) &&
-	    json_object_set_new(step, "drop_caches", json_true()) != 0)
-		return BF_ERR_ALLOC;
-	return 0;
-}
-
-/*
  * Defence in depth: the API only creates jobs with installed recipes, but
  * a job row holds its recipe as JSON, and a row is only as trustworthy as
  * whatever wrote the store. A claim whose recipe is not installed here
@@ -117,24 +84,16 @@ step_add_machine_state(const struct store_claim *c, const json_t *jobdoc, json_t
  * failed with the reason and never reaches a machine. 0: it may run.
  */
 static int
-runner_recipe_installed(const struct runner_env *env, const struct store_claim *c,
+runner_recipe_installed(const struct runner_env *env, const struct runner_claim *rc,
     struct run_outcome *o)
 {
-	json_t *spec = NULL;
+	const struct store_claim *c = rc->c;
 	char msg[256];
 	int r;
 
-	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec, NULL) != 0 ||
-	    !json_is_object(json_object_get(spec, "recipe"))) {
-		snprintf(msg, sizeof(msg), "refused: the job's stored recipe is damaged");
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	r = recipes_installed(env->recipes, env->st, json_object_get(spec, "recipe"));
-	if (r == 1) {
-		r = 0;
-		goto out;
-	}
+	r = recipes_installed(env->recipes, env->st, rc->recipe_json);
+	if (r == 1)
+		return 0;
 	if (r == 0) {
 		snprintf(msg, sizeof(msg), "refused: recipe %.64s, as this job holds it, is not "
 		    "installed here; only the recipe directory and recipes an admin imported "
@@ -142,81 +101,9 @@ runner_recipe_installed(const struct runner_env *env, const struct store_claim *
 		r = BF_ERR_INVALID;
 	} else
 		snprintf(msg, sizeof(msg), "refused: checking the recipe: %s", bf_err_str(r));
-out:
-	if (r != 0) {
-		sink_log(env, c->run_id, "coord", msg);
-		outcome_set(o, RUN_FINISH, "failed", -1, "%s", msg);
-	}
-	json_decref(spec);
+	sink_log(env, c->run_id, "coord", msg);
+	outcome_set(o, RUN_FINISH, "failed", -1, "%s", msg);
 	return r;
-}
-
-int
-runner_build_step(const struct store_claim *c, const char *workdir_root, json_t **stepp,
-    struct recipe **rp, struct bf_diag *d)
-{
-	json_t *spec = NULL, *values = NULL, *step = NULL, *argv = NULL;
-	json_t *jobdoc, *rdoc;
-	struct recipe *r = NULL;
-	char **av = NULL;
-	size_t ac = 0, i;
-	int64_t iterations = 5, warmup = 0;
-	json_t *reps;
-	int ret;
-
-	*stepp = NULL;
-	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
-	    d)) != 0)
-		goto out;
-	if ((ret = jx_obj(spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0 ||
-	    (ret = jx_obj(spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0)
-		goto out;
-	if ((ret = recipe_from_json(rdoc, &r, d)) != 0)
-		goto out;
-	if ((ret = jx_loads(c->values_json, strlen(c->values_json), BF_MAX_API_BODY, &values,
-	    d)) != 0)
-		goto out;
-	if ((ret = recipe_render_argv(r, values, &av, &ac, d)) != 0)
-		goto out;
-	reps = json_object_get(jobdoc, "repetitions");
-	if (json_is_object(reps)) {
-		if ((ret = jx_int(reps, "iterations", JX_OPTIONAL, 1, BF_MAX_ITERATIONS,
-		    &iterations, "repetitions", d)) != 0 ||
-		    (ret = jx_int(reps, "warmup", JX_OPTIONAL, 0, 100, &warmup,
-		    "repetitions", d)) != 0)
-			goto out;
-	}
-	ret = BF_ERR_ALLOC;
-	if ((argv = json_array()) == NULL)
-		goto out;
-	for (i = 0; i < ac; i++)
-		if (json_array_append_new(argv, json_string(av[i])) != 0)
-			goto out;
-	step = json_pack("{s:I,s:O,s:I,s:I,s:I,s:{s:s}}", "run", (json_int_t)c->run_id,
-	    "argv", argv, "iterations", (json_int_t)iterations, "warmup", (json_int_t)warmup,
-	    "timeout_s", (json_int_t)r->timeout_s, "env", "LC_ALL", "C");
-	if (step == NULL)
-		goto out;
-	/* setup, pre_iteration, services and the output metrics */
-	if ((ret = recipe_step_json(r, values, workdir_root, step, d)) != 0)
-		goto out;
-	if ((ret = step_add_machine_state(c, jobdoc, step, d)) != 0)
-		goto out;
-	*stepp = step;
-	step = NULL;
-	if (rp != NULL) {
-		*rp = r;
-		r = NULL;
-	}
-	ret = 0;
- out:
-	json_decref(spec);
-	json_decref(values);
-	json_decref(step);
-	json_decref(argv);
-	recipe_argv_free(av);
-	recipe_free(r);
-	return ret;
 }
 
 static int
@@ -225,62 +112,111 @@ str_eq_null(const char *a, const char *b)
 	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
 }
 
-int
-runner_check_claim(const struct store_claim *c, const char *workdir_root, struct bf_diag *d)
+void
+runner_claim_free(struct runner_claim *rc)
 {
-	struct matrix_cell *cells = NULL;
-	struct job_spec *job = NULL;
-	struct recipe *r = NULL;
-	json_t *spec = NULL, *values = NULL, *knobs = NULL, *jobdoc, *rdoc;
-	size_t ncells = 0, i;
+	if (rc == NULL)
+		return;
+	job_free(rc->job);
+	recipe_free(rc->recipe);
+	json_decref(rc->values);
+	json_decref(rc->knobs);
+	json_decref(rc->spec);
+	free(rc);
+}
+
+/* The claim's cell of the plan: its cell_index, holding its values, knobs,
+ * kernel and cmdline. */
+static int
+runner_claim_cell(const struct runner_claim *rc, const struct plan *p, size_t *cellp,
+    struct bf_diag *d)
+{
+	const struct store_claim *c = rc->c;
+	const struct matrix_cell *m;
+
+	if (c->cell_index >= 0 && (uint64_t)c->cell_index < p->ncells) {
+		m = &p->cells[c->cell_index];
+		if (json_equal(m->values, rc->values) &&
+		    (json_object_size(m->knobs) == 0 ? rc->knobs == NULL ||
+		    json_object_size(rc->knobs) == 0 :
+		    rc->knobs != NULL && json_equal(m->knobs, rc->knobs)) &&
+		    str_eq_null(m->kernel, c->kernel) && str_eq_null(m->cmdline, c->cmdline)) {
+			*cellp = (size_t)c->cell_index;
+			return 0;
+		}
+	}
+	bf_diag_set(d, NULL, "run %lld: its values, knobs or boot are not a cell of job "
+	    "%lld as submitted (cell %lld); refusing to run what the API did not validate",
+	    (long long)c->run_id, (long long)c->job_id, (long long)c->cell_index);
+	return BF_ERR_INVALID;
+}
+
+int
+runner_claim_load(const struct store_claim *c, const char *workdir_root,
+    struct runner_claim **out, struct bf_diag *d)
+{
+	struct runner_claim *rc = NULL;
+	struct plan *p = NULL;
+	json_t *jobdoc, *rdoc;
+	size_t cell = 0;
 	int ret;
 
-	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
-	    d)) != 0 ||
-	    (ret = jx_obj(spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0 ||
-	    (ret = jx_obj(spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0 ||
-	    (ret = recipe_from_json(rdoc, &r, d)) != 0 ||
-	    (ret = job_from_json(jobdoc, &job, d)) != 0)
+	*out = NULL;
+	if ((rc = calloc(1, sizeof(*rc))) == NULL) {
+		ret = BF_ERR_ALLOC;
 		goto out;
-	if (strcmp(job->recipe, r->name) != 0 || strcmp(c->recipe, r->name) != 0) {
+	}
+	rc->c = c;
+	/* the one parse of the job's stored spec for the whole run */
+	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &rc->spec,
+	    d)) != 0 ||
+	    (ret = jx_obj(rc->spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0 ||
+	    (ret = jx_obj(rc->spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0 ||
+	    (ret = recipe_from_json(rdoc, &rc->recipe, d)) != 0 ||
+	    (ret = job_from_json(jobdoc, &rc->job, d)) != 0)
+		goto out;
+	rc->recipe_json = rdoc;
+	if (strcmp(rc->job->recipe, rc->recipe->name) != 0 ||
+	    strcmp(c->recipe, rc->recipe->name) != 0) {
 		bf_diag_set(d, "recipe", "run %lld: recipe \"%s\" of the run, \"%s\" of its job "
 		    "and \"%s\" stored with it differ", (long long)c->run_id, c->recipe,
-		    job->recipe, r->name);
+		    rc->job->recipe, rc->recipe->name);
 		ret = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((ret = job_validate(job, r, workdir_root, d)) != 0 ||
-	    (ret = matrix_expand(job, r, &cells, &ncells, d)) != 0 ||
-	    (ret = jx_loads(c->values_json, strlen(c->values_json), BF_MAX_API_BODY, &values,
-	    d)) != 0 ||
+	if ((ret = job_validate(rc->job, rc->recipe, workdir_root, d)) != 0 ||
+	    (ret = plan_job(rc->job, rc->recipe, &p, d)) != 0 ||
+	    (ret = jx_loads(c->values_json, strlen(c->values_json), BF_MAX_API_BODY,
+	    &rc->values, d)) != 0 ||
 	    (c->knobs_json != NULL && (ret = jx_loads(c->knobs_json, strlen(c->knobs_json),
-	    BF_MAX_API_BODY, &knobs, d)) != 0))
+	    BF_MAX_API_BODY, &rc->knobs, d)) != 0))
 		goto out;
-	for (i = 0; i < ncells; i++) {
-		const json_t *ck = cells[i].knobs;
-
-		if (json_equal(cells[i].values, values) &&
-		    (json_object_size(ck) == 0 ? knobs == NULL || json_object_size(knobs) == 0 :
-		    knobs != NULL && json_equal(ck, knobs)) &&
-		    str_eq_null(cells[i].kernel, c->kernel) &&
-		    str_eq_null(cells[i].cmdline, c->cmdline))
-			break;
+	if ((ret = runner_claim_cell(rc, p, &cell, d)) != 0)
+		goto out;
+	/* boots past the job's are those adaptive repetitions added */
+	if ((ret = plan_run_of(rc->job, rc->recipe, cell, c->boot, &rc->run)) != 0) {
+		bf_diag_set(d, NULL, "run %lld: boot %d is not a boot of job %lld",
+		    (long long)c->run_id, c->boot, (long long)c->job_id);
+		goto out;
 	}
-	if (i == ncells) {
-		bf_diag_set(d, NULL, "run %lld: its values, knobs or boot are not a cell of job "
-		    "%lld as submitted; refusing to run what the API did not validate",
-		    (long long)c->run_id, (long long)c->job_id);
+	/* the run's columns are what runs; they must be its plan */
+	if (c->run_order != rc->run.order || c->iterations != rc->run.iterations ||
+	    c->warmup != rc->run.warmup || c->timeout_s != rc->run.timeout_s) {
+		bf_diag_set(d, NULL, "run %lld: order %lld, iterations %d, warmup %d and "
+		    "timeout_s %d stored with it are not its plan (%lld, %d, %d, %d); refusing "
+		    "to run what the API did not plan", (long long)c->run_id,
+		    (long long)c->run_order, c->iterations, c->warmup, c->timeout_s,
+		    (long long)rc->run.order, rc->run.iterations, rc->run.warmup,
+		    rc->run.timeout_s);
 		ret = BF_ERR_INVALID;
 		goto out;
 	}
+	*out = rc;
+	rc = NULL;
 	ret = 0;
- out:
-	matrix_free(cells, ncells);
-	job_free(job);
-	recipe_free(r);
-	json_decref(values);
-	json_decref(knobs);
-	json_decref(spec);
+out:
+	plan_free(p);
+	runner_claim_free(rc);
 	return ret;
 }
 
@@ -399,14 +335,15 @@ boot_log(void *arg, const char *line)
 
 void
 runner_boot(const struct runner_env *env, const struct store_machine *m,
-    struct transport *tr, int *agent_ok, const struct store_claim *c, const char *group,
+    struct transport *tr, int *agent_ok, const struct runner_claim *rc, const char *group,
     struct run_outcome *o)
 {
+	const struct store_claim *c = rc->c;
+	const struct job_spec *job = rc->job;
 	struct boot_machine *bm = NULL;
 	struct boot_result res;
 	struct boot_hooks hooks;
-	struct job_spec *job = NULL;
-	json_t *spec = NULL, *rj = NULL;
+	json_t *rj = NULL;
 	struct buf out, cmdline;
 	struct bf_diag d;
 	char key[600], msg[BF_DIAG_MSG + 128], *rtext = NULL;
@@ -420,13 +357,8 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	memset(&res, 0, sizeof(res));
 	memset(o, 0, sizeof(*o));
 	/* before a reboot for it: a run that will be refused needs none */
-	if (runner_recipe_installed(env, c, o) != 0)
+	if (runner_recipe_installed(env, rc, o) != 0)
 		goto out;
-	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec,
-	    &d) != 0 || job_from_json(json_object_get(spec, "job"), &job, &d) != 0) {
-		outcome_set(o, RUN_FINISH, "failed", -1, "%s", d.msg);
-		goto out;
-	}
 	multi = job->boots > 1 || job->target_ci_pct > 0;
 	wants = c->kernel != NULL || (c->cmdline != NULL && *c->cmdline != '\0');
 	if (!wants && !multi)
@@ -529,8 +461,6 @@ out:
 	buf_free(&out);
 	buf_free(&cmdline);
 	boot_machine_free(bm);
-	job_free(job);
-	json_decref(spec);
 }
 
 int
@@ -759,32 +689,24 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
  * Here: what the question is, for a successful run about to finish.
  */
 static int
-runner_adaptive_prepare(const struct store_claim *c, const struct recipe *r,
-    struct runner_adaptive *ad)
+runner_adaptive_prepare(const struct runner_claim *rc, struct runner_adaptive *ad)
 {
-	json_t *spec = NULL;
-	struct job_spec *job = NULL;
+	const struct job_spec *job = rc->job;
+	const struct recipe *r = rc->recipe;
 	const char *metric;
-	int want = 0;
 
 	memset(ad, 0, sizeof(*ad));
-	if (jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &spec, NULL) != 0 ||
-	    job_from_json(json_object_get(spec, "job"), &job, NULL) != 0 ||
-	    job->target_ci_pct <= 0)
-		goto out;
+	if (job->target_ci_pct <= 0)
+		return 0;
 	metric = job->target_metric;
 	if (metric == NULL && r->nmetrics > 0)
 		metric = r->metrics[0].name;
 	if (metric == NULL || strlen(metric) >= sizeof(ad->metric))
-		goto out;
+		return 0;
 	snprintf(ad->metric, sizeof(ad->metric), "%s", metric);
 	ad->target_ci_pct = job->target_ci_pct;
 	ad->max_boots = job->max_boots;
-	want = 1;
-out:
-	job_free(job);
-	json_decref(spec);
-	return want;
+	return 1;
 }
 
 int
@@ -818,16 +740,17 @@ out:
 
 void
 runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
-    const struct store_claim *c, struct run_outcome *o)
+    const struct runner_claim *rc, struct run_outcome *o)
 {
+	const struct store_claim *c = rc->c;
+	const struct plan_run *run = &rc->run;
+	struct plan_step_in in;
 	struct ingest g;
 	struct bf_diag d;
-	struct recipe *r = NULL;
 	json_t *step = NULL;
 	char *stepbuf = NULL;
 	struct buf cmd;
 	int ret, status = -1;
-	int64_t iters = 0, warm = 0, tmo = 600;
 	long total_ms;
 
 	memset(&g, 0, sizeof(g));
@@ -837,15 +760,20 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	events_run(env->ev, c->run_id);
 	events_job(env->ev, c->job_id);
 	events_machine(env->ev, env->machine);
-	if (runner_recipe_installed(env, c, o) != 0)
+	if (runner_recipe_installed(env, rc, o) != 0)
 		goto out;
-	if (runner_build_step(c, env->workdir_root, &step, &r, &d) != 0) {
+	memset(&in, 0, sizeof(in));
+	in.run_id = c->run_id;
+	in.run = run;
+	in.job = rc->job;
+	in.recipe = rc->recipe;
+	in.values = rc->values;
+	in.knobs = rc->knobs;
+	in.workdir_root = env->workdir_root;
+	if (plan_step(&in, &step, &d) != 0) {
 		outcome_set(o, RUN_FINISH, "failed", -1, "%s", d.msg);
 		goto out;
 	}
-	jx_int(step, "iterations", JX_REQUIRED, 1, BF_MAX_ITERATIONS, &iters, "", NULL);
-	jx_int(step, "warmup", JX_REQUIRED, 0, 100, &warm, "", NULL);
-	jx_int(step, "timeout_s", JX_REQUIRED, 1, 86400, &tmo, "", NULL);
 	if ((ret = runner_ensure_agent(env, tr, agent_ok, &d)) != 0) {
 		int lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
 
@@ -866,12 +794,13 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	}
 	g.env = env;
 	g.c = c;
-	g.r = r;
-	g.warmup = (int)warm;
+	g.r = rc->recipe;
+	g.warmup = run->warmup;
 	/* The agent is silent while a workload runs, but SSH keepalive replies
 	 * count as traffic: the idle limit detects a dead link, not a quiet
 	 * workload. The total bounds every iteration plus slack. */
-	total_ms = (long)((iters + warm) * tmo + 120) * 1000L;
+	total_ms = (long)(((int64_t)run->iterations + run->warmup) * run->timeout_s + 120) *
+	    1000L;
 	ret = transport_exec(tr, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
 	    env->link_timeout_ms, total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
 	o->hello_seen = g.hello_seen;
@@ -899,7 +828,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	}
 	if (status == 0 && g.done_seen && g.done_ok && !g.metric_missing) {
 		outcome_set(o, RUN_FINISH, "done", 0, "%s", "");
-		o->adaptive = runner_adaptive_prepare(c, r, &o->ad);
+		o->adaptive = runner_adaptive_prepare(rc, &o->ad);
 	} else {
 		if (g.first_error[0] == '\0')
 			snprintf(g.first_error, sizeof(g.first_error), "%s",
@@ -913,5 +842,4 @@ out:
 	buf_free(&cmd);
 	free(stepbuf);
 	json_decref(step);
-	recipe_free(r);
 }

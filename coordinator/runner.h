@@ -1,8 +1,9 @@
 /*
- * runner.h: execute one claimed run on one machine: build the step from the
- * job's recipe and the run's parameter values, make sure the agent on the
- * machine is ours (sha256), exec it over a transport, and hand what it
- * produced to the scheduler.
+ * runner.h: execute one claimed run on one machine: load the claim (its
+ * job's spec parsed once, checked and planned), build the step from the
+ * run's plan (plan_step), make sure the agent on the machine is ours
+ * (sha256), exec it over a transport, and hand what it produced to the
+ * scheduler.
  *
  * The runner never writes the store. What arrives while a step runs
  * (samples, log lines, the agent's hello) goes through a sink the scheduler
@@ -17,6 +18,8 @@
 
 #include "err.h"
 #include "events.h"
+#include "job.h"
+#include "plan.h"
 #include "recipe.h"
 #include "recipes.h"
 #include "store.h"
@@ -108,24 +111,32 @@ struct runner_env {
 };
 
 /*
- * Build the agent step (a JSON document) for a claim. BF_ERR_INVALID when the
- * job's stored recipe or values no longer render, or a path parameter is not
- * under workdir_root (d says why).
- * *stepp is a new reference; *rp (rp may be NULL) the job's recipe as run,
- * freed by the caller with recipe_free().
+ * A claim as the run uses it: the job's stored spec parsed once, its job
+ * and recipe typed, the run's cell values and knobs, and the run's plan
+ * (iterations, warm-up, timeout, claim rank: plan.h).
  */
-int runner_build_step(const struct store_claim *c, const char *workdir_root, json_t **stepp,
-    struct recipe **rp, struct bf_diag *d);
+struct runner_claim {
+	const struct store_claim *c;	/* borrowed: must outlive this */
+	json_t *spec;			/* {"job": ..., "recipe": ...} */
+	const json_t *recipe_json;	/* inside spec: what recipes_installed checks */
+	struct job_spec *job;
+	struct recipe *recipe;		/* the job's recipe, as run */
+	json_t *values;			/* every parameter's value */
+	json_t *knobs;			/* requested knobs, or NULL */
+	struct plan_run run;
+};
 
 /*
  * Before a claim runs: the run row may have been written by anything that
  * can write the store (privsep's API child included), so parse its job and
- * recipe again with the validators of POST /jobs, expand the matrix, and
- * require the run's values, knobs, kernel and cmdline to be one of its
- * cells. BF_ERR_INVALID (d says why) when they are not.
+ * recipe (once, for the whole run) with the validators of POST /jobs, plan
+ * it, and require the run's values, knobs, kernel and cmdline to be one of
+ * its cells and its boot one of its boots. BF_ERR_INVALID (d says why) when
+ * they are not. *out freed with runner_claim_free().
  */
-int runner_check_claim(const struct store_claim *c, const char *workdir_root,
-    struct bf_diag *d);
+int runner_claim_load(const struct store_claim *c, const char *workdir_root,
+    struct runner_claim **out, struct bf_diag *d);
+void runner_claim_free(struct runner_claim *rc);	/* accepts NULL */
 
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the link. */
@@ -143,7 +154,7 @@ int runner_ensure_agent(const struct runner_env *env, struct transport *tr, int 
  * this machine at all), RUN_RETRY (the link went before the step).
  */
 void runner_boot(const struct runner_env *env, const struct store_machine *m,
-    struct transport *tr, int *agent_ok, const struct store_claim *c, const char *group,
+    struct transport *tr, int *agent_ok, const struct runner_claim *rc, const char *group,
     struct run_outcome *o);
 
 /*
@@ -161,7 +172,7 @@ int runner_probe(const struct runner_env *env, struct transport *tr, int *agent_
  * not take a sample).
  */
 void runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
-    const struct store_claim *c, struct run_outcome *o);
+    const struct runner_claim *rc, struct run_outcome *o);
 
 /*
  * The add-a-boot decision (store_cell_decide_fn): one more boot when every

@@ -537,13 +537,14 @@ ws_run(struct worker_ctx *x)
 {
 	struct sched *s = x->s;
 	struct store_claim *c = x->c;
+	struct runner_claim *rc = NULL;
 	struct run_outcome o;
 	struct bf_diag cd;
 	char group[512];
 
 	x->store_warned = 0;
 	bf_diag_clear(&cd);
-	if (runner_check_claim(c, s->cfg.workdir_root, &cd) != 0) {
+	if (runner_claim_load(c, s->cfg.workdir_root, &rc, &cd) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", cd.msg);
 		memset(&o, 0, sizeof(o));
 		o.action = RUN_FINISH;
@@ -556,10 +557,10 @@ ws_run(struct worker_ctx *x)
 	worker_set_run(x->w, c->run_id);
 	transport_set_cancel(x->tr, &x->w->lease_lost);
 	store_boot_group(c, group, sizeof(group));
-	runner_boot(&x->env, x->m, x->tr, &x->agent_ok, c, group, &o);
+	runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
 	if (o.action == RUN_PROCEED) {
 		x->boot_fails = 0;
-		runner_execute(&x->env, x->tr, &x->agent_ok, c, &o);
+		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
 	}
 	worker_apply(x, c, &o);
 	worker_set_run(x->w, 0);
@@ -583,6 +584,7 @@ ws_run(struct worker_ctx *x)
 		timer_fire(x, WT_CONNECT, time(NULL));
 	}
 out:
+	runner_claim_free(rc);
 	store_claim_free(c);
 	x->c = NULL;
 	return WS_REFRESH;

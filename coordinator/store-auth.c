@@ -19,6 +19,7 @@
 static int
 sa_prep(struct store *s, const char *sql, struct db_stmt **stp)
 {
+	store_assert_locked(s);
 	return db_prepare(s->db, sql, stp);
 }
 
@@ -26,7 +27,7 @@ sa_prep(struct store *s, const char *sql, struct db_stmt **stp)
 static int
 sa_step(struct store *s, struct db_stmt *st)
 {
-	(void)s;
+	store_assert_locked(s);
 	return db_step(st);
 }
 

@@ -1,15 +1,18 @@
 /*
- * store-int.h: what store.c, store-jobs.c and store-runs.c share. Not for
- * other modules: they go through store.h.
+ * store-int.h: what the store-*.c files share. Not for other modules: they
+ * go through store.h.
  *
  * Every statement is prepared once, on first use, and cached in struct
- * store by its id; all SQL text lives in one table in store.c so that the
- * schema and the queries against it can be read side by side.
+ * store by its id; all SQL text lives in one table in store.c (the claim's
+ * pick, which is the scheduling policy, in store-claim.c) so that the
+ * queries can be read side by side with the schema in store-schema.c.
  */
 #ifndef BF_STORE_INT_H
 #define BF_STORE_INT_H
 
+#include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -47,15 +50,43 @@ struct store {
 	char *node;			/* this coordinator's name in leases */
 	char *target;			/* the path or URL it was opened with */
 	pthread_mutex_t mu;
+	_Atomic(const void *) holder;	/* the thread holding mu (store_holds) */
+	_Atomic(unsigned long) tx_retries; /* store_tx runs again, for tests and logs */
 	struct db_stmt *st[Q__COUNT];
 };
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */
 #define STORE_MAX_PAGE	1000
 
+/* Takes the store lock; asserts the calling thread does not hold it. */
 void store_lock(struct store *s);
 /* Resets any statement left mid-step (an early goto out), then unlocks. */
 void store_unlock(struct store *s);
+/* 1 when the calling thread holds s's lock. */
+int store_holds(const struct store *s);
+/*
+ * Every function that touches the connection or the statement cache asserts
+ * this, as SQLite asserts sqlite3_mutex_held() in btree.c: a missing
+ * store_lock() is caught where it happens, not as a corrupt statement later.
+ * A macro, so that the assertion names the caller's line.
+ */
+#define store_assert_locked(s) assert(store_holds(s))
+
+/*
+ * The one transaction bracket: takes the store lock, begins, runs fn(s,
+ * arg) and commits when it returns 0; STORE_TX_UNDO rolls back and gives 0
+ * (nothing to do, and what fn wrote on the way must not stay); a BF_ERR_*
+ * rolls back and is returned. On PostgreSQL, when a statement or the commit fails on a
+ * serialization failure or deadlock (db_take_conflict) the transaction is
+ * rolled back and fn runs again from the start, BF_MAX_TX_ATTEMPTS times in
+ * all. So fn must be safe to run twice: it changes nothing outside the
+ * store but what it leaves in arg, and frees or overwrites on entry what an
+ * attempt before it left there. fn may return early without resetting its
+ * statements: store_tx resets them.
+ */
+#define STORE_TX_UNDO	1
+typedef int (*store_tx_fn)(struct store *s, void *arg);
+int store_tx(struct store *s, store_tx_fn fn, void *arg);
 
 
 /*
@@ -74,9 +105,9 @@ int store_q_id(struct store *s, enum store_q id, int64_t *idp, const char *fmt, 
 /* 1 on a row, 0 when done, BF_ERR_* on failure. */
 int store_q_step(struct store *s, struct db_stmt *st);
 
-int store_tx_begin(struct store *s);
-int store_tx_commit(struct store *s);
-void store_tx_rollback(struct store *s);
+/* Bring the store up to the latest schema (store-schema.c); where names it
+ * in messages. BF_ERR_DB when it is newer than this build or a step fails. */
+int store_schema_migrate(struct store *s, const char *where, struct bf_diag *d);
 
 int64_t store_now_s(void);
 double store_now(void);
@@ -89,6 +120,8 @@ char *store_text_clean(const char *p, size_t n, size_t max, size_t *lenp);
  * unless required; d may be NULL. BF_ERR_INVALID. */
 int store_check_str(const char *v, const char *field, size_t max, int required,
     struct bf_diag *d);
+/* p[0..n) as a JSON string, invalid UTF-8 cut out. NULL on ENOMEM. */
+json_t *store_jtext(const char *p, size_t n);
 /* Column i as a new JSON value: NULL as null, JSON text columns (named
  * axes, values, spec, machine_names) parsed, null if corrupt. */
 json_t *store_col_json(struct db_stmt *st, int i);

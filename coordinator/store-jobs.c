@@ -90,6 +90,10 @@ job_args_ok(const char *recipe, const char *name, const char *spec_json,
 	for (i = 0; i < nruns; i++) {
 		rn = &runs[i];
 		if (rn->cell_index >= BF_MAX_CELLS || rn->boot < 0 || rn->boot >= BF_MAX_BOOTS ||
+		    rn->run_order < 0 || rn->iterations < 1 ||
+		    rn->iterations > BF_MAX_ITERATIONS || rn->warmup < 0 ||
+		    rn->warmup > BF_MAX_WARMUP || rn->timeout_s < 1 ||
+		    rn->timeout_s > BF_MAX_TIMEOUT_S ||
 		    !text_ok(rn->label, BF_MAX_STR) ||
 		    !json_text_is(rn->axes_json, JSON_OBJECT, BF_MAX_API_BODY) ||
 		    !json_text_is(rn->values_json, JSON_OBJECT, BF_MAX_API_BODY))
@@ -107,48 +111,58 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 	    machine_names_json, runs, nruns, 0, idp);
 }
 
+struct job_create_arg {
+	const char *recipe, *name, *spec_json, *machine_class, *machine_names_json;
+	const struct store_run_new *runs;
+	size_t nruns;
+	int64_t owner_token;
+	int64_t id;			/* out */
+};
+
+static int
+job_create_tx(struct store *s, void *arg)
+{
+	struct job_create_arg *a = arg;
+	const struct store_run_new *rn;
+	size_t i;
+	int r;
+
+	if ((r = store_q_id(s, Q_J_ADD, &a->id, "ttttt" "II", a->recipe, a->name, a->spec_json,
+	    a->machine_class, a->machine_names_json, store_now_s(), a->owner_token)) != 0)
+		return r;
+	for (i = 0; i < a->nruns; i++) {
+		rn = &a->runs[i];
+		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
+		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt" "IIII", a->id,
+		    (int64_t)rn->cell_index, rn->label != NULL ? rn->label : "", rn->axes_json,
+		    rn->values_json, (int64_t)rn->boot, rn->knobs_json, rn->kernel,
+		    rn->cmdline, rn->run_order, (int64_t)rn->iterations, (int64_t)rn->warmup,
+		    (int64_t)rn->timeout_s)) != 0)
+			return r;
+	}
+	return 0;
+}
+
 int
 store_job_create_owned(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t owner_token, int64_t *idp)
 {
-	const struct store_run_new *rn;
-	int64_t id;
-	size_t i;
-	int r, intx = 0;
+	struct job_create_arg a = { .recipe = recipe, .name = name, .spec_json = spec_json,
+	    .machine_class = machine_class, .machine_names_json = machine_names_json,
+	    .runs = runs, .nruns = nruns, .owner_token = owner_token };
+	int r;
 
 	if (s == NULL)
 		return BF_ERR_INVALID;
 	if ((r = job_args_ok(recipe, name, spec_json, machine_class, machine_names_json, runs,
 	    nruns)) != 0)
 		return r;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q_id(s, Q_J_ADD, &id, "ttttt" "II", recipe, name, spec_json,
-	    machine_class, machine_names_json, store_now_s(), owner_token)) != 0)
-		goto out;
-	for (i = 0; i < nruns; i++) {
-		rn = &runs[i];
-		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
-		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt", id,
-		    (int64_t)rn->cell_index, rn->label != NULL ? rn->label : "", rn->axes_json,
-		    rn->values_json, (int64_t)rn->boot, rn->knobs_json, rn->kernel,
-		    rn->cmdline)) != 0)
-			goto out;
-	}
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
+	if ((r = store_tx(s, job_create_tx, &a)) != 0)
+		return r;
 	if (idp != NULL)
-		*idp = id;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	return r;
+		*idp = a.id;
+	return 0;
 }
 
 int
@@ -179,46 +193,43 @@ store_jobs_list_json(struct store *s, size_t limit, json_t **out)
 	return store_page_json(s, Q_J_LIST, "jobs", limit, out);
 }
 
+struct job_cancel_arg {
+	int64_t id;
+	double now;
+};
+
+static int
+job_cancel_tx(struct store *s, void *arg)
+{
+	const struct job_cancel_arg *a = arg;
+	struct db_stmt *st;
+	const char *state;
+	int r;
+
+	if ((r = store_q(s, Q_J_HEAD, &st, "I", a->id)) != 0 || (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0)
+		return BF_ERR_NOTFOUND;
+	state = (const char *)db_col_text(st, 0);
+	if (state == NULL || (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0))
+		return BF_ERR_STATE;
+	db_reset(st);
+	/* Running runs go on; the last to finish sets the job's finished_at. */
+	if ((r = store_q_exec(s, Q_J_CANCEL_RUNS, NULL, "Id", a->id, a->now)) != 0 ||
+	    (r = store_q_exec(s, Q_J_CANCEL, NULL, "I", a->id)) != 0 ||
+	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", a->id, a->now)) != 0)
+		return r;
+	return 0;
+}
+
 int
 store_job_cancel(struct store *s, int64_t id)
 {
-	struct db_stmt *st;
-	const char *state;
-	double now = store_now();
-	int r, intx = 0;
+	struct job_cancel_arg a = { .id = id, .now = store_now() };
 
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_J_HEAD, &st, "I", id)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	state = (const char *)db_col_text(st, 0);
-	if (state == NULL || (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)) {
-		r = BF_ERR_STATE;
-		goto out;
-	}
-	db_reset(st);
-	/* Running runs go on; the last to finish sets the job's finished_at. */
-	if ((r = store_q_exec(s, Q_J_CANCEL_RUNS, NULL, "Id", id, now)) != 0 ||
-	    (r = store_q_exec(s, Q_J_CANCEL, NULL, "I", id)) != 0 ||
-	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", id, now)) != 0)
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	return r;
+	return store_tx(s, job_cancel_tx, &a);
 }
 
 /*

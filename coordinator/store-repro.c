@@ -174,6 +174,31 @@ store_audit_json(struct store *s, size_t limit, json_t **out)
 	return store_page_json(s, Q_AUDIT_LIST, "audit", limit, out);
 }
 
+struct audited_arg {
+	const struct store_audit *au;
+	int none_is;
+	enum store_q id;
+	const char *fmt;
+	va_list *ap;			/* consumed only through copies: fn may run twice */
+};
+
+static int
+audited_tx(struct store *s, void *arg)
+{
+	struct audited_arg *a = arg;
+	va_list ap;
+	int r, changes = 0;
+
+	va_copy(ap, *a->ap);
+	r = store_q_vexec(s, a->id, &changes, a->fmt, ap);
+	va_end(ap);
+	if (r != 0)
+		return r;
+	if (changes == 0)
+		return a->none_is;
+	return audit_exec(s, a->au);
+}
+
 /* One write of id (bound by fmt) with its audit entry, in one transaction;
  * none_is (BF_ERR_EXISTS or BF_ERR_NOTFOUND) when it changed
  * nothing, and then nothing is audited. */
@@ -181,30 +206,14 @@ static int
 write_audited(struct store *s, const struct store_audit *au, int none_is, enum store_q id,
     const char *fmt, ...)
 {
+	struct audited_arg a = { .au = au, .none_is = none_is, .id = id, .fmt = fmt };
 	va_list ap;
-	int r, changes = 0, intx = 0;
+	int r;
 
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
 	va_start(ap, fmt);
-	r = store_q_vexec(s, id, &changes, fmt, ap);
+	a.ap = &ap;
+	r = store_tx(s, audited_tx, &a);
 	va_end(ap);
-	if (r != 0)
-		goto out;
-	if (changes == 0) {
-		r = none_is;
-		goto out;
-	}
-	if ((r = audit_exec(s, au)) != 0 || (r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
 	return r;
 }
 

@@ -1,5 +1,5 @@
 /*
- * store-runs.c: runs in the store: the scheduler's claim, lease, samples,
+ * store-runs.c: runs in the store (the claim is in store-claim.c): lease, samples,
  * log lines and end of a run, recovery after a crash, and the run views
  * the API serves.
  */
@@ -14,134 +14,6 @@
 #include "caps.h"
 #include "store.h"
 #include "store-int.h"
-
-void
-store_claim_free(struct store_claim *c)
-{
-	if (c == NULL)
-		return;
-	free(c->recipe);
-	free(c->spec_json);
-	free(c->values_json);
-	free(c->label);
-	free(c->knobs_json);
-	free(c->kernel);
-	free(c->cmdline);
-	free(c);
-}
-
-static int
-claim_from_row(struct db_stmt *st, struct store_claim **out)
-{
-	struct store_claim *c;
-	int r;
-
-	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	c->run_id = db_col_int64(st, 0);
-	c->job_id = db_col_int64(st, 1);
-	c->boot = db_col_int(st, 6);
-	c->attempt = db_col_int(st, 7);
-	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
-	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
-	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||
-	    (r = store_col_dup(st, 5, &c->label)) != 0 ||
-	    (r = store_col_dup(st, 8, &c->knobs_json)) != 0 ||
-	    (r = store_col_dup(st, 9, &c->kernel)) != 0 ||
-	    (r = store_col_dup(st, 10, &c->cmdline)) != 0)
-		goto out;
-	*out = c;
-	c = NULL;
-	r = 0;
-out:
-	store_claim_free(c);
-	return r;
-}
-
-/*
- * One transaction. SQLite: IMMEDIATE, the write lock is taken before the
- * pick, so neither another connection nor a thread can take the same run
- * between the SELECT and the UPDATE. PostgreSQL: the pick locks its row
- * FOR UPDATE SKIP LOCKED, so another coordinator picking at the same time
- * passes over it, and the UPDATE still checks it is queued.
- */
-int
-store_run_claim(struct store *s, const char *machine, const char *klass, int lease_s,
-    struct store_claim **out)
-{
-	return store_run_claim_boot(s, machine, klass, NULL, lease_s, out);
-}
-
-int
-store_run_claim_boot(struct store *s, const char *machine, const char *klass,
-    const char *boot_group, int lease_s, struct store_claim **out)
-{
-	struct store_claim *c = NULL;
-	struct db_stmt *st;
-	double now = store_now();
-	int r, intx = 0, n;
-
-	*out = NULL;
-	if (s == NULL || machine == NULL || lease_s <= 0)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_M_GET, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	db_reset(st);
-	/* Only the coordinator holding the machine's lease claims for it; the
-	 * UPDATE's row lock also keeps two from claiming for one machine. */
-	if ((r = store_q_exec(s, Q_M_LEASE, &n, "tt" "II", machine, s->node,
-	    store_now_s() + lease_s, store_now_s())) != 0)
-		goto out;
-	if (n == 0)
-		goto out;
-	/* A machine runs one thing at a time: benchmarks must not share it. */
-	if ((r = store_q(s, Q_M_BUSY, &st, "t", machine)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 1) {
-		r = 0;
-		goto out;
-	}
-	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "ttt", klass, machine, boot_group)) != 0 ||
-	    (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0)
-		goto out;
-	if ((r = claim_from_row(st, &c)) != 0)
-		goto out;
-	db_reset(st);
-	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "It", c->run_id, machine, now,
-	    store_now_s() + lease_s, s->node)) != 0)
-		goto out;
-	if (n != 1) {
-		r = BF_ERR_DB;	/* the pick saw it queued inside this transaction */
-		goto out;
-	}
-	if ((r = store_q_exec(s, Q_J_START, NULL, "I", c->job_id)) != 0 ||
-	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", machine)) != 0)
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	*out = c;
-	c = NULL;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	store_claim_free(c);
-	return r;
-}
 
 /* NOTFOUND when the run does not exist, else STATE (it is not running). */
 static int
@@ -200,12 +72,39 @@ out:
 	return r;
 }
 
+struct samples_arg {
+	int64_t run_id;
+	int boot, iteration;
+	const struct store_sample *samples;
+	size_t n;
+};
+
+static int
+samples_tx(struct store *s, void *arg)
+{
+	const struct samples_arg *a = arg;
+	const struct store_sample *sa;
+	size_t i;
+	int r;
+
+	if ((r = run_held(s, a->run_id)) != 0)
+		return r;
+	for (i = 0; i < a->n; i++) {
+		sa = &a->samples[i];
+		if ((r = store_q_exec(s, Q_S_ADD, NULL, "IIIt" "d" "t", a->run_id,
+		    (int64_t)a->boot, (int64_t)a->iteration, sa->metric, sa->value, sa->unit)) != 0)
+			return r;	/* a missing run fails the foreign key: NOTFOUND */
+	}
+	return 0;
+}
+
 int
 store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
     const struct store_sample *samples, size_t n)
 {
+	struct samples_arg a = { .run_id = run_id, .boot = boot, .iteration = iteration,
+	    .samples = samples, .n = n };
 	size_t i;
-	int r, intx = 0;
 
 	if (s == NULL || (samples == NULL && n != 0))
 		return BF_ERR_INVALID;
@@ -223,25 +122,7 @@ store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
 	}
 	if (n == 0)
 		return 0;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = run_held(s, run_id)) != 0)
-		goto out;
-	for (i = 0; i < n; i++)
-		if ((r = store_q_exec(s, Q_S_ADD, NULL, "IIIt" "d" "t", run_id, (int64_t)boot,
-		    (int64_t)iteration, samples[i].metric, samples[i].value, samples[i].unit)) != 0)
-			goto out;	/* a missing run fails the foreign key: NOTFOUND */
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	return r;
+	return store_tx(s, samples_tx, &a);
 }
 
 static int
@@ -324,6 +205,7 @@ cell_samples_locked(struct store *s, int64_t run_id, const char *metric, double 
 	size_t n = 0, cap = 0;
 	int r;
 
+	store_assert_locked(s);
 	*vp = NULL;
 	*bootp = NULL;
 	*np = 0;
@@ -402,19 +284,87 @@ store_run_finish_more(struct store *s, int64_t run_id, const char *state, int ex
 	    add_boot ? "" : NULL, NULL, NULL);
 }
 
+struct finish_arg {
+	int64_t run_id;
+	const char *state;
+	int exit_status;
+	const char *err;
+	const char *metric;
+	store_cell_decide_fn decide;
+	void *decide_arg;
+	double now;
+	/* what one attempt reads, freed by the next and by the caller */
+	double *cv;
+	int *cb;
+	char *machine;
+};
+
+static void
+finish_arg_clear(struct finish_arg *a)
+{
+	free(a->cv);
+	free(a->cb);
+	free(a->machine);
+	a->cv = NULL;
+	a->cb = NULL;
+	a->machine = NULL;
+}
+
+static int
+finish_tx(struct store *s, void *arg)
+{
+	struct finish_arg *a = arg;
+	struct db_stmt *st;
+	int64_t job_id;
+	size_t cn = 0;
+	int r, n, planned = 0, add_boot = 0;
+
+	finish_arg_clear(a);
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", a->run_id)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0)
+		return BF_ERR_NOTFOUND;
+	job_id = db_col_int64(st, 0);
+	if ((r = store_col_dup(st, 1, &a->machine)) != 0)
+		return r;
+	db_reset(st);
+	/* one run of a job ends at a time, so the last one settles it, and the
+	 * add-a-boot question below sees every other boot that ended before */
+	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
+		return r;
+	if (a->metric != NULL && a->decide == NULL)
+		add_boot = 1;
+	else if (a->metric != NULL) {
+		if ((r = cell_samples_locked(s, a->run_id, a->metric, &a->cv, &a->cb, &cn,
+		    &planned)) != 0)
+			return r;
+		add_boot = a->decide(a->decide_arg, a->cv, a->cb, cn, planned) > 0;
+	}
+	if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", a->run_id, a->state,
+	    (int64_t)a->exit_status, a->err, a->now, s->node)) != 0)
+		return r;
+	if (n == 0)
+		return BF_ERR_STATE;	/* not running: already ended, or never claimed */
+	/* before the settle below, so the job cannot end in between */
+	if (add_boot && (r = store_q_exec(s, Q_R_CLONE_BOOT, NULL, "I", a->run_id)) != 0)
+		return r;
+	if ((a->machine != NULL &&
+	    (r = store_q_exec(s, Q_M_IDLE, NULL, "t", a->machine)) != 0) ||
+	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, a->now)) != 0)
+		return r;
+	return 0;
+}
+
 int
 store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
     int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
     void *arg)
 {
-	double *cv = NULL;
-	int *cb = NULL, planned = 0, add_boot = 0;
-	size_t cn = 0;
-	struct db_stmt *st;
-	char *err = NULL, *machine = NULL;
-	int64_t job_id;
-	double now = store_now();
-	int r, intx = 0, n;
+	struct finish_arg a = { .run_id = run_id, .state = state, .exit_status = exit_status,
+	    .metric = metric, .decide = decide, .decide_arg = arg, .now = store_now() };
+	char *err = NULL;
+	int r;
 
 	if (s == NULL || state == NULL || (strcmp(state, "done") != 0 &&
 	    strcmp(state, "failed") != 0 && strcmp(state, "lost") != 0 &&
@@ -422,68 +372,75 @@ store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
 		return BF_ERR_INVALID;
 	if (error != NULL && (err = store_text_clean(error, strlen(error), BF_MAX_STR, NULL)) == NULL)
 		return BF_ERR_ALLOC;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	job_id = db_col_int64(st, 0);
-	if ((r = store_col_dup(st, 1, &machine)) != 0)
-		goto out;
-	db_reset(st);
-	/* one run of a job ends at a time, so the last one settles it, and the
-	 * add-a-boot question below sees every other boot that ended before */
-	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
-		goto out;
-	if (metric != NULL && decide == NULL)
-		add_boot = 1;
-	else if (metric != NULL) {
-		if ((r = cell_samples_locked(s, run_id, metric, &cv, &cb, &cn, &planned)) != 0)
-			goto out;
-		add_boot = decide(arg, cv, cb, cn, planned) > 0;
-	}
-	if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", run_id, state,
-	    (int64_t)exit_status, err, now, s->node)) != 0)
-		goto out;
-	if (n == 0) {
-		r = BF_ERR_STATE;	/* not running: already ended, or never claimed */
-		goto out;
-	}
-	/* before the settle below, so the job cannot end in between */
-	if (add_boot && (r = store_q_exec(s, Q_R_CLONE_BOOT, NULL, "I", run_id)) != 0)
-		goto out;
-	if ((machine != NULL && (r = store_q_exec(s, Q_M_IDLE, NULL, "t", machine)) != 0) ||
-	    (r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, now)) != 0)
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	free(cv);
-	free(cb);
-	free(machine);
+	a.err = err;
+	r = store_tx(s, finish_tx, &a);
+	finish_arg_clear(&a);
 	free(err);
 	return r;
+}
+
+struct retry_arg {
+	int64_t run_id;
+	const char *why;
+	int max_attempts;
+	double now;
+	int again;			/* out: requeued */
+	char *machine;			/* freed by the next attempt and the caller */
+};
+
+static int
+retry_tx(struct store *s, void *arg)
+{
+	struct retry_arg *a = arg;
+	struct db_stmt *st;
+	int64_t job_id;
+	int r, n = 0;
+
+	free(a->machine);
+	a->machine = NULL;
+	a->again = 0;
+	if ((r = store_q(s, Q_R_HEAD, &st, "I", a->run_id)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0)
+		return BF_ERR_NOTFOUND;
+	job_id = db_col_int64(st, 0);
+	if ((r = store_col_dup(st, 1, &a->machine)) != 0)
+		return r;
+	db_reset(st);
+	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
+		return r;
+	if ((r = store_q_exec(s, Q_R_RETRY, &n, "It" "I" "t", a->run_id, a->why,
+	    (int64_t)a->max_attempts, s->node)) != 0)
+		return r;
+	if ((a->again = n == 1)) {
+		if ((r = store_q_exec(s, Q_R_DROP_SAMPLES, NULL, "I", a->run_id)) != 0 ||
+		    (r = store_q_exec(s, Q_L_ADD, NULL, "Itt" "d", a->run_id, "coord", a->why,
+		    a->now)) != 0)
+			return r;
+	} else {
+		/* out of attempts (or not running: then FINISH changes nothing) */
+		if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", a->run_id, "lost",
+		    (int64_t)-1, a->why, a->now, s->node)) != 0)
+			return r;
+		if (n == 0)
+			return BF_ERR_STATE;
+		if ((r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, a->now)) != 0)
+			return r;
+	}
+	if (a->machine != NULL && (r = store_q_exec(s, Q_M_IDLE, NULL, "t", a->machine)) != 0)
+		return r;
+	return 0;
 }
 
 int
 store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_attempts,
     int *requeued)
 {
-	struct db_stmt *st;
-	char *why = NULL, *machine = NULL;
-	int64_t job_id;
-	double now = store_now();
-	int r, intx = 0, n = 0, again = 0;
+	struct retry_arg a = { .run_id = run_id, .max_attempts = max_attempts,
+	    .now = store_now() };
+	char *why;
+	int r;
 
 	if (requeued != NULL)
 		*requeued = 0;
@@ -491,54 +448,11 @@ store_run_retry(struct store *s, int64_t run_id, const char *reason, int max_att
 		return BF_ERR_INVALID;
 	if ((why = store_text_clean(reason, strlen(reason), BF_MAX_STR, NULL)) == NULL)
 		return BF_ERR_ALLOC;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	job_id = db_col_int64(st, 0);
-	if ((r = store_col_dup(st, 1, &machine)) != 0)
-		goto out;
-	db_reset(st);
-	if ((r = store_q_exec(s, Q_J_LOCK, NULL, "I", job_id)) != 0)
-		goto out;
-	if ((r = store_q_exec(s, Q_R_RETRY, &n, "It" "I" "t", run_id, why,
-	    (int64_t)max_attempts, s->node)) != 0)
-		goto out;
-	if ((again = n == 1)) {
-		if ((r = store_q_exec(s, Q_R_DROP_SAMPLES, NULL, "I", run_id)) != 0 ||
-		    (r = store_q_exec(s, Q_L_ADD, NULL, "Itt" "d", run_id, "coord", why, now)) != 0)
-			goto out;
-	} else {
-		/* out of attempts (or not running: then FINISH changes nothing) */
-		if ((r = store_q_exec(s, Q_R_FINISH, &n, "It" "I" "t" "d" "t", run_id, "lost",
-		    (int64_t)-1, why, now, s->node)) != 0)
-			goto out;
-		if (n == 0) {
-			r = BF_ERR_STATE;
-			goto out;
-		}
-		if ((r = store_q_exec(s, Q_J_SETTLE, NULL, "Id", job_id, now)) != 0)
-			goto out;
-	}
-	if (machine != NULL && (r = store_q_exec(s, Q_M_IDLE, NULL, "t", machine)) != 0)
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	if (requeued != NULL)
-		*requeued = again;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	free(machine);
+	a.why = why;
+	r = store_tx(s, retry_tx, &a);
+	if (r == 0 && requeued != NULL)
+		*requeued = a.again;
+	free(a.machine);
 	free(why);
 	return r;
 }
@@ -548,47 +462,56 @@ out:
  * a queued run of a cancelled job would never be claimed, and the job
  * would never get its finished_at.
  */
+struct rec_arg {
+	int all, mine;
+	const char *note;
+	double now;
+	int64_t nows;
+	int n;				/* out: runs requeued */
+};
+
+static int
+rec_tx(struct store *s, void *arg)
+{
+	struct rec_arg *a = arg;
+	int r;
+
+	a->n = 0;
+#define REC_ARGS (int64_t)a->all, (int64_t)a->mine, s->node, a->nows
+	if ((r = store_q_exec(s, Q_REC_SAMPLES, NULL, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_LOG, NULL, "IItI" "t" "d", REC_ARGS, a->note,
+	    a->now)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_CANCEL, NULL, "IItI" "d", REC_ARGS, a->now)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_MACHINES, NULL, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_REQUEUE, &a->n, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_JOBS, NULL, "d", a->now)) != 0)
+		return r;
+#undef REC_ARGS
+	if ((a->all || a->mine) &&
+	    ((r = store_q_exec(s, Q_M_IDLE_ALL, NULL, "It", (int64_t)a->all, s->node)) != 0 ||
+	    (r = store_q_exec(s, Q_M_RELEASE, NULL, "t", s->node)) != 0))
+		return r;
+	return 0;
+}
+
 /* The REC_SET runs of store.c, in one transaction: all (all), this
  * coordinator's previous life (mine), and always lapsed leases of others. */
 static int
 store_rec(struct store *s, int all, int mine, const char *note, size_t *nrequeued)
 {
-	double now = store_now();
-	int64_t nows = store_now_s();
-	int r, intx = 0, n = 0;
+	struct rec_arg a = { .all = all, .mine = mine, .note = note, .now = store_now(),
+	    .nows = store_now_s() };
+	int r;
 
 	if (nrequeued != NULL)
 		*nrequeued = 0;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-#define REC_ARGS (int64_t)all, (int64_t)mine, s->node, nows
-	if ((r = store_q_exec(s, Q_REC_SAMPLES, NULL, "IItI", REC_ARGS)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_LOG, NULL, "IItI" "t" "d", REC_ARGS, note, now)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_CANCEL, NULL, "IItI" "d", REC_ARGS, now)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_MACHINES, NULL, "IItI", REC_ARGS)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_REQUEUE, &n, "IItI", REC_ARGS)) != 0 ||
-	    (r = store_q_exec(s, Q_REC_JOBS, NULL, "d", now)) != 0)
-		goto out;
-#undef REC_ARGS
-	if ((all || mine) &&
-	    ((r = store_q_exec(s, Q_M_IDLE_ALL, NULL, "It", (int64_t)all, s->node)) != 0 ||
-	    (r = store_q_exec(s, Q_M_RELEASE, NULL, "t", s->node)) != 0))
-		goto out;
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
+	if ((r = store_tx(s, rec_tx, &a)) != 0)
+		return r;
 	if (nrequeued != NULL)
-		*nrequeued = (size_t)n;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	return r;
+		*nrequeued = (size_t)a.n;
+	return 0;
 }
 
 /*
@@ -812,14 +735,6 @@ out:
 	return r;
 }
 
-const char *
-store_boot_group(const struct store_claim *c, char *buf, size_t bufsz)
-{
-	snprintf(buf, bufsz, "%lld:%d:%s:%s", (long long)c->job_id, c->boot,
-	    c->kernel ? c->kernel : "", c->cmdline ? c->cmdline : "");
-	return buf;
-}
-
 int
 store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline)
 {
@@ -834,5 +749,19 @@ store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline)
 	r = store_q_exec(s, Q_R_CMDLINE, NULL, "It", run_id, c);
 	store_unlock(s);
 	free(c);
+	return r;
+}
+
+
+int
+store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text)
+{
+	int r;
+
+	if (s == NULL || json_text == NULL || strlen(json_text) > BF_MAX_API_BODY)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	r = store_q_exec(s, Q_R_KNOBS, NULL, "It", run_id, json_text);
+	store_unlock(s);
 	return r;
 }

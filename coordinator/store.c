@@ -1,16 +1,20 @@
 /*
- * store.c: the coordinator's store on SQLite: opening, schema migrations,
- * the statement cache and helpers the other store-*.c files share, and
- * machines. Jobs are in store-jobs.c, runs, samples and logs in store-runs.c.
+ * store.c: the coordinator's store: opening and closing, the lock, the
+ * table of every statement and the query helpers the other store-*.c files
+ * share. The schema and its migrations are in store-schema.c, machines in
+ * store-machines.c, the claim in store-claim.c, jobs in store-jobs.c, runs,
+ * samples and logs in store-runs.c.
  *
  * Timestamps: created_at and last_seen are integer unix seconds; started_at,
  * finished_at and a log line's at are REAL unix seconds from
  * CLOCK_REALTIME, since runs and log lines often lie under a second apart.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,301 +25,13 @@
 
 #include "err.h"
 #include "caps.h"
+#include "clock.h"
 #include "boot.h"
 #include "store.h"
+#include "plan.h"
 #include "store-int.h"
+#include "store-claim.h"
 
-/*
- * Schema steps. Step i takes the file from user_version i to i + 1 and ends
- * with its own version bump, so the bump is a literal and commits in the
- * same transaction as the step. Append only: never edit a shipped step.
- */
-static const char *const store_migrations[] = {
-	/* 1: the first schema */
-	"CREATE TABLE machines ("
-	" name TEXT PRIMARY KEY NOT NULL,"
-	" host TEXT NOT NULL,"
-	" port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),"
-	" user TEXT,"
-	" key_path TEXT,"
-	" class TEXT NOT NULL,"
-	" state TEXT NOT NULL DEFAULT 'idle'"
-	"  CHECK (state IN ('idle','running','offline','booting','quarantined')),"
-	" hostname TEXT, kernel TEXT, arch TEXT, last_error TEXT,"
-	" created_at INTEGER NOT NULL,"
-	" last_seen INTEGER);"
-	/* AUTOINCREMENT: ids are in URLs and bundles, so never reuse one. */
-	"CREATE TABLE jobs ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" recipe TEXT NOT NULL,"
-	" name TEXT,"
-	" spec TEXT NOT NULL,"
-	" machine_class TEXT,"
-	" machine_names TEXT,"
-	" state TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (state IN ('queued','running','done','failed','cancelled')),"
-	" created_at INTEGER NOT NULL,"
-	" finished_at REAL);"
-	"CREATE INDEX jobs_active ON jobs(id) WHERE state IN ('queued','running');"
-	/* runs.machine is no foreign key: a deleted machine keeps its history. */
-	"CREATE TABLE runs ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-	" cell_index INTEGER NOT NULL,"
-	" label TEXT NOT NULL,"
-	" axes TEXT NOT NULL,"
-	" \"values\" TEXT NOT NULL,"
-	" boot INTEGER NOT NULL,"
-	" attempt INTEGER NOT NULL DEFAULT 1,"
-	" state TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (state IN ('queued','running','done','failed','lost','boot-failed','cancelled')),"
-	" machine TEXT, hostname TEXT, kernel TEXT, boot_id TEXT,"
-	" started_at REAL, finished_at REAL, lease_until INTEGER,"
-	" exit_status INTEGER, error TEXT);"
-	/* The claim walks jobs_active by id and, per job, this partial index in
-	 * claim order, so it never sorts and never visits finished runs. */
-	"CREATE INDEX runs_claim ON runs(job_id, boot, cell_index, id) WHERE state = 'queued';"
-	"CREATE INDEX runs_running ON runs(machine) WHERE state = 'running';"
-	"CREATE INDEX runs_by_job ON runs(job_id, cell_index, boot);"
-	"CREATE INDEX runs_job_state ON runs(job_id, state);"
-	/* The UNIQUE constraint's index also serves every samples-by-run lookup. */
-	"CREATE TABLE samples ("
-	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" boot INTEGER NOT NULL,"
-	" iteration INTEGER NOT NULL,"
-	" metric TEXT NOT NULL,"
-	" value REAL NOT NULL,"
-	" unit TEXT,"
-	" UNIQUE (run_id, boot, iteration, metric));"
-	"CREATE TABLE run_logs ("
-	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" seq INTEGER NOT NULL,"
-	" stream TEXT NOT NULL CHECK (stream IN ('stdout','stderr','agent','coord')),"
-	" line TEXT NOT NULL,"
-	" at REAL NOT NULL,"
-	" PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-	"PRAGMA user_version = 1;",
-	/* 2: API tokens (auth.h; read and written by store-auth.c) and job
-	 * owners. Only salt and SHA-256(salt || secret) are kept; rows are
-	 * revoked, never deleted, so a job's owner_token always resolves. */
-	"CREATE TABLE tokens ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" name TEXT,"
-	" role TEXT NOT NULL CHECK (role IN ('viewer','submitter','admin')),"
-	" salt BLOB NOT NULL CHECK (length(salt) = 16),"
-	" hash BLOB NOT NULL CHECK (length(hash) = 32),"
-	" created_at INTEGER NOT NULL,"
-	" last_used INTEGER,"
-	" revoked_at INTEGER);"
-	"ALTER TABLE jobs ADD COLUMN owner_token INTEGER REFERENCES tokens(id);"
-	"PRAGMA user_version = 2;",
-	/* 3: what a run asked of the machine and what was in force. knobs: the
-	 * requested knob values; knob_state: the agent's read-back (before,
-	 * requested, after); req_kernel/req_cmdline: the boot it needs. A
-	 * machine's fingerprint (from `benchfleet-agent probe`) and its hash;
-	 * boot: its boot configuration (boot.h); boot_key: the boot it is in. */
-	"ALTER TABLE runs ADD COLUMN knobs TEXT;"
-	"ALTER TABLE runs ADD COLUMN knob_state TEXT;"
-	"ALTER TABLE runs ADD COLUMN req_kernel TEXT;"
-	"ALTER TABLE runs ADD COLUMN req_cmdline TEXT;"
-	"ALTER TABLE machines ADD COLUMN fingerprint TEXT;"
-	"ALTER TABLE machines ADD COLUMN fingerprint_sha256 TEXT;"
-	"ALTER TABLE machines ADD COLUMN boot TEXT;"
-	"ALTER TABLE machines ADD COLUMN boot_key TEXT;"
-	"PRAGMA user_version = 3;",
-	/* 4: federation and reproduction (bundle.h, repro.h). published: an
-	 * admin let other labs fetch the job's bundle. A reproduction keeps
-	 * the verified bundle it reruns, its hash and where it came from;
-	 * info is JSON (matched machines, notes, overrides). */
-	"ALTER TABLE jobs ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
-	"CREATE TABLE reproductions ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" job_id INTEGER NOT NULL REFERENCES jobs(id),"
-	" bundle TEXT NOT NULL,"
-	" bundle_sha256 TEXT NOT NULL,"
-	" source TEXT,"
-	" delta_pct REAL NOT NULL,"
-	" info TEXT NOT NULL,"
-	" created_at INTEGER NOT NULL);"
-	"PRAGMA user_version = 4;",
-	/* 5: the /proc/cmdline a run was measured under, as the agent read it. */
-	"ALTER TABLE runs ADD COLUMN cmdline TEXT;"
-	"PRAGMA user_version = 5;",
-	/* 6: several coordinators on one store. runs.owner: the coordinator
-	 * (--node) holding the run's lease; machines.owner/owner_until: the
-	 * one driving the machine and until when. Either lease lapses unless
-	 * renewed, and another coordinator then takes over. */
-	"ALTER TABLE runs ADD COLUMN owner TEXT;"
-	"ALTER TABLE machines ADD COLUMN owner TEXT;"
-	"ALTER TABLE machines ADD COLUMN owner_until INTEGER;"
-	"CREATE INDEX runs_lease ON runs(lease_until) WHERE state = 'running';"
-	"PRAGMA user_version = 6;",
-	/* 7: trust (docs/bundle.md). recipes_imported: recipes an admin
-	 * installed from elsewhere (benchfleet recipes import), by canonical
-	 * sha256; with the recipe directory they are what may run. labs: the
-	 * keyring of trusted labs' ed25519 public keys (base64). audit: who
-	 * did what to trust (imports, trust/untrust, publish, overrides). */
-	"CREATE TABLE recipes_imported ("
-	" sha256 TEXT PRIMARY KEY NOT NULL,"
-	" name TEXT NOT NULL,"
-	" json TEXT NOT NULL,"
-	" actor TEXT NOT NULL,"
-	" created_at INTEGER NOT NULL);"
-	"CREATE INDEX recipes_imported_name ON recipes_imported(name, created_at);"
-	"CREATE TABLE labs ("
-	" name TEXT PRIMARY KEY NOT NULL,"
-	" public_key TEXT NOT NULL UNIQUE,"
-	" fingerprint TEXT NOT NULL,"
-	" source TEXT,"
-	" actor TEXT NOT NULL,"
-	" created_at INTEGER NOT NULL);"
-	"CREATE TABLE audit ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" at REAL NOT NULL,"
-	" actor TEXT NOT NULL,"
-	" action TEXT NOT NULL,"
-	" subject TEXT,"
-	" detail TEXT);"
-	"PRAGMA user_version = 7;",
-};
-
-/*
- * The same steps for PostgreSQL, one for one: the same tables, columns,
- * constraints and indexes in its dialect (BIGINT identity for AUTOINCREMENT,
- * DOUBLE PRECISION for REAL, BYTEA for BLOB, "user" quoted). The version
- * lives in bf_schema; each step bumps it in its own transaction. The two
- * lists must stay the same length: a test compares the resulting columns.
- */
-static const char *const store_migrations_pg[] = {
-	/* 1 */
-	"CREATE TABLE machines ("
-	" name TEXT PRIMARY KEY NOT NULL,"
-	" host TEXT NOT NULL,"
-	" port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),"
-	" \"user\" TEXT,"
-	" key_path TEXT,"
-	" class TEXT NOT NULL,"
-	" state TEXT NOT NULL DEFAULT 'idle'"
-	"  CHECK (state IN ('idle','running','offline','booting','quarantined')),"
-	" hostname TEXT, kernel TEXT, arch TEXT, last_error TEXT,"
-	" created_at BIGINT NOT NULL,"
-	" last_seen BIGINT);"
-	"CREATE TABLE jobs ("
-	" id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-	" recipe TEXT NOT NULL,"
-	" name TEXT,"
-	" spec TEXT NOT NULL,"
-	" machine_class TEXT,"
-	" machine_names TEXT,"
-	" state TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (state IN ('queued','running','done','failed','cancelled')),"
-	" created_at BIGINT NOT NULL,"
-	" finished_at DOUBLE PRECISION);"
-	"CREATE INDEX jobs_active ON jobs(id) WHERE state IN ('queued','running');"
-	"CREATE TABLE runs ("
-	" id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-	" job_id BIGINT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-	" cell_index INTEGER NOT NULL,"
-	" label TEXT NOT NULL,"
-	" axes TEXT NOT NULL,"
-	" \"values\" TEXT NOT NULL,"
-	" boot INTEGER NOT NULL,"
-	" attempt INTEGER NOT NULL DEFAULT 1,"
-	" state TEXT NOT NULL DEFAULT 'queued'"
-	"  CHECK (state IN ('queued','running','done','failed','lost','boot-failed','cancelled')),"
-	" machine TEXT, hostname TEXT, kernel TEXT, boot_id TEXT,"
-	" started_at DOUBLE PRECISION, finished_at DOUBLE PRECISION, lease_until BIGINT,"
-	" exit_status INTEGER, error TEXT);"
-	"CREATE INDEX runs_claim ON runs(job_id, boot, cell_index, id) WHERE state = 'queued';"
-	"CREATE INDEX runs_running ON runs(machine) WHERE state = 'running';"
-	"CREATE INDEX runs_by_job ON runs(job_id, cell_index, boot);"
-	"CREATE INDEX runs_job_state ON runs(job_id, state);"
-	"CREATE TABLE samples ("
-	" run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" boot INTEGER NOT NULL,"
-	" iteration INTEGER NOT NULL,"
-	" metric TEXT NOT NULL,"
-	" value DOUBLE PRECISION NOT NULL,"
-	" unit TEXT,"
-	" UNIQUE (run_id, boot, iteration, metric));"
-	"CREATE TABLE run_logs ("
-	" run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	" seq BIGINT NOT NULL,"
-	" stream TEXT NOT NULL CHECK (stream IN ('stdout','stderr','agent','coord')),"
-	" line TEXT NOT NULL,"
-	" at DOUBLE PRECISION NOT NULL,"
-	" PRIMARY KEY (run_id, seq));"
-	"UPDATE bf_schema SET version = 1;",
-	/* 2 */
-	"CREATE TABLE tokens ("
-	" id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-	" name TEXT,"
-	" role TEXT NOT NULL CHECK (role IN ('viewer','submitter','admin')),"
-	" salt BYTEA NOT NULL CHECK (length(salt) = 16),"
-	" hash BYTEA NOT NULL CHECK (length(hash) = 32),"
-	" created_at BIGINT NOT NULL,"
-	" last_used BIGINT,"
-	" revoked_at BIGINT);"
-	"ALTER TABLE jobs ADD COLUMN owner_token BIGINT REFERENCES tokens(id);"
-	"UPDATE bf_schema SET version = 2;",
-	/* 3 */
-	"ALTER TABLE runs ADD COLUMN knobs TEXT;"
-	"ALTER TABLE runs ADD COLUMN knob_state TEXT;"
-	"ALTER TABLE runs ADD COLUMN req_kernel TEXT;"
-	"ALTER TABLE runs ADD COLUMN req_cmdline TEXT;"
-	"ALTER TABLE machines ADD COLUMN fingerprint TEXT;"
-	"ALTER TABLE machines ADD COLUMN fingerprint_sha256 TEXT;"
-	"ALTER TABLE machines ADD COLUMN boot TEXT;"
-	"ALTER TABLE machines ADD COLUMN boot_key TEXT;"
-	"UPDATE bf_schema SET version = 3;",
-	/* 4 */
-	"ALTER TABLE jobs ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
-	"CREATE TABLE reproductions ("
-	" id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-	" job_id BIGINT NOT NULL REFERENCES jobs(id),"
-	" bundle TEXT NOT NULL,"
-	" bundle_sha256 TEXT NOT NULL,"
-	" source TEXT,"
-	" delta_pct DOUBLE PRECISION NOT NULL,"
-	" info TEXT NOT NULL,"
-	" created_at BIGINT NOT NULL);"
-	"UPDATE bf_schema SET version = 4;",
-	/* 5 */
-	"ALTER TABLE runs ADD COLUMN cmdline TEXT;"
-	"UPDATE bf_schema SET version = 5;",
-	/* 6 */
-	"ALTER TABLE runs ADD COLUMN owner TEXT;"
-	"ALTER TABLE machines ADD COLUMN owner TEXT;"
-	"ALTER TABLE machines ADD COLUMN owner_until BIGINT;"
-	"CREATE INDEX runs_lease ON runs(lease_until) WHERE state = 'running';"
-	"UPDATE bf_schema SET version = 6;",
-	/* 7 */
-	"CREATE TABLE recipes_imported ("
-	" sha256 TEXT PRIMARY KEY NOT NULL,"
-	" name TEXT NOT NULL,"
-	" json TEXT NOT NULL,"
-	" actor TEXT NOT NULL,"
-	" created_at BIGINT NOT NULL);"
-	"CREATE INDEX recipes_imported_name ON recipes_imported(name, created_at);"
-	"CREATE TABLE labs ("
-	" name TEXT PRIMARY KEY NOT NULL,"
-	" public_key TEXT NOT NULL UNIQUE,"
-	" fingerprint TEXT NOT NULL,"
-	" source TEXT,"
-	" actor TEXT NOT NULL,"
-	" created_at BIGINT NOT NULL);"
-	"CREATE TABLE audit ("
-	" id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-	" at DOUBLE PRECISION NOT NULL,"
-	" actor TEXT NOT NULL,"
-	" action TEXT NOT NULL,"
-	" subject TEXT,"
-	" detail TEXT);"
-	"UPDATE bf_schema SET version = 7;",
-};
-_Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
-    "every schema step exists for both engines");
-#define STORE_SCHEMA_LATEST ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
 
 #define JOB_COLS \
 	"j.id AS id, j.recipe AS recipe, j.name AS name, j.state AS state," \
@@ -343,46 +59,6 @@ _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
 #define MACHINE_COLS \
 	"name, host, port, \"user\", key_path, class, state, hostname, kernel, arch, last_error," \
 	" created_at, last_seen, fingerprint, fingerprint_sha256, boot, boot_key"
-
-/*
- * The claim's pick, in each engine's words (JOIN_KIND, NAMED: the job names
- * machine ?2, ORDER: the job's order setting, LOCK: row locking).
- * SQLite: CROSS JOIN pins jobs as the outer loop (SQLite never reorders
- * it): active jobs by id, then runs_claim per job already in claim order,
- * instead of sorting every queued run of the fleet on each claim.
- * PostgreSQL: FOR UPDATE SKIP LOCKED, so coordinators claiming at once
- * each take a different run instead of queueing behind one row lock.
- */
-#define CLAIM_PICK(JOIN_KIND, NAMED, ORDER, LOCK) \
-	"SELECT r.id, r.job_id, j.recipe, j.spec, r.\"values\", r.label," \
-	" r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline" \
-	" FROM jobs j " JOIN_KIND " runs r" \
-	" ON r.job_id = j.id AND r.state = 'queued'" \
-	" WHERE j.state IN ('queued','running') AND (j.machine_class = ?1 OR " NAMED ")" \
-	/* A run that needs a boot of its own is not taken from the boot \
-	 * another live machine has started: each boot group gets exactly \
-	 * one reboot (the minimum), on the machine that booted for it. */ \
-	" AND NOT ((r.req_kernel IS NOT NULL OR COALESCE(r.req_cmdline, '') <> '')" \
-	"  AND EXISTS (SELECT 1 FROM runs o JOIN machines mo ON mo.name = o.machine" \
-	"  WHERE o.job_id = r.job_id AND o.boot = r.boot" \
-	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
-	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
-	"  AND o.state IN ('running', 'done') AND o.machine <> ?2" \
-	"  AND mo.state NOT IN ('offline', 'quarantined')))" \
-	/* Runs of the boot the machine is in first (?3: its boot group, \
-	 * see store_boot_group), so a boot serves all its runs before the \
-	 * next reboot; then interleaved jobs alternate configurations boot \
-	 * by boot (A B A B), sequential ones finish a cell's boots first. */ \
-	" ORDER BY (?3 IS NOT NULL AND r.job_id || ':' || r.boot || ':' ||" \
-	"  COALESCE(r.req_kernel, '') || ':' || COALESCE(r.req_cmdline, '') = ?3) DESC," \
-	/* then boots no other machine has started: a boot group runs whole \
-	 * on one machine, one reboot, instead of one per machine */ \
-	" EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.boot = r.boot" \
-	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
-	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
-	"  AND o.state IN ('running', 'done') AND o.machine <> ?2)," \
-	" j.id, CASE WHEN " ORDER " = 'sequential'" \
-	"  THEN r.cell_index ELSE r.boot END, r.boot, r.cell_index, r.id LIMIT 1" LOCK
 
 /* Every statement the store runs. Values are always bound, never pasted. */
 static const char *const store_sql[Q__COUNT] = {
@@ -440,14 +116,20 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
-	    " req_kernel, req_cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[Q_R_KNOBS] = "UPDATE runs SET knob_state = ?2 WHERE id = ?1",
-	/* One more boot of the run's cell (adaptive repetitions). */
+	/* One more boot of the run's cell (adaptive repetitions): the cell's
+	 * next boot index, ranked one boot (PLAN_ORDER_BOOT_STEP) after the
+	 * cell's last, whatever the job's order (plan.h). */
 	[Q_R_CLONE_BOOT] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot,"
-	    " knobs, req_kernel, req_cmdline) SELECT job_id, cell_index, label, axes, \"values\","
+	    " knobs, req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s)"
+	    " SELECT job_id, cell_index, label, axes, \"values\","
 	    " (SELECT MAX(r2.boot) + 1 FROM runs r2 WHERE r2.job_id = runs.job_id"
-	    "  AND r2.cell_index = runs.cell_index), knobs, req_kernel, req_cmdline"
-	    " FROM runs WHERE id = ?1",
+	    "  AND r2.cell_index = runs.cell_index), knobs, req_kernel, req_cmdline,"
+	    " (SELECT MAX(r2.run_order) + " BF_STR(PLAN_ORDER_BOOT_STEP) " FROM runs r2"
+	    "  WHERE r2.job_id = runs.job_id AND r2.cell_index = runs.cell_index),"
+	    " iterations, warmup, timeout_s FROM runs WHERE id = ?1",
 	/* A cell's samples of one metric: its done runs and run ?4 (finishing). */
 	[Q_R_CELL_SAMPLES] = "SELECT r.boot, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
 	    " WHERE r.job_id = ?1 AND r.cell_index = ?2 AND s.metric = ?3"
@@ -462,9 +144,7 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY cell_index, boot, id",
 	[Q_R_GET] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1",
 	[Q_R_HEAD] = "SELECT job_id, machine, state, owner FROM runs WHERE id = ?1",
-	[Q_R_CLAIM_PICK] = CLAIM_PICK("CROSS JOIN",
-	    "EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2)",
-	    "json_extract(j.spec, '$.job.order')", ""),
+	[Q_R_CLAIM_PICK] = store_claim_pick_sql,
 	[Q_R_CLAIM] = "UPDATE runs SET state = 'running', machine = ?2, started_at = ?3,"
 	    " lease_until = ?4, owner = ?5 WHERE id = ?1 AND state = 'queued'",
 	/* Only the holder renews: a lease another coordinator took over is
@@ -572,10 +252,7 @@ static const char *const store_sql_pg[Q__COUNT] = {
 	/* READ COMMITTED; what must not interleave takes row locks instead */
 	[Q_BEGIN] = "BEGIN",
 	[Q_VERSION] = "SELECT version FROM bf_schema",
-	[Q_R_CLAIM_PICK] = CLAIM_PICK("JOIN",
-	    "EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.machine_names::jsonb) e"
-	    " WHERE e = ?2)",
-	    "(j.spec::jsonb #>> '{job,order}')", " FOR UPDATE OF r SKIP LOCKED"),
+	[Q_R_CLAIM_PICK] = store_claim_pick_sql_pg,
 	[Q_J_LOCK] = "SELECT id FROM jobs WHERE id = ?1 FOR UPDATE",
 };
 
@@ -585,17 +262,30 @@ store_last_error(void)
 	return db_last_error();
 }
 
+/* Its address names the calling thread in store->holder. */
+static __thread char store_me;
+
 void
 store_lock(struct store *s)
 {
+	assert(!store_holds(s));	/* mu is not recursive: this would deadlock */
 	pthread_mutex_lock(&s->mu);
+	atomic_store(&s->holder, &store_me);
 }
 
 void
 store_unlock(struct store *s)
 {
+	store_assert_locked(s);
 	db_reset_all(s->db);
+	atomic_store(&s->holder, NULL);
 	pthread_mutex_unlock(&s->mu);
+}
+
+int
+store_holds(const struct store *s)
+{
+	return s != NULL && atomic_load(&s->holder) == &store_me;
 }
 
 static const char *
@@ -610,6 +300,7 @@ store_vq(struct store *s, enum store_q id, struct db_stmt **stp, const char *fmt
 	struct db_stmt *st;
 	int r, i;
 
+	store_assert_locked(s);
 	if (s->st[id] == NULL && (r = db_prepare(s->db, store_sql_of(s, id), &s->st[id])) != 0)
 		return r;
 	st = s->st[id];
@@ -651,7 +342,7 @@ store_q(struct store *s, enum store_q id, struct db_stmt **stp, const char *fmt,
 int
 store_q_step(struct store *s, struct db_stmt *st)
 {
-	(void)s;
+	store_assert_locked(s);
 	return db_step(st);
 }
 
@@ -714,25 +405,37 @@ out:
 	return r;
 }
 
-int
-store_tx_begin(struct store *s)
-{
-	return store_q_exec(s, Q_BEGIN, NULL, "");
-}
-
-int
-store_tx_commit(struct store *s)
-{
-	return store_q_exec(s, Q_COMMIT, NULL, "");
-}
-
-void
+static void
 store_tx_rollback(struct store *s)
 {
 	/* Pending reads would otherwise keep part of the transaction alive. */
 	db_reset_all(s->db);
 	if (db_in_tx(s->db))
-		store_q_exec(s, Q_ROLLBACK, NULL, "");
+		(void)store_q_exec(s, Q_ROLLBACK, NULL, "");
+}
+
+int
+store_tx(struct store *s, store_tx_fn fn, void *arg)
+{
+	int r, attempt;
+
+	store_lock(s);
+	for (attempt = 1;; attempt++) {
+		(void)db_take_conflict();	/* only this attempt's failures count */
+		if ((r = store_q_exec(s, Q_BEGIN, NULL, "")) == 0 && (r = fn(s, arg)) == 0 &&
+		    (r = store_q_exec(s, Q_COMMIT, NULL, "")) == 0)
+			break;
+		store_tx_rollback(s);
+		if (r == STORE_TX_UNDO) {
+			r = 0;
+			break;
+		}
+		if (!s->pg || !db_take_conflict() || attempt >= BF_MAX_TX_ATTEMPTS)
+			break;
+		atomic_fetch_add(&s->tx_retries, 1);
+	}
+	store_unlock(s);
+	return r;
 }
 
 int64_t
@@ -744,10 +447,7 @@ store_now_s(void)
 double
 store_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return bf_wall();
 }
 
 /* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
@@ -813,7 +513,7 @@ store_text_clean(const char *p, size_t n, size_t max, size_t *lenp)
 	return o;
 }
 
-static json_t *
+json_t *
 store_jtext(const char *p, size_t n)
 {
 	json_t *v;
@@ -978,99 +678,6 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 
 /* --- opening --- */
 
-static int
-store_version_read(struct store *s, int *vp)
-{
-	struct db_stmt *st = NULL;
-	int r;
-
-	if ((r = store_q(s, Q_VERSION, &st, "")) != 0)
-		goto out;
-	if ((r = store_q_step(s, st)) < 0)
-		goto out;
-	*vp = r == 1 ? db_col_int(st, 0) : 0;
-	r = 0;
-out:
-	db_reset(st);
-	return r;
-}
-
-/*
- * Each step in its own transaction, re-reading the version inside it, so
- * two processes opening one old store cannot both apply a step: SQLite's
- * BEGIN IMMEDIATE takes the write lock first; on PostgreSQL a transaction
- * advisory lock does, and bf_schema is made under it.
- */
-#define STORE_PG_MIGRATE_LOCK "SELECT pg_advisory_xact_lock(7120260601)"
-
-static int
-store_migrate(struct store *s, const char *where, struct bf_diag *d)
-{
-	const char *const *steps = s->pg ? store_migrations_pg : store_migrations;
-	int r, v, v2 = 0, intx = 0;
-
-	for (;;) {
-		if ((r = store_tx_begin(s)) != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		intx = 1;
-		if (s->pg && (r = db_exec_script(s->db, STORE_PG_MIGRATE_LOCK ";"
-		    "CREATE TABLE IF NOT EXISTS bf_schema (version INTEGER NOT NULL);"
-		    "INSERT INTO bf_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM bf_schema)"))
-		    != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		if ((r = store_version_read(s, &v)) != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		if (v > STORE_SCHEMA_LATEST) {
-			bf_diag_set(d, NULL, "store %s: schema version %d is newer than the %d this "
-			    "benchfleetd knows; refusing to open it (upgrade benchfleetd)", where, v,
-			    STORE_SCHEMA_LATEST);
-			r = BF_ERR_DB;
-			goto out;
-		}
-		if (v < 0) {
-			bf_diag_set(d, NULL, "store %s: bad schema version %d", where, v);
-			r = BF_ERR_DB;
-			goto out;
-		}
-		if (v == STORE_SCHEMA_LATEST)
-			break;
-		/* a step is several statements of fixed text */
-		if ((r = db_exec_script(s->db, steps[v])) != 0) {
-			bf_diag_set(d, NULL, "store %s: migration to version %d failed: %s", where,
-			    v + 1, db_last_error());
-			r = BF_ERR_DB;
-			goto out;
-		}
-		/* A step that forgot its bump would make this loop forever. */
-		if ((r = store_version_read(s, &v2)) != 0 || v2 != v + 1) {
-			bf_diag_set(d, NULL, "store %s: migration step %d left version %d", where,
-			    v + 1, v2);
-			r = BF_ERR_DB;
-			goto out;
-		}
-		if ((r = store_tx_commit(s)) != 0) {
-			bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-			goto out;
-		}
-		intx = 0;
-	}
-	if ((r = store_tx_commit(s)) != 0) {
-		bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
-		goto out;
-	}
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	return r;
-}
 
 static void
 store_free(struct store *s)
@@ -1135,7 +742,7 @@ store_open(const char *target, struct store **out, struct bf_diag *d)
 		}
 		goto out;
 	}
-	if ((r = store_migrate(s, where, d)) != 0)
+	if ((r = store_schema_migrate(s, where, d)) != 0)
 		goto out;
 	*out = s;
 	s = NULL;
@@ -1186,21 +793,6 @@ store_target(const struct store *s)
 }
 
 int
-store_schema_version(struct store *s)
-{
-	int r, v = 0;
-
-	if (s == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	r = store_version_read(s, &v);
-	store_unlock(s);
-	return r != 0 ? r : v;
-}
-
-/* --- machines --- */
-
-int
 store_check_str(const char *v, const char *field, size_t max, int required, struct bf_diag *d)
 {
 	size_t n, i, k;
@@ -1223,373 +815,4 @@ store_check_str(const char *v, const char *field, size_t max, int required, stru
 			return BF_ERR_INVALID;
 		}
 	return 0;
-}
-
-static int
-machine_state_ok(const char *st)
-{
-	return strcmp(st, "idle") == 0 || strcmp(st, "running") == 0 ||
-	    strcmp(st, "offline") == 0 || strcmp(st, "booting") == 0 ||
-	    strcmp(st, "quarantined") == 0;
-}
-
-int
-store_machine_add(struct store *s, const struct store_machine *m, struct bf_diag *d)
-{
-	const char *state;
-	int r;
-
-	if (s == NULL || m == NULL)
-		return BF_ERR_INVALID;
-	state = m->state != NULL ? m->state : "idle";
-	if ((r = store_check_str(m->name, "name", BF_MAX_NAME, 1, d)) != 0 ||
-	    (r = store_check_str(m->host, "host", BF_MAX_HOST, 1, d)) != 0 ||
-	    (r = store_check_str(m->user, "user", BF_MAX_NAME, 0, d)) != 0 ||
-	    (r = store_check_str(m->key_path, "key_path", BF_MAX_STR, 0, d)) != 0 ||
-	    (r = store_check_str(m->klass, "class", BF_MAX_NAME, 1, d)) != 0)
-		return r;
-	if (m->port < 1 || m->port > 65535) {
-		bf_diag_set(d, "port", "%d is not in 1..65535", m->port);
-		return BF_ERR_RANGE;
-	}
-	if (!machine_state_ok(state)) {
-		bf_diag_set(d, "state", "\"%s\" is not one of idle, running, offline, booting, "
-		    "quarantined", state);
-		return BF_ERR_INVALID;
-	}
-	store_lock(s);
-	r = store_q_exec(s, Q_M_ADD, NULL, "tt" "I" "ttttI" "t", m->name, m->host,
-	    (int64_t)m->port, m->user, m->key_path, m->klass, state, store_now_s(), m->boot);
-	store_unlock(s);
-	if (r == BF_ERR_EXISTS)
-		bf_diag_set(d, "name", "a machine named \"%s\" exists", m->name);
-	else if (r != 0)
-		bf_diag_set(d, NULL, "store: %s", db_last_error());
-	return r;
-}
-
-static int
-machine_from_row(struct db_stmt *st, struct store_machine *m)
-{
-	int r;
-
-	memset(m, 0, sizeof(*m));
-	if ((r = store_col_dup(st, 0, &m->name)) != 0 ||
-	    (r = store_col_dup(st, 1, &m->host)) != 0 ||
-	    (r = store_col_dup(st, 3, &m->user)) != 0 ||
-	    (r = store_col_dup(st, 4, &m->key_path)) != 0 ||
-	    (r = store_col_dup(st, 5, &m->klass)) != 0 ||
-	    (r = store_col_dup(st, 6, &m->state)) != 0 ||
-	    (r = store_col_dup(st, 7, &m->hostname)) != 0 ||
-	    (r = store_col_dup(st, 8, &m->kernel)) != 0 ||
-	    (r = store_col_dup(st, 9, &m->arch)) != 0 ||
-	    (r = store_col_dup(st, 10, &m->last_error)) != 0 ||
-	    (r = store_col_dup(st, 13, &m->fingerprint)) != 0 ||
-	    (r = store_col_dup(st, 14, &m->fingerprint_sha256)) != 0 ||
-	    (r = store_col_dup(st, 15, &m->boot)) != 0 ||
-	    (r = store_col_dup(st, 16, &m->boot_key)) != 0)
-		return r;
-	m->port = db_col_int(st, 2);
-	m->created_at = db_col_int64(st, 11);
-	m->last_seen = db_col_int64(st, 12);	/* NULL reads as 0: never */
-	return 0;
-}
-
-static void
-machine_clear(struct store_machine *m)
-{
-	free(m->name);
-	free(m->host);
-	free(m->user);
-	free(m->key_path);
-	free(m->klass);
-	free(m->state);
-	free(m->hostname);
-	free(m->kernel);
-	free(m->arch);
-	free(m->last_error);
-	free(m->fingerprint);
-	free(m->fingerprint_sha256);
-	free(m->boot);
-	free(m->boot_key);
-}
-
-void
-store_machine_free(struct store_machine *m)
-{
-	if (m == NULL)
-		return;
-	machine_clear(m);
-	free(m);
-}
-
-void
-store_machines_free(struct store_machine *a, size_t n)
-{
-	size_t i;
-
-	if (a == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		machine_clear(&a[i]);
-	free(a);
-}
-
-int
-store_machine_get(struct store *s, const char *name, struct store_machine **out)
-{
-	struct store_machine *m = NULL;
-	struct db_stmt *st;
-	int r;
-
-	*out = NULL;
-	if (s == NULL || name == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_q(s, Q_M_GET, &st, "t", name)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	if ((m = calloc(1, sizeof(*m))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	if ((r = machine_from_row(st, m)) != 0)
-		goto out;
-	*out = m;
-	m = NULL;
-	r = 0;
-out:
-	store_unlock(s);
-	store_machine_free(m);
-	return r;
-}
-
-int
-store_machine_list(struct store *s, struct store_machine **out, size_t *nout)
-{
-	struct store_machine *a = NULL, *na;
-	struct db_stmt *st;
-	size_t n = 0, cap = 0;
-	int r;
-
-	*out = NULL;
-	*nout = 0;
-	if (s == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_q(s, Q_M_LIST, &st, "")) != 0)
-		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		if (n == cap) {
-			cap = cap == 0 ? 16 : cap * 2;
-			if ((na = reallocarray(a, cap, sizeof(*a))) == NULL) {
-				r = BF_ERR_ALLOC;
-				goto out;
-			}
-			a = na;
-		}
-		/* Count the slot first: machine_from_row may fail half-filled. */
-		n++;
-		if ((r = machine_from_row(st, &a[n - 1])) != 0)
-			goto out;
-	}
-	if (r < 0)
-		goto out;
-	*out = a;
-	*nout = n;
-	a = NULL;
-	n = 0;
-	r = 0;
-out:
-	store_unlock(s);
-	store_machines_free(a, n);
-	return r;
-}
-
-int
-store_machine_delete(struct store *s, const char *name)
-{
-	struct db_stmt *st;
-	int r, intx = 0, n;
-
-	if (s == NULL || name == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_tx_begin(s)) != 0)
-		goto out;
-	intx = 1;
-	if ((r = store_q(s, Q_M_BUSY, &st, "t", name)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	db_reset(st);
-	if (r == 1) {
-		r = BF_ERR_STATE;
-		goto out;
-	}
-	if ((r = store_q_exec(s, Q_M_DELETE, &n, "t", name)) != 0)
-		goto out;
-	if (n == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	if ((r = store_tx_commit(s)) != 0)
-		goto out;
-	intx = 0;
-	r = 0;
-out:
-	if (intx)
-		store_tx_rollback(s);
-	store_unlock(s);
-	return r;
-}
-
-int
-store_machine_update(struct store *s, const char *name, const char *state,
-    const char *hostname, const char *kernel, const char *arch,
-    const char *last_error, int touch)
-{
-	char *h = NULL, *k = NULL, *a = NULL, *e = NULL;
-	int r, n;
-
-	if (s == NULL || name == NULL)
-		return BF_ERR_INVALID;
-	if (state != NULL && !machine_state_ok(state))
-		return BF_ERR_INVALID;
-	/* What the agent and SSH report is untrusted: clean and cut it. */
-	if ((hostname != NULL &&
-	    (h = store_text_clean(hostname, strlen(hostname), BF_MAX_HOST, NULL)) == NULL) ||
-	    (kernel != NULL &&
-	    (k = store_text_clean(kernel, strlen(kernel), BF_MAX_NAME * 4, NULL)) == NULL) ||
-	    (arch != NULL && (a = store_text_clean(arch, strlen(arch), BF_MAX_NAME, NULL)) == NULL) ||
-	    (last_error != NULL &&
-	    (e = store_text_clean(last_error, strlen(last_error), BF_MAX_STR, NULL)) == NULL)) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	store_lock(s);
-	r = store_q_exec(s, Q_M_UPDATE, &n, "tttttt" "II", name, state, h, k, a, e,
-	    (int64_t)(touch != 0), store_now_s());
-	store_unlock(s);
-	if (r == 0 && n == 0)
-		r = BF_ERR_NOTFOUND;
-out:
-	free(h);
-	free(k);
-	free(a);
-	free(e);
-	return r;
-}
-
-/* Absent values are null rather than missing, so the shape never varies. */
-static json_t *
-jstr_or_null(const char *v)
-{
-	return v != NULL ? store_jtext(v, strlen(v)) : json_null();
-}
-
-/* A JSON text column we wrote ourselves; damage shows as null. */
-static json_t *
-json_text_or_null(const char *text)
-{
-	json_t *v;
-
-	if (text == NULL || (v = json_loads(text, 0, NULL)) == NULL)
-		return json_null();
-	return v;
-}
-
-/*
- * A machine as every API role sees it: no key path (the API has no use for
- * it, and where the lab's key lives is worth knowing only to an attacker),
- * and a boot config that names profiles, never a command (boot_config_view).
- * boot_error says why the boot config cannot boot, e.g. an older release's
- * inline command that must be re-declared as a profile.
- */
-json_t *
-store_machine_json(const struct store_machine *m)
-{
-	json_t *boot;
-	char *berr = NULL;
-	json_t *o;
-
-	if (m == NULL)
-		return NULL;
-	if ((boot = boot_config_view(m->boot, &berr)) == NULL)
-		boot = json_null();
-	o = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
-	    " s:o, s:o, s:o}",
-	    "name", jstr_or_null(m->name),
-	    "host", jstr_or_null(m->host),
-	    "port", m->port,
-	    "user", jstr_or_null(m->user),
-	    "class", jstr_or_null(m->klass),
-	    "state", jstr_or_null(m->state),
-	    "hostname", jstr_or_null(m->hostname),
-	    "kernel", jstr_or_null(m->kernel),
-	    "arch", jstr_or_null(m->arch),
-	    "last_error", jstr_or_null(m->last_error),
-	    "created_at", (json_int_t)m->created_at,
-	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null(),
-	    "fingerprint", json_text_or_null(m->fingerprint),
-	    "fingerprint_sha256", jstr_or_null(m->fingerprint_sha256),
-	    "boot", boot,
-	    "boot_error", jstr_or_null(berr),
-	    "boot_key", jstr_or_null(m->boot_key));
-	free(berr);
-	return o;
-}
-
-int
-store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
-    const char *sha256)
-{
-	int r, n = 0;
-
-	if (s == NULL || name == NULL || json_text == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	r = store_q_exec(s, Q_M_FINGERPRINT, &n, "ttt", name, json_text, sha256);
-	store_unlock(s);
-	return r != 0 ? r : n == 0 ? BF_ERR_NOTFOUND : 0;
-}
-
-int
-store_machine_set_boot(struct store *s, const char *name, const char *boot_json)
-{
-	int r, n = 0;
-
-	if (s == NULL || name == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	r = store_q_exec(s, Q_M_BOOT, &n, "tt", name, boot_json);
-	store_unlock(s);
-	return r != 0 ? r : n == 0 ? BF_ERR_NOTFOUND : 0;
-}
-
-int
-store_machine_set_boot_key(struct store *s, const char *name, const char *boot_key)
-{
-	int r, n = 0;
-
-	if (s == NULL || name == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	r = store_q_exec(s, Q_M_BOOT_KEY, &n, "tt", name, boot_key);
-	store_unlock(s);
-	return r != 0 ? r : n == 0 ? BF_ERR_NOTFOUND : 0;
-}
-
-int
-store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text)
-{
-	int r;
-
-	if (s == NULL || json_text == NULL || strlen(json_text) > BF_MAX_API_BODY)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	r = store_q_exec(s, Q_R_KNOBS, NULL, "It", run_id, json_text);
-	store_unlock(s);
-	return r;
 }

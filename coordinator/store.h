@@ -99,6 +99,12 @@ struct store_run_new {
 	const char *knobs_json;		/* requested knobs, JSON object text, or NULL */
 	const char *kernel;		/* kernel release to boot, or NULL: any */
 	const char *cmdline;		/* command-line parameters to boot with, or NULL */
+	/* the run's plan (plan.h): claim rank within the job, and the step's
+	 * numbers; what a claim hands back */
+	int64_t run_order;
+	int iterations;
+	int warmup;
+	int timeout_s;
 };
 
 /* Insert the job and all its runs (state queued) in one transaction.
@@ -149,12 +155,20 @@ struct store_claim {
 	char *knobs_json;		/* may be NULL */
 	char *kernel;			/* may be NULL */
 	char *cmdline;			/* may be NULL */
+	/* the run's columns: its cell and plan (store_run_new); the runner
+	 * checks them against the job's plan before it runs anything */
+	int64_t cell_index;
+	int64_t run_order;
+	int iterations;
+	int warmup;
+	int timeout_s;
 };
 
 /*
  * Atomically take the next queued run this machine may execute (its job
  * names the machine's class or the machine itself): oldest job first, then
- * boot, then cell_index. The run becomes running with machine, started_at and
+ * the job's run_order (boot-major, or cell-major for "sequential" jobs: the
+ * whole policy is in store-claim.h). The run becomes running with machine, started_at and
  * lease_until = now + lease_s; the job becomes running; the machine becomes
  * running. Returns 0 with *out = NULL when there is nothing to do or the
  * machine already runs a run; BF_ERR_NOTFOUND if it is not registered.

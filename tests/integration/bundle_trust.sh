@@ -117,12 +117,23 @@ vals=$(bf_sql "$work" "SELECT \"values\" FROM runs WHERE job_id = $JA LIMIT 1")
 q() { printf "'%s'" "${1//\'/\'\'}"; }
 bf_sql "$work" "INSERT INTO jobs (recipe, name, spec, machine_class, created_at) VALUES ('page-touch', 'forged-row', $(q "$spec"), 'lab', 0)" >/dev/null
 JF=$(bf_sql "$work" "SELECT MAX(id) FROM jobs")
-bf_sql "$work" "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot) VALUES ($JF, 0, 'forged', '{}', $(q "$vals"), 0)" >/dev/null
+# the forger writes the run's plan columns too, as the API would: only the
+# installed-recipe check stands between this row and the machine
+plan=$(bf_sql "$work" "SELECT run_order || ', ' || iterations || ', ' || warmup || ', ' || timeout_s FROM runs WHERE job_id = $JA AND cell_index = 0 AND boot = 0")
+bf_sql "$work" "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, run_order, iterations, warmup, timeout_s) VALUES ($JF, 0, 'forged', '{}', $(q "$vals"), 0, $plan)" >/dev/null
 check_eq "forged row: the runner fails it" "$(wait_job "$JF" 60)" failed
 err=$(curl -fsS "$URL/api/v1/jobs/$JF/runs" | jq -r '.runs[0].error')
 echo "forged row: $err"
 check_contains "forged row: says why" "$err" "not installed"
 no_marker "forged job row"
+# a row without the plan columns never gets as far
+bf_sql "$work" "INSERT INTO jobs (recipe, name, spec, machine_class, created_at) VALUES ('page-touch', 'forged-row-2', $(q "$spec"), 'lab', 0)" >/dev/null
+JF2=$(bf_sql "$work" "SELECT MAX(id) FROM jobs")
+bf_sql "$work" "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot) VALUES ($JF2, 0, 'forged', '{}', $(q "$vals"), 0)" >/dev/null
+check_eq "forged row, no plan: the runner fails it" "$(wait_job "$JF2" 60)" failed
+err=$(curl -fsS "$URL/api/v1/jobs/$JF2/runs" | jq -r '.runs[0].error')
+check_contains "forged row, no plan: says why" "$err" "not its plan"
+no_marker "forged job row without a plan"
 
 # --- the genuine bundle signed by a lab not (yet) trusted ---
 "$BIN/bf-bundle" sign "$work/partner.key" partner-lab <"$work/bundle.json" >"$work/partner.json"

@@ -1,7 +1,8 @@
 /*
- * coord_fixture.h: what the runner and scheduler unit tests share: a store
- * in a temporary directory, the repository's recipes, and jobs submitted
- * as POST /jobs would (parse, validate, expand, boot-major runs).
+ * coord_fixture.h: what the coordinator's unit tests share: where their
+ * stores live (files in a temporary directory, or with BF_TEST_PG_URL a
+ * PostgreSQL database each), the repository's recipes, and jobs submitted
+ * as POST /jobs would (parse, validate, plan_job's runs).
  * Header-only: each coord_test_*.c is one program.
  */
 #ifndef BF_COORD_FIXTURE_H
@@ -10,13 +11,135 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "db.h"
 #include "job.h"
-#include "matrix.h"
+#include "plan.h"
 #include "recipes.h"
 #include "store.h"
+
+/*
+ * Where a test's stores live: files under dir, or, when the test runs under
+ * tests/lib/with-pg (unit.NAME@pg), a database of their own each on the
+ * server of BF_TEST_PG_URL, made from that URL's database.
+ */
+struct fix_where {
+	const char *pg_url;		/* NULL: SQLite files */
+	char dir[256];
+};
+
+/* Read BF_TEST_PG_URL and make the temporary directory (tag names it). */
+static inline int
+fix_where_init(struct fix_where *w, const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+
+	w->pg_url = getenv("BF_TEST_PG_URL");
+	if (w->pg_url != NULL && (*w->pg_url == '\0' || strrchr(w->pg_url, '/') == NULL)) {
+		fprintf(stderr, "BF_TEST_PG_URL must be a postgresql:// URL with a database\n");
+		return -1;
+	}
+	snprintf(w->dir, sizeof(w->dir), "%s/bf-%s-XXXXXX", base != NULL ? base : "/tmp", tag);
+	if (mkdtemp(w->dir) == NULL) {
+		perror("mkdtemp");
+		return -1;
+	}
+	return 0;
+}
+
+/* The statement sql on pg_url's own database (CREATE/DROP DATABASE). */
+static inline int
+fix_pg_admin(const struct fix_where *w, const char *sql)
+{
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(w->pg_url, &db, NULL)) == 0)
+		r = db_exec_script(db, sql);
+	if (r != 0)
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+	db_close(db);
+	return r;
+}
+
+/* The target of the store called name: the file dir/name, or the database
+ * bft_NAME ('.' and '-' as '_') next to pg_url's. Static: copy it. */
+static inline const char *
+fix_target(const struct fix_where *w, const char *name)
+{
+	static char p[700];
+	const char *slash;
+	size_t n, i;
+
+	if (w->pg_url == NULL) {
+		snprintf(p, sizeof(p), "%s/%s", w->dir, name);
+		return p;
+	}
+	slash = strrchr(w->pg_url, '/');
+	n = (size_t)snprintf(p, sizeof(p), "%.*sbft_%s", (int)(slash - w->pg_url) + 1,
+	    w->pg_url, name);
+	for (i = n - strlen(name); i < n && i < sizeof(p); i++)
+		if (p[i] == '.' || p[i] == '-')
+			p[i] = '_';
+	return p;
+}
+
+/* Remove the store called name: its files, or its database. */
+static inline void
+fix_remove(const struct fix_where *w, const char *name)
+{
+	char p[800];
+
+	if (w->pg_url != NULL) {
+		snprintf(p, sizeof(p), "DROP DATABASE IF EXISTS %s WITH (FORCE)",
+		    strrchr(fix_target(w, name), '/') + 1);
+		(void)fix_pg_admin(w, p);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s", fix_target(w, name));
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-wal", fix_target(w, name));
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", fix_target(w, name));
+	unlink(p);
+}
+
+/* Make room for a new store called name (an empty database on PostgreSQL);
+ * returns fix_target(w, name), or NULL. */
+static inline const char *
+fix_fresh(const struct fix_where *w, const char *name)
+{
+	char p[800];
+
+	fix_remove(w, name);
+	if (w->pg_url != NULL) {
+		snprintf(p, sizeof(p), "CREATE DATABASE %s", strrchr(fix_target(w, name), '/') + 1);
+		if (fix_pg_admin(w, p) != 0)
+			return NULL;
+	}
+	return fix_target(w, name);
+}
+
+/* A new store called name, opened; NULL (and why on stderr) on failure. */
+static inline struct store *
+fix_open_fresh(const struct fix_where *w, const char *name)
+{
+	struct store *s = NULL;
+	const char *t;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	if ((t = fix_fresh(w, name)) == NULL)
+		return NULL;
+	if (store_open(t, &s, &d) != 0) {
+		fprintf(stderr, "store_open %s: %s\n", name, d.msg);
+		return NULL;
+	}
+	return s;
+}
 
 /* The agent's sha256 the fake machine reports: runner_ensure_agent trusts it. */
 #define FIX_AGENT_SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -26,11 +149,11 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 {
 	struct job_spec *job = NULL;
 	const struct recipe *rec;
-	struct matrix_cell *cells = NULL;
+	struct plan *p = NULL;
 	struct store_run_new *runs = NULL;
-	char **values = NULL, **axes = NULL, *spec = NULL;
+	char **values = NULL, **axes = NULL, **knobs = NULL, *spec = NULL;
 	json_t *specj = NULL;
-	size_t ncells = 0, i, b, nruns = 0;
+	size_t i, ncells = 0;
 	struct bf_diag d;
 	int r = BF_ERR_ALLOC;
 
@@ -38,50 +161,61 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 	if ((r = job_parse(text, strlen(text), &job, &d)) != 0 ||
 	    (rec = recipes_get(rs, job->recipe)) == NULL ||
 	    (r = job_validate(job, rec, NULL, &d)) != 0 ||
-	    (r = matrix_expand(job, rec, &cells, &ncells, &d)) != 0) {
+	    (r = plan_job(job, rec, &p, &d)) != 0) {
 		fprintf(stderr, "fix_submit: %s\n", d.msg);
 		if (r == 0)
 			r = BF_ERR_NOTFOUND;
 		goto out;
 	}
 	r = BF_ERR_ALLOC;
-	nruns = ncells * (size_t)job->boots;
-	if ((runs = calloc(nruns, sizeof(*runs))) == NULL ||
+	ncells = p->ncells;
+	if ((runs = calloc(p->nruns, sizeof(*runs))) == NULL ||
 	    (values = calloc(ncells, sizeof(*values))) == NULL ||
-	    (axes = calloc(ncells, sizeof(*axes))) == NULL)
+	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
+	    (knobs = calloc(ncells, sizeof(*knobs))) == NULL)
 		goto out;
 	for (i = 0; i < ncells; i++)
-		if ((values[i] = json_dumps(cells[i].values, JSON_COMPACT)) == NULL ||
-		    (axes[i] = json_dumps(cells[i].axes, JSON_COMPACT)) == NULL)
+		if ((values[i] = json_dumps(p->cells[i].values, JSON_COMPACT)) == NULL ||
+		    (axes[i] = json_dumps(p->cells[i].axes, JSON_COMPACT)) == NULL ||
+		    (json_object_size(p->cells[i].knobs) > 0 && (knobs[i] =
+		    json_dumps(p->cells[i].knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL))
 			goto out;
-	for (b = 0; b < (size_t)job->boots; b++)
-		for (i = 0; i < ncells; i++) {
-			struct store_run_new *rn = &runs[b * ncells + i];
+	for (i = 0; i < p->nruns; i++) {
+		const struct plan_run *pr = &p->runs[i];
+		const struct matrix_cell *c = &p->cells[pr->cell];
+		struct store_run_new *rn = &runs[i];
 
-			rn->cell_index = cells[i].index;
-			rn->label = cells[i].label;
-			rn->axes_json = axes[i];
-			rn->values_json = values[i];
-			rn->kernel = cells[i].kernel;
-			rn->cmdline = cells[i].cmdline;
-			rn->boot = (int)b;
-		}
+		rn->cell_index = c->index;
+		rn->label = c->label;
+		rn->axes_json = axes[pr->cell];
+		rn->values_json = values[pr->cell];
+		rn->knobs_json = knobs[pr->cell];
+		rn->kernel = c->kernel;
+		rn->cmdline = c->cmdline;
+		rn->boot = pr->boot;
+		rn->run_order = pr->order;
+		rn->iterations = pr->iterations;
+		rn->warmup = pr->warmup;
+		rn->timeout_s = pr->timeout_s;
+	}
 	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
 	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
 		goto out;
 	r = store_job_create(st, job->recipe, job->name, spec, job->machine_class, NULL, runs,
-	    nruns, idp);
+	    p->nruns, idp);
 out:
 	for (i = 0; i < ncells; i++) {
 		free(values ? values[i] : NULL);
 		free(axes ? axes[i] : NULL);
+		free(knobs ? knobs[i] : NULL);
 	}
 	free(values);
 	free(axes);
+	free(knobs);
 	free(runs);
 	free(spec);
 	json_decref(specj);
-	matrix_free(cells, ncells);
+	plan_free(p);
 	job_free(job);
 	return r;
 }

@@ -71,6 +71,9 @@ make_store(int64_t *job)
 		rn[i].axes_json = "{\"loops\":10}";
 		rn[i].values_json = "{\"loops\":10}";
 		rn[i].boot = i;
+		rn[i].run_order = i * 4096;
+		rn[i].iterations = 3;
+		rn[i].timeout_s = 600;
 	}
 	T_EQ_INT(store_job_create(s, "demo", "t", "{\"job\":{\"recipe\":\"demo\","
 	    "\"machines\":{\"class\":\"lab\"},\"params\":{\"loops\":10}},\"recipe\":{\"name\":"

@@ -397,6 +397,9 @@ test_store_events(void)
 		rn[i].label = i == 0 ? "<img src=x onerror=alert(1)>" : "x=1";
 		rn[i].axes_json = "{}";
 		rn[i].values_json = "{}";
+		rn[i].run_order = i;
+		rn[i].iterations = 5;
+		rn[i].timeout_s = 600;
 	}
 	T_EQ_INT(store_job_create(st, "demo", "j", "{}", "demo", NULL, rn, 3, &jid), 0);
 	first = events_last_id(ev);

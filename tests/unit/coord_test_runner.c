@@ -165,6 +165,37 @@ claim(const char *jobtext, int64_t *jobp)
 	return c;
 }
 
+/* The claim loaded as the scheduler loads it, then executed or booted. */
+static void
+execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
+    const struct store_claim *c, struct run_outcome *o)
+{
+	struct runner_claim *rc = NULL;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+	memset(o, 0, sizeof(*o));
+	if (rc != NULL)
+		runner_execute(env, tr, agent_ok, rc, o);
+	runner_claim_free(rc);
+}
+
+static void
+boot(const struct runner_env *env, const struct store_machine *m, struct transport *tr,
+    int *agent_ok, const struct store_claim *c, const char *group, struct run_outcome *o)
+{
+	struct runner_claim *rc = NULL;
+	struct bf_diag d;
+
+	bf_diag_clear(&d);
+	T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+	memset(o, 0, sizeof(*o));
+	if (rc != NULL)
+		runner_boot(env, m, tr, agent_ok, rc, group, o);
+	runner_claim_free(rc);
+}
+
 /* The runner left the store alone: the claimed run is still running. */
 static void
 check_untouched(const struct store_claim *c)
@@ -201,7 +232,7 @@ test_execute_done(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":3}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "done");
 	T_EQ_INT(o.exit_status, 0);
@@ -245,7 +276,7 @@ test_execute_lost(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_RETRY);
 	T_EQ_INT(o.link_lost, 1);
 	T_CONTAINS(o.message, "attempt 1 lost on fake1");
@@ -282,7 +313,7 @@ test_execute_failed(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":1}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(fs.uploads, 1);		/* a stale agent is replaced */
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "failed");
@@ -319,7 +350,7 @@ test_execute_store_away(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_REQUEUE);
 	T_CONTAINS(o.message, "storing a sample failed: the store is away");
 	T_EQ_INT(o.link_lost, 0);
@@ -355,7 +386,7 @@ boot_case(const struct fake_boot *b, struct run_outcome *o, struct rec_sink *rec
 	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
 	store_boot_group(c, group, sizeof(group));
-	runner_boot(&env, m, tr, &agent_ok, c, group, o);
+	boot(&env, m, tr, &agent_ok, c, group, o);
 	T_EQ_INT(fs.boots_tried, 1);
 	T_EQ_INT(agent_ok, 0);		/* a new boot may hold another agent */
 	*alive = transport_alive(tr);
@@ -426,7 +457,7 @@ test_boot_without_config(void)
 	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", NULL);
 	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_boot(&env, m, tr, &agent_ok, c, "g", &o);
+	boot(&env, m, tr, &agent_ok, c, "g", &o);
 	T_EQ_INT(o.action, RUN_PROCEED);
 	T_CONTAINS(rec.last_log, "repetition without a reboot");
 	T_EQ_INT(fs.boots_tried + fs.execs + fs.captures, 0);
@@ -489,7 +520,7 @@ test_adaptive_outcome(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2,\"target_ci_pct\":0.5,\"max_boots\":5}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "done");
 	T_EQ_INT(o.adaptive, 1);
@@ -499,6 +530,97 @@ test_adaptive_outcome(void)
 	check_untouched(c);
 	T_EQ_INT(store_job_cancel(st, c->job_id), 0);
 	transport_close(tr);
+	store_claim_free(c);
+}
+
+/*
+ * runner_claim_load: a claim whose row says anything its job's plan does
+ * not (columns, cell, boot, values, spec) is refused before it runs; one
+ * that agrees is loaded with its plan from its columns.
+ */
+static void
+test_claim_load(void)
+{
+	static const struct {
+		const char *what;
+		int64_t cell_index, run_order;
+		int boot, iterations, warmup, timeout_s;
+		const char *values, *spec, *msg;
+	} cases[] = {
+		{ .what = "as stored", .msg = NULL },
+		{ .what = "iterations", .iterations = 4, .msg = "not its plan" },
+		{ .what = "warmup", .warmup = 2, .msg = "not its plan" },
+		{ .what = "timeout", .timeout_s = 86400, .msg = "not its plan" },
+		{ .what = "order", .run_order = 4096 * 7, .msg = "not its plan" },
+		{ .what = "negative order", .run_order = -5, .msg = "not its plan" },
+		{ .what = "cell", .cell_index = 1, .msg = "not a cell of job" },
+		{ .what = "huge cell", .cell_index = INT64_MAX, .msg = "not a cell of job" },
+		{ .what = "negative cell", .cell_index = -1, .msg = "not a cell of job" },
+		{ .what = "boot", .boot = 2, .msg = "is not a boot of job" },
+		{ .what = "negative boot", .boot = -1, .msg = "is not a boot of job" },
+		{ .what = "values", .values = "{\"msg\":\"$(id)\"}", .msg = "not a cell of job" },
+		{ .what = "spec", .spec = "{\"job\": [", .msg = "" },
+		{ .what = "spec recipe", .spec = "{\"job\":{},\"recipe\":7}", .msg = "spec" },
+	};
+	struct store_claim *c, saved;
+	struct runner_claim *rc;
+	struct bf_diag d;
+	size_t i;
+	int r;
+
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":3,\"warmup\":1,\"boots\":2}}", NULL);
+	if (c == NULL)
+		return;
+	T_EQ_INT(c->iterations, 3);
+	T_EQ_INT(c->warmup, 1);
+	T_EQ_INT(c->timeout_s, 60);		/* echo.json's */
+	saved = *c;
+	for (i = 0; i < NELEM(cases); i++) {
+		*c = saved;
+		if (cases[i].cell_index != 0)
+			c->cell_index = cases[i].cell_index;
+		if (cases[i].run_order != 0)
+			c->run_order = cases[i].run_order;
+		if (cases[i].boot != 0)
+			c->boot = cases[i].boot;
+		if (cases[i].iterations != 0)
+			c->iterations = cases[i].iterations;
+		if (cases[i].warmup != 0)
+			c->warmup = cases[i].warmup;
+		if (cases[i].timeout_s != 0)
+			c->timeout_s = cases[i].timeout_s;
+		if (cases[i].values != NULL)
+			c->values_json = (char *)cases[i].values;
+		if (cases[i].spec != NULL)
+			c->spec_json = (char *)cases[i].spec;
+		rc = NULL;
+		bf_diag_clear(&d);
+		if (cases[i].msg == NULL) {
+			T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+			T_CHECK(rc != NULL && rc->c == c && rc->job != NULL && rc->recipe != NULL);
+			if (rc != NULL) {
+				T_EQ_INT(rc->run.iterations, 3);
+				T_EQ_INT(rc->run.warmup, 1);
+				T_EQ_INT(rc->run.timeout_s, 60);
+				T_EQ_INT(rc->run.boot, 0);
+				T_EQ_INT(rc->run.order, 0);
+				T_EQ_STR(rc->recipe->name, "echo");
+			}
+		} else {
+			r = runner_claim_load(c, NULL, &rc, &d);
+			/* a spec that does not parse is whatever jx says it is */
+			T_CHECK(cases[i].spec != NULL ? r < 0 : r == BF_ERR_INVALID);
+			T_CHECK(rc == NULL);
+			if (strstr(d.msg, cases[i].msg) == NULL)
+				fprintf(stderr, "claim %s: %s\n", cases[i].what, d.msg);
+			T_CONTAINS(d.msg, cases[i].msg);
+		}
+		runner_claim_free(rc);
+	}
+	*c = saved;
+	check_untouched(c);
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);	/* its boot 1: not for the others */
 	store_claim_free(c);
 }
 
@@ -524,6 +646,7 @@ main(void)
 		return 1;
 	}
 	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
+	test_claim_load();
 	test_execute_done();
 	test_execute_lost();
 	test_execute_failed();

@@ -18,6 +18,7 @@
 #include "err.h"
 #include "caps.h"
 #include "db.h"
+#include "plan.h"
 #include "store.h"
 #include "t.h"
 
@@ -146,6 +147,9 @@ add_job(struct store *s, const char *klass, const char *names, size_t ncells, in
 			rn[i].axes_json = axes[i];
 			rn[i].values_json = axes[i];
 			rn[i].boot = b;
+			rn[i].run_order = plan_run_order(PLAN_INTERLEAVED, c, b);
+			rn[i].iterations = 5;
+			rn[i].timeout_s = 600;
 		}
 	T_EQ_INT(store_job_create(s, "demo", "a test job", "{\"recipe\": \"demo\"}", klass, names,
 	    rn, n, &id), 0);
@@ -257,7 +261,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 7);		/* bump with each new migration step */
+	T_EQ_INT(v, 8);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), pg_url != NULL);
 	store_close(s);
@@ -447,7 +451,8 @@ test_jobs(void)
 	static const char *const keys[] = { "id", "recipe", "name", "state", "created_at",
 	    "finished_at", "runs_total", "runs_done", "runs_failed", "runs_running",
 	    "runs_queued", "spec", NULL };
-	struct store_run_new rn = { 0, "x=1", "{\"x\": 1}", "{\"x\": 1}", 0, NULL, NULL, NULL };
+	struct store_run_new rn = { .label = "x=1", .axes_json = "{\"x\": 1}",
+	    .values_json = "{\"x\": 1}", .iterations = 5, .timeout_s = 600 };
 	struct store *s;
 	json_t *j = NULL, *a;
 	int64_t id1, id2, id;
@@ -511,6 +516,38 @@ test_jobs(void)
 	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 1, &id),
 	    BF_ERR_INVALID);
 	rn.boot = 0;
+	/* a run without a plan, or with numbers no plan makes */
+	{
+		static const struct {
+			int64_t order;
+			int iterations, warmup, timeout_s;
+		} bad[] = {
+			{ .order = -1, .iterations = 5, .warmup = 0, .timeout_s = 600 },
+			{ .order = 0, .iterations = 0, .warmup = 0, .timeout_s = 600 },
+			{ .order = 0, .iterations = BF_MAX_ITERATIONS + 1, .warmup = 0,
+			    .timeout_s = 600 },
+			{ .order = 0, .iterations = 5, .warmup = -1, .timeout_s = 600 },
+			{ .order = 0, .iterations = 5, .warmup = BF_MAX_WARMUP + 1,
+			    .timeout_s = 600 },
+			{ .order = 0, .iterations = 5, .warmup = 0, .timeout_s = 0 },
+			{ .order = 0, .iterations = 5, .warmup = 0,
+			    .timeout_s = BF_MAX_TIMEOUT_S + 1 },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			rn.run_order = bad[k].order;
+			rn.iterations = bad[k].iterations;
+			rn.warmup = bad[k].warmup;
+			rn.timeout_s = bad[k].timeout_s;
+			T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 1, &id),
+			    BF_ERR_INVALID);
+		}
+		rn.run_order = 0;
+		rn.iterations = 5;
+		rn.warmup = 0;
+		rn.timeout_s = 600;
+	}
 	rn.label = "bad\x01label";
 	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, &rn, 1, &id),
 	    BF_ERR_INVALID);
@@ -1117,6 +1154,8 @@ test_leases(void)
 	rn[0].label = "x=1";
 	rn[0].axes_json = "{}";
 	rn[0].values_json = "{}";
+	rn[0].iterations = 5;
+	rn[0].timeout_s = 600;
 	T_EQ_INT(store_job_create(a, "cpu-loop", "lease", "{}", "demo", NULL, rn, 1, &job), 0);
 
 	T_EQ_INT(store_run_claim(a, "d1", "demo", 1, &c), 0);
@@ -1224,8 +1263,10 @@ test_same_schema(void)
 	}
 }
 
-/* Undo schema step 7 behind the store's back: what a store made by a
- * benchfleetd of schema 6 (before trust) holds, steps 1..6 being the same. */
+/* Undo schema steps 8 and 7 behind the store's back: what a store made by
+ * a benchfleetd of schema 6 (before trust) holds, steps 1..6 being the
+ * same. Step 8 (plan columns) has a test of its own:
+ * coord_test_store_plan.c. */
 static void
 make_v6(const char *name)
 {
@@ -1233,7 +1274,12 @@ make_v6(const char *name)
 
 	T_EQ_INT(db_open(target(name), &db, NULL), 0);
 	if (db != NULL)
-		T_EQ_INT(db_exec_script(db, "DROP TABLE audit; DROP TABLE labs;"
+		T_EQ_INT(db_exec_script(db, "DROP INDEX runs_claim;"
+		    "ALTER TABLE runs DROP COLUMN run_order; ALTER TABLE runs DROP COLUMN iterations;"
+		    "ALTER TABLE runs DROP COLUMN warmup; ALTER TABLE runs DROP COLUMN timeout_s;"
+		    "CREATE INDEX runs_claim ON runs(job_id, boot, cell_index, id)"
+		    " WHERE state = 'queued';"
+		    "DROP TABLE audit; DROP TABLE labs;"
 		    "DROP INDEX recipes_imported_name; DROP TABLE recipes_imported"), 0);
 	db_close(db);
 	force_version(name, 6);
@@ -1277,7 +1323,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 7);
+	T_EQ_INT(store_schema_version(s), 8);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);

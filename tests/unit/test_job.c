@@ -316,7 +316,7 @@ test_parse_good(void)
 		T_EQ_INT(job->iterations, 5);
 		T_EQ_INT(job->warmup, 0);
 		T_EQ_INT(job->boots, 1);
-		T_EQ_INT(job->interleaved, 0);
+		T_EQ_INT(job->interleaved, 1);	/* the default order (job.h) */
 		T_CHECK(json_is_object(job->matrix) && json_object_size(job->matrix) == 0);
 		T_CHECK(json_is_object(job->params) && json_object_size(job->params) == 0);
 		T_CHECK(json_is_object(job->json));

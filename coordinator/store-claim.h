@@ -1,0 +1,70 @@
+/*
+ * store-claim.h: the scheduling policy, whole. The scheduler asks the store
+ * for one run at a time per machine (store_run_claim_boot in store.h); this
+ * is how the store picks it. The pick is one SQL statement per engine
+ * (store-claim.c), so the rules below are the statement read aloud: change
+ * one and the other together.
+ *
+ * Who may claim. The machine must be registered (else BF_ERR_NOTFOUND), this
+ * coordinator must hold or take its lease (machines.owner; a live lease of
+ * another coordinator means "nothing for you"), and it must not already have
+ * a running run: a benchmark never shares its machine.
+ *
+ * Which runs are candidates. Queued runs of jobs that are queued or running
+ * (cancelled and finished jobs offer nothing), whose job asks either for
+ * the machine's class or names the machine in machine_names.
+ *
+ * Boot groups. A run's boot group is "JOB:BOOT:KERNEL:CMDLINE"
+ * (store_boot_group): the runs that can share one boot of a machine, since
+ * they belong to the same repetition (boot) of the same job and need the
+ * same kernel and command line. The scheduler passes the group of the boot
+ * the machine is in now (its boot_key without the boot id), or NULL.
+ *
+ * One reboot per boot group. A run that needs a boot of its own (a kernel
+ * or a command line) is not a candidate while another machine that is not
+ * offline or quarantined has a run of its boot group running or done: that
+ * machine booted for the group and will serve the rest of it. If that
+ * machine goes offline or is quarantined the group is open again.
+ *
+ * Order, first rule that separates two candidates wins:
+ *   1. runs of the boot group the machine is in: a boot serves all of its
+ *      runs before the machine reboots;
+ *   2. boot groups no other machine has started, before those another
+ *      machine is already in (a group runs whole on one machine);
+ *   3. the oldest job (smallest job id): jobs are served first come,
+ *      first served, never interleaved with one another;
+ *   4. within a job, by runs.run_order, the rank its plan gave the run
+ *      (common/plan.h): for "interleaved" jobs, the default, boot-major,
+ *      alternating the configurations boot by boot (A B A B), so a drift
+ *      of the machine over time spreads evenly over the cells; for
+ *      "sequential" ones cell-major, a cell's boots one after another;
+ *   5. then run id, so the pick is total and repeatable.
+ * An adaptive extra boot (store_run_finish's clone) gets the next boot
+ * number of its cell and the cell's last rank plus PLAN_ORDER_BOOT_STEP,
+ * which is one boot later in either order: it falls in behind the boots
+ * already queued.
+ *
+ * What a claim does, in one transaction: the run becomes running with this
+ * machine, started_at, owner (this coordinator) and lease_until = now +
+ * lease; its job becomes running; the machine becomes running.
+ *
+ * Engines. SQLite: BEGIN IMMEDIATE takes the write lock before the pick,
+ * and a CROSS JOIN keeps jobs as the outer loop over the runs_claim index,
+ * so a claim never sorts the fleet's queue. PostgreSQL: the pick locks its
+ * row FOR UPDATE SKIP LOCKED, so coordinators claiming at the same moment
+ * each take a different run instead of queueing behind one row lock; the
+ * UPDATE still checks that the run is queued.
+ *
+ * Not for other modules: only store.c's statement table reads these.
+ */
+#ifndef BF_STORE_CLAIM_H
+#define BF_STORE_CLAIM_H
+
+/* The pick, binding ?1 machine class, ?2 machine name, ?3 its boot group
+ * or NULL; one row: run id, job id, recipe, spec, values, label, boot,
+ * attempt, knobs, kernel, command line, cell index, run_order, iterations,
+ * warmup, timeout_s. */
+extern const char store_claim_pick_sql[];
+extern const char store_claim_pick_sql_pg[];
+
+#endif
