@@ -26,16 +26,16 @@ static const double b_rps[] = { 1200, 1210, 1190, 1250, 1260, 1240, 1180, 1170, 
 static const int boots9[] = { 0, 0, 0, 1, 1, 1, 2, 2, 2 };
 
 static const struct report_metric metrics[] = {
-	{ "time", "s", 0 },
-	{ "rps", "ops/s", 1 },
+	{ .name = "time", .unit = "s", .higher_better = 0 },
+	{ .name = "rps", .unit = "ops/s", .higher_better = 1 },
 };
 static const struct report_cell cells[] = {
-	{ "thp=never" },
-	{ "thp=always, \"fast\"" },
+	{ .label = "thp=never" },
+	{ .label = "thp=always, \"fast\"" },
 };
 static const struct report_series series[] = {
-	{ a_time, NULL, 5 }, { a_rps, boots9, 9 },
-	{ b_time, NULL, 5 }, { b_rps, boots9, 9 },
+	{ .v = a_time, .boot = NULL, .n = 5 }, { .v = a_rps, .boot = boots9, .n = 9 },
+	{ .v = b_time, .boot = NULL, .n = 5 }, { .v = b_rps, .boot = boots9, .n = 9 },
 };
 static const int baseline_of[] = { -1, 0 };
 
