@@ -15,11 +15,7 @@
 #include "path.h"
 #include "caps.h"
 #include "step.h"
-
-#define STEP_MAX_WARMUP		100
-#define STEP_MAX_TIMEOUT_S	86400
-#define STEP_MAX_ENV		BF_MAX_ARGV
-#define STEP_MAX_PATH		BF_MAX_STR	/* cwd; PATH_MAX on Linux */
+#include "step-schema.h"
 
 struct step_field {
 	const char *name;
@@ -88,25 +84,25 @@ out:
 static int
 step_f_run(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "run", 0, INT64_MAX, &st->run, d);
+	return step_int(v, STEP_FIELD_RUN, 0, INT64_MAX, &st->run, d);
 }
 
 static int
 step_f_iterations(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "iterations", 1, BF_MAX_ITERATIONS, &st->iterations, d);
+	return step_int(v, STEP_FIELD_ITERATIONS, 1, STEP_MAX_ITERATIONS, &st->iterations, d);
 }
 
 static int
 step_f_warmup(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "warmup", 0, STEP_MAX_WARMUP, &st->warmup, d);
+	return step_int(v, STEP_FIELD_WARMUP, 0, STEP_MAX_WARMUP, &st->warmup, d);
 }
 
 static int
 step_f_timeout(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "timeout_s", 1, STEP_MAX_TIMEOUT_S, &st->timeout_s, d);
+	return step_int(v, STEP_FIELD_TIMEOUT_S, 1, STEP_MAX_TIMEOUT_S, &st->timeout_s, d);
 }
 
 /* An argv array: 1..BF_MAX_ARGV strings, the first non-empty. */
@@ -161,7 +157,7 @@ step_f_argv(const struct ajson *v, struct step *st, struct bf_diag *d)
 	struct step_cmd c = { NULL, 0 };
 	int r;
 
-	r = step_cmd(v, "argv", &c, d);
+	r = step_cmd(v, STEP_FIELD_ARGV, &c, d);
 	st->argv = c.argv;
 	st->argc = c.argc;
 	return r;
@@ -201,13 +197,13 @@ out:
 static int
 step_f_setup(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_cmds(v, "setup", &st->setup, &st->nsetup, d);
+	return step_cmds(v, STEP_FIELD_SETUP, &st->setup, &st->nsetup, d);
 }
 
 static int
 step_f_pre(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_cmds(v, "pre_iteration", &st->pre, &st->npre, d);
+	return step_cmds(v, STEP_FIELD_PRE, &st->pre, &st->npre, d);
 }
 
 /* Refuse members of obj outside the NULL-terminated allowed list. */
@@ -269,17 +265,17 @@ static int
 step_service(const struct ajson *v, const char *field, struct step_service *sv,
     struct bf_diag *d)
 {
-	static const char *const keys[] = { "argv", "ready", NULL };
-	static const char *const rkeys[] = { "tcp", "timeout_s", NULL };
+	static const char *const keys[] = { STEP_SERVICE_ARGV, STEP_SERVICE_READY, NULL };
+	static const char *const rkeys[] = { STEP_SERVICE_TCP, STEP_SERVICE_TIMEOUT_S, NULL };
 	const struct ajson *a, *ready, *tcp, *t;
 	char ef[64];
 	int r;
 
-	sv->timeout_s = 10;
+	sv->timeout_s = STEP_DEFAULT_READY_S;
 	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.argv", field);
-	if ((a = ajson_get(v, "argv")) == NULL) {
+	if ((a = ajson_get(v, STEP_SERVICE_ARGV)) == NULL) {
 		bf_diag_set(d, ef, "missing");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -287,7 +283,7 @@ step_service(const struct ajson *v, const char *field, struct step_service *sv,
 	if ((r = step_cmd(a, ef, &sv->cmd, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.ready", field);
-	if ((ready = ajson_get(v, "ready")) == NULL) {
+	if ((ready = ajson_get(v, STEP_SERVICE_READY)) == NULL) {
 		bf_diag_set(d, ef, "missing (a service must say when it is ready)");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -296,7 +292,7 @@ step_service(const struct ajson *v, const char *field, struct step_service *sv,
 	    (r = step_only(ready, rkeys, ef, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.ready.tcp", field);
-	if ((tcp = ajson_get(ready, "tcp")) == NULL) {
+	if ((tcp = ajson_get(ready, STEP_SERVICE_TCP)) == NULL) {
 		bf_diag_set(d, ef, "missing");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -305,8 +301,8 @@ step_service(const struct ajson *v, const char *field, struct step_service *sv,
 	    (r = step_hostport(tcp->str, ef, sv, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.ready.timeout_s", field);
-	if ((t = ajson_get(ready, "timeout_s")) != NULL &&
-	    (r = step_int(t, ef, 1, 3600, &sv->timeout_s, d)) != 0)
+	if ((t = ajson_get(ready, STEP_SERVICE_TIMEOUT_S)) != NULL &&
+	    (r = step_int(t, ef, 1, STEP_MAX_READY_S, &sv->timeout_s, d)) != 0)
 		goto out;
 	r = 0;
 out:
@@ -320,7 +316,7 @@ step_f_services(const struct ajson *v, struct step *st, struct bf_diag *d)
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, AJSON_ARR, "services", d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_SERVICES, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_SERVICES) {
 		bf_diag_set(d, "services", "%zu services, at most %d allowed", v->n,
@@ -352,7 +348,7 @@ step_f_knobs(const struct ajson *v, struct step *st, struct bf_diag *d)
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, AJSON_OBJ, "knobs", d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_KNOBS, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_KNOBS) {
 		bf_diag_set(d, "knobs", "%zu knobs, at most %d allowed", v->n, STEP_MAX_KNOBS);
@@ -432,16 +428,17 @@ step_bind_list(const struct ajson *b, const char *key, unsigned long *mask, size
 static int
 step_f_bind(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	static const char *const keys[] = { "cpus", "membind", "cpunodebind", NULL };
+	static const char *const keys[] = { STEP_BIND_CPUS, STEP_BIND_MEMBIND, STEP_BIND_CPUNODEBIND,
+	    NULL };
 	int r;
 
-	if ((r = step_want(v, AJSON_OBJ, "bind", d)) != 0 ||
-	    (r = step_only(v, keys, "bind", d)) != 0 ||
-	    (r = step_bind_list(v, "cpus", st->bind.cpus, BIND_MAX_CPUS, &st->bind.cpus_set,
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_BIND, d)) != 0 ||
+	    (r = step_only(v, keys, STEP_FIELD_BIND, d)) != 0 ||
+	    (r = step_bind_list(v, STEP_BIND_CPUS, st->bind.cpus, BIND_MAX_CPUS, &st->bind.cpus_set,
 	    d)) != 0 ||
-	    (r = step_bind_list(v, "membind", st->bind.mem, BIND_MAX_NODES, &st->bind.mem_set,
+	    (r = step_bind_list(v, STEP_BIND_MEMBIND, st->bind.mem, BIND_MAX_NODES, &st->bind.mem_set,
 	    d)) != 0 ||
-	    (r = step_bind_list(v, "cpunodebind", st->bind.nodes, BIND_MAX_NODES,
+	    (r = step_bind_list(v, STEP_BIND_CPUNODEBIND, st->bind.nodes, BIND_MAX_NODES,
 	    &st->bind.nodes_set, d)) != 0)
 		return r;
 	return 0;
@@ -452,7 +449,7 @@ step_f_aslr(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_want(v, AJSON_BOOL, "aslr", d)) != 0)
+	if ((r = step_want(v, AJSON_BOOL, STEP_FIELD_ASLR, d)) != 0)
 		return r;
 	st->bind.aslr_off = !v->boolean;
 	return 0;
@@ -463,7 +460,7 @@ step_f_drop_caches(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_want(v, AJSON_BOOL, "drop_caches", d)) != 0)
+	if ((r = step_want(v, AJSON_BOOL, STEP_FIELD_DROP_CACHES, d)) != 0)
 		return r;
 	if (v->boolean && st->drop_caches == 0)
 		st->drop_caches = 3;
@@ -492,7 +489,7 @@ step_f_env(const struct ajson *v, struct step *st, struct bf_diag *d)
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, AJSON_OBJ, "env", d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_ENV, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_ENV) {
 		bf_diag_set(d, "env", "%zu entries, at most %d allowed", v->n, STEP_MAX_ENV);
@@ -532,7 +529,7 @@ step_f_cwd(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_str(v, "cwd", STEP_MAX_PATH, &st->cwd, d)) != 0)
+	if ((r = step_str(v, STEP_FIELD_CWD, STEP_MAX_PATH, &st->cwd, d)) != 0)
 		goto out;
 	if (st->cwd[0] != '/') {
 		bf_diag_set(d, "cwd", "\"%.64s\" is not an absolute path", st->cwd);
@@ -561,15 +558,15 @@ static int
 step_metric_csv(const struct ajson *v, const char *field, struct step_metric *m,
     struct bf_diag *d)
 {
-	static const char *const keys[] = { "row_match", "column", NULL };
+	static const char *const keys[] = { STEP_METRIC_CSV_ROW, STEP_METRIC_CSV_COLUMN, NULL };
 	const struct ajson *rm, *col;
 	char ef[80];
 	int r;
 
 	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
 		goto out;
-	rm = ajson_get(v, "row_match");
-	col = ajson_get(v, "column");
+	rm = ajson_get(v, STEP_METRIC_CSV_ROW);
+	col = ajson_get(v, STEP_METRIC_CSV_COLUMN);
 	if (rm == NULL || col == NULL) {
 		snprintf(ef, sizeof(ef), "%s.%s", field, rm == NULL ? "row_match" : "column");
 		bf_diag_set(d, ef, "missing");
@@ -595,7 +592,8 @@ out:
 static int
 step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *d)
 {
-	static const char *const keys[] = { "name", "source", "regex", "csv", "json", NULL };
+	static const char *const keys[] = { STEP_METRIC_NAME, STEP_METRIC_SOURCE, STEP_METRIC_REGEX,
+	    STEP_METRIC_CSV, STEP_METRIC_JSON, NULL };
 	struct step_metric *m = &st->metrics[idx];
 	const struct ajson *name, *src, *rx, *csv, *jp;
 	char field[48], err[128];
@@ -617,14 +615,14 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 			goto out;
 		}
 	}
-	name = ajson_get(v, "name");
-	src = ajson_get(v, "source");
-	rx = ajson_get(v, "regex");
-	csv = ajson_get(v, "csv");
-	jp = ajson_get(v, "json");
+	name = ajson_get(v, STEP_METRIC_NAME);
+	src = ajson_get(v, STEP_METRIC_SOURCE);
+	rx = ajson_get(v, STEP_METRIC_REGEX);
+	csv = ajson_get(v, STEP_METRIC_CSV);
+	jp = ajson_get(v, STEP_METRIC_JSON);
 	if (name == NULL || src == NULL) {
 		snprintf(field, sizeof(field), "metrics[%zu].%s", idx,
-		    name == NULL ? "name" : "source");
+		    name == NULL ? STEP_METRIC_NAME : STEP_METRIC_SOURCE);
 		bf_diag_set(d, field, "missing");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -718,10 +716,10 @@ step_f_metrics(const struct ajson *v, struct step *st, struct bf_diag *d)
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, AJSON_ARR, "metrics", d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_METRICS, d)) != 0)
 		goto out;
-	if (v->n > BF_MAX_METRICS) {
-		bf_diag_set(d, "metrics", "%zu entries, at most %d allowed", v->n, BF_MAX_METRICS);
+	if (v->n > STEP_MAX_METRICS) {
+		bf_diag_set(d, "metrics", "%zu entries, at most %d allowed", v->n, STEP_MAX_METRICS);
 		r = BF_ERR_RANGE;
 		goto out;
 	}
@@ -749,7 +747,7 @@ out:
 static int
 step_f_paths(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	static const char *const keys[] = { "name", "path", "root", NULL };
+	static const char *const keys[] = { STEP_PATH_NAME, STEP_PATH_PATH, STEP_PATH_ROOT, NULL };
 	const struct ajson *e, *name, *p, *root;
 	const char *why = NULL;
 	char ef[32], fs[BF_DIAG_MSG - 64];
@@ -757,10 +755,10 @@ step_f_paths(const struct ajson *v, struct step *st, struct bf_diag *d)
 	int r;
 
 	(void)st;
-	if ((r = step_want(v, AJSON_ARR, "paths", d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_PATHS, d)) != 0)
 		goto out;
-	if (v->n > BF_MAX_PARAMS) {
-		bf_diag_set(d, "paths", "%zu entries, at most %d allowed", v->n, BF_MAX_PARAMS);
+	if (v->n > STEP_MAX_PATHS) {
+		bf_diag_set(d, "paths", "%zu entries, at most %d allowed", v->n, STEP_MAX_PATHS);
 		r = BF_ERR_RANGE;
 		goto out;
 	}
@@ -769,9 +767,9 @@ step_f_paths(const struct ajson *v, struct step *st, struct bf_diag *d)
 		snprintf(ef, sizeof(ef), "paths[%zu]", i);
 		if ((r = step_want(e, AJSON_OBJ, ef, d)) != 0 || (r = step_only(e, keys, ef, d)) != 0)
 			goto out;
-		name = ajson_get(e, "name");
-		p = ajson_get(e, "path");
-		root = ajson_get(e, "root");
+		name = ajson_get(e, STEP_PATH_NAME);
+		p = ajson_get(e, STEP_PATH_PATH);
+		root = ajson_get(e, STEP_PATH_ROOT);
 		if (name == NULL || p == NULL || root == NULL) {
 			bf_diag_set(d, ef, "needs name, path and root");
 			r = BF_ERR_INVALID;
@@ -808,22 +806,22 @@ out:
 }
 
 static const struct step_field step_fields[] = {
-	{ "run",	1, step_f_run },
-	{ "argv",	1, step_f_argv },
-	{ "iterations",	1, step_f_iterations },
-	{ "warmup",	0, step_f_warmup },
-	{ "timeout_s",	1, step_f_timeout },
-	{ "env",	0, step_f_env },
-	{ "cwd",	0, step_f_cwd },
-	{ "metrics",	0, step_f_metrics },
-	{ "knobs",	0, step_f_knobs },
-	{ "bind",	0, step_f_bind },
-	{ "aslr",	0, step_f_aslr },
-	{ "drop_caches", 0, step_f_drop_caches },
-	{ "setup",	0, step_f_setup },
-	{ "pre_iteration", 0, step_f_pre },
-	{ "services",	0, step_f_services },
-	{ "paths",	0, step_f_paths },
+	{ .name = STEP_FIELD_RUN,	.required = 1,	.fn = step_f_run },
+	{ .name = STEP_FIELD_ARGV,	.required = 1,	.fn = step_f_argv },
+	{ .name = STEP_FIELD_ITERATIONS, .required = 1,	.fn = step_f_iterations },
+	{ .name = STEP_FIELD_WARMUP,	.required = 0,	.fn = step_f_warmup },
+	{ .name = STEP_FIELD_TIMEOUT_S,	.required = 1,	.fn = step_f_timeout },
+	{ .name = STEP_FIELD_ENV,	.required = 0,	.fn = step_f_env },
+	{ .name = STEP_FIELD_CWD,	.required = 0,	.fn = step_f_cwd },
+	{ .name = STEP_FIELD_METRICS,	.required = 0,	.fn = step_f_metrics },
+	{ .name = STEP_FIELD_KNOBS,	.required = 0,	.fn = step_f_knobs },
+	{ .name = STEP_FIELD_BIND,	.required = 0,	.fn = step_f_bind },
+	{ .name = STEP_FIELD_ASLR,	.required = 0,	.fn = step_f_aslr },
+	{ .name = STEP_FIELD_DROP_CACHES, .required = 0, .fn = step_f_drop_caches },
+	{ .name = STEP_FIELD_SETUP,	.required = 0,	.fn = step_f_setup },
+	{ .name = STEP_FIELD_PRE,	.required = 0,	.fn = step_f_pre },
+	{ .name = STEP_FIELD_SERVICES,	.required = 0,	.fn = step_f_services },
+	{ .name = STEP_FIELD_PATHS,	.required = 0,	.fn = step_f_paths },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 

@@ -22,6 +22,7 @@
 #include "parse.h"
 #include "path.h"
 #include "recipe.h"
+#include "step-schema.h"
 
 static const char *const recipe_keys[] = {
 	"name", "description", "params", "presets", "command", "timeout_s", "metrics",
@@ -33,8 +34,6 @@ static const char *const recipe_metric_keys[] = {
 static const char *const recipe_csv_keys[] = { "row_match", "column", NULL };
 static const char *const recipe_service_keys[] = { "argv", "ready", NULL };
 static const char *const recipe_ready_keys[] = { "tcp", "timeout_s", NULL };
-#define RECIPE_MAX_CMDS		32	/* setup, pre_iteration: the agent's STEP_MAX_CMDS */
-#define RECIPE_MAX_SERVICES	8
 
 /* One row per parameter type: its name and the keys it may carry. */
 static const struct {
@@ -943,7 +942,7 @@ recipe_parse_cmds(struct recipe *rc, const json_t *doc, const char *key, struct 
 	size_t i;
 	int r;
 
-	if ((r = jx_arr(doc, key, JX_OPTIONAL, 0, RECIPE_MAX_CMDS, &arr, "", d)) != 0 ||
+	if ((r = jx_arr(doc, key, JX_OPTIONAL, 0, STEP_MAX_CMDS, &arr, "", d)) != 0 ||
 	    arr == NULL)
 		goto out;
 	if ((*cp = calloc(json_array_size(arr) + 1, sizeof(**cp))) == NULL) {
@@ -970,7 +969,7 @@ recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	size_t i;
 	int r;
 
-	if ((r = jx_arr(doc, "services", JX_OPTIONAL, 0, RECIPE_MAX_SERVICES, &arr, "", d)) != 0 ||
+	if ((r = jx_arr(doc, "services", JX_OPTIONAL, 0, STEP_MAX_SERVICES, &arr, "", d)) != 0 ||
 	    arr == NULL)
 		goto out;
 	if ((rc->services = calloc(json_array_size(arr) + 1, sizeof(*rc->services))) == NULL) {
@@ -982,7 +981,7 @@ recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 
 		jx_path_idx(sp, sizeof(sp), "services", i);
 		rc->nservices++;
-		s->ready_timeout_s = 10;
+		s->ready_timeout_s = STEP_DEFAULT_READY_S;
 		if (!json_is_object(v)) {
 			bf_diag_set(d, sp, "expected an object, got %s", jx_type_name(v));
 			r = BF_ERR_INVALID;
@@ -997,7 +996,7 @@ recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 		jx_path(fp, sizeof(fp), sp, "ready");
 		if ((r = jx_only_keys(ready, recipe_ready_keys, fp, d)) != 0 ||
 		    (r = jx_str(ready, "tcp", JX_REQUIRED, BF_MAX_NAME * 2, &tcp, fp, d)) != 0 ||
-		    (r = jx_int(ready, "timeout_s", JX_OPTIONAL, 1, 3600, &s->ready_timeout_s, fp,
+		    (r = jx_int(ready, "timeout_s", JX_OPTIONAL, 1, STEP_MAX_READY_S, &s->ready_timeout_s, fp,
 		    d)) != 0)
 			goto out;
 		jx_path(tp, sizeof(tp), fp, "tcp");
@@ -1223,7 +1222,7 @@ recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
 		goto out;
 	}
 	rc->json = json_incref(doc);
-	rc->timeout_s = 600;
+	rc->timeout_s = STEP_DEFAULT_TIMEOUT_S;
 	if ((r = jx_only_keys(doc, recipe_keys, "", d)) != 0)
 		goto out;
 	if ((r = jx_str(doc, "name", JX_REQUIRED, BF_MAX_NAME, &s, "", d)) != 0 ||
@@ -1245,7 +1244,7 @@ recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
 	    (r = recipe_parse_services(rc, doc, d)) != 0 ||
 	    (r = recipe_check_defaults(rc, d)) != 0 ||
 	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
-	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, 86400, &rc->timeout_s, "", d)) != 0 ||
+	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, STEP_MAX_TIMEOUT_S, &rc->timeout_s, "", d)) != 0 ||
 	    (r = recipe_parse_metrics(rc, doc, d)) != 0)
 		goto out;
 	*out = rc;
@@ -1452,14 +1451,14 @@ recipe_paths_json(const struct recipe *rc, const json_t *values, const char *roo
 		}
 		if ((r = recipe_check_value(p, v, root, path, d)) != 0)
 			goto out;
-		o = json_pack("{s:s,s:O,s:s}", "name", p->name, "path", v, "root",
-		    p->root != NULL ? p->root : root);
+		o = json_pack("{s:s,s:O,s:s}", STEP_PATH_NAME, p->name, STEP_PATH_PATH, v,
+		    STEP_PATH_ROOT, p->root != NULL ? p->root : root);
 		if (o == NULL || json_array_append_new(paths, o) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
 	}
-	if (json_array_size(paths) > 0 && json_object_set(step, "paths", paths) != 0) {
+	if (json_array_size(paths) > 0 && json_object_set(step, STEP_FIELD_PATHS, paths) != 0) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
@@ -1482,8 +1481,8 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 
 	buf_init(&b, BF_MAX_ARG);
 	if ((r = recipe_paths_json(rc, values, root, step, d)) != 0 ||
-	    (r = recipe_cmds_json(rc, rc->setup, rc->nsetup, "setup", values, step, d)) != 0 ||
-	    (r = recipe_cmds_json(rc, rc->pre, rc->npre, "pre_iteration", values, step, d)) != 0)
+	    (r = recipe_cmds_json(rc, rc->setup, rc->nsetup, STEP_FIELD_SETUP, values, step, d)) != 0 ||
+	    (r = recipe_cmds_json(rc, rc->pre, rc->npre, STEP_FIELD_PRE, values, step, d)) != 0)
 		goto out;
 	if (rc->nservices > 0) {
 		if ((svcs = json_array()) == NULL) {
@@ -1493,7 +1492,7 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 		for (i = 0; i < rc->nservices; i++) {
 			const struct recipe_service *s = &rc->services[i];
 
-			jx_path_idx(path, sizeof(path), "services", i);
+			jx_path_idx(path, sizeof(path), STEP_FIELD_SERVICES, i);
 			if ((r = recipe_render_tmpl(rc, s->cmd.argv, s->cmd.argc, path, values,
 			    &argv, &argc, d)) != 0)
 				goto out;
@@ -1503,14 +1502,15 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 			a = recipe_argv_json(argv);
 			recipe_argv_free(argv);
 			argv = NULL;
-			o = json_pack("{s:o,s:{s:s,s:I}}", "argv", a, "ready", "tcp",
-			    b.data != NULL ? b.data : "", "timeout_s", (json_int_t)s->ready_timeout_s);
+			o = json_pack("{s:o,s:{s:s,s:I}}", STEP_SERVICE_ARGV, a, STEP_SERVICE_READY,
+			    STEP_SERVICE_TCP, b.data != NULL ? b.data : "", STEP_SERVICE_TIMEOUT_S,
+			    (json_int_t)s->ready_timeout_s);
 			if (a == NULL || o == NULL || json_array_append_new(svcs, o) != 0) {
 				r = BF_ERR_ALLOC;
 				goto out;
 			}
 		}
-		if (json_object_set(step, "services", svcs) != 0) {
+		if (json_object_set(step, STEP_FIELD_SERVICES, svcs) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
@@ -1523,14 +1523,15 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 		const struct recipe_metric *m = &rc->metrics[i];
 
 		if (m->regex != NULL)
-			o = json_pack("{s:s,s:s,s:s}", "name", m->name, "source", m->source,
-			    "regex", m->regex);
+			o = json_pack("{s:s,s:s,s:s}", STEP_METRIC_NAME, m->name,
+			    STEP_METRIC_SOURCE, m->source, STEP_METRIC_REGEX, m->regex);
 		else if (m->csv_row != NULL)
-			o = json_pack("{s:s,s:s,s:{s:s,s:s}}", "name", m->name, "source", m->source,
-			    "csv", "row_match", m->csv_row, "column", m->csv_column);
+			o = json_pack("{s:s,s:s,s:{s:s,s:s}}", STEP_METRIC_NAME, m->name,
+			    STEP_METRIC_SOURCE, m->source, STEP_METRIC_CSV, STEP_METRIC_CSV_ROW,
+			    m->csv_row, STEP_METRIC_CSV_COLUMN, m->csv_column);
 		else if (m->json_path != NULL)
-			o = json_pack("{s:s,s:s,s:s}", "name", m->name, "source", m->source,
-			    "json", m->json_path);
+			o = json_pack("{s:s,s:s,s:s}", STEP_METRIC_NAME, m->name,
+			    STEP_METRIC_SOURCE, m->source, STEP_METRIC_JSON, m->json_path);
 		else
 			continue;	/* measured by the agent for every iteration */
 		if (o == NULL || json_array_append_new(metrics, o) != 0) {
@@ -1538,7 +1539,7 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 			goto out;
 		}
 	}
-	if (json_object_set(step, "metrics", metrics) != 0) {
+	if (json_object_set(step, STEP_FIELD_METRICS, metrics) != 0) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
