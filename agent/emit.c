@@ -7,7 +7,7 @@
 
 #include "emit.h"
 #include "err.h"
-#include "json.h"
+#include "ajson.h"
 #include "caps.h"
 
 int
@@ -44,7 +44,7 @@ emit_log(int64_t iteration, const char *stream, const char *line, size_t len)
 	buf_init(&b, EMIT_MAX_LINE);
 	if ((r = buf_printf(&b, "{\"type\":\"log\",\"iteration\":%lld,\"stream\":\"%s\",\"line\":",
 	    (long long)iteration, stream)) != 0 ||
-	    (r = json_put_str(&b, line, len)) != 0 ||
+	    (r = ajson_put_str(&b, line, len)) != 0 ||
 	    (r = buf_puts(&b, "}")) != 0)
 		goto out;
 	r = emit_line(&b);
@@ -77,7 +77,7 @@ emit_error(const char *msg)
 
 	buf_init(&b, EMIT_MAX_LINE);
 	if ((r = buf_puts(&b, "{\"type\":\"error\",\"msg\":")) != 0 ||
-	    (r = json_put_str(&b, msg, strlen(msg))) != 0 ||
+	    (r = ajson_put_str(&b, msg, strlen(msg))) != 0 ||
 	    (r = buf_puts(&b, "}")) != 0)
 		goto out;
 	r = emit_line(&b);

@@ -11,7 +11,7 @@
 #include "emit.h"
 #include "err.h"
 #include "hello.h"
-#include "json.h"
+#include "ajson.h"
 #include "caps.h"
 
 #ifndef BF_VERSION
@@ -67,7 +67,7 @@ hello_put_file(struct buf *b, const char *key, const char *path)
 	if (hello_read(path, data, sizeof(data), &len) != 0)
 		r = buf_puts(b, "null");
 	else
-		r = json_put_str(b, data, len);
+		r = ajson_put_str(b, data, len);
 out:
 	return r;
 }
@@ -88,13 +88,13 @@ hello_build(struct buf *b)
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		memcpy(host, u.nodename, strnlen(u.nodename, sizeof(u.nodename)));
 	if ((r = buf_puts(b, "{\"type\":\"hello\",\"agent\":")) != 0 ||
-	    (r = json_put_str(b, BF_VERSION, strlen(BF_VERSION))) != 0 ||
+	    (r = ajson_put_str(b, BF_VERSION, strlen(BF_VERSION))) != 0 ||
 	    (r = buf_puts(b, ",\"hostname\":")) != 0 ||
-	    (r = json_put_str(b, host, strlen(host))) != 0 ||
+	    (r = ajson_put_str(b, host, strlen(host))) != 0 ||
 	    (r = buf_puts(b, ",\"kernel\":")) != 0 ||
-	    (r = json_put_str(b, u.release, strnlen(u.release, sizeof(u.release)))) != 0 ||
+	    (r = ajson_put_str(b, u.release, strnlen(u.release, sizeof(u.release)))) != 0 ||
 	    (r = buf_puts(b, ",\"arch\":")) != 0 ||
-	    (r = json_put_str(b, u.machine, strnlen(u.machine, sizeof(u.machine)))) != 0 ||
+	    (r = ajson_put_str(b, u.machine, strnlen(u.machine, sizeof(u.machine)))) != 0 ||
 	    (r = hello_put_file(b, "boot_id", "/proc/sys/kernel/random/boot_id")) != 0 ||
 	    (r = hello_put_file(b, "cmdline", "/proc/cmdline")) != 0 ||
 	    (r = buf_printf(b, ",\"pid\":%ld}", (long)getpid())) != 0)

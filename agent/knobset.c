@@ -14,7 +14,7 @@
 
 #include "buf.h"
 #include "emit.h"
-#include "json.h"
+#include "ajson.h"
 #include "knob.h"
 #include "knobset.h"
 
@@ -93,9 +93,9 @@ knobset_put_obj(struct buf *b, const char *key, const struct step *st, char (*va
 		if (!all && strcmp(st->knobs[i].name, "drop_caches") == 0)
 			continue;
 		if ((r = buf_puts(b, n++ ? "," : "")) != 0 ||
-		    (r = json_put_str(b, st->knobs[i].name, strlen(st->knobs[i].name))) != 0 ||
+		    (r = ajson_put_str(b, st->knobs[i].name, strlen(st->knobs[i].name))) != 0 ||
 		    (r = buf_puts(b, ":")) != 0 ||
-		    (r = json_put_str(b, vals[i], strlen(vals[i]))) != 0)
+		    (r = ajson_put_str(b, vals[i], strlen(vals[i]))) != 0)
 			return r;
 	}
 	return buf_puts(b, "}");

@@ -10,7 +10,7 @@
 
 #include "caps.h"
 #include "err.h"
-#include "json.h"
+#include "ajson.h"
 #include "metric.h"
 #include "parse.h"
 
@@ -160,8 +160,8 @@ out:
 static int
 metric_json(const struct step_metric *m, const char *out, size_t len, double *value)
 {
-	struct json *doc = NULL;
-	const struct json *cur;
+	struct ajson *doc = NULL;
+	const struct ajson *cur;
 	const char *p, *dot;
 	char seg[BF_MAX_NAME * 4];
 	int64_t idx;
@@ -173,7 +173,7 @@ metric_json(const struct step_metric *m, const char *out, size_t len, double *va
 		goto out;
 	}
 	/* trailing whitespace and newlines are fine; trailing data is not */
-	if ((r = json_parse(out, len, &doc, NULL)) != 0)
+	if ((r = ajson_parse(out, len, &doc, NULL)) != 0)
 		goto out;
 	cur = doc;
 	for (p = m->path; cur != NULL; p = dot + 1) {
@@ -185,9 +185,9 @@ metric_json(const struct step_metric *m, const char *out, size_t len, double *va
 		}
 		memcpy(seg, p, n);
 		seg[n] = '\0';
-		if (cur->type == JSON_OBJ)
-			cur = json_get(cur, seg);
-		else if (cur->type == JSON_ARR && parse_i64(seg, 0, (int64_t)cur->n - 1, &idx) == 0)
+		if (cur->type == AJSON_OBJ)
+			cur = ajson_get(cur, seg);
+		else if (cur->type == AJSON_ARR && parse_i64(seg, 0, (int64_t)cur->n - 1, &idx) == 0)
 			cur = cur->items[idx];
 		else
 			cur = NULL;
@@ -198,9 +198,9 @@ metric_json(const struct step_metric *m, const char *out, size_t len, double *va
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	if (cur->type == JSON_NUM)
+	if (cur->type == AJSON_NUM)
 		*value = cur->num;
-	else if (cur->type == JSON_STR) {
+	else if (cur->type == AJSON_STR) {
 		if ((r = parse_double(cur->str, value)) != 0)
 			goto out;
 	} else {
@@ -209,7 +209,7 @@ metric_json(const struct step_metric *m, const char *out, size_t len, double *va
 	}
 	r = 0;
 out:
-	json_free(doc);
+	ajson_free(doc);
 	return r;
 }
 

@@ -16,7 +16,7 @@
 
 #include "emit.h"
 #include "err.h"
-#include "json.h"
+#include "ajson.h"
 #include "knob.h"
 #include "parse.h"
 #include "probe.h"
@@ -265,7 +265,7 @@ probe_put_str(struct buf *o, const char *key, const char *v)
 		return r;
 	if (v == NULL)
 		return buf_puts(o, "null");
-	return json_put_str(o, v, strlen(v));
+	return ajson_put_str(o, v, strlen(v));
 }
 
 static int

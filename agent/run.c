@@ -14,7 +14,7 @@
 #include "err.h"
 #include "exec.h"
 #include "hello.h"
-#include "json.h"
+#include "ajson.h"
 #include "knobset.h"
 #include "service.h"
 #include "caps.h"
@@ -64,11 +64,11 @@ run_iteration_line(const struct step *st, int64_t it, int warmup,
 	    "\"exit\":%d,\"signal\":%d,\"timeout\":%s,\"wall_s\":", (long long)it,
 	    warmup ? "true" : "false", res->exit_code, res->signal,
 	    res->timeout ? "true" : "false")) != 0 ||
-	    (r = json_put_num(&b, res->wall_s)) != 0 ||
+	    (r = ajson_put_num(&b, res->wall_s)) != 0 ||
 	    (r = buf_puts(&b, ",\"user_s\":")) != 0 ||
-	    (r = json_put_num(&b, res->user_s)) != 0 ||
+	    (r = ajson_put_num(&b, res->user_s)) != 0 ||
 	    (r = buf_puts(&b, ",\"sys_s\":")) != 0 ||
-	    (r = json_put_num(&b, res->sys_s)) != 0 ||
+	    (r = ajson_put_num(&b, res->sys_s)) != 0 ||
 	    (r = buf_printf(&b, ",\"maxrss_kb\":%ld,\"metrics\":{", res->maxrss_kb)) != 0)
 		goto out;
 	for (i = 0; i < st->nmetrics; i++) {
@@ -78,12 +78,12 @@ run_iteration_line(const struct step *st, int64_t it, int warmup,
 		if (res->exec_errno == 0 &&
 		    metric_extract(m, src->data != NULL ? src->data : "", src->len, &v) == 0) {
 			if ((r = buf_puts(&b, nfound++ ? "," : "")) != 0 ||
-			    (r = json_put_str(&b, m->name, strlen(m->name))) != 0 ||
+			    (r = ajson_put_str(&b, m->name, strlen(m->name))) != 0 ||
 			    (r = buf_puts(&b, ":")) != 0 ||
-			    (r = json_put_num(&b, v)) != 0)
+			    (r = ajson_put_num(&b, v)) != 0)
 				goto out;
 		} else if ((r = buf_puts(&missing, nmissing++ ? "," : "")) != 0 ||
-		    (r = json_put_str(&missing, m->name, strlen(m->name))) != 0)
+		    (r = ajson_put_str(&missing, m->name, strlen(m->name))) != 0)
 			goto out;
 	}
 	if ((r = buf_puts(&b, "},\"missing\":[")) != 0 ||
@@ -93,7 +93,7 @@ run_iteration_line(const struct step *st, int64_t it, int warmup,
 	if (res->exec_errno != 0) {
 		snprintf(msg, sizeof(msg), "%s: %s", res->exec_what, strerror(res->exec_errno));
 		if ((r = buf_puts(&b, ",\"error\":")) != 0 ||
-		    (r = json_put_str(&b, msg, strlen(msg))) != 0)
+		    (r = ajson_put_str(&b, msg, strlen(msg))) != 0)
 			goto out;
 	}
 	if ((r = buf_puts(&b, "}")) != 0)

@@ -9,41 +9,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "ajson.h"
 #include "knob.h"
 #include "parse.h"
 #include "path.h"
 #include "caps.h"
 #include "step.h"
-
-#define STEP_MAX_WARMUP		100
-#define STEP_MAX_TIMEOUT_S	86400
-#define STEP_MAX_ENV		BF_MAX_ARGV
-#define STEP_MAX_PATH		BF_MAX_STR	/* cwd; PATH_MAX on Linux */
+#include "step-schema.h"
 
 struct step_field {
 	const char *name;
 	int required;
-	int (*fn)(const struct json *v, struct step *st, struct bf_diag *d);
+	int (*fn)(const struct ajson *v, struct step *st, struct bf_diag *d);
 };
 
 static int
-step_want(const struct json *v, enum json_type t, const char *field, struct bf_diag *d)
+step_want(const struct ajson *v, enum ajson_type t, const char *field, struct bf_diag *d)
 {
 	if (v->type == t)
 		return 0;
-	bf_diag_set(d, field, "%s where %s %s is expected", json_type_name(v->type),
-	    t == JSON_ARR || t == JSON_OBJ ? "an" : "a", json_type_name(t));
+	bf_diag_set(d, field, "%s where %s %s is expected", ajson_type_name(v->type),
+	    t == AJSON_ARR || t == AJSON_OBJ ? "an" : "a", ajson_type_name(t));
 	return BF_ERR_INVALID;
 }
 
 static int
-step_int(const struct json *v, const char *field, int64_t min, int64_t max,
+step_int(const struct ajson *v, const char *field, int64_t min, int64_t max,
     int64_t *out, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_want(v, JSON_NUM, field, d)) != 0)
+	if ((r = step_want(v, AJSON_NUM, field, d)) != 0)
 		goto out;
 	if (!v->is_int) {
 		bf_diag_set(d, field, "%g is not an integer", v->num);
@@ -64,12 +60,12 @@ out:
 
 /* A string no longer than max; dup'd into *out. */
 static int
-step_str(const struct json *v, const char *field, size_t max, char **out,
+step_str(const struct ajson *v, const char *field, size_t max, char **out,
     struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_want(v, JSON_STR, field, d)) != 0)
+	if ((r = step_want(v, AJSON_STR, field, d)) != 0)
 		goto out;
 	if (v->len > max) {
 		bf_diag_set(d, field, "string of %zu bytes is longer than %zu", v->len, max);
@@ -86,38 +82,38 @@ out:
 }
 
 static int
-step_f_run(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_run(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "run", 0, INT64_MAX, &st->run, d);
+	return step_int(v, STEP_FIELD_RUN, 0, INT64_MAX, &st->run, d);
 }
 
 static int
-step_f_iterations(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_iterations(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "iterations", 1, BF_MAX_ITERATIONS, &st->iterations, d);
+	return step_int(v, STEP_FIELD_ITERATIONS, 1, STEP_MAX_ITERATIONS, &st->iterations, d);
 }
 
 static int
-step_f_warmup(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_warmup(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "warmup", 0, STEP_MAX_WARMUP, &st->warmup, d);
+	return step_int(v, STEP_FIELD_WARMUP, 0, STEP_MAX_WARMUP, &st->warmup, d);
 }
 
 static int
-step_f_timeout(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_timeout(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_int(v, "timeout_s", 1, STEP_MAX_TIMEOUT_S, &st->timeout_s, d);
+	return step_int(v, STEP_FIELD_TIMEOUT_S, 1, STEP_MAX_TIMEOUT_S, &st->timeout_s, d);
 }
 
 /* An argv array: 1..BF_MAX_ARGV strings, the first non-empty. */
 static int
-step_cmd(const struct json *v, const char *field, struct step_cmd *c, struct bf_diag *d)
+step_cmd(const struct ajson *v, const char *field, struct step_cmd *c, struct bf_diag *d)
 {
 	char ef[64];
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_ARR, field, d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, field, d)) != 0)
 		goto out;
 	if (v->n < 1 || v->n > BF_MAX_ARGV) {
 		bf_diag_set(d, field, "%zu elements, expected 1..%d", v->n, BF_MAX_ARGV);
@@ -156,12 +152,12 @@ step_cmd_clear(struct step_cmd *c)
 }
 
 static int
-step_f_argv(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_argv(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	struct step_cmd c = { NULL, 0 };
 	int r;
 
-	r = step_cmd(v, "argv", &c, d);
+	r = step_cmd(v, STEP_FIELD_ARGV, &c, d);
 	st->argv = c.argv;
 	st->argc = c.argc;
 	return r;
@@ -169,14 +165,14 @@ step_f_argv(const struct json *v, struct step *st, struct bf_diag *d)
 
 /* A list of commands ("setup", "pre_iteration"). */
 static int
-step_cmds(const struct json *v, const char *field, struct step_cmd **cp, size_t *np,
+step_cmds(const struct ajson *v, const char *field, struct step_cmd **cp, size_t *np,
     struct bf_diag *d)
 {
 	char ef[48];
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_ARR, field, d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, field, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_CMDS) {
 		bf_diag_set(d, field, "%zu commands, at most %d allowed", v->n, STEP_MAX_CMDS);
@@ -199,20 +195,20 @@ out:
 }
 
 static int
-step_f_setup(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_setup(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_cmds(v, "setup", &st->setup, &st->nsetup, d);
+	return step_cmds(v, STEP_FIELD_SETUP, &st->setup, &st->nsetup, d);
 }
 
 static int
-step_f_pre(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_pre(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	return step_cmds(v, "pre_iteration", &st->pre, &st->npre, d);
+	return step_cmds(v, STEP_FIELD_PRE, &st->pre, &st->npre, d);
 }
 
 /* Refuse members of obj outside the NULL-terminated allowed list. */
 static int
-step_only(const struct json *obj, const char *const *allowed, const char *field,
+step_only(const struct ajson *obj, const char *const *allowed, const char *field,
     struct bf_diag *d)
 {
 	size_t i, k;
@@ -266,20 +262,20 @@ bad:
 }
 
 static int
-step_service(const struct json *v, const char *field, struct step_service *sv,
+step_service(const struct ajson *v, const char *field, struct step_service *sv,
     struct bf_diag *d)
 {
-	static const char *const keys[] = { "argv", "ready", NULL };
-	static const char *const rkeys[] = { "tcp", "timeout_s", NULL };
-	const struct json *a, *ready, *tcp, *t;
+	static const char *const keys[] = { STEP_SERVICE_ARGV, STEP_SERVICE_READY, NULL };
+	static const char *const rkeys[] = { STEP_SERVICE_TCP, STEP_SERVICE_TIMEOUT_S, NULL };
+	const struct ajson *a, *ready, *tcp, *t;
 	char ef[64];
 	int r;
 
-	sv->timeout_s = 10;
-	if ((r = step_want(v, JSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
+	sv->timeout_s = STEP_DEFAULT_READY_S;
+	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.argv", field);
-	if ((a = json_get(v, "argv")) == NULL) {
+	if ((a = ajson_get(v, STEP_SERVICE_ARGV)) == NULL) {
 		bf_diag_set(d, ef, "missing");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -287,26 +283,26 @@ step_service(const struct json *v, const char *field, struct step_service *sv,
 	if ((r = step_cmd(a, ef, &sv->cmd, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.ready", field);
-	if ((ready = json_get(v, "ready")) == NULL) {
+	if ((ready = ajson_get(v, STEP_SERVICE_READY)) == NULL) {
 		bf_diag_set(d, ef, "missing (a service must say when it is ready)");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((r = step_want(ready, JSON_OBJ, ef, d)) != 0 ||
+	if ((r = step_want(ready, AJSON_OBJ, ef, d)) != 0 ||
 	    (r = step_only(ready, rkeys, ef, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.ready.tcp", field);
-	if ((tcp = json_get(ready, "tcp")) == NULL) {
+	if ((tcp = ajson_get(ready, STEP_SERVICE_TCP)) == NULL) {
 		bf_diag_set(d, ef, "missing");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((r = step_want(tcp, JSON_STR, ef, d)) != 0 ||
+	if ((r = step_want(tcp, AJSON_STR, ef, d)) != 0 ||
 	    (r = step_hostport(tcp->str, ef, sv, d)) != 0)
 		goto out;
 	snprintf(ef, sizeof(ef), "%s.ready.timeout_s", field);
-	if ((t = json_get(ready, "timeout_s")) != NULL &&
-	    (r = step_int(t, ef, 1, 3600, &sv->timeout_s, d)) != 0)
+	if ((t = ajson_get(ready, STEP_SERVICE_TIMEOUT_S)) != NULL &&
+	    (r = step_int(t, ef, 1, STEP_MAX_READY_S, &sv->timeout_s, d)) != 0)
 		goto out;
 	r = 0;
 out:
@@ -314,13 +310,13 @@ out:
 }
 
 static int
-step_f_services(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_services(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	char ef[32];
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_ARR, "services", d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_SERVICES, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_SERVICES) {
 		bf_diag_set(d, "services", "%zu services, at most %d allowed", v->n,
@@ -344,15 +340,15 @@ out:
 }
 
 static int
-step_f_knobs(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_knobs(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	char ef[BF_MAX_NAME + 16], why[KNOB_MAX_WHY], num[32];
-	const struct json *e;
+	const struct ajson *e;
 	const char *val;
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_OBJ, "knobs", d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_KNOBS, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_KNOBS) {
 		bf_diag_set(d, "knobs", "%zu knobs, at most %d allowed", v->n, STEP_MAX_KNOBS);
@@ -366,14 +362,14 @@ step_f_knobs(const struct json *v, struct step *st, struct bf_diag *d)
 	for (i = 0; i < v->n; i++) {
 		e = v->items[i];
 		snprintf(ef, sizeof(ef), "knobs.%.64s", e->key);
-		if (e->type == JSON_NUM && e->is_int) {
+		if (e->type == AJSON_NUM && e->is_int) {
 			snprintf(num, sizeof(num), "%lld", (long long)e->i);
 			val = num;
-		} else if (e->type == JSON_STR)
+		} else if (e->type == AJSON_STR)
 			val = e->str;
 		else {
 			bf_diag_set(d, ef, "%s where a string or an integer is expected",
-			    json_type_name(e->type));
+			    ajson_type_name(e->type));
 			r = BF_ERR_INVALID;
 			goto out;
 		}
@@ -400,25 +396,25 @@ out:
 
 /* A list field of bind: a string "0-3,8" or a single integer. */
 static int
-step_bind_list(const struct json *b, const char *key, unsigned long *mask, size_t nbits,
+step_bind_list(const struct ajson *b, const char *key, unsigned long *mask, size_t nbits,
     int *set, struct bf_diag *d)
 {
-	const struct json *v;
+	const struct ajson *v;
 	char ef[32], why[128], num[32];
 	const char *s;
 	int r;
 
-	if ((v = json_get(b, key)) == NULL)
+	if ((v = ajson_get(b, key)) == NULL)
 		return 0;
 	snprintf(ef, sizeof(ef), "bind.%s", key);
-	if (v->type == JSON_NUM && v->is_int && v->i >= 0) {
+	if (v->type == AJSON_NUM && v->is_int && v->i >= 0) {
 		snprintf(num, sizeof(num), "%lld", (long long)v->i);
 		s = num;
-	} else if (v->type == JSON_STR)
+	} else if (v->type == AJSON_STR)
 		s = v->str;
 	else {
 		bf_diag_set(d, ef, "%s where a list like \"0-3,8\" is expected",
-		    json_type_name(v->type));
+		    ajson_type_name(v->type));
 		return BF_ERR_INVALID;
 	}
 	if ((r = bind_parse_list(s, mask, nbits, why, sizeof(why))) != 0) {
@@ -430,40 +426,41 @@ step_bind_list(const struct json *b, const char *key, unsigned long *mask, size_
 }
 
 static int
-step_f_bind(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_bind(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	static const char *const keys[] = { "cpus", "membind", "cpunodebind", NULL };
+	static const char *const keys[] = { STEP_BIND_CPUS, STEP_BIND_MEMBIND, STEP_BIND_CPUNODEBIND,
+	    NULL };
 	int r;
 
-	if ((r = step_want(v, JSON_OBJ, "bind", d)) != 0 ||
-	    (r = step_only(v, keys, "bind", d)) != 0 ||
-	    (r = step_bind_list(v, "cpus", st->bind.cpus, BIND_MAX_CPUS, &st->bind.cpus_set,
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_BIND, d)) != 0 ||
+	    (r = step_only(v, keys, STEP_FIELD_BIND, d)) != 0 ||
+	    (r = step_bind_list(v, STEP_BIND_CPUS, st->bind.cpus, BIND_MAX_CPUS, &st->bind.cpus_set,
 	    d)) != 0 ||
-	    (r = step_bind_list(v, "membind", st->bind.mem, BIND_MAX_NODES, &st->bind.mem_set,
+	    (r = step_bind_list(v, STEP_BIND_MEMBIND, st->bind.mem, BIND_MAX_NODES, &st->bind.mem_set,
 	    d)) != 0 ||
-	    (r = step_bind_list(v, "cpunodebind", st->bind.nodes, BIND_MAX_NODES,
+	    (r = step_bind_list(v, STEP_BIND_CPUNODEBIND, st->bind.nodes, BIND_MAX_NODES,
 	    &st->bind.nodes_set, d)) != 0)
 		return r;
 	return 0;
 }
 
 static int
-step_f_aslr(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_aslr(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_want(v, JSON_BOOL, "aslr", d)) != 0)
+	if ((r = step_want(v, AJSON_BOOL, STEP_FIELD_ASLR, d)) != 0)
 		return r;
 	st->bind.aslr_off = !v->boolean;
 	return 0;
 }
 
 static int
-step_f_drop_caches(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_drop_caches(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_want(v, JSON_BOOL, "drop_caches", d)) != 0)
+	if ((r = step_want(v, AJSON_BOOL, STEP_FIELD_DROP_CACHES, d)) != 0)
 		return r;
 	if (v->boolean && st->drop_caches == 0)
 		st->drop_caches = 3;
@@ -486,13 +483,13 @@ step_env_name_ok(const char *s)
 }
 
 static int
-step_f_env(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_env(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	char field[BF_MAX_NAME + 16];
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_OBJ, "env", d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_ENV, d)) != 0)
 		goto out;
 	if (v->n > STEP_MAX_ENV) {
 		bf_diag_set(d, "env", "%zu entries, at most %d allowed", v->n, STEP_MAX_ENV);
@@ -505,7 +502,7 @@ step_f_env(const struct json *v, struct step *st, struct bf_diag *d)
 		goto out;
 	}
 	for (i = 0; i < v->n; i++) {
-		const struct json *e = v->items[i];
+		const struct ajson *e = v->items[i];
 
 		if (!step_env_name_ok(e->key)) {
 			bf_diag_set(d, "env", "\"%.64s\" is not a valid variable name "
@@ -528,11 +525,11 @@ out:
 }
 
 static int
-step_f_cwd(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_cwd(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	int r;
 
-	if ((r = step_str(v, "cwd", STEP_MAX_PATH, &st->cwd, d)) != 0)
+	if ((r = step_str(v, STEP_FIELD_CWD, STEP_MAX_PATH, &st->cwd, d)) != 0)
 		goto out;
 	if (st->cwd[0] != '/') {
 		bf_diag_set(d, "cwd", "\"%.64s\" is not an absolute path", st->cwd);
@@ -558,18 +555,18 @@ step_metric_name_ok(const char *s)
 
 /* The csv rule: {"row_match": "GET", "column": "rps"}. */
 static int
-step_metric_csv(const struct json *v, const char *field, struct step_metric *m,
+step_metric_csv(const struct ajson *v, const char *field, struct step_metric *m,
     struct bf_diag *d)
 {
-	static const char *const keys[] = { "row_match", "column", NULL };
-	const struct json *rm, *col;
+	static const char *const keys[] = { STEP_METRIC_CSV_ROW, STEP_METRIC_CSV_COLUMN, NULL };
+	const struct ajson *rm, *col;
 	char ef[80];
 	int r;
 
-	if ((r = step_want(v, JSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
 		goto out;
-	rm = json_get(v, "row_match");
-	col = json_get(v, "column");
+	rm = ajson_get(v, STEP_METRIC_CSV_ROW);
+	col = ajson_get(v, STEP_METRIC_CSV_COLUMN);
 	if (rm == NULL || col == NULL) {
 		snprintf(ef, sizeof(ef), "%s.%s", field, rm == NULL ? "row_match" : "column");
 		bf_diag_set(d, ef, "missing");
@@ -593,18 +590,19 @@ out:
 }
 
 static int
-step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d)
+step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *d)
 {
-	static const char *const keys[] = { "name", "source", "regex", "csv", "json", NULL };
+	static const char *const keys[] = { STEP_METRIC_NAME, STEP_METRIC_SOURCE, STEP_METRIC_REGEX,
+	    STEP_METRIC_CSV, STEP_METRIC_JSON, NULL };
 	struct step_metric *m = &st->metrics[idx];
-	const struct json *name, *src, *rx, *csv, *jp;
+	const struct ajson *name, *src, *rx, *csv, *jp;
 	char field[48], err[128];
 	const char *why = NULL;
 	size_t i;
 	int r, rc;
 
 	snprintf(field, sizeof(field), "metrics[%zu]", idx);
-	if ((r = step_want(v, JSON_OBJ, field, d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0)
 		goto out;
 	for (i = 0; i < v->n; i++) {
 		for (rc = 0; keys[rc] != NULL; rc++)
@@ -617,14 +615,14 @@ step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d
 			goto out;
 		}
 	}
-	name = json_get(v, "name");
-	src = json_get(v, "source");
-	rx = json_get(v, "regex");
-	csv = json_get(v, "csv");
-	jp = json_get(v, "json");
+	name = ajson_get(v, STEP_METRIC_NAME);
+	src = ajson_get(v, STEP_METRIC_SOURCE);
+	rx = ajson_get(v, STEP_METRIC_REGEX);
+	csv = ajson_get(v, STEP_METRIC_CSV);
+	jp = ajson_get(v, STEP_METRIC_JSON);
 	if (name == NULL || src == NULL) {
 		snprintf(field, sizeof(field), "metrics[%zu].%s", idx,
-		    name == NULL ? "name" : "source");
+		    name == NULL ? STEP_METRIC_NAME : STEP_METRIC_SOURCE);
 		bf_diag_set(d, field, "missing");
 		r = BF_ERR_INVALID;
 		goto out;
@@ -655,7 +653,7 @@ step_metric(const struct json *v, size_t idx, struct step *st, struct bf_diag *d
 			goto out;
 		}
 	snprintf(field, sizeof(field), "metrics[%zu].source", idx);
-	if ((r = step_want(src, JSON_STR, field, d)) != 0)
+	if ((r = step_want(src, AJSON_STR, field, d)) != 0)
 		goto out;
 	if (strcmp(src->str, "stdout") == 0)
 		m->source = STEP_STDOUT;
@@ -713,15 +711,15 @@ out:
 }
 
 static int
-step_f_metrics(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_metrics(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, JSON_ARR, "metrics", d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_METRICS, d)) != 0)
 		goto out;
-	if (v->n > BF_MAX_METRICS) {
-		bf_diag_set(d, "metrics", "%zu entries, at most %d allowed", v->n, BF_MAX_METRICS);
+	if (v->n > STEP_MAX_METRICS) {
+		bf_diag_set(d, "metrics", "%zu entries, at most %d allowed", v->n, STEP_MAX_METRICS);
 		r = BF_ERR_RANGE;
 		goto out;
 	}
@@ -747,39 +745,39 @@ out:
  * normal, under its root, and no symbolic link below the root (path.h).
  */
 static int
-step_f_paths(const struct json *v, struct step *st, struct bf_diag *d)
+step_f_paths(const struct ajson *v, struct step *st, struct bf_diag *d)
 {
-	static const char *const keys[] = { "name", "path", "root", NULL };
-	const struct json *e, *name, *p, *root;
+	static const char *const keys[] = { STEP_PATH_NAME, STEP_PATH_PATH, STEP_PATH_ROOT, NULL };
+	const struct ajson *e, *name, *p, *root;
 	const char *why = NULL;
 	char ef[32], fs[BF_DIAG_MSG - 64];
 	size_t i;
 	int r;
 
 	(void)st;
-	if ((r = step_want(v, JSON_ARR, "paths", d)) != 0)
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_PATHS, d)) != 0)
 		goto out;
-	if (v->n > BF_MAX_PARAMS) {
-		bf_diag_set(d, "paths", "%zu entries, at most %d allowed", v->n, BF_MAX_PARAMS);
+	if (v->n > STEP_MAX_PATHS) {
+		bf_diag_set(d, "paths", "%zu entries, at most %d allowed", v->n, STEP_MAX_PATHS);
 		r = BF_ERR_RANGE;
 		goto out;
 	}
 	for (i = 0; i < v->n; i++) {
 		e = v->items[i];
 		snprintf(ef, sizeof(ef), "paths[%zu]", i);
-		if ((r = step_want(e, JSON_OBJ, ef, d)) != 0 || (r = step_only(e, keys, ef, d)) != 0)
+		if ((r = step_want(e, AJSON_OBJ, ef, d)) != 0 || (r = step_only(e, keys, ef, d)) != 0)
 			goto out;
-		name = json_get(e, "name");
-		p = json_get(e, "path");
-		root = json_get(e, "root");
+		name = ajson_get(e, STEP_PATH_NAME);
+		p = ajson_get(e, STEP_PATH_PATH);
+		root = ajson_get(e, STEP_PATH_ROOT);
 		if (name == NULL || p == NULL || root == NULL) {
 			bf_diag_set(d, ef, "needs name, path and root");
 			r = BF_ERR_INVALID;
 			goto out;
 		}
-		if ((r = step_want(name, JSON_STR, ef, d)) != 0 ||
-		    (r = step_want(p, JSON_STR, ef, d)) != 0 ||
-		    (r = step_want(root, JSON_STR, ef, d)) != 0)
+		if ((r = step_want(name, AJSON_STR, ef, d)) != 0 ||
+		    (r = step_want(p, AJSON_STR, ef, d)) != 0 ||
+		    (r = step_want(root, AJSON_STR, ef, d)) != 0)
 			goto out;
 		if (path_check_normal(root->str, root->len, &why) != 0) {
 			bf_diag_set(d, ef, "root \"%.200s\" %s", root->str, why);
@@ -808,22 +806,22 @@ out:
 }
 
 static const struct step_field step_fields[] = {
-	{ "run",	1, step_f_run },
-	{ "argv",	1, step_f_argv },
-	{ "iterations",	1, step_f_iterations },
-	{ "warmup",	0, step_f_warmup },
-	{ "timeout_s",	1, step_f_timeout },
-	{ "env",	0, step_f_env },
-	{ "cwd",	0, step_f_cwd },
-	{ "metrics",	0, step_f_metrics },
-	{ "knobs",	0, step_f_knobs },
-	{ "bind",	0, step_f_bind },
-	{ "aslr",	0, step_f_aslr },
-	{ "drop_caches", 0, step_f_drop_caches },
-	{ "setup",	0, step_f_setup },
-	{ "pre_iteration", 0, step_f_pre },
-	{ "services",	0, step_f_services },
-	{ "paths",	0, step_f_paths },
+	{ .name = STEP_FIELD_RUN,	.required = 1,	.fn = step_f_run },
+	{ .name = STEP_FIELD_ARGV,	.required = 1,	.fn = step_f_argv },
+	{ .name = STEP_FIELD_ITERATIONS, .required = 1,	.fn = step_f_iterations },
+	{ .name = STEP_FIELD_WARMUP,	.required = 0,	.fn = step_f_warmup },
+	{ .name = STEP_FIELD_TIMEOUT_S,	.required = 1,	.fn = step_f_timeout },
+	{ .name = STEP_FIELD_ENV,	.required = 0,	.fn = step_f_env },
+	{ .name = STEP_FIELD_CWD,	.required = 0,	.fn = step_f_cwd },
+	{ .name = STEP_FIELD_METRICS,	.required = 0,	.fn = step_f_metrics },
+	{ .name = STEP_FIELD_KNOBS,	.required = 0,	.fn = step_f_knobs },
+	{ .name = STEP_FIELD_BIND,	.required = 0,	.fn = step_f_bind },
+	{ .name = STEP_FIELD_ASLR,	.required = 0,	.fn = step_f_aslr },
+	{ .name = STEP_FIELD_DROP_CACHES, .required = 0, .fn = step_f_drop_caches },
+	{ .name = STEP_FIELD_SETUP,	.required = 0,	.fn = step_f_setup },
+	{ .name = STEP_FIELD_PRE,	.required = 0,	.fn = step_f_pre },
+	{ .name = STEP_FIELD_SERVICES,	.required = 0,	.fn = step_f_services },
+	{ .name = STEP_FIELD_PATHS,	.required = 0,	.fn = step_f_paths },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 
@@ -876,20 +874,20 @@ step_free(struct step *st)
 int
 step_parse(const char *text, size_t len, struct step **out, struct bf_diag *d)
 {
-	struct json *doc = NULL;
+	struct ajson *doc = NULL;
 	struct step *st = NULL;
 	struct bf_diag jd;
-	const struct json *v;
+	const struct ajson *v;
 	size_t i, k;
 	int r;
 
 	bf_diag_clear(d);
-	if ((r = json_parse(text, len, &doc, &jd)) != 0) {
+	if ((r = ajson_parse(text, len, &doc, &jd)) != 0) {
 		bf_diag_set(d, "step", "%s", jd.msg);
 		goto out;
 	}
-	if (doc->type != JSON_OBJ) {
-		r = step_want(doc, JSON_OBJ, "step", d);
+	if (doc->type != AJSON_OBJ) {
+		r = step_want(doc, AJSON_OBJ, "step", d);
 		goto out;
 	}
 	for (i = 0; i < doc->n; i++) {
@@ -907,7 +905,7 @@ step_parse(const char *text, size_t len, struct step **out, struct bf_diag *d)
 		goto out;
 	}
 	for (k = 0; k < STEP_NFIELDS; k++) {
-		if ((v = json_get(doc, step_fields[k].name)) == NULL) {
+		if ((v = ajson_get(doc, step_fields[k].name)) == NULL) {
 			if (step_fields[k].required) {
 				bf_diag_set(d, step_fields[k].name, "missing");
 				r = BF_ERR_INVALID;
@@ -925,6 +923,6 @@ out:
 	if (r == BF_ERR_ALLOC)
 		bf_diag_set(d, "step", "out of memory");
 	step_free(st);
-	json_free(doc);
+	ajson_free(doc);
 	return r;
 }

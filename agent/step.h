@@ -11,10 +11,8 @@
 
 #include "bind.h"
 #include "err.h"
+#include "step-schema.h"
 
-#define STEP_MAX_CMDS		32	/* setup / pre_iteration commands */
-#define STEP_MAX_SERVICES	8
-#define STEP_MAX_KNOBS		64
 
 enum step_source {
 	STEP_STDOUT,

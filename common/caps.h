@@ -41,6 +41,7 @@
 #define BF_MAX_AXIS_VALUES	64		/* values on one axis */
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */
 #define BF_MAX_ITERATIONS	10000
+#define BF_MAX_WARMUP		100		/* warmup iterations of a run */
 #define BF_MAX_BOOTS		100
 #define BF_MAX_WARMUP		100		/* warm-up iterations of a run */
 #define BF_MAX_TIMEOUT_S	86400		/* one iteration's timeout, seconds */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agentline.h"
 #include "boot.h"
 #include "buf.h"
 #include "job.h"
@@ -27,18 +28,6 @@
 #include "shquote.h"
 #include "stats.h"
 
-/* Built-in per-iteration measurements of the agent and their units. */
-static const struct {
-	const char *name;
-	const char *unit;
-} builtin_metrics[] = {
-	{ "wall_s", "s" },
-	{ "user_s", "s" },
-	{ "sys_s", "s" },
-	{ "maxrss_kb", "KiB" },
-};
-#define NBUILTIN (sizeof(builtin_metrics) / sizeof(builtin_metrics[0]))
-
 struct ingest {
 	const struct runner_env *env;
 	const struct store_claim *c;
@@ -49,6 +38,7 @@ struct ingest {
 	int done_ok;
 	int iterations_seen;
 	int metric_missing;
+	int line_refused;		/* an iteration, hello or done line was refused */
 	int samples_stored;
 	int store_err;			/* storing a sample failed: BF_ERR_* */
 	char store_msg[256];
@@ -523,83 +513,67 @@ note_error(struct ingest *g, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What an iteration line means for the run: failures noted, samples of a
+ * measured iteration handed to the sink. */
 static int
-ingest_iteration(struct ingest *g, json_t *o)
+ingest_iteration(struct ingest *g, const struct agentline_iteration *it)
 {
-	struct store_sample s[NBUILTIN + BF_MAX_METRICS];
+	struct store_sample s[AGENTLINE_NBUILTIN + BF_MAX_METRICS];
 	char why[256];
-	json_t *metrics, *v;
-	int64_t it, exitst = 0, sig = 0;
-	int warm = 0, timeout = 0, r;
-	size_t n = 0, i;
-	double x;
+	size_t n = 0, i, k;
+	int r;
 
-	if (jx_int(o, "iteration", JX_REQUIRED, 0, BF_MAX_ITERATIONS + 100, &it, "iteration",
-	    NULL) != 0)
-		return BF_ERR_PROTO;
-	jx_bool(o, "warmup", JX_OPTIONAL, &warm, "", NULL);
-	jx_bool(o, "timeout", JX_OPTIONAL, &timeout, "", NULL);
-	jx_int(o, "exit", JX_OPTIONAL, -1, 255, &exitst, "", NULL);
-	jx_int(o, "signal", JX_OPTIONAL, 0, 128, &sig, "", NULL);
 	g->iterations_seen++;
-	if (timeout)
-		note_error(g, "iteration %lld timed out", (long long)it);
-	else if (sig != 0)
-		note_error(g, "iteration %lld killed by signal %lld", (long long)it,
-		    (long long)sig);
-	else if (exitst != 0)
+	if (it->timeout)
+		note_error(g, "iteration %lld timed out", (long long)it->index);
+	else if (it->signal != 0)
+		note_error(g, "iteration %lld killed by signal %lld", (long long)it->index,
+		    (long long)it->signal);
+	else if (it->exit != 0)
 		note_error(g, "iteration %lld: workload exited with status %lld",
-		    (long long)it, (long long)exitst);
-	if (warm || it < g->warmup)
+		    (long long)it->index, (long long)it->exit);
+	if (it->warmup || it->index < g->warmup)
 		return 0;
-	if (timeout || sig != 0 || exitst != 0)
+	if (it->timeout || it->signal != 0 || it->exit != 0)
 		return 0;	/* a failed iteration measures nothing */
 	/* A metric the recipe's rule did not find fails the run: a silently
 	 * missing number would bias every mean computed from the rest. The
 	 * workload's output is in the run log. */
-	if ((v = json_object_get(o, "missing")) != NULL && json_is_array(v) &&
-	    json_array_size(v) > 0) {
+	if (it->nmissing > 0) {
 		g->metric_missing = 1;
 		note_error(g, "iteration %lld: metric %s not found in the workload's output "
-		    "(the output is in the run log)", (long long)it,
-		    json_is_string(json_array_get(v, 0)) ?
-		    json_string_value(json_array_get(v, 0)) : "?");
+		    "(the output is in the run log)", (long long)it->index, it->missing_first);
 		return 0;
 	}
-	for (i = 0; i < NBUILTIN; i++) {
-		if ((v = json_object_get(o, builtin_metrics[i].name)) == NULL ||
-		    !json_is_number(v))
+	for (i = 0; i < AGENTLINE_NBUILTIN; i++) {
+		if (!it->builtin_set[i])
 			continue;
-		x = json_number_value(v);
-		if (!isfinite(x))
-			continue;
-		s[n].metric = builtin_metrics[i].name;
-		s[n].unit = builtin_metrics[i].unit;
-		s[n].value = x;
+		s[n].metric = agentline_builtins[i].name;
+		s[n].unit = agentline_builtins[i].unit;
+		s[n].value = it->builtin[i];
 		n++;
 	}
-	metrics = json_object_get(o, "metrics");
-	for (i = 0; json_is_object(metrics) && i < g->r->nmetrics; i++) {
+	for (i = 0; i < g->r->nmetrics; i++) {
 		const struct recipe_metric *m = &g->r->metrics[i];
 
 		if (!recipe_metric_from_output(m))
 			continue;
-		if ((v = json_object_get(metrics, m->name)) == NULL || !json_is_number(v))
-			continue;
-		x = json_number_value(v);
-		if (!isfinite(x))
+		for (k = 0; k < it->nmetrics; k++)
+			if (strcmp(it->metrics[k].name, m->name) == 0)
+				break;
+		if (k == it->nmetrics || !it->metrics[k].set)
 			continue;
 		s[n].metric = m->name;
 		s[n].unit = m->unit;
-		s[n].value = x;
+		s[n].value = it->metrics[k].value;
 		n++;
 	}
 	/* A sample the store did not take stops the step: the attempt is then
 	 * retried whole (or taken over once its lease lapses), never finished
 	 * with a hole in it. */
 	why[0] = '\0';
-	if ((r = g->env->sink.ops->samples(g->env->sink.arg, g->c, (int)(it - g->warmup), s, n,
-	    why, sizeof(why))) != 0 && g->store_err == 0) {
+	if ((r = g->env->sink.ops->samples(g->env->sink.arg, g->c, (int)(it->index - g->warmup),
+	    s, n, why, sizeof(why))) != 0 && g->store_err == 0) {
 		g->store_err = r;
 		snprintf(g->store_msg, sizeof(g->store_msg), "%s", why);
 	}
@@ -608,15 +582,40 @@ ingest_iteration(struct ingest *g, json_t *o)
 	return r;
 }
 
+/*
+ * A line the decoder refused is logged. One that claimed to be an
+ * iteration, a hello or the done line also fails the run: the agent we
+ * upload never writes one, so what arrived is not what ran, and a run
+ * with a hole in it is not finished as done.
+ */
+static void
+on_refused(struct ingest *g, const struct agentline_event *ev, const struct bf_diag *d,
+    const char *line, size_t len)
+{
+	char tmp[BF_MAX_LOG_LINE + 1];
+
+	snprintf(tmp, sizeof(tmp), "refused agent line (%s): %.*s", d->msg,
+	    (int)(len > 200 ? 200 : len), line);
+	sink_log(g->env, g->c->run_id, "coord", tmp);
+	if (ev->claimed == AGENTLINE_ITERATION || ev->claimed == AGENTLINE_HELLO ||
+	    ev->claimed == AGENTLINE_DONE) {
+		g->line_refused = 1;
+		note_error(g, "the agent sent a %s line the coordinator refuses: %s",
+		    agentline_type_name(ev->claimed), d->msg);
+	}
+}
+
 static int
 on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 {
 	struct ingest *g = arg;
-	json_t *o = NULL;
-	const char *type = NULL, *s = NULL, *k = NULL, *a = NULL, *bid = NULL, *st = NULL;
-	const char *cl = NULL;
+	struct agentline_event ev;
+	struct bf_diag d;
 	char tmp[BF_MAX_LOG_LINE + 1];
-	int ret = 0, ok = 0;
+	const char *st;
+	int ret = 0;
+
+	memset(&ev, 0, sizeof(ev));
 	if (stream == SSH_STDERR) {
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(len > BF_MAX_LOG_LINE ?
 		    BF_MAX_LOG_LINE : len), line);
@@ -624,59 +623,53 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		events_log(g->env->ev, g->c->run_id, "agent", tmp);
 		goto out;
 	}
-	if (truncated || jx_loads(line, len, BF_MAX_AGENT_LINE, &o, NULL) != 0 ||
-	    !json_is_object(o) ||
-	    jx_str(o, "type", JX_REQUIRED, 32, &type, "", NULL) != 0) {
-		snprintf(tmp, sizeof(tmp), "unparseable agent line: %.*s",
-		    (int)(len > 200 ? 200 : len), line);
-		sink_log(g->env, g->c->run_id, "coord", tmp);
+	if (truncated) {
+		bf_diag_set(&d, NULL, "longer than %d bytes", BF_MAX_AGENT_LINE);
+		on_refused(g, &ev, &d, line, len);
 		goto out;
 	}
-	if (strcmp(type, "hello") == 0) {
+	if (agentline_decode(line, len, &ev, &d) != 0) {
+		on_refused(g, &ev, &d, line, len);
+		goto out;
+	}
+	switch (ev.type) {
+	case AGENTLINE_HELLO:
 		g->hello_seen = 1;
-		jx_str(o, "hostname", JX_OPTIONAL, BF_MAX_HOST, &s, "", NULL);
-		jx_str(o, "kernel", JX_OPTIONAL, 256, &k, "", NULL);
-		jx_str(o, "arch", JX_OPTIONAL, 64, &a, "", NULL);
-		jx_str(o, "boot_id", JX_OPTIONAL, 64, &bid, "", NULL);
-		if (jx_str(o, "cmdline", JX_OPTIONAL, BF_MAX_STR, &cl, "", NULL) != 0)
-			cl = NULL;
-		g->env->sink.ops->hello(g->env->sink.arg, g->c->run_id, s, k, a, bid, cl);
+		g->env->sink.ops->hello(g->env->sink.arg, g->c->run_id, ev.u.hello.hostname,
+		    ev.u.hello.kernel, ev.u.hello.arch, ev.u.hello.boot_id, ev.u.hello.cmdline);
 		events_run(g->env->ev, g->c->run_id);
 		events_machine(g->env->ev, g->env->machine);
-	} else if (strcmp(type, "log") == 0) {
-		if (jx_str(o, "line", JX_OPTIONAL, BF_MAX_LOG_LINE * 8, &s, "", NULL) == 0 &&
-		    s != NULL) {
-			jx_str(o, "stream", JX_OPTIONAL, 16, &st, "", NULL);
-			st = st != NULL && strcmp(st, "stderr") == 0 ? "stderr" : "stdout";
-			sink_log(g->env, g->c->run_id, st, s);
-			events_log(g->env->ev, g->c->run_id, st, s);
-		}
-	} else if (strcmp(type, "knobs") == 0) {
+		break;
+	case AGENTLINE_LOG:
+		/* a count of dropped lines, and empty lines, are not logged */
+		if (ev.u.log.line == NULL || ev.u.log.line[0] == '\0')
+			break;
+		st = ev.u.log.is_stderr ? "stderr" : "stdout";
+		sink_log(g->env, g->c->run_id, st, ev.u.log.line);
+		events_log(g->env->ev, g->c->run_id, st, ev.u.log.line);
+		break;
+	case AGENTLINE_KNOBS:
 		/* the state in force for this run: stored with it */
-		char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-
-		if (text != NULL)
-			g->env->sink.ops->knobs(g->env->sink.arg, g->c->run_id, text);
-		free(text);
-	} else if (strcmp(type, "iteration") == 0) {
-		if ((ret = ingest_iteration(g, o)) == BF_ERR_PROTO) {
-			sink_log(g->env, g->c->run_id, "coord",
-			    "agent sent an iteration without a valid index");
-			ret = 0;
-		}
-	} else if (strcmp(type, "error") == 0) {
-		if (jx_str(o, "msg", JX_OPTIONAL, BF_MAX_LOG_LINE, &s, "", NULL) == 0 &&
-		    s != NULL) {
-			note_error(g, "agent: %s", s);
-			sink_log(g->env, g->c->run_id, "agent", s);
-		}
-	} else if (strcmp(type, "done") == 0) {
+		g->env->sink.ops->knobs(g->env->sink.arg, g->c->run_id, ev.u.knobs.text);
+		break;
+	case AGENTLINE_ITERATION:
+		ret = ingest_iteration(g, &ev.u.iteration);
+		break;
+	case AGENTLINE_ERROR:
+		if (ev.u.error.msg == NULL || ev.u.error.msg[0] == '\0')
+			break;
+		note_error(g, "agent: %s", ev.u.error.msg);
+		sink_log(g->env, g->c->run_id, "agent", ev.u.error.msg);
+		break;
+	case AGENTLINE_DONE:
 		g->done_seen = 1;
-		jx_bool(o, "ok", JX_OPTIONAL, &ok, "", NULL);
-		g->done_ok = ok;
+		g->done_ok = ev.u.done.ok;
+		break;
+	case AGENTLINE_NONE:
+		break;
 	}
- out:
-	json_decref(o);
+out:
+	agentline_event_clear(&ev);
 	return ret;
 }
 
@@ -826,7 +819,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 		    d.msg[0] ? d.msg : bf_err_str(ret));
 		goto out;
 	}
-	if (status == 0 && g.done_seen && g.done_ok && !g.metric_missing) {
+	if (status == 0 && g.done_seen && g.done_ok && !g.metric_missing && !g.line_refused) {
 		outcome_set(o, RUN_FINISH, "done", 0, "%s", "");
 		o->adaptive = runner_adaptive_prepare(rc, &o->ad);
 	} else {

@@ -1,12 +1,10 @@
 /*
  * fuzz_agent_lines.c: what the coordinator does with the agent's JSON
- * lines (runner.c's on_line and ingest_iteration are static, so their
- * steps are repeated here over the same library calls): split the output
- * into lines under BF_MAX_AGENT_LINE, jx_loads each, read the fields of
- * hello/log/iteration/error/done with the same accessors and caps, clean
- * every string as the store does (store_text_clean), and finally render
- * the samples collected from iteration lines with report_render in one of
- * the formats, as GET /jobs/{id}/report would.
+ * lines: split the output into lines under BF_MAX_AGENT_LINE, decode each
+ * with agentline_decode (the runner's own decoder), clean every string as
+ * the store does (store_text_clean), and finally render the samples
+ * collected from iteration lines with report_render in one of the
+ * formats, as GET /jobs/{id}/report would.
  */
 #include <math.h>
 #include <stdint.h>
@@ -14,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentline.h"
 #include "buf.h"
 #include "caps.h"
-#include "jx.h"
 #include "report.h"
 #include "store-int.h"
 
@@ -44,35 +42,33 @@ clean(const char *s, size_t max)
 }
 
 static void
-iteration(struct fz_acc *acc, json_t *o)
+iteration(struct fz_acc *acc, const struct agentline_iteration *it)
 {
-	int64_t it = 0, ex = 0, sig = 0, cell = 0, boot = 0;
-	int warm = 0, tmo = 0;
-	json_t *metrics, *v;
-	size_t m, *n;
+	/* Not what the runner does: the index spreads samples over cells and
+	 * boots, so the report sees several of each. */
+	size_t cell = (size_t)it->index % FZ_CELLS, m, k, *n;
+	int boot = (int)(it->index / FZ_CELLS) % 8, set;
+	double x = 0;
 
-	if (jx_int(o, "iteration", JX_REQUIRED, 0, BF_MAX_ITERATIONS + 100, &it, "iteration",
-	    NULL) != 0)
+	if (it->warmup || it->timeout || it->signal != 0 || it->exit != 0 || it->nmissing > 0)
 		return;
-	jx_bool(o, "warmup", JX_OPTIONAL, &warm, "", NULL);
-	jx_bool(o, "timeout", JX_OPTIONAL, &tmo, "", NULL);
-	jx_int(o, "exit", JX_OPTIONAL, -1, 255, &ex, "", NULL);
-	jx_int(o, "signal", JX_OPTIONAL, 0, 128, &sig, "", NULL);
-	/* Not agent fields: they spread samples over cells and boots. */
-	jx_int(o, "cell", JX_OPTIONAL, 0, FZ_CELLS - 1, &cell, "", NULL);
-	jx_int(o, "boot", JX_OPTIONAL, 0, 1000, &boot, "", NULL);
-	if (warm || tmo || sig != 0 || ex != 0)
-		return;
-	metrics = json_object_get(o, "metrics");
 	for (m = 0; m < FZ_METRICS; m++) {
-		v = json_object_get(m == 0 ? o : metrics, metric_names[m]);
-		if (v == NULL || !json_is_number(v) || !isfinite(json_number_value(v)))
-			continue;
+		set = 0;
+		if (m == 0) {
+			set = it->builtin_set[AGENTLINE_WALL_S];
+			x = it->builtin[AGENTLINE_WALL_S];
+		} else
+			for (k = 0; k < it->nmetrics && !set; k++)
+				if (strcmp(it->metrics[k].name, metric_names[m]) == 0 &&
+				    it->metrics[k].set) {
+					set = 1;
+					x = it->metrics[k].value;
+				}
 		n = &acc->n[cell][m];
-		if (*n >= FZ_SAMPLES)
+		if (!set || *n >= FZ_SAMPLES)
 			continue;
-		acc->v[cell][m][*n] = json_number_value(v);
-		acc->boot[cell][m][*n] = (int)boot;
+		acc->v[cell][m][*n] = x;
+		acc->boot[cell][m][*n] = boot;
 		(*n)++;
 	}
 }
@@ -80,37 +76,40 @@ iteration(struct fz_acc *acc, json_t *o)
 static void
 line(struct fz_acc *acc, const char *p, size_t len)
 {
-	const char *type = NULL, *s = NULL, *k = NULL, *a = NULL, *bid = NULL, *st = NULL;
-	json_t *o = NULL;
-	int ok = 0;
+	struct agentline_event ev;
+	struct bf_diag d;
 
-	if (jx_loads(p, len, BF_MAX_AGENT_LINE, &o, NULL) != 0 || !json_is_object(o) ||
-	    jx_str(o, "type", JX_REQUIRED, 32, &type, "", NULL) != 0)
-		goto out;
-	if (strcmp(type, "hello") == 0) {
-		jx_str(o, "hostname", JX_OPTIONAL, BF_MAX_HOST, &s, "", NULL);
-		jx_str(o, "kernel", JX_OPTIONAL, 256, &k, "", NULL);
-		jx_str(o, "arch", JX_OPTIONAL, 64, &a, "", NULL);
-		jx_str(o, "boot_id", JX_OPTIONAL, 64, &bid, "", NULL);
-		clean(s, BF_MAX_HOST);
-		clean(k, BF_MAX_NAME * 4);
-		clean(a, BF_MAX_NAME);
-		clean(bid, BF_MAX_NAME);
-	} else if (strcmp(type, "log") == 0) {
-		if (jx_str(o, "line", JX_OPTIONAL, BF_MAX_LOG_LINE * 8, &s, "", NULL) == 0) {
-			jx_str(o, "stream", JX_OPTIONAL, 16, &st, "", NULL);
-			clean(s, BF_MAX_LOG_LINE);
-		}
-	} else if (strcmp(type, "iteration") == 0) {
-		iteration(acc, o);
-	} else if (strcmp(type, "error") == 0) {
-		if (jx_str(o, "msg", JX_OPTIONAL, BF_MAX_LOG_LINE, &s, "", NULL) == 0)
-			clean(s, BF_MAX_LOG_LINE);
-	} else if (strcmp(type, "done") == 0) {
-		jx_bool(o, "ok", JX_OPTIONAL, &ok, "", NULL);
+	if (agentline_decode(p, len, &ev, &d) != 0) {
+		/* the runner logs the refusal with the start of the line */
+		clean(d.msg, BF_MAX_LOG_LINE);
+		agentline_event_clear(&ev);
+		return;
 	}
-out:
-	json_decref(o);
+	switch (ev.type) {
+	case AGENTLINE_HELLO:
+		clean(ev.u.hello.hostname, BF_MAX_HOST);
+		clean(ev.u.hello.kernel, BF_MAX_NAME * 4);
+		clean(ev.u.hello.arch, BF_MAX_NAME);
+		clean(ev.u.hello.boot_id, BF_MAX_NAME);
+		clean(ev.u.hello.cmdline, BF_MAX_STR);
+		break;
+	case AGENTLINE_LOG:
+		clean(ev.u.log.line, BF_MAX_LOG_LINE);
+		break;
+	case AGENTLINE_KNOBS:
+		clean(ev.u.knobs.text, BF_MAX_API_BODY);
+		break;
+	case AGENTLINE_ITERATION:
+		iteration(acc, &ev.u.iteration);
+		break;
+	case AGENTLINE_ERROR:
+		clean(ev.u.error.msg, BF_MAX_LOG_LINE);
+		break;
+	case AGENTLINE_DONE:
+	case AGENTLINE_NONE:
+		break;
+	}
+	agentline_event_clear(&ev);
 }
 
 static void

@@ -7,18 +7,18 @@
 
 #include "buf.h"
 #include "err.h"
-#include "json.h"
+#include "ajson.h"
 #include "caps.h"
 #include "t.h"
 
-struct json_case {
+struct ajson_case {
 	const char *text;
 	size_t len;		/* 0: strlen(text) */
 	int want;		/* 0 or the BF_ERR_* expected */
 	const char *msg;	/* substring of the diagnostic, or NULL */
 };
 
-static const struct json_case cases[] = {
+static const struct ajson_case cases[] = {
 	/* valid */
 	{ "{}", 0, 0, NULL },
 	{ " [ ] ", 0, 0, NULL },
@@ -87,23 +87,23 @@ static void
 test_table(void)
 {
 	struct bf_diag d;
-	struct json *j;
+	struct ajson *j;
 	size_t i;
 	int r;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct json_case *c = &cases[i];
+		const struct ajson_case *c = &cases[i];
 		size_t len = c->len != 0 ? c->len : strlen(c->text);
 
 		j = NULL;
-		r = json_parse(c->text, len, &j, &d);
+		r = ajson_parse(c->text, len, &j, &d);
 		if (r != c->want)
 			fprintf(stderr, "case %zu (%s): r=%d msg=%s\n", i, c->text, r, d.msg);
 		T_EQ_INT(r, c->want);
 		T_CHECK((r == 0) == (j != NULL));
 		if (c->msg != NULL)
 			T_CONTAINS(d.msg, c->msg);
-		json_free(j);
+		ajson_free(j);
 	}
 }
 
@@ -112,32 +112,32 @@ test_values(void)
 {
 	const char *doc = "{\"s\":\"\\u00e9\\ud83d\\ude00\\t\",\"i\":-42,\"f\":2.5,"
 	    "\"big\":123456789012345678901234,\"e\":1e2,\"a\":[1,2,3],\"t\":true}";
-	const struct json *v;
-	struct json *j = NULL;
+	const struct ajson *v;
+	struct ajson *j = NULL;
 
-	T_EQ_INT(json_parse(doc, strlen(doc), &j, NULL), 0);
-	v = json_get(j, "s");
-	T_CHECK(v != NULL && v->type == JSON_STR);
+	T_EQ_INT(ajson_parse(doc, strlen(doc), &j, NULL), 0);
+	v = ajson_get(j, "s");
+	T_CHECK(v != NULL && v->type == AJSON_STR);
 	if (v != NULL) {
 		T_EQ_STR(v->str, "\xc3\xa9\xf0\x9f\x98\x80\t");
 		T_EQ_INT(v->len, 7);
 	}
-	v = json_get(j, "i");
+	v = ajson_get(j, "i");
 	T_CHECK(v != NULL && v->is_int && v->i == -42);
-	v = json_get(j, "f");
+	v = ajson_get(j, "f");
 	T_CHECK(v != NULL && !v->is_int);
 	if (v != NULL)
 		T_NEAR(v->num, 2.5, 0);
-	v = json_get(j, "big");		/* beyond int64: a number, not an integer */
-	T_CHECK(v != NULL && v->type == JSON_NUM && !v->is_int);
-	v = json_get(j, "e");		/* 1e2 is not written as an integer */
+	v = ajson_get(j, "big");		/* beyond int64: a number, not an integer */
+	T_CHECK(v != NULL && v->type == AJSON_NUM && !v->is_int);
+	v = ajson_get(j, "e");		/* 1e2 is not written as an integer */
 	T_CHECK(v != NULL && !v->is_int);
-	v = json_get(j, "a");
-	T_CHECK(v != NULL && v->type == JSON_ARR && v->n == 3);
-	T_CHECK(json_get(j, "nope") == NULL);
-	T_CHECK(json_get(v, "x") == NULL);	/* not an object */
-	json_free(j);
-	json_free(NULL);
+	v = ajson_get(j, "a");
+	T_CHECK(v != NULL && v->type == AJSON_ARR && v->n == 3);
+	T_CHECK(ajson_get(j, "nope") == NULL);
+	T_CHECK(ajson_get(v, "x") == NULL);	/* not an object */
+	ajson_free(j);
+	ajson_free(NULL);
 }
 
 /* Nesting right at the cap parses; one more level is refused, not recursed into. */
@@ -146,21 +146,21 @@ test_depth(void)
 {
 	char doc[4 * BF_MAX_JSON_DEPTH + 16];
 	struct bf_diag d;
-	struct json *j = NULL;
+	struct ajson *j = NULL;
 	int n;
 
 	for (n = 0; n < BF_MAX_JSON_DEPTH; n++)
 		doc[n] = '[';
 	for (; n < 2 * BF_MAX_JSON_DEPTH; n++)
 		doc[n] = ']';
-	T_EQ_INT(json_parse(doc, (size_t)n, &j, &d), 0);
-	json_free(j);
+	T_EQ_INT(ajson_parse(doc, (size_t)n, &j, &d), 0);
+	ajson_free(j);
 	j = NULL;
 	for (n = 0; n <= BF_MAX_JSON_DEPTH; n++)
 		doc[n] = '[';
 	for (; n < 2 * BF_MAX_JSON_DEPTH + 2; n++)
 		doc[n] = ']';
-	T_EQ_INT(json_parse(doc, (size_t)n, &j, &d), BF_ERR_TOOBIG);
+	T_EQ_INT(ajson_parse(doc, (size_t)n, &j, &d), BF_ERR_TOOBIG);
 	T_CONTAINS(d.msg, "deeply");
 	T_CHECK(j == NULL);
 }
@@ -169,7 +169,7 @@ static void
 test_oversized(void)
 {
 	struct bf_diag d;
-	struct json *j = NULL;
+	struct ajson *j = NULL;
 	char *p;
 	size_t n, i;
 
@@ -181,32 +181,32 @@ test_oversized(void)
 		return;
 	memset(p, ' ', n);
 	p[0] = '0';
-	T_EQ_INT(json_parse(p, n, &j, &d), BF_ERR_TOOBIG);
-	/* a string over JSON_MAX_STRING */
-	n = JSON_MAX_STRING + 3;
+	T_EQ_INT(ajson_parse(p, n, &j, &d), BF_ERR_TOOBIG);
+	/* a string over AJSON_MAX_STRING */
+	n = AJSON_MAX_STRING + 3;
 	p[0] = '"';
 	memset(p + 1, 'a', n - 2);
 	p[n - 1] = '"';
-	T_EQ_INT(json_parse(p, n, &j, &d), BF_ERR_TOOBIG);
+	T_EQ_INT(ajson_parse(p, n, &j, &d), BF_ERR_TOOBIG);
 	T_CONTAINS(d.msg, "longer than the cap");
 	/* exactly at the cap is fine */
-	n = JSON_MAX_STRING + 2;
+	n = AJSON_MAX_STRING + 2;
 	p[n - 1] = '"';
-	T_EQ_INT(json_parse(p, n, &j, &d), 0);
-	json_free(j);
+	T_EQ_INT(ajson_parse(p, n, &j, &d), 0);
+	ajson_free(j);
 	j = NULL;
 	/* too many members in one array */
 	n = 0;
 	p[n++] = '[';
-	for (i = 0; i <= JSON_MAX_MEMBERS; i++) {
+	for (i = 0; i <= AJSON_MAX_MEMBERS; i++) {
 		p[n++] = '0';
 		p[n++] = ',';
 	}
 	p[n - 1] = ']';
-	T_EQ_INT(json_parse(p, n, &j, &d), BF_ERR_TOOBIG);
+	T_EQ_INT(ajson_parse(p, n, &j, &d), BF_ERR_TOOBIG);
 	T_CONTAINS(d.msg, "too many members");
 	free(p);
-	T_EQ_INT(json_parse(NULL, 0, &j, &d), BF_ERR_INVALID);
+	T_EQ_INT(ajson_parse(NULL, 0, &j, &d), BF_ERR_INVALID);
 }
 
 struct put_case {
@@ -232,39 +232,39 @@ static void
 test_writer(void)
 {
 	struct buf b;
-	struct json *j;
+	struct ajson *j;
 	size_t i;
 	char all[256];
 
 	buf_init(&b, 0);
 	for (i = 0; i < sizeof(puts_cases) / sizeof(puts_cases[0]); i++) {
 		buf_reset(&b);
-		T_EQ_INT(json_put_str(&b, puts_cases[i].in, puts_cases[i].len), 0);
+		T_EQ_INT(ajson_put_str(&b, puts_cases[i].in, puts_cases[i].len), 0);
 		T_EQ_STR(b.data, puts_cases[i].want);
 		/* whatever went in, what comes out parses back */
 		j = NULL;
-		T_EQ_INT(json_parse(b.data, b.len, &j, NULL), 0);
-		json_free(j);
+		T_EQ_INT(ajson_parse(b.data, b.len, &j, NULL), 0);
+		ajson_free(j);
 	}
 	/* every byte value: output is always valid JSON */
 	for (i = 0; i < sizeof(all); i++)
 		all[i] = (char)i;
 	buf_reset(&b);
-	T_EQ_INT(json_put_str(&b, all, sizeof(all)), 0);
+	T_EQ_INT(ajson_put_str(&b, all, sizeof(all)), 0);
 	j = NULL;
-	T_EQ_INT(json_parse(b.data, b.len, &j, NULL), 0);
-	json_free(j);
+	T_EQ_INT(ajson_parse(b.data, b.len, &j, NULL), 0);
+	ajson_free(j);
 	buf_reset(&b);
-	T_EQ_INT(json_put_num(&b, 0.1), 0);
+	T_EQ_INT(ajson_put_num(&b, 0.1), 0);
 	T_EQ_STR(b.data, "0.1");
 	buf_reset(&b);
-	T_EQ_INT(json_put_num(&b, 123.0), 0);
+	T_EQ_INT(ajson_put_num(&b, 123.0), 0);
 	T_EQ_STR(b.data, "123");
 	buf_reset(&b);
-	T_EQ_INT(json_put_num(&b, 1.0 / 3.0), 0);
+	T_EQ_INT(ajson_put_num(&b, 1.0 / 3.0), 0);
 	T_EQ_STR(b.data, "0.33333333333333331");
 	buf_reset(&b);
-	T_EQ_INT(json_put_num(&b, HUGE_VAL), 0);
+	T_EQ_INT(ajson_put_num(&b, HUGE_VAL), 0);
 	T_EQ_STR(b.data, "null");
 	buf_free(&b);
 	buf_free(NULL);

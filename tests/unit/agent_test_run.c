@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "json.h"
+#include "ajson.h"
 #include "caps.h"
 #include "parse.h"
 #include "t.h"
@@ -30,7 +30,7 @@ static const char *agent;
 static char tmpdir[] = "/tmp/bf-agent-test.XXXXXX";
 
 struct out {
-	struct json *line[RUN_MAX_LINES];
+	struct ajson *line[RUN_MAX_LINES];
 	size_t n;
 	int status;		/* exit status of the agent, -1 if killed */
 	double secs;		/* how long the agent ran */
@@ -52,7 +52,7 @@ out_free(struct out *o)
 	size_t i;
 
 	for (i = 0; i < o->n; i++)
-		json_free(o->line[i]);
+		ajson_free(o->line[i]);
 	buf_free(&o->raw);
 	memset(o, 0, sizeof(*o));
 }
@@ -100,13 +100,13 @@ split_lines(struct out *o)
 		return;
 	T_CHECK(o->raw.len == 0 || o->raw.data[o->raw.len - 1] == '\n');
 	while ((nl = strchr(p, '\n')) != NULL && o->n < RUN_MAX_LINES) {
-		struct json *j = NULL;
-		int r = json_parse(p, (size_t)(nl - p), &j, NULL);
+		struct ajson *j = NULL;
+		int r = ajson_parse(p, (size_t)(nl - p), &j, NULL);
 
 		if (r != 0)
 			fprintf(stderr, "bad output line: %.*s\n", (int)(nl - p), p);
 		T_EQ_INT(r, 0);
-		T_CHECK(j == NULL || json_get(j, "type") != NULL);
+		T_CHECK(j == NULL || ajson_get(j, "type") != NULL);
 		if (j != NULL)
 			o->line[o->n++] = j;
 		p = nl + 1;
@@ -140,15 +140,15 @@ run(const char *step, struct out *o)
 }
 
 static const char *
-type_of(const struct json *j)
+type_of(const struct ajson *j)
 {
-	const struct json *t = json_get(j, "type");
+	const struct ajson *t = ajson_get(j, "type");
 
-	return t != NULL && t->type == JSON_STR ? t->str : "";
+	return t != NULL && t->type == AJSON_STR ? t->str : "";
 }
 
 /* The k-th line of a type, or NULL. */
-static const struct json *
+static const struct ajson *
 nth(const struct out *o, const char *type, size_t k)
 {
 	size_t i;
@@ -170,34 +170,34 @@ count(const struct out *o, const char *type)
 }
 
 static int64_t
-get_int(const struct json *j, const char *key)
+get_int(const struct ajson *j, const char *key)
 {
-	const struct json *v = json_get(j, key);
+	const struct ajson *v = ajson_get(j, key);
 
-	return v != NULL && v->type == JSON_NUM && v->is_int ? v->i : INT64_MIN;
+	return v != NULL && v->type == AJSON_NUM && v->is_int ? v->i : INT64_MIN;
 }
 
 static int
-get_bool(const struct json *j, const char *key)
+get_bool(const struct ajson *j, const char *key)
 {
-	const struct json *v = json_get(j, key);
+	const struct ajson *v = ajson_get(j, key);
 
-	return v != NULL && v->type == JSON_BOOL ? v->boolean : -1;
+	return v != NULL && v->type == AJSON_BOOL ? v->boolean : -1;
 }
 
 static const char *
-get_str(const struct json *j, const char *key)
+get_str(const struct ajson *j, const char *key)
 {
-	const struct json *v = json_get(j, key);
+	const struct ajson *v = ajson_get(j, key);
 
-	return v != NULL && v->type == JSON_STR ? v->str : NULL;
+	return v != NULL && v->type == AJSON_STR ? v->str : NULL;
 }
 
 /* The stream ends with exactly one done line, last. */
 static void
 check_done(const struct out *o, int ok, int64_t iters, int status)
 {
-	const struct json *d = nth(o, "done", 0);
+	const struct ajson *d = nth(o, "done", 0);
 
 	T_EQ_INT(count(o, "done"), 1);
 	T_CHECK(o->n > 0 && d == o->line[o->n - 1]);
@@ -236,7 +236,7 @@ gone(pid_t pid)
 }
 
 static pid_t
-log_pid(const struct json *log)
+log_pid(const struct ajson *log)
 {
 	const char *s = get_str(log, "line");
 	int64_t v;
@@ -250,7 +250,7 @@ static void
 test_basic(void)
 {
 	struct out o;
-	const struct json *h, *it, *m, *v;
+	const struct ajson *h, *it, *m, *v;
 	size_t i;
 
 	run("{\"run\":5,\"argv\":[\"@agent\",\"work\",\"cpu\",\"--loops\",\"200000\"],"
@@ -277,18 +277,18 @@ test_basic(void)
 		T_EQ_INT(get_int(it, "exit"), 0);
 		T_EQ_INT(get_int(it, "signal"), 0);
 		T_EQ_INT(get_bool(it, "timeout"), 0);
-		v = json_get(it, "wall_s");
-		T_CHECK(v != NULL && v->type == JSON_NUM && v->num > 0 && v->num < 30);
-		T_CHECK(json_get(it, "user_s") != NULL && json_get(it, "sys_s") != NULL);
+		v = ajson_get(it, "wall_s");
+		T_CHECK(v != NULL && v->type == AJSON_NUM && v->num > 0 && v->num < 30);
+		T_CHECK(ajson_get(it, "user_s") != NULL && ajson_get(it, "sys_s") != NULL);
 		T_CHECK(get_int(it, "maxrss_kb") > 0);
-		m = json_get(it, "metrics");
-		v = json_get(m, "lps");
-		T_CHECK(v != NULL && v->type == JSON_NUM && v->num > 0);
-		T_CHECK(json_get(m, "nope") == NULL);
-		v = json_get(it, "missing");
-		T_CHECK(v != NULL && v->type == JSON_ARR && v->n == 1 &&
-		    v->items[0]->type == JSON_STR && strcmp(v->items[0]->str, "nope") == 0);
-		T_CHECK(json_get(it, "error") == NULL);
+		m = ajson_get(it, "metrics");
+		v = ajson_get(m, "lps");
+		T_CHECK(v != NULL && v->type == AJSON_NUM && v->num > 0);
+		T_CHECK(ajson_get(m, "nope") == NULL);
+		v = ajson_get(it, "missing");
+		T_CHECK(v != NULL && v->type == AJSON_ARR && v->n == 1 &&
+		    v->items[0]->type == AJSON_STR && strcmp(v->items[0]->str, "nope") == 0);
+		T_CHECK(ajson_get(it, "error") == NULL);
 	}
 	/* the log line of iteration 1 comes before the iteration line */
 	T_EQ_INT(get_int(nth(&o, "log", 1), "iteration"), 1);
@@ -302,7 +302,7 @@ test_exit_codes(void)
 {
 	char path[128], step[512];
 	struct out o;
-	const struct json *it;
+	const struct ajson *it;
 
 	run("{\"run\":1,\"argv\":[\"sh\",\"-c\",\"exit 3\"],\"iterations\":1,\"timeout_s\":10}", &o);
 	it = nth(&o, "iteration", 0);
@@ -335,7 +335,7 @@ static void
 test_metrics(void)
 {
 	struct out o;
-	const struct json *m, *v;
+	const struct ajson *m, *v;
 
 	run("{\"run\":1,\"argv\":[\"sh\",\"-c\",\"echo 'total: 1,234,567.5 ops/s'; echo lat=42 >&2; "
 	    "echo 'bad: 1.2.3'\"],\"iterations\":1,\"timeout_s\":10,\"metrics\":["
@@ -343,14 +343,14 @@ test_metrics(void)
 	    "{\"name\":\"lat\",\"source\":\"stderr\",\"regex\":\"lat=([0-9]+)\"},"
 	    "{\"name\":\"wrongstream\",\"source\":\"stdout\",\"regex\":\"lat=([0-9]+)\"},"
 	    "{\"name\":\"bad\",\"source\":\"stdout\",\"regex\":\"bad: ([0-9.]+)\"}]}", &o);
-	m = json_get(nth(&o, "iteration", 0), "metrics");
-	v = json_get(m, "ops");
+	m = ajson_get(nth(&o, "iteration", 0), "metrics");
+	v = ajson_get(m, "ops");
 	T_CHECK(v != NULL);
 	if (v != NULL)
 		T_NEAR(v->num, 1234567.5, 0);
-	v = json_get(m, "lat");
+	v = ajson_get(m, "lat");
 	T_CHECK(v != NULL && v->is_int && v->i == 42);
-	v = json_get(nth(&o, "iteration", 0), "missing");
+	v = ajson_get(nth(&o, "iteration", 0), "missing");
 	T_CHECK(v != NULL && v->n == 2);
 	T_EQ_INT(count(&o, "log"), 3);
 	check_done(&o, 1, 1, 0);
@@ -381,7 +381,7 @@ static void
 test_timeout(void)
 {
 	struct out o;
-	const struct json *it;
+	const struct ajson *it;
 	pid_t pid;
 
 	run("{\"run\":1,\"argv\":[\"sh\",\"-c\",\"echo $$; exec sleep 100\"],\"iterations\":1,"
@@ -390,8 +390,8 @@ test_timeout(void)
 	it = nth(&o, "iteration", 0);
 	T_EQ_INT(get_bool(it, "timeout"), 1);
 	T_EQ_INT(get_int(it, "signal"), SIGKILL);
-	T_CHECK(json_get(it, "wall_s") != NULL && json_get(it, "wall_s")->num >= 1.0 &&
-	    json_get(it, "wall_s")->num < 3.0);
+	T_CHECK(ajson_get(it, "wall_s") != NULL && ajson_get(it, "wall_s")->num >= 1.0 &&
+	    ajson_get(it, "wall_s")->num < 3.0);
 	pid = log_pid(nth(&o, "log", 0));
 	T_CHECK(pid > 0 && gone(pid));
 	check_done(&o, 0, 1, 1);
@@ -423,7 +423,7 @@ test_missing_binary(void)
 {
 	char path[128], flag[128], step[512];
 	struct out o;
-	const struct json *it, *e;
+	const struct ajson *it, *e;
 
 	run("{\"run\":1,\"argv\":[\"/nonexistent/bf-no-such-program\",\"x\"],\"iterations\":3,"
 	    "\"warmup\":1,\"timeout_s\":10}", &o);
@@ -492,7 +492,7 @@ static void
 test_log_caps(void)
 {
 	struct out o;
-	const struct json *l;
+	const struct ajson *l;
 	char *step;
 	size_t n;
 
@@ -669,16 +669,16 @@ static void
 test_touch(void)
 {
 	struct out o;
-	const struct json *m, *v;
+	const struct ajson *m, *v;
 
 	run("{\"run\":1,\"argv\":[\"@agent\",\"work\",\"touch\",\"--mb\",\"16\",\"--passes\",\"2\"],"
 	    "\"iterations\":1,\"timeout_s\":30,\"metrics\":["
 	    "{\"name\":\"pps\",\"source\":\"stdout\",\"regex\":\"pages/s: ([0-9.]+)\"},"
 	    "{\"name\":\"faults\",\"source\":\"stdout\",\"regex\":\"faults: ([0-9]+)\"}]}", &o);
-	m = json_get(nth(&o, "iteration", 0), "metrics");
-	v = json_get(m, "pps");
+	m = ajson_get(nth(&o, "iteration", 0), "metrics");
+	v = ajson_get(m, "pps");
 	T_CHECK(v != NULL && v->num > 0);
-	v = json_get(m, "faults");
+	v = ajson_get(m, "faults");
 	/* 4096 pages of first touch (fewer with THP), none on the second pass */
 	T_CHECK(v != NULL && v->num >= 1 && v->num < 8192);
 	check_done(&o, 1, 1, 0);

@@ -327,6 +327,54 @@ test_execute_failed(void)
 	store_claim_free(c);
 }
 
+/* The runner reads agent lines through agentline_decode: a refused line is
+ * logged, and a refused iteration fails the run even when the agent says
+ * ok (a hole in the measurements); a line of an unknown type only logs. */
+static void
+test_execute_refused_line(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .uses = 1, .out = HELLO ITER(0, 0.5)
+		  "{\"type\":\"iteration\",\"iteration\":1,\"exit\":300}\n" DONE_OK },
+		{ .match = " step", .out = HELLO "{\"type\":\"wisdom\"}\n" ITER(0, 0.5)
+		  ITER(1, 0.6) DONE_OK },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "failed");
+	T_CONTAINS(o.message, "iteration line the coordinator refuses");
+	T_CONTAINS(o.message, "iteration.exit: 300 is out of range");
+	T_EQ_INT(o.iterations_seen, 1);
+	T_EQ_INT(rec.samples, 1);
+
+	memset(&rec, 0, sizeof(rec));
+	runner_execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "done");
+	T_EQ_INT(o.iterations_seen, 2);
+	T_EQ_INT(rec.samples, 2);
+	T_CONTAINS(rec.last_log, "refused agent line (type: unknown type \"wisdom\")");
+	check_untouched(c);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
 static void
 test_execute_store_away(void)
 {
@@ -650,6 +698,7 @@ main(void)
 	test_execute_done();
 	test_execute_lost();
 	test_execute_failed();
+	test_execute_refused_line();
 	test_execute_store_away();
 	test_boot();
 	test_boot_without_config();

@@ -1,5 +1,5 @@
 /*
- * json.c: strict JSON parser into a tree, and the string/number writer for
+ * ajson.c: strict JSON parser into a tree, and the string/number writer for
  * the agent's output lines. The step arrives over SSH from a coordinator we
  * trust only so far: every cap is enforced while parsing, before allocating.
  */
@@ -9,50 +9,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "ajson.h"
 #include "parse.h"
 
-struct json_parser {
+struct ajson_parser {
 	const unsigned char *p;
 	size_t len;
 	size_t pos;
 	struct bf_diag *d;
 };
 
-static const char *const json_type_names[] = {
-	[JSON_NULL] = "null", [JSON_BOOL] = "boolean", [JSON_NUM] = "number",
-	[JSON_STR] = "string", [JSON_ARR] = "array", [JSON_OBJ] = "object",
+static const char *const ajson_type_names[] = {
+	[AJSON_NULL] = "null", [AJSON_BOOL] = "boolean", [AJSON_NUM] = "number",
+	[AJSON_STR] = "string", [AJSON_ARR] = "array", [AJSON_OBJ] = "object",
 };
 
 const char *
-json_type_name(enum json_type t)
+ajson_type_name(enum ajson_type t)
 {
-	if ((size_t)t >= sizeof(json_type_names) / sizeof(json_type_names[0]))
+	if ((size_t)t >= sizeof(ajson_type_names) / sizeof(ajson_type_names[0]))
 		return "unknown";
-	return json_type_names[t];
+	return ajson_type_names[t];
 }
 
 void
-json_free(struct json *j)
+ajson_free(struct ajson *j)
 {
 	size_t i;
 
 	if (j == NULL)
 		return;
 	for (i = 0; i < j->n; i++)
-		json_free(j->items[i]);
+		ajson_free(j->items[i]);
 	free(j->items);
 	free(j->str);
 	free(j->key);
 	free(j);
 }
 
-const struct json *
-json_get(const struct json *obj, const char *key)
+const struct ajson *
+ajson_get(const struct ajson *obj, const char *key)
 {
 	size_t i;
 
-	if (obj == NULL || obj->type != JSON_OBJ || key == NULL)
+	if (obj == NULL || obj->type != AJSON_OBJ || key == NULL)
 		return NULL;
 	for (i = 0; i < obj->n; i++)
 		if (strcmp(obj->items[i]->key, key) == 0)
@@ -66,7 +66,7 @@ json_get(const struct json *obj, const char *key)
  * we accept and what we print are both well-formed.
  */
 static size_t
-json_utf8_len(const unsigned char *p, size_t n)
+ajson_utf8_len(const unsigned char *p, size_t n)
 {
 	unsigned c = p[0];
 
@@ -100,14 +100,14 @@ json_utf8_len(const unsigned char *p, size_t n)
 }
 
 static int
-json_fail(struct json_parser *jp, int r, const char *what)
+ajson_fail(struct ajson_parser *jp, int r, const char *what)
 {
 	bf_diag_set(jp->d, NULL, "byte %zu: %s", jp->pos, what);
 	return r;
 }
 
 static void
-json_skip_ws(struct json_parser *jp)
+ajson_skip_ws(struct ajson_parser *jp)
 {
 	while (jp->pos < jp->len) {
 		unsigned char c = jp->p[jp->pos];
@@ -119,9 +119,9 @@ json_skip_ws(struct json_parser *jp)
 }
 
 static int
-json_new(enum json_type t, struct json **out)
+ajson_new(enum ajson_type t, struct ajson **out)
 {
-	struct json *j;
+	struct ajson *j;
 
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return BF_ERR_ALLOC;
@@ -131,13 +131,13 @@ json_new(enum json_type t, struct json **out)
 }
 
 static int
-json_hex4(struct json_parser *jp, unsigned *out)
+ajson_hex4(struct ajson_parser *jp, unsigned *out)
 {
 	unsigned v = 0;
 	size_t i;
 
 	if (jp->len - jp->pos < 4)
-		return json_fail(jp, BF_ERR_PARSE, "truncated \\u escape");
+		return ajson_fail(jp, BF_ERR_PARSE, "truncated \\u escape");
 	for (i = 0; i < 4; i++) {
 		unsigned char c = jp->p[jp->pos + i];
 
@@ -149,7 +149,7 @@ json_hex4(struct json_parser *jp, unsigned *out)
 		else if (c >= 'A' && c <= 'F')
 			v |= (unsigned)(c - 'A' + 10);
 		else
-			return json_fail(jp, BF_ERR_PARSE, "bad hex digit in \\u escape");
+			return ajson_fail(jp, BF_ERR_PARSE, "bad hex digit in \\u escape");
 	}
 	jp->pos += 4;
 	*out = v;
@@ -157,7 +157,7 @@ json_hex4(struct json_parser *jp, unsigned *out)
 }
 
 static int
-json_put_cp(struct buf *b, unsigned cp)
+ajson_put_cp(struct buf *b, unsigned cp)
 {
 	unsigned char u[4];
 	size_t n;
@@ -186,46 +186,46 @@ json_put_cp(struct buf *b, unsigned cp)
 
 /* A \u escape (after the "\u"), joining a surrogate pair; lone halves fail. */
 static int
-json_unicode(struct json_parser *jp, struct buf *b)
+ajson_unicode(struct ajson_parser *jp, struct buf *b)
 {
 	unsigned hi, lo;
 	int r;
 
-	if ((r = json_hex4(jp, &hi)) != 0)
+	if ((r = ajson_hex4(jp, &hi)) != 0)
 		return r;
 	if (hi == 0)
-		return json_fail(jp, BF_ERR_PARSE, "\\u0000 (NUL) in string");
+		return ajson_fail(jp, BF_ERR_PARSE, "\\u0000 (NUL) in string");
 	if (hi >= 0xdc00 && hi <= 0xdfff)
-		return json_fail(jp, BF_ERR_PARSE, "lone low surrogate");
+		return ajson_fail(jp, BF_ERR_PARSE, "lone low surrogate");
 	if (hi >= 0xd800 && hi <= 0xdbff) {
 		if (jp->len - jp->pos < 2 || jp->p[jp->pos] != '\\' ||
 		    jp->p[jp->pos + 1] != 'u')
-			return json_fail(jp, BF_ERR_PARSE, "lone high surrogate");
+			return ajson_fail(jp, BF_ERR_PARSE, "lone high surrogate");
 		jp->pos += 2;
-		if ((r = json_hex4(jp, &lo)) != 0)
+		if ((r = ajson_hex4(jp, &lo)) != 0)
 			return r;
 		if (lo < 0xdc00 || lo > 0xdfff)
-			return json_fail(jp, BF_ERR_PARSE, "high surrogate not followed by low");
+			return ajson_fail(jp, BF_ERR_PARSE, "high surrogate not followed by low");
 		hi = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
 	}
-	return json_put_cp(b, hi);
+	return ajson_put_cp(b, hi);
 }
 
 /* A string at jp->pos (on the opening quote); *outp is malloc'd. */
 static int
-json_string(struct json_parser *jp, char **outp, size_t *lenp)
+ajson_string(struct ajson_parser *jp, char **outp, size_t *lenp)
 {
 	struct buf b;
 	int r;
 
-	buf_init(&b, JSON_MAX_STRING);
+	buf_init(&b, AJSON_MAX_STRING);
 	jp->pos++;
 	for (;;) {
 		unsigned char c;
 		size_t n;
 
 		if (jp->pos >= jp->len) {
-			r = json_fail(jp, BF_ERR_PARSE, "unterminated string");
+			r = ajson_fail(jp, BF_ERR_PARSE, "unterminated string");
 			goto out;
 		}
 		c = jp->p[jp->pos];
@@ -234,7 +234,7 @@ json_string(struct json_parser *jp, char **outp, size_t *lenp)
 			break;
 		}
 		if (c < 0x20) {
-			r = json_fail(jp, BF_ERR_PARSE, c == 0 ? "NUL byte in string" :
+			r = ajson_fail(jp, BF_ERR_PARSE, c == 0 ? "NUL byte in string" :
 			    "unescaped control character in string");
 			goto out;
 		}
@@ -244,29 +244,29 @@ json_string(struct json_parser *jp, char **outp, size_t *lenp)
 
 			jp->pos++;
 			if (jp->pos >= jp->len) {
-				r = json_fail(jp, BF_ERR_PARSE, "truncated escape");
+				r = ajson_fail(jp, BF_ERR_PARSE, "truncated escape");
 				goto out;
 			}
 			c = jp->p[jp->pos++];
 			if (c == 'u')
-				r = json_unicode(jp, &b);
+				r = ajson_unicode(jp, &b);
 			else if (c != '\0' && (e = strchr(from, c)) != NULL)
 				r = buf_append(&b, &to[e - from], 1);
 			else {
 				jp->pos--;
-				r = json_fail(jp, BF_ERR_PARSE, "invalid escape");
+				r = ajson_fail(jp, BF_ERR_PARSE, "invalid escape");
 				goto out;
 			}
 		} else {
-			if ((n = json_utf8_len(jp->p + jp->pos, jp->len - jp->pos)) == 0) {
-				r = json_fail(jp, BF_ERR_PARSE, "invalid UTF-8 in string");
+			if ((n = ajson_utf8_len(jp->p + jp->pos, jp->len - jp->pos)) == 0) {
+				r = ajson_fail(jp, BF_ERR_PARSE, "invalid UTF-8 in string");
 				goto out;
 			}
 			r = buf_append(&b, jp->p + jp->pos, n);
 			jp->pos += n;
 		}
 		if (r == BF_ERR_TOOBIG) {
-			r = json_fail(jp, r, "string longer than the cap");
+			r = ajson_fail(jp, r, "string longer than the cap");
 			goto out;
 		}
 		if (r != 0)
@@ -285,7 +285,7 @@ out:
 
 /* RFC 8259 number grammar first; only then the range-checked converters. */
 static int
-json_number(struct json_parser *jp, struct json *j)
+ajson_number(struct ajson_parser *jp, struct ajson *j)
 {
 	size_t start = jp->pos, i = jp->pos;
 	const unsigned char *p = jp->p;
@@ -299,12 +299,12 @@ json_number(struct json_parser *jp, struct json *j)
 		while (i < jp->len && p[i] >= '0' && p[i] <= '9')
 			i++;
 	else
-		return json_fail(jp, BF_ERR_PARSE, "invalid number");
+		return ajson_fail(jp, BF_ERR_PARSE, "invalid number");
 	if (i < jp->len && p[i] == '.') {
 		frac = 1;
 		if (++i >= jp->len || p[i] < '0' || p[i] > '9') {
 			jp->pos = i;
-			return json_fail(jp, BF_ERR_PARSE, "digit expected after '.'");
+			return ajson_fail(jp, BF_ERR_PARSE, "digit expected after '.'");
 		}
 		while (i < jp->len && p[i] >= '0' && p[i] <= '9')
 			i++;
@@ -316,13 +316,13 @@ json_number(struct json_parser *jp, struct json *j)
 			i++;
 		if (i >= jp->len || p[i] < '0' || p[i] > '9') {
 			jp->pos = i;
-			return json_fail(jp, BF_ERR_PARSE, "digit expected in exponent");
+			return ajson_fail(jp, BF_ERR_PARSE, "digit expected in exponent");
 		}
 		while (i < jp->len && p[i] >= '0' && p[i] <= '9')
 			i++;
 	}
 	if ((r = parse_double_n((const char *)p + start, i - start, &j->num)) != 0)
-		return json_fail(jp, r, "number out of range");
+		return ajson_fail(jp, r, "number out of range");
 	if (!frac && parse_i64_n((const char *)p + start, i - start, INT64_MIN,
 	    INT64_MAX, &j->i) == 0)
 		j->is_int = 1;
@@ -331,24 +331,24 @@ json_number(struct json_parser *jp, struct json *j)
 }
 
 static int
-json_literal(struct json_parser *jp, const char *word)
+ajson_literal(struct ajson_parser *jp, const char *word)
 {
 	size_t n = strlen(word);
 
 	if (jp->len - jp->pos < n || memcmp(jp->p + jp->pos, word, n) != 0)
-		return json_fail(jp, BF_ERR_PARSE, "invalid literal");
+		return ajson_fail(jp, BF_ERR_PARSE, "invalid literal");
 	jp->pos += n;
 	return 0;
 }
 
 static int
-json_add(struct json_parser *jp, struct json *parent, struct json *kid)
+ajson_add(struct ajson_parser *jp, struct ajson *parent, struct ajson *kid)
 {
-	struct json **ni;
+	struct ajson **ni;
 	size_t ncap;
 
-	if (parent->n >= JSON_MAX_MEMBERS)
-		return json_fail(jp, BF_ERR_TOOBIG, "too many members in array or object");
+	if (parent->n >= AJSON_MAX_MEMBERS)
+		return ajson_fail(jp, BF_ERR_TOOBIG, "too many members in array or object");
 	if (parent->n == parent->cap) {
 		ncap = parent->cap != 0 ? parent->cap * 2 : 8;
 		if ((ni = realloc(parent->items, ncap * sizeof(*ni))) == NULL)
@@ -360,30 +360,30 @@ json_add(struct json_parser *jp, struct json *parent, struct json *kid)
 	return 0;
 }
 
-static int json_value(struct json_parser *jp, int depth, struct json **out);
+static int ajson_value(struct ajson_parser *jp, int depth, struct ajson **out);
 
 static int
-json_array(struct json_parser *jp, int depth, struct json *j)
+ajson_array(struct ajson_parser *jp, int depth, struct ajson *j)
 {
-	struct json *kid = NULL;
+	struct ajson *kid = NULL;
 	int r;
 
 	jp->pos++;
-	json_skip_ws(jp);
+	ajson_skip_ws(jp);
 	if (jp->pos < jp->len && jp->p[jp->pos] == ']') {
 		jp->pos++;
 		r = 0;
 		goto out;
 	}
 	for (;;) {
-		if ((r = json_value(jp, depth + 1, &kid)) != 0)
+		if ((r = ajson_value(jp, depth + 1, &kid)) != 0)
 			goto out;
-		if ((r = json_add(jp, j, kid)) != 0)
+		if ((r = ajson_add(jp, j, kid)) != 0)
 			goto out;
 		kid = NULL;
-		json_skip_ws(jp);
+		ajson_skip_ws(jp);
 		if (jp->pos >= jp->len) {
-			r = json_fail(jp, BF_ERR_PARSE, "unterminated array");
+			r = ajson_fail(jp, BF_ERR_PARSE, "unterminated array");
 			goto out;
 		}
 		if (jp->p[jp->pos] == ']') {
@@ -391,64 +391,64 @@ json_array(struct json_parser *jp, int depth, struct json *j)
 			break;
 		}
 		if (jp->p[jp->pos] != ',') {
-			r = json_fail(jp, BF_ERR_PARSE, "',' or ']' expected");
+			r = ajson_fail(jp, BF_ERR_PARSE, "',' or ']' expected");
 			goto out;
 		}
 		jp->pos++;
 	}
 	r = 0;
 out:
-	json_free(kid);
+	ajson_free(kid);
 	return r;
 }
 
 static int
-json_object(struct json_parser *jp, int depth, struct json *j)
+ajson_object(struct ajson_parser *jp, int depth, struct ajson *j)
 {
-	struct json *kid = NULL;
+	struct ajson *kid = NULL;
 	char *key = NULL;
 	size_t klen, i, kpos;
 	int r;
 
 	jp->pos++;
-	json_skip_ws(jp);
+	ajson_skip_ws(jp);
 	if (jp->pos < jp->len && jp->p[jp->pos] == '}') {
 		jp->pos++;
 		r = 0;
 		goto out;
 	}
 	for (;;) {
-		json_skip_ws(jp);
+		ajson_skip_ws(jp);
 		if (jp->pos >= jp->len || jp->p[jp->pos] != '"') {
-			r = json_fail(jp, BF_ERR_PARSE, jp->pos >= jp->len ?
+			r = ajson_fail(jp, BF_ERR_PARSE, jp->pos >= jp->len ?
 			    "unterminated object" : "string key expected");
 			goto out;
 		}
 		kpos = jp->pos;
-		if ((r = json_string(jp, &key, &klen)) != 0)
+		if ((r = ajson_string(jp, &key, &klen)) != 0)
 			goto out;
 		for (i = 0; i < j->n; i++)
 			if (strcmp(j->items[i]->key, key) == 0) {
 				jp->pos = kpos;
-				r = json_fail(jp, BF_ERR_PARSE, "duplicate key");
+				r = ajson_fail(jp, BF_ERR_PARSE, "duplicate key");
 				goto out;
 			}
-		json_skip_ws(jp);
+		ajson_skip_ws(jp);
 		if (jp->pos >= jp->len || jp->p[jp->pos] != ':') {
-			r = json_fail(jp, BF_ERR_PARSE, "':' expected");
+			r = ajson_fail(jp, BF_ERR_PARSE, "':' expected");
 			goto out;
 		}
 		jp->pos++;
-		if ((r = json_value(jp, depth + 1, &kid)) != 0)
+		if ((r = ajson_value(jp, depth + 1, &kid)) != 0)
 			goto out;
 		kid->key = key;
 		key = NULL;
-		if ((r = json_add(jp, j, kid)) != 0)
+		if ((r = ajson_add(jp, j, kid)) != 0)
 			goto out;
 		kid = NULL;
-		json_skip_ws(jp);
+		ajson_skip_ws(jp);
 		if (jp->pos >= jp->len) {
-			r = json_fail(jp, BF_ERR_PARSE, "unterminated object");
+			r = ajson_fail(jp, BF_ERR_PARSE, "unterminated object");
 			goto out;
 		}
 		if (jp->p[jp->pos] == '}') {
@@ -456,7 +456,7 @@ json_object(struct json_parser *jp, int depth, struct json *j)
 			break;
 		}
 		if (jp->p[jp->pos] != ',') {
-			r = json_fail(jp, BF_ERR_PARSE, "',' or '}' expected");
+			r = ajson_fail(jp, BF_ERR_PARSE, "',' or '}' expected");
 			goto out;
 		}
 		jp->pos++;
@@ -464,21 +464,21 @@ json_object(struct json_parser *jp, int depth, struct json *j)
 	r = 0;
 out:
 	free(key);
-	json_free(kid);
+	ajson_free(kid);
 	return r;
 }
 
 /* depth counts open containers, so recursion is bounded by BF_MAX_JSON_DEPTH. */
 static int
-json_value(struct json_parser *jp, int depth, struct json **out)
+ajson_value(struct ajson_parser *jp, int depth, struct ajson **out)
 {
-	struct json *j = NULL;
+	struct ajson *j = NULL;
 	unsigned char c;
 	int r;
 
-	json_skip_ws(jp);
+	ajson_skip_ws(jp);
 	if (jp->pos >= jp->len) {
-		r = json_fail(jp, BF_ERR_PARSE, "value expected, input ends");
+		r = ajson_fail(jp, BF_ERR_PARSE, "value expected, input ends");
 		goto out;
 	}
 	c = jp->p[jp->pos];
@@ -486,38 +486,38 @@ json_value(struct json_parser *jp, int depth, struct json **out)
 	case '{':
 	case '[':
 		if (depth >= BF_MAX_JSON_DEPTH) {
-			r = json_fail(jp, BF_ERR_TOOBIG, "nested too deeply");
+			r = ajson_fail(jp, BF_ERR_TOOBIG, "nested too deeply");
 			goto out;
 		}
-		if ((r = json_new(c == '{' ? JSON_OBJ : JSON_ARR, &j)) != 0)
+		if ((r = ajson_new(c == '{' ? AJSON_OBJ : AJSON_ARR, &j)) != 0)
 			goto out;
-		r = c == '{' ? json_object(jp, depth, j) : json_array(jp, depth, j);
+		r = c == '{' ? ajson_object(jp, depth, j) : ajson_array(jp, depth, j);
 		break;
 	case '"':
-		if ((r = json_new(JSON_STR, &j)) != 0)
+		if ((r = ajson_new(AJSON_STR, &j)) != 0)
 			goto out;
-		r = json_string(jp, &j->str, &j->len);
+		r = ajson_string(jp, &j->str, &j->len);
 		break;
 	case 't':
 	case 'f':
-		if ((r = json_new(JSON_BOOL, &j)) != 0)
+		if ((r = ajson_new(AJSON_BOOL, &j)) != 0)
 			goto out;
 		j->boolean = c == 't';
-		r = json_literal(jp, c == 't' ? "true" : "false");
+		r = ajson_literal(jp, c == 't' ? "true" : "false");
 		break;
 	case 'n':
-		if ((r = json_new(JSON_NULL, &j)) != 0)
+		if ((r = ajson_new(AJSON_NULL, &j)) != 0)
 			goto out;
-		r = json_literal(jp, "null");
+		r = ajson_literal(jp, "null");
 		break;
 	default:
 		if (c != '-' && (c < '0' || c > '9')) {
-			r = json_fail(jp, BF_ERR_PARSE, "unexpected character");
+			r = ajson_fail(jp, BF_ERR_PARSE, "unexpected character");
 			goto out;
 		}
-		if ((r = json_new(JSON_NUM, &j)) != 0)
+		if ((r = ajson_new(AJSON_NUM, &j)) != 0)
 			goto out;
-		r = json_number(jp, j);
+		r = ajson_number(jp, j);
 		break;
 	}
 	if (r != 0)
@@ -526,15 +526,15 @@ json_value(struct json_parser *jp, int depth, struct json **out)
 	j = NULL;
 	r = 0;
 out:
-	json_free(j);
+	ajson_free(j);
 	return r;
 }
 
 int
-json_parse(const char *text, size_t len, struct json **out, struct bf_diag *d)
+ajson_parse(const char *text, size_t len, struct ajson **out, struct bf_diag *d)
 {
-	struct json_parser jp = { (const unsigned char *)text, len, 0, d };
-	struct json *j = NULL;
+	struct ajson_parser jp = { (const unsigned char *)text, len, 0, d };
+	struct ajson *j = NULL;
 	int r;
 
 	bf_diag_clear(d);
@@ -543,14 +543,14 @@ json_parse(const char *text, size_t len, struct json **out, struct bf_diag *d)
 		goto out;
 	}
 	if (len > BF_MAX_STEP) {
-		r = json_fail(&jp, BF_ERR_TOOBIG, "document larger than the cap");
+		r = ajson_fail(&jp, BF_ERR_TOOBIG, "document larger than the cap");
 		goto out;
 	}
-	if ((r = json_value(&jp, 0, &j)) != 0)
+	if ((r = ajson_value(&jp, 0, &j)) != 0)
 		goto out;
-	json_skip_ws(&jp);
+	ajson_skip_ws(&jp);
 	if (jp.pos != jp.len) {
-		r = json_fail(&jp, BF_ERR_PARSE, "trailing data after the value");
+		r = ajson_fail(&jp, BF_ERR_PARSE, "trailing data after the value");
 		goto out;
 	}
 	*out = j;
@@ -559,12 +559,12 @@ json_parse(const char *text, size_t len, struct json **out, struct bf_diag *d)
 out:
 	if (r == BF_ERR_ALLOC)
 		bf_diag_set(d, NULL, "out of memory");
-	json_free(j);
+	ajson_free(j);
 	return r;
 }
 
 int
-json_put_str(struct buf *b, const char *s, size_t len)
+ajson_put_str(struct buf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, n, run;
@@ -608,7 +608,7 @@ json_put_str(struct buf *b, const char *s, size_t len)
 			snprintf(esc, sizeof(esc), "\\u%04x", c);
 			r = buf_append(b, esc, 6);
 			i++;
-		} else if ((n = json_utf8_len(p + i, len - i)) == 0) {
+		} else if ((n = ajson_utf8_len(p + i, len - i)) == 0) {
 			r = buf_append(b, "\\ufffd", 6);
 			i++;
 		} else {
@@ -624,7 +624,7 @@ out:
 }
 
 int
-json_put_num(struct buf *b, double v)
+ajson_put_num(struct buf *b, double v)
 {
 	if (!isfinite(v))
 		return buf_puts(b, "null");
