@@ -355,7 +355,7 @@ test_execute_refused_line(void)
 	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", NULL);
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "failed");
 	T_CONTAINS(o.message, "iteration line the coordinator refuses");
@@ -364,7 +364,7 @@ test_execute_refused_line(void)
 	T_EQ_INT(rec.samples, 1);
 
 	memset(&rec, 0, sizeof(rec));
-	runner_execute(&env, tr, &agent_ok, c, &o);
+	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_FINISH);
 	T_EQ_STR(o.state, "done");
 	T_EQ_INT(o.iterations_seen, 2);
