@@ -179,7 +179,7 @@ static int
 agentline_iter_metrics(const json_t *o, struct agentline_iteration *it, struct bf_diag *d)
 {
 	char p[BF_DIAG_FIELD];
-	json_t *metrics, *missing, *v;
+	json_t *metrics = NULL, *missing = NULL, *v;
 	const char *k;
 	size_t i;
 	int r;
