@@ -138,7 +138,7 @@ service_start_all(const struct step *st, struct bf_diag *d)
 	struct timespec t0, now;
 	size_t i;
 	pid_t pid;
-	int r, status, c, fd;
+	int status, c, fd;
 
 	for (i = 0; i < st->nservices; i++) {
 		const struct step_service *sv = &st->services[i];
@@ -146,14 +146,12 @@ service_start_all(const struct step *st, struct bf_diag *d)
 		snprintf(field, sizeof(field), "services[%zu]", i);
 		if ((fd = memfd_create("bf-service", MFD_CLOEXEC)) < 0) {
 			bf_diag_set(d, field, "memfd_create: %s", strerror(errno));
-			r = BF_ERR_SYS;
-			goto out;
+			return BF_ERR_SYS;
 		}
 		if ((pid = fork()) < 0) {
 			close(fd);
 			bf_diag_set(d, field, "fork: %s", strerror(errno));
-			r = BF_ERR_SYS;
-			goto out;
+			return BF_ERR_SYS;
 		}
 		if (pid == 0)
 			service_child(st, sv, fd);
@@ -169,16 +167,14 @@ service_start_all(const struct step *st, struct bf_diag *d)
 				service_tail(fd, tail, sizeof(tail));
 				bf_diag_set(d, field, "\"%.100s\" %s before it was ready%s",
 				    sv->cmd.argv[0], how, tail);
-				r = BF_ERR_STATE;
-				goto out;
+				return BF_ERR_STATE;
 			}
 			if ((c = service_connect(sv)) == 0)
 				break;
 			if (c == -2) {
 				bf_diag_set(d, field, "ready.tcp: \"%s\" is not a numeric address",
 				    sv->host);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (now.tv_sec - t0.tv_sec >= sv->timeout_s) {
@@ -186,15 +182,12 @@ service_start_all(const struct step *st, struct bf_diag *d)
 				bf_diag_set(d, field, "\"%.100s\" did not accept a connection on "
 				    "%s:%d within %lld s%s", sv->cmd.argv[0], sv->host, sv->port,
 				    (long long)sv->timeout_s, tail);
-				r = BF_ERR_TIMEOUT;
-				goto out;
+				return BF_ERR_TIMEOUT;
 			}
 			nanosleep(&nap, NULL);
 		}
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
