@@ -25,6 +25,7 @@
 #include "bind.h"
 #include "emit.h"
 #include "err.h"
+#include "clock.h"
 #include "exec.h"
 #include "caps.h"
 #include "parse.h"
@@ -209,10 +210,7 @@ exec_result_free(struct exec_result *res)
 static int64_t
 exec_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return bf_mono_ns();
 }
 
 static double

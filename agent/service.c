@@ -18,6 +18,7 @@
 
 #include "bind.h"
 #include "exec.h"
+#include "clock.h"
 #include "service.h"
 
 #define SERVICE_POLL_MS		50
@@ -135,7 +136,7 @@ service_start_all(const struct step *st, struct bf_diag *d)
 {
 	const struct timespec nap = { 0, SERVICE_POLL_MS * 1000000L };
 	char field[32], tail[SERVICE_TAIL + 8], how[64];
-	struct timespec t0, now;
+	int64_t t0;
 	size_t i;
 	pid_t pid;
 	int status, c, fd;
@@ -160,7 +161,7 @@ service_start_all(const struct step *st, struct bf_diag *d)
 		service_tab[service_n].logfd = fd;
 		service_n = service_n + 1;
 		(void)exec_keep(pid);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = bf_mono_ms();
 		for (;;) {
 			if (exec_kept_status(pid, &status) == 1) {
 				service_status_text(status, how, sizeof(how));
@@ -176,8 +177,7 @@ service_start_all(const struct step *st, struct bf_diag *d)
 				    sv->host);
 				return BF_ERR_INVALID;
 			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec >= sv->timeout_s) {
+			if (bf_mono_ms() - t0 >= sv->timeout_s * 1000) {
 				service_tail(fd, tail, sizeof(tail));
 				bf_diag_set(d, field, "\"%.100s\" did not accept a connection on "
 				    "%s:%d within %lld s%s", sv->cmd.argv[0], sv->host, sv->port,
