@@ -572,7 +572,7 @@ ajson_put_str(struct buf *b, const char *s, size_t len)
 	int r;
 
 	if ((r = buf_append(b, "\"", 1)) != 0)
-		goto out;
+		return r;
 	while (i < len) {
 		unsigned char c = p[i];
 
@@ -582,7 +582,7 @@ ajson_put_str(struct buf *b, const char *s, size_t len)
 			;
 		if (run > i) {
 			if ((r = buf_append(b, p + i, run - i)) != 0)
-				goto out;
+				return r;
 			i = run;
 			continue;
 		}
@@ -616,11 +616,9 @@ ajson_put_str(struct buf *b, const char *s, size_t len)
 			i += n;
 		}
 		if (r != 0)
-			goto out;
+			return r;
 	}
-	r = buf_append(b, "\"", 1);
-out:
-	return r;
+	return buf_append(b, "\"", 1);
 }
 
 int

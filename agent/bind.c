@@ -36,13 +36,11 @@ bind_parse_list(const char *s, unsigned long *mask, size_t nbits, char *why, siz
 	const char *p = s, *comma, *dash;
 	int64_t lo, hi, i;
 	size_t len, n;
-	int r;
 
 	memset(mask, 0, (nbits + BIND_WORD_BITS - 1) / BIND_WORD_BITS * sizeof(*mask));
 	if ((len = strlen(s)) == 0 || len > BIND_MAX_LIST) {
 		snprintf(why, whysz, "%s list", len == 0 ? "empty" : "over-long");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	for (;;) {
 		comma = strchr(p, ',');
@@ -54,21 +52,18 @@ bind_parse_list(const char *s, unsigned long *mask, size_t nbits, char *why, siz
 			    (int64_t)nbits - 1, &hi) != 0 || hi < lo) {
 				snprintf(why, whysz, "\"%.*s\" is not a range a-b with "
 				    "0 <= a <= b < %zu", (int)(n > 40 ? 40 : n), p, nbits);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
 		} else if (parse_i64_n(p, n, 0, (int64_t)nbits - 1, &lo) != 0) {
 			snprintf(why, whysz, "\"%.*s\" is not a number in 0..%zu",
 			    (int)(n > 40 ? 40 : n), p, nbits - 1);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		} else
 			hi = lo;
 		/* a leading '+' or '-' sign would pass parse_i64_n */
 		if (p[0] == '+' || (dash != NULL && (dash[1] == '+' || dash[1] == '-'))) {
 			snprintf(why, whysz, "signs are not allowed");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		for (i = lo; i <= hi; i++)
 			bind_setbit(mask, (size_t)i);
@@ -76,9 +71,7 @@ bind_parse_list(const char *s, unsigned long *mask, size_t nbits, char *why, siz
 			break;
 		p = comma + 1;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 void
@@ -127,7 +120,6 @@ bind_resolve(struct bind *b, char *why, size_t whysz)
 	unsigned long want[BIND_MAX_CPUS / BIND_WORD_BITS], node[BIND_MAX_CPUS / BIND_WORD_BITS];
 	char path[96], list[BIND_MAX_LIST + 1], sub[128];
 	size_t i, n, any = 0;
-	int r;
 
 	list[0] = '\0';
 	b->affinity_set = b->cpus_set || b->nodes_set;
@@ -150,15 +142,13 @@ bind_resolve(struct bind *b, char *why, size_t whysz)
 			if (bind_read(path, list, sizeof(list)) != 0) {
 				snprintf(why, whysz, "bind.cpunodebind: node %zu does not exist "
 				    "on this machine", n);
-				r = BF_ERR_NOTFOUND;
-				goto out;
+				return BF_ERR_NOTFOUND;
 			}
 			if (list[0] == '\0')
 				continue;	/* a memory-only node has no cpus */
 			if (bind_parse_list(list, one, BIND_MAX_CPUS, sub, sizeof(sub)) != 0) {
 				snprintf(why, whysz, "bind.cpunodebind: %s: %s", path, sub);
-				r = BF_ERR_PARSE;
-				goto out;
+				return BF_ERR_PARSE;
 			}
 			for (i = 0; i < BIND_MAX_CPUS / BIND_WORD_BITS; i++)
 				node[i] |= one[i];
@@ -174,15 +164,12 @@ bind_resolve(struct bind *b, char *why, size_t whysz)
 			if (access(path, F_OK) != 0) {
 				snprintf(why, whysz, "bind.membind: node %zu does not exist on "
 				    "this machine", n);
-				r = BF_ERR_NOTFOUND;
-				goto out;
+				return BF_ERR_NOTFOUND;
 			}
 		}
 	}
-	if (!b->affinity_set) {
-		r = 0;
-		goto out;
-	}
+	if (!b->affinity_set)
+		return 0;
 	CPU_ZERO(&b->affinity);
 	for (i = 0; i < BIND_MAX_CPUS; i++)
 		if (bind_bit(want, i)) {
@@ -194,12 +181,9 @@ bind_resolve(struct bind *b, char *why, size_t whysz)
 		snprintf(why, whysz, "bind: no cpu is left of bind.cpus \"%s\"%s among the online "
 		    "cpus \"%s\"", b->cpus_set ? sub : "(all)",
 		    b->nodes_set ? " within bind.cpunodebind" : "", list);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

@@ -25,6 +25,7 @@
 #include "bind.h"
 #include "emit.h"
 #include "err.h"
+#include "clock.h"
 #include "exec.h"
 #include "caps.h"
 #include "parse.h"
@@ -107,32 +108,23 @@ exec_signals_init(void)
 {
 	struct sigaction sa;
 	size_t i;
-	int r;
 
-	if (exec_chld_pipe[0] < 0 && pipe2(exec_chld_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-		r = BF_ERR_SYS;
-		goto out;
-	}
+	if (exec_chld_pipe[0] < 0 && pipe2(exec_chld_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return BF_ERR_SYS;
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = exec_on_fatal;
 	for (i = 0; i < sizeof(exec_fatal_sigs) / sizeof(exec_fatal_sigs[0]); i++)
-		if (sigaction(exec_fatal_sigs[i], &sa, NULL) != 0) {
-			r = BF_ERR_SYS;
-			goto out;
-		}
+		if (sigaction(exec_fatal_sigs[i], &sa, NULL) != 0)
+			return BF_ERR_SYS;
 	/* orphans that escape the process group (setsid) are reparented to us,
 	 * so exec_sweep() can still find and kill them */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	sa.sa_handler = exec_on_chld;
 	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-	if (sigaction(SIGCHLD, &sa, NULL) != 0) {
-		r = BF_ERR_SYS;
-		goto out;
-	}
-	r = 0;
-out:
-	return r;
+	if (sigaction(SIGCHLD, &sa, NULL) != 0)
+		return BF_ERR_SYS;
+	return 0;
 }
 
 void
@@ -218,10 +210,7 @@ exec_result_free(struct exec_result *res)
 static int64_t
 exec_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return bf_mono_ns();
 }
 
 static double

@@ -63,12 +63,11 @@ hello_put_file(struct buf *b, const char *key, const char *path)
 	int r;
 
 	if ((r = buf_printf(b, ",\"%s\":", key)) != 0)
-		goto out;
+		return r;
 	if (hello_read(path, data, sizeof(data), &len) != 0)
 		r = buf_puts(b, "null");
 	else
 		r = ajson_put_str(b, data, len);
-out:
 	return r;
 }
 
@@ -79,10 +78,8 @@ hello_build(struct buf *b)
 	char host[BF_MAX_HOST + 2];
 	int r;
 
-	if (uname(&u) != 0) {
-		r = BF_ERR_SYS;
-		goto out;
-	}
+	if (uname(&u) != 0)
+		return BF_ERR_SYS;
 	/* gethostname may leave the name unterminated when it is cut */
 	memset(host, 0, sizeof(host));
 	if (gethostname(host, sizeof(host) - 1) != 0)
@@ -98,10 +95,8 @@ hello_build(struct buf *b)
 	    (r = hello_put_file(b, "boot_id", "/proc/sys/kernel/random/boot_id")) != 0 ||
 	    (r = hello_put_file(b, "cmdline", "/proc/cmdline")) != 0 ||
 	    (r = buf_printf(b, ",\"pid\":%ld}", (long)getpid())) != 0)
-		goto out;
-	r = 0;
-out:
-	return r;
+		return r;
+	return 0;
 }
 
 int

@@ -50,10 +50,10 @@ main_probe(int argc, char **argv)
 }
 
 static const struct main_cmd main_cmds[] = {
-	{ "step",	main_step },
-	{ "probe",	main_probe },
-	{ "work",	main_work },
-	{ "--version",	main_version },
+	{ .name = "step",	.fn = main_step },
+	{ .name = "probe",	.fn = main_probe },
+	{ .name = "work",	.fn = main_work },
+	{ .name = "--version",	.fn = main_version },
 };
 
 /* A closed 0/1/2 would let a pipe land there and be clobbered by dup2. */

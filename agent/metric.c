@@ -23,33 +23,25 @@ metric_regex(const struct step_metric *m, const char *out, size_t len, double *v
 	regmatch_t pm[2];
 	char num[METRIC_MAX_NUM];
 	size_t i, n = 0;
-	int r, flags = 0;
+	int flags = 0;
 
-	if (m == NULL || !m->re_ok || out == NULL) {
-		r = BF_ERR_INVALID;
-		goto out;
-	}
+	if (m == NULL || !m->re_ok || out == NULL)
+		return BF_ERR_INVALID;
 	pm[0].rm_so = 0;
 	pm[0].rm_eo = (regoff_t)len;
 #ifdef REG_STARTEND
 	flags = REG_STARTEND;
 #endif
-	if (regexec(&m->re, out, 2, pm, flags) != 0 || pm[1].rm_so < 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
+	if (regexec(&m->re, out, 2, pm, flags) != 0 || pm[1].rm_so < 0)
+		return BF_ERR_NOTFOUND;
 	for (i = (size_t)pm[1].rm_so; i < (size_t)pm[1].rm_eo; i++) {
 		if (out[i] == ',')
 			continue;
-		if (n == sizeof(num)) {
-			r = BF_ERR_TOOBIG;
-			goto out;
-		}
+		if (n == sizeof(num))
+			return BF_ERR_TOOBIG;
 		num[n++] = out[i];
 	}
-	r = parse_double_n(num, n, value);
-out:
-	return r;
+	return parse_double_n(num, n, value);
 }
 
 /*
@@ -123,10 +115,8 @@ metric_csv(const struct step_metric *m, const char *out, size_t len, double *val
 	int r, have_header = 0;
 
 	for (;;) {
-		if (!metric_next_line(out, len, &pos, &lp, &ln)) {
-			r = BF_ERR_NOTFOUND;
-			goto out;
-		}
+		if (!metric_next_line(out, len, &pos, &lp, &ln))
+			return BF_ERR_NOTFOUND;
 		if (ln == 0 || memchr(lp, ',', ln) == NULL)
 			continue;	/* not a CSV line (progress output, blank) */
 		if (!have_header) {
@@ -146,14 +136,10 @@ metric_csv(const struct step_metric *m, const char *out, size_t len, double *val
 		if (metric_csv_field(lp, ln, 0, field, sizeof(field)) < 0 ||
 		    strstr(field, m->row_match) == NULL)
 			continue;
-		if ((fl = metric_csv_field(lp, ln, col, field, sizeof(field))) < 0) {
-			r = BF_ERR_NOTFOUND;
-			goto out;
-		}
-		r = parse_double_n(field, (size_t)fl, value);
-		goto out;
+		if ((fl = metric_csv_field(lp, ln, col, field, sizeof(field))) < 0)
+			return BF_ERR_NOTFOUND;
+		return parse_double_n(field, (size_t)fl, value);
 	}
-out:
 	return r;
 }
 

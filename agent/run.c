@@ -34,18 +34,14 @@ run_read_stdin(struct buf *b)
 		n = read(STDIN_FILENO, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			r = BF_ERR_IO;
-			goto out;
-		}
+		if (n < 0)
+			return BF_ERR_IO;
 		if (n == 0)
 			break;
 		if ((r = buf_append(b, chunk, (size_t)n)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int

@@ -18,6 +18,7 @@
 
 #include "bind.h"
 #include "exec.h"
+#include "clock.h"
 #include "service.h"
 
 #define SERVICE_POLL_MS		50
@@ -135,10 +136,10 @@ service_start_all(const struct step *st, struct bf_diag *d)
 {
 	const struct timespec nap = { 0, SERVICE_POLL_MS * 1000000L };
 	char field[32], tail[SERVICE_TAIL + 8], how[64];
-	struct timespec t0, now;
+	int64_t t0;
 	size_t i;
 	pid_t pid;
-	int r, status, c, fd;
+	int status, c, fd;
 
 	for (i = 0; i < st->nservices; i++) {
 		const struct step_service *sv = &st->services[i];
@@ -146,14 +147,12 @@ service_start_all(const struct step *st, struct bf_diag *d)
 		snprintf(field, sizeof(field), "services[%zu]", i);
 		if ((fd = memfd_create("bf-service", MFD_CLOEXEC)) < 0) {
 			bf_diag_set(d, field, "memfd_create: %s", strerror(errno));
-			r = BF_ERR_SYS;
-			goto out;
+			return BF_ERR_SYS;
 		}
 		if ((pid = fork()) < 0) {
 			close(fd);
 			bf_diag_set(d, field, "fork: %s", strerror(errno));
-			r = BF_ERR_SYS;
-			goto out;
+			return BF_ERR_SYS;
 		}
 		if (pid == 0)
 			service_child(st, sv, fd);
@@ -162,39 +161,33 @@ service_start_all(const struct step *st, struct bf_diag *d)
 		service_tab[service_n].logfd = fd;
 		service_n = service_n + 1;
 		(void)exec_keep(pid);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = bf_mono_ms();
 		for (;;) {
 			if (exec_kept_status(pid, &status) == 1) {
 				service_status_text(status, how, sizeof(how));
 				service_tail(fd, tail, sizeof(tail));
 				bf_diag_set(d, field, "\"%.100s\" %s before it was ready%s",
 				    sv->cmd.argv[0], how, tail);
-				r = BF_ERR_STATE;
-				goto out;
+				return BF_ERR_STATE;
 			}
 			if ((c = service_connect(sv)) == 0)
 				break;
 			if (c == -2) {
 				bf_diag_set(d, field, "ready.tcp: \"%s\" is not a numeric address",
 				    sv->host);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec >= sv->timeout_s) {
+			if (bf_mono_ms() - t0 >= sv->timeout_s * 1000) {
 				service_tail(fd, tail, sizeof(tail));
 				bf_diag_set(d, field, "\"%.100s\" did not accept a connection on "
 				    "%s:%d within %lld s%s", sv->cmd.argv[0], sv->host, sv->port,
 				    (long long)sv->timeout_s, tail);
-				r = BF_ERR_TIMEOUT;
-				goto out;
+				return BF_ERR_TIMEOUT;
 			}
 			nanosleep(&nap, NULL);
 		}
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

@@ -40,22 +40,18 @@ step_int(const struct ajson *v, const char *field, int64_t min, int64_t max,
 	int r;
 
 	if ((r = step_want(v, AJSON_NUM, field, d)) != 0)
-		goto out;
+		return r;
 	if (!v->is_int) {
 		bf_diag_set(d, field, "%g is not an integer", v->num);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (v->i < min || v->i > max) {
 		bf_diag_set(d, field, "%lld is out of range %lld..%lld", (long long)v->i,
 		    (long long)min, (long long)max);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	*out = v->i;
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* A string no longer than max; dup'd into *out. */
@@ -66,19 +62,14 @@ step_str(const struct ajson *v, const char *field, size_t max, char **out,
 	int r;
 
 	if ((r = step_want(v, AJSON_STR, field, d)) != 0)
-		goto out;
+		return r;
 	if (v->len > max) {
 		bf_diag_set(d, field, "string of %zu bytes is longer than %zu", v->len, max);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
-	if ((*out = strdup(v->str)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	r = 0;
-out:
-	return r;
+	if ((*out = strdup(v->str)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
 }
 
 static int
@@ -114,31 +105,25 @@ step_cmd(const struct ajson *v, const char *field, struct step_cmd *c, struct bf
 	int r;
 
 	if ((r = step_want(v, AJSON_ARR, field, d)) != 0)
-		goto out;
+		return r;
 	if (v->n < 1 || v->n > BF_MAX_ARGV) {
 		bf_diag_set(d, field, "%zu elements, expected 1..%d", v->n, BF_MAX_ARGV);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
-	if ((c->argv = calloc(v->n + 1, sizeof(*c->argv))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((c->argv = calloc(v->n + 1, sizeof(*c->argv))) == NULL)
+		return BF_ERR_ALLOC;
 	for (i = 0; i < v->n; i++) {
 		snprintf(ef, sizeof(ef), "%s[%zu]", field, i);
 		if ((r = step_str(v->items[i], ef, BF_MAX_ARG, &c->argv[i], d)) != 0)
-			goto out;
+			return r;
 		c->argc++;
 	}
 	if (c->argv[0][0] == '\0') {
 		snprintf(ef, sizeof(ef), "%s[0]", field);
 		bf_diag_set(d, ef, "empty program name");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static void
@@ -173,25 +158,20 @@ step_cmds(const struct ajson *v, const char *field, struct step_cmd **cp, size_t
 	int r;
 
 	if ((r = step_want(v, AJSON_ARR, field, d)) != 0)
-		goto out;
+		return r;
 	if (v->n > STEP_MAX_CMDS) {
 		bf_diag_set(d, field, "%zu commands, at most %d allowed", v->n, STEP_MAX_CMDS);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
-	if ((*cp = calloc(v->n + 1, sizeof(**cp))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((*cp = calloc(v->n + 1, sizeof(**cp))) == NULL)
+		return BF_ERR_ALLOC;
 	for (i = 0; i < v->n; i++) {
 		snprintf(ef, sizeof(ef), "%s[%zu]", field, i);
 		(*np)++;
 		if ((r = step_cmd(v->items[i], ef, &(*cp)[i], d)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -273,40 +253,35 @@ step_service(const struct ajson *v, const char *field, struct step_service *sv,
 
 	sv->timeout_s = STEP_DEFAULT_READY_S;
 	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
-		goto out;
+		return r;
 	snprintf(ef, sizeof(ef), "%s.argv", field);
 	if ((a = ajson_get(v, STEP_SERVICE_ARGV)) == NULL) {
 		bf_diag_set(d, ef, "missing");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = step_cmd(a, ef, &sv->cmd, d)) != 0)
-		goto out;
+		return r;
 	snprintf(ef, sizeof(ef), "%s.ready", field);
 	if ((ready = ajson_get(v, STEP_SERVICE_READY)) == NULL) {
 		bf_diag_set(d, ef, "missing (a service must say when it is ready)");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = step_want(ready, AJSON_OBJ, ef, d)) != 0 ||
 	    (r = step_only(ready, rkeys, ef, d)) != 0)
-		goto out;
+		return r;
 	snprintf(ef, sizeof(ef), "%s.ready.tcp", field);
 	if ((tcp = ajson_get(ready, STEP_SERVICE_TCP)) == NULL) {
 		bf_diag_set(d, ef, "missing");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = step_want(tcp, AJSON_STR, ef, d)) != 0 ||
 	    (r = step_hostport(tcp->str, ef, sv, d)) != 0)
-		goto out;
+		return r;
 	snprintf(ef, sizeof(ef), "%s.ready.timeout_s", field);
 	if ((t = ajson_get(ready, STEP_SERVICE_TIMEOUT_S)) != NULL &&
 	    (r = step_int(t, ef, 1, STEP_MAX_READY_S, &sv->timeout_s, d)) != 0)
-		goto out;
-	r = 0;
-out:
-	return r;
+		return r;
+	return 0;
 }
 
 static int
@@ -317,26 +292,21 @@ step_f_services(const struct ajson *v, struct step *st, struct bf_diag *d)
 	int r;
 
 	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_SERVICES, d)) != 0)
-		goto out;
+		return r;
 	if (v->n > STEP_MAX_SERVICES) {
 		bf_diag_set(d, "services", "%zu services, at most %d allowed", v->n,
 		    STEP_MAX_SERVICES);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
-	if ((st->services = calloc(v->n + 1, sizeof(*st->services))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((st->services = calloc(v->n + 1, sizeof(*st->services))) == NULL)
+		return BF_ERR_ALLOC;
 	for (i = 0; i < v->n; i++) {
 		snprintf(ef, sizeof(ef), "services[%zu]", i);
 		st->nservices++;
 		if ((r = step_service(v->items[i], ef, &st->services[i], d)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -349,16 +319,13 @@ step_f_knobs(const struct ajson *v, struct step *st, struct bf_diag *d)
 	int r;
 
 	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_KNOBS, d)) != 0)
-		goto out;
+		return r;
 	if (v->n > STEP_MAX_KNOBS) {
 		bf_diag_set(d, "knobs", "%zu knobs, at most %d allowed", v->n, STEP_MAX_KNOBS);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
-	if ((st->knobs = calloc(v->n + 1, sizeof(*st->knobs))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((st->knobs = calloc(v->n + 1, sizeof(*st->knobs))) == NULL)
+		return BF_ERR_ALLOC;
 	for (i = 0; i < v->n; i++) {
 		e = v->items[i];
 		snprintf(ef, sizeof(ef), "knobs.%.64s", e->key);
@@ -370,28 +337,24 @@ step_f_knobs(const struct ajson *v, struct step *st, struct bf_diag *d)
 		else {
 			bf_diag_set(d, ef, "%s where a string or an integer is expected",
 			    ajson_type_name(e->type));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = knob_validate(e->key, val, why, sizeof(why))) != 0) {
 			bf_diag_set(d, NULL, "%s", why);
 			if (d != NULL)
 				snprintf(d->field, sizeof(d->field), "%s", ef);
-			goto out;
+			return r;
 		}
 		st->nknobs++;
 		if ((st->knobs[i].name = strdup(e->key)) == NULL ||
 		    (st->knobs[i].value = strdup(val)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
+			return BF_ERR_ALLOC;
 		}
 		/* drop_caches is an action before each iteration, not state */
 		if (strcmp(e->key, "drop_caches") == 0)
 			st->drop_caches = (int)(val[0] - '0');
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* A list field of bind: a string "0-3,8" or a single integer. */
@@ -490,16 +453,14 @@ step_f_env(const struct ajson *v, struct step *st, struct bf_diag *d)
 	int r;
 
 	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_ENV, d)) != 0)
-		goto out;
+		return r;
 	if (v->n > STEP_MAX_ENV) {
 		bf_diag_set(d, "env", "%zu entries, at most %d allowed", v->n, STEP_MAX_ENV);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	if ((st->env_name = calloc(v->n + 1, sizeof(char *))) == NULL ||
 	    (st->env_value = calloc(v->n + 1, sizeof(char *))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
+		return BF_ERR_ALLOC;
 	}
 	for (i = 0; i < v->n; i++) {
 		const struct ajson *e = v->items[i];
@@ -507,21 +468,16 @@ step_f_env(const struct ajson *v, struct step *st, struct bf_diag *d)
 		if (!step_env_name_ok(e->key)) {
 			bf_diag_set(d, "env", "\"%.64s\" is not a valid variable name "
 			    "([A-Za-z_][A-Za-z0-9_]*, at most %d bytes)", e->key, BF_MAX_NAME);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		snprintf(field, sizeof(field), "env.%s", e->key);
-		if ((st->env_name[i] = strdup(e->key)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if ((st->env_name[i] = strdup(e->key)) == NULL)
+			return BF_ERR_ALLOC;
 		st->nenv++;
 		if ((r = step_str(e, field, BF_MAX_ARG, &st->env_value[i], d)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -530,15 +486,12 @@ step_f_cwd(const struct ajson *v, struct step *st, struct bf_diag *d)
 	int r;
 
 	if ((r = step_str(v, STEP_FIELD_CWD, STEP_MAX_PATH, &st->cwd, d)) != 0)
-		goto out;
+		return r;
 	if (st->cwd[0] != '/') {
 		bf_diag_set(d, "cwd", "\"%.64s\" is not an absolute path", st->cwd);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -564,29 +517,25 @@ step_metric_csv(const struct ajson *v, const char *field, struct step_metric *m,
 	int r;
 
 	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0 || (r = step_only(v, keys, field, d)) != 0)
-		goto out;
+		return r;
 	rm = ajson_get(v, STEP_METRIC_CSV_ROW);
 	col = ajson_get(v, STEP_METRIC_CSV_COLUMN);
 	if (rm == NULL || col == NULL) {
 		snprintf(ef, sizeof(ef), "%s.%s", field, rm == NULL ? "row_match" : "column");
 		bf_diag_set(d, ef, "missing");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	snprintf(ef, sizeof(ef), "%s.row_match", field);
 	if ((r = step_str(rm, ef, BF_MAX_REGEX, &m->row_match, d)) != 0)
-		goto out;
+		return r;
 	snprintf(ef, sizeof(ef), "%s.column", field);
 	if ((r = step_str(col, ef, BF_MAX_REGEX, &m->column, d)) != 0)
-		goto out;
+		return r;
 	if (m->column[0] == '\0') {
 		bf_diag_set(d, ef, "empty column name");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -603,7 +552,7 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 
 	snprintf(field, sizeof(field), "metrics[%zu]", idx);
 	if ((r = step_want(v, AJSON_OBJ, field, d)) != 0)
-		goto out;
+		return r;
 	for (i = 0; i < v->n; i++) {
 		for (rc = 0; keys[rc] != NULL; rc++)
 			if (strcmp(v->items[i]->key, keys[rc]) == 0)
@@ -611,8 +560,7 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 		if (keys[rc] == NULL) {
 			bf_diag_set(d, field, "unknown field \"%.64s\" (expected name, source, "
 			    "and one of regex, csv, json)", v->items[i]->key);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 	}
 	name = ajson_get(v, STEP_METRIC_NAME);
@@ -624,90 +572,76 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 		snprintf(field, sizeof(field), "metrics[%zu].%s", idx,
 		    name == NULL ? STEP_METRIC_NAME : STEP_METRIC_SOURCE);
 		bf_diag_set(d, field, "missing");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (rx == NULL && csv == NULL && jp == NULL) {
 		snprintf(field, sizeof(field), "metrics[%zu].regex", idx);
 		bf_diag_set(d, field, "missing (a metric needs one of regex, csv, json)");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((rx != NULL) + (csv != NULL) + (jp != NULL) != 1) {
 		bf_diag_set(d, field, "needs exactly one of regex, csv, json");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	snprintf(field, sizeof(field), "metrics[%zu].name", idx);
 	if ((r = step_str(name, field, BF_MAX_NAME, &m->name, d)) != 0)
-		goto out;
+		return r;
 	if (!step_metric_name_ok(m->name)) {
 		bf_diag_set(d, field, "\"%s\" is not a metric name ([A-Za-z0-9_.-]+)", m->name);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	for (i = 0; i < idx; i++)
 		if (strcmp(st->metrics[i].name, m->name) == 0) {
 			bf_diag_set(d, field, "\"%s\" appears twice", m->name);
-			r = BF_ERR_EXISTS;
-			goto out;
+			return BF_ERR_EXISTS;
 		}
 	snprintf(field, sizeof(field), "metrics[%zu].source", idx);
 	if ((r = step_want(src, AJSON_STR, field, d)) != 0)
-		goto out;
+		return r;
 	if (strcmp(src->str, "stdout") == 0)
 		m->source = STEP_STDOUT;
 	else if (strcmp(src->str, "stderr") == 0)
 		m->source = STEP_STDERR;
 	else {
 		bf_diag_set(d, field, "\"%.64s\" is not one of stdout, stderr", src->str);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (csv != NULL) {
 		m->rule = STEP_RULE_CSV;
 		snprintf(field, sizeof(field), "metrics[%zu].csv", idx);
-		r = step_metric_csv(csv, field, m, d);
-		goto out;
+		return step_metric_csv(csv, field, m, d);
 	}
 	if (jp != NULL) {
 		m->rule = STEP_RULE_JSON;
 		snprintf(field, sizeof(field), "metrics[%zu].json", idx);
 		if ((r = step_str(jp, field, BF_MAX_REGEX, &m->path, d)) != 0)
-			goto out;
+			return r;
 		if (m->path[0] == '\0' || m->path[0] == '.' ||
 		    m->path[strlen(m->path) - 1] == '.' || strstr(m->path, "..") != NULL) {
 			bf_diag_set(d, field, "\"%.64s\" is not a path like a.b.c", m->path);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
-		r = 0;
-		goto out;
+		return 0;
 	}
 	m->rule = STEP_RULE_REGEX;
 	snprintf(field, sizeof(field), "metrics[%zu].regex", idx);
 	if ((r = step_str(rx, field, BF_MAX_REGEX, &m->regex, d)) != 0)
-		goto out;
+		return r;
 	if (parse_regex_check(m->regex, &why) != 0) {
 		bf_diag_set(d, field, "%s", why);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((rc = regcomp(&m->re, m->regex, REG_EXTENDED)) != 0) {
 		regerror(rc, &m->re, err, sizeof(err));
 		bf_diag_set(d, field, "does not compile: %s", err);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	m->re_ok = 1;
 	if (m->re.re_nsub < 1) {
 		bf_diag_set(d, field, "has no capture group for the number");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -717,25 +651,20 @@ step_f_metrics(const struct ajson *v, struct step *st, struct bf_diag *d)
 	int r;
 
 	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_METRICS, d)) != 0)
-		goto out;
+		return r;
 	if (v->n > STEP_MAX_METRICS) {
 		bf_diag_set(d, "metrics", "%zu entries, at most %d allowed", v->n, STEP_MAX_METRICS);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
-	if ((st->metrics = calloc(v->n + 1, sizeof(*st->metrics))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((st->metrics = calloc(v->n + 1, sizeof(*st->metrics))) == NULL)
+		return BF_ERR_ALLOC;
 	for (i = 0; i < v->n; i++) {
 		/* counted first so step_free releases a half-built entry */
 		st->nmetrics++;
 		if ((r = step_metric(v->items[i], i, st, d)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /*
@@ -756,53 +685,46 @@ step_f_paths(const struct ajson *v, struct step *st, struct bf_diag *d)
 
 	(void)st;
 	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_PATHS, d)) != 0)
-		goto out;
+		return r;
 	if (v->n > STEP_MAX_PATHS) {
 		bf_diag_set(d, "paths", "%zu entries, at most %d allowed", v->n, STEP_MAX_PATHS);
-		r = BF_ERR_RANGE;
-		goto out;
+		return BF_ERR_RANGE;
 	}
 	for (i = 0; i < v->n; i++) {
 		e = v->items[i];
 		snprintf(ef, sizeof(ef), "paths[%zu]", i);
 		if ((r = step_want(e, AJSON_OBJ, ef, d)) != 0 || (r = step_only(e, keys, ef, d)) != 0)
-			goto out;
+			return r;
 		name = ajson_get(e, STEP_PATH_NAME);
 		p = ajson_get(e, STEP_PATH_PATH);
 		root = ajson_get(e, STEP_PATH_ROOT);
 		if (name == NULL || p == NULL || root == NULL) {
 			bf_diag_set(d, ef, "needs name, path and root");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = step_want(name, AJSON_STR, ef, d)) != 0 ||
 		    (r = step_want(p, AJSON_STR, ef, d)) != 0 ||
 		    (r = step_want(root, AJSON_STR, ef, d)) != 0)
-			goto out;
+			return r;
 		if (path_check_normal(root->str, root->len, &why) != 0) {
 			bf_diag_set(d, ef, "root \"%.200s\" %s", root->str, why);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (path_check_normal(p->str, p->len, &why) != 0) {
 			bf_diag_set(d, ef, "%.64s: \"%.200s\" %s", name->str, p->str, why);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (!path_is_under(p->str, root->str)) {
 			bf_diag_set(d, ef, "%.64s: \"%.200s\" is not under %.200s", name->str,
 			    p->str, root->str);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = path_check_fs(root->str, p->str, fs, sizeof(fs))) != 0) {
 			bf_diag_set(d, ef, "%.64s: %s", name->str, fs);
-			goto out;
+			return r;
 		}
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static const struct step_field step_fields[] = {

@@ -17,18 +17,18 @@ struct work_cmd {
 };
 
 static const struct work_cmd work_cmds[] = {
-	{ "cpu",	"cpu --loops N",			basic_cpu },
-	{ "touch",	"touch --mb M [--passes P]",		basic_touch },
-	{ "echo",	"echo ARG...",				basic_echo },
-	{ "addr",	"addr",					basic_addr },
-	{ "pagefault",	"pagefault --mb M [--mode file|anon]",	pagefault_main },
-	{ "dtlb",	"dtlb --pages N --iters I",		tlb_dtlb },
-	{ "zeropage",	"zeropage --pages N --iters I",		tlb_zeropage },
-	{ "btree",	"btree --keys N --lookups L [--threads T]", btree_main },
-	{ "gups",	"gups --log2 N --updates U",		gups_main },
-	{ "ebizzy",	"ebizzy --chunks C --seconds S [--chunk-kb K] [--threads T]",
-	  ebizzy_main },
-	{ "unpack",	"unpack --tar FILE --dir /DIR (once; cached)",	unpack_main },
+	{ .name = "cpu", .usage = "cpu --loops N", .fn = basic_cpu },
+	{ .name = "touch", .usage = "touch --mb M [--passes P]", .fn = basic_touch },
+	{ .name = "echo", .usage = "echo ARG...", .fn = basic_echo },
+	{ .name = "addr", .usage = "addr", .fn = basic_addr },
+	{ .name = "pagefault", .usage = "pagefault --mb M [--mode file|anon]", .fn = pagefault_main },
+	{ .name = "dtlb", .usage = "dtlb --pages N --iters I", .fn = tlb_dtlb },
+	{ .name = "zeropage", .usage = "zeropage --pages N --iters I", .fn = tlb_zeropage },
+	{ .name = "btree", .usage = "btree --keys N --lookups L [--threads T]", .fn = btree_main },
+	{ .name = "gups", .usage = "gups --log2 N --updates U", .fn = gups_main },
+	{ .name = "ebizzy", .usage = "ebizzy --chunks C --seconds S [--chunk-kb K] [--threads T]",
+	  .fn = ebizzy_main },
+	{ .name = "unpack", .usage = "unpack --tar FILE --dir /DIR (once; cached)", .fn = unpack_main },
 };
 
 int

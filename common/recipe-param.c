@@ -107,30 +107,24 @@ recipe_check_path(const struct recipe_param *p, const json_t *v, const char *roo
 {
 	char rep[80];
 	const char *why;
-	int r;
 
 	if (!json_is_string(v)) {
 		bf_diag_set(d, path, "expected a string (an absolute path), got %s",
 		    jx_type_name(v));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (path_check_normal(json_string_value(v), json_string_length(v), &why) != 0) {
 		bf_diag_set(d, path, "%s %s (a path must be absolute and normal: no \"..\", "
 		    "\".\", \"//\" or trailing \"/\")", jx_repr(v, rep, sizeof(rep)), why);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (p->root != NULL)
 		root = p->root;
 	if (root != NULL && !path_is_under(json_string_value(v), root)) {
 		bf_diag_set(d, path, "%s is not under %s", jx_repr(v, rep, sizeof(rep)), root);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -148,42 +142,35 @@ recipe_check_value(const struct recipe_param *p, const json_t *v, const char *ro
 	switch (p->type) {
 	case RECIPE_P_INT:
 		if ((r = jx_as_int(v, p->imin, p->imax, &iv, path, d)) != 0)
-			goto out;
-		r = recipe_check_lead(p, v, iv < 0, path, d);
-		goto out;
+			return r;
+		return recipe_check_lead(p, v, iv < 0, path, d);
 	case RECIPE_P_NUM:
 		if ((r = jx_as_num(v, p->nmin, p->nmax, &dv, path, d)) != 0)
-			goto out;
+			return r;
 		/* -0.0 renders as "0" (recipe_append_value) */
-		r = recipe_check_lead(p, v, dv < 0, path, d);
-		goto out;
+		return recipe_check_lead(p, v, dv < 0, path, d);
 	case RECIPE_P_BOOL:
 		if (!json_is_boolean(v)) {
 			bf_diag_set(d, path, "expected true or false, got %s", jx_type_name(v));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		break;
 	case RECIPE_P_PATH:
-		r = recipe_check_path(p, v, root, path, d);
-		goto out;
+		return recipe_check_path(p, v, root, path, d);
 	case RECIPE_P_STR:
 		if (!json_is_string(v)) {
 			bf_diag_set(d, path, "expected a string, got %s", jx_type_name(v));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		n = json_string_length(v);
 		s = json_string_value(v);
 		if (n != strlen(s)) {
 			bf_diag_set(d, path, "contains a NUL byte");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (n > p->max_len) {
 			bf_diag_set(d, path, "is %zu bytes long; at most %zu allowed", n, p->max_len);
-			r = BF_ERR_TOOBIG;
-			goto out;
+			return BF_ERR_TOOBIG;
 		}
 		/* rm_so/rm_eo: the anchors are in the compiled text, and this
 		 * says the same thing again should they ever be lost */
@@ -191,43 +178,35 @@ recipe_check_value(const struct recipe_param *p, const json_t *v, const char *ro
 		    (size_t)m.rm_eo != n)) {
 			bf_diag_set(d, path, "%s does not match the pattern ^(%s)$",
 			    jx_repr(v, rep, sizeof(rep)), p->pattern);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		/* empty is fine inside an element ("--opt={x}"), but an empty
 		 * argument of its own means "here" to many programs */
 		if (n == 0 && p->whole && !p->re_ok) {
 			bf_diag_set(d, path, "is empty, and it would be a whole argument (%s); "
 			    "the recipe gives no pattern that allows it", p->lead_at);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = recipe_check_lead(p, v, s[0] == '-', path, d)) != 0)
-			goto out;
+			return r;
 		break;
 	case RECIPE_P_ENUM:
 		if (!json_is_string(v)) {
 			bf_diag_set(d, path, "expected a string, got %s", jx_type_name(v));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		/* strcmp stops at a NUL, so only a NUL-free value may match */
 		s = json_string_value(v);
 		for (i = 0; strlen(s) == json_string_length(v) && i < p->nvalues; i++)
-			if (strcmp(s, p->values[i]) == 0) {
-				r = 0;
-				goto out;
-			}
+			if (strcmp(s, p->values[i]) == 0)
+				return 0;
 		list[0] = '\0';
 		for (i = 0; i < p->nvalues; i++)
 			recipe_join(list, sizeof(list), p->values[i], i);
 		bf_diag_set(d, path, "%s is not one of %s", jx_repr(v, rep, sizeof(rep)), list);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -241,32 +220,25 @@ recipe_parse_enum_values(struct recipe_param *p, const json_t *spec, const char 
 	int r;
 
 	if ((r = jx_arr(spec, "values", JX_REQUIRED, 1, BF_MAX_AXIS_VALUES, &arr, path, d)) != 0)
-		goto out;
+		return r;
 	jx_path(vp, sizeof(vp), path, "values");
-	if ((p->values = calloc(json_array_size(arr), sizeof(*p->values))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((p->values = calloc(json_array_size(arr), sizeof(*p->values))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(arr, i, v) {
 		jx_path_idx(ep, sizeof(ep), vp, i);
 		if ((r = jx_as_str(v, BF_MAX_STR, &s, ep, d)) != 0)
-			goto out;
+			return r;
 		for (j = 0; j < p->nvalues; j++)
 			if (strcmp(p->values[j], s) == 0) {
 				bf_diag_set(d, ep, "%s repeats %s[%zu]", jx_repr(v, rep, sizeof(rep)),
 				    vp, j);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
-		if ((p->values[p->nvalues] = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if ((p->values[p->nvalues] = strdup(s)) == NULL)
+			return BF_ERR_ALLOC;
 		p->nvalues++;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /*
@@ -375,18 +347,15 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 	int r;
 
 	if ((r = jx_check_name(name, path, d)) != 0)
-		goto out;
-	if ((p->name = strdup(name)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+		return r;
+	if ((p->name = strdup(name)) == NULL)
+		return BF_ERR_ALLOC;
 	if (!json_is_object(spec)) {
 		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(spec));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = jx_str(spec, "type", JX_REQUIRED, BF_MAX_NAME, &type, path, d)) != 0)
-		goto out;
+		return r;
 	for (i = 0; i < RECIPE_NPTYPES; i++)
 		if (strcmp(type, recipe_ptypes[i].name) == 0)
 			break;
@@ -396,15 +365,14 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 			recipe_join(list, sizeof(list), recipe_ptypes[i].name, i);
 		bf_diag_set(d, jx_path(tp, sizeof(tp), path, "type"), "%s is not one of %s",
 		    jx_repr(json_object_get(spec, "type"), rep, sizeof(rep)), list);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	p->type = recipe_ptypes[i].type;
 	if ((r = jx_only_keys(spec, recipe_ptypes[i].keys, path, d)) != 0)
-		goto out;
+		return r;
 	if ((r = recipe_dup_opt(spec, "description", RECIPE_DESC_MAX, NULL, &p->description,
 	    path, d)) != 0)
-		goto out;
+		return r;
 	p->imin = INT64_MIN;
 	p->imax = INT64_MAX;
 	p->nmin = -DBL_MAX;
@@ -416,12 +384,11 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 		    path, d)) != 0 ||
 		    (r = jx_int(spec, "max", JX_OPTIONAL, INT64_MIN, INT64_MAX, &p->imax,
 		    path, d)) != 0)
-			goto out;
+			return r;
 		if (p->imin > p->imax) {
 			bf_diag_set(d, path, "min %" PRId64 " is above max %" PRId64, p->imin,
 			    p->imax);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		break;
 	case RECIPE_P_NUM:
@@ -429,59 +396,52 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 		    path, d)) != 0 ||
 		    (r = jx_num(spec, "max", JX_OPTIONAL, -DBL_MAX, DBL_MAX, &p->nmax,
 		    path, d)) != 0)
-			goto out;
+			return r;
 		if (p->nmin > p->nmax) {
 			bf_diag_set(d, path, "min %.17g is above max %.17g", p->nmin, p->nmax);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		break;
 	case RECIPE_P_STR:
 		ml = BF_MAX_STR;
 		if ((r = jx_int(spec, "max_len", JX_OPTIONAL, 1, BF_MAX_STR, &ml, path, d)) != 0)
-			goto out;
+			return r;
 		p->max_len = (size_t)ml;
 		if ((r = recipe_parse_pattern(p, spec, path, d)) != 0)
-			goto out;
+			return r;
 		break;
 	case RECIPE_P_PATH:
 		p->max_len = PATH_CHECK_MAX;
 		if ((r = jx_str(spec, "root", JX_OPTIONAL, PATH_CHECK_MAX, &root, path, d)) != 0)
-			goto out;
+			return r;
 		if (root != NULL && path_check_normal(root, strlen(root), &why) != 0) {
 			bf_diag_set(d, jx_path(tp, sizeof(tp), path, "root"), "\"%.200s\" %s",
 			    root, why);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
-		if (root != NULL && (p->root = strdup(root)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if (root != NULL && (p->root = strdup(root)) == NULL)
+			return BF_ERR_ALLOC;
 		break;
 	case RECIPE_P_ENUM:
 		if ((r = recipe_parse_enum_values(p, spec, path, d)) != 0)
-			goto out;
+			return r;
 		break;
 	case RECIPE_P_BOOL:
 		break;
 	}
 	if ((r = jx_bool(spec, "option", JX_OPTIONAL, &p->option, path, d)) != 0)
-		goto out;
+		return r;
 	/* a default makes every cell renderable without the job naming it */
 	def = json_object_get(spec, "default");
 	if (def == NULL) {
 		bf_diag_set(d, jx_path(tp, sizeof(tp), path, "default"), "is required");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = recipe_check_value(p, def, NULL, jx_path(tp, sizeof(tp), path, "default"),
 	    d)) != 0)
-		goto out;
+		return r;
 	p->def = json_incref(def);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -494,32 +454,25 @@ recipe_parse_params(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_obj(doc, "params", JX_OPTIONAL, &params, "", d)) != 0)
-		goto out;
-	if (params == NULL) {
-		r = 0;
-		goto out;
-	}
+		return r;
+	if (params == NULL)
+		return 0;
 	n = json_object_size(params);
 	if (n > BF_MAX_PARAMS) {
 		bf_diag_set(d, "params", "has %zu parameters; at most %d allowed", n,
 		    BF_MAX_PARAMS);
-		r = BF_ERR_TOOBIG;
-		goto out;
+		return BF_ERR_TOOBIG;
 	}
-	if (n != 0 && (rc->params = calloc(n, sizeof(*rc->params))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if (n != 0 && (rc->params = calloc(n, sizeof(*rc->params))) == NULL)
+		return BF_ERR_ALLOC;
 	json_object_foreach(params, k, v) {
 		/* counted first so that recipe_free() releases a half-built one */
 		rc->nparams++;
 		if ((r = recipe_parse_param(&rc->params[rc->nparams - 1], k, v,
 		    jx_path(pp, sizeof(pp), "params", k), d)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int
@@ -532,40 +485,33 @@ recipe_parse_presets(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_obj(doc, "presets", JX_OPTIONAL, &presets, "", d)) != 0)
-		goto out;
+		return r;
 	if (presets == NULL) {
-		if ((rc->presets = json_object()) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+		if ((rc->presets = json_object()) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	json_object_foreach(presets, pk, preset) {
 		jx_path(pp, sizeof(pp), "presets", pk);
 		if ((r = jx_check_name(pk, pp, d)) != 0)
-			goto out;
+			return r;
 		if (!json_is_object(preset)) {
 			bf_diag_set(d, pp, "expected an object, got %s", jx_type_name(preset));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		json_object_foreach(preset, k, v) {
 			jx_path(vp, sizeof(vp), pp, k);
 			if ((p = recipe_param(rc, k)) == NULL) {
 				bf_diag_set(d, vp, "names no parameter; parameters are %s",
 				    recipe_param_names(rc, names, sizeof(names)));
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
 			if ((r = recipe_check_value(p, v, NULL, vp, d)) != 0)
-				goto out;
+				return r;
 		}
 	}
 	rc->presets = json_incref(presets);
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /* Defaults again, now that the templates say which parameters lead. */

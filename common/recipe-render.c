@@ -81,21 +81,20 @@ recipe_scan(const struct recipe *rc, const char *tmpl, const json_t *values, str
 	while (*s != '\0') {
 		if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
 			if (out != NULL && (r = recipe_emit(out, s, 1, path, d)) != 0)
-				goto out;
+				return r;
 			s += 2;
 			continue;
 		}
 		if (s[0] == '}') {
 			bf_diag_set(d, path, "unmatched \"}\" at byte %zu (write \"}}\" for a "
 			    "literal brace)", (size_t)(s - tmpl));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (s[0] != '{') {
 			for (e = s; *e != '\0' && *e != '{' && *e != '}'; e++)
 				;
 			if (out != NULL && (r = recipe_emit(out, s, (size_t)(e - s), path, d)) != 0)
-				goto out;
+				return r;
 			s = e;
 			continue;
 		}
@@ -104,46 +103,40 @@ recipe_scan(const struct recipe *rc, const char *tmpl, const json_t *values, str
 		if (*e != '}') {
 			bf_diag_set(d, path, "unmatched \"{\" at byte %zu (write \"{{\" for a "
 			    "literal brace)", (size_t)(s - tmpl));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		n = (size_t)(e - s - 1);
 		if (n == 0 || n > BF_MAX_NAME) {
 			bf_diag_set(d, path, "slot {%.*s} names no parameter; parameters are %s",
 			    (int)(n > BF_MAX_NAME ? BF_MAX_NAME : n), s + 1,
 			    recipe_param_names(rc, names, sizeof(names)));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		memcpy(name, s + 1, n);
 		name[n] = '\0';
 		if ((p = recipe_param(rc, name)) == NULL) {
 			bf_diag_set(d, path, "slot {%s} names no parameter; parameters are %s",
 			    name, recipe_param_names(rc, names, sizeof(names)));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (out != NULL) {
 			jx_path(vpath, sizeof(vpath), "values", name);
 			if ((v = json_object_get(values, name)) == NULL) {
 				bf_diag_set(d, path, "no value for parameter %s", name);
-				r = BF_ERR_INVALID;
-				goto out;
+				return BF_ERR_INVALID;
 			}
 			if ((r = recipe_check_value(p, v, NULL, vpath, d)) != 0)
-				goto out;
+				return r;
 			if ((r = recipe_append_value(out, v)) != 0) {
 				if (r == BF_ERR_TOOBIG)
 					bf_diag_set(d, path, "rendered element is over %d bytes",
 					    BF_MAX_ARG);
-				goto out;
+				return r;
 			}
 		}
 		s = e + 1;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 /*

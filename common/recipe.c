@@ -127,15 +127,11 @@ recipe_dup_opt(const json_t *obj, const char *key, size_t maxlen, const char *df
 	int r;
 
 	if ((r = jx_str(obj, key, JX_OPTIONAL, maxlen, &s, path, d)) != 0)
-		goto out;
+		return r;
 	*out = NULL;
-	if (s != NULL && (*out = strdup(s)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	r = 0;
-out:
-	return r;
+	if (s != NULL && (*out = strdup(s)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
 }
 
 /* An argv template: 1..BF_MAX_ARGV strings with {param} slots checked. */
@@ -151,53 +147,41 @@ recipe_parse_argv(struct recipe *rc, const json_t *arr, const char *path, struct
 	if (!json_is_array(arr) || json_array_size(arr) < 1 || json_array_size(arr) > BF_MAX_ARGV) {
 		bf_diag_set(d, path, "expected an array of 1..%d strings, got %s", BF_MAX_ARGV,
 		    jx_type_name(arr));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	if ((c->argv = calloc(json_array_size(arr) + 1, sizeof(*c->argv))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((c->argv = calloc(json_array_size(arr) + 1, sizeof(*c->argv))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(arr, i, v) {
 		jx_path_idx(ep, sizeof(ep), path, i);
 		if (!json_is_string(v)) {
 			bf_diag_set(d, ep, "expected a string, got %s", jx_type_name(v));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		n = json_string_length(v);
 		if (n != strlen(json_string_value(v))) {
 			bf_diag_set(d, ep, "contains a NUL byte");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (n > BF_MAX_ARG) {
 			bf_diag_set(d, ep, "is %zu bytes long; at most %d allowed", n, BF_MAX_ARG);
-			r = BF_ERR_TOOBIG;
-			goto out;
+			return BF_ERR_TOOBIG;
 		}
 		if (i == 0 && n == 0) {
 			bf_diag_set(d, ep, "must not be empty");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if (i > 0 && strcmp(json_string_value(v), "@agent") == 0) {
 			bf_diag_set(d, ep, "\"@agent\" is allowed only as %s[0]", path);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = recipe_scan(rc, json_string_value(v), NULL, NULL, ep, d)) != 0)
-			goto out;
+			return r;
 		recipe_mark_leads(rc, json_string_value(v), ep);
-		if ((c->argv[i] = strdup(json_string_value(v))) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if ((c->argv[i] = strdup(json_string_value(v))) == NULL)
+			return BF_ERR_ALLOC;
 		c->argc++;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -208,11 +192,10 @@ recipe_parse_command(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_arr(doc, "command", JX_REQUIRED, 1, BF_MAX_ARGV, &arr, "", d)) != 0)
-		goto out;
+		return r;
 	r = recipe_parse_argv(rc, arr, "command", &c, d);
 	rc->command = c.argv;
 	rc->ncommand = c.argc;
-out:
 	return r;
 }
 
@@ -228,20 +211,16 @@ recipe_parse_cmds(struct recipe *rc, const json_t *doc, const char *key, struct 
 
 	if ((r = jx_arr(doc, key, JX_OPTIONAL, 0, STEP_MAX_CMDS, &arr, "", d)) != 0 ||
 	    arr == NULL)
-		goto out;
-	if ((*cp = calloc(json_array_size(arr) + 1, sizeof(**cp))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+		return r;
+	if ((*cp = calloc(json_array_size(arr) + 1, sizeof(**cp))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(arr, i, v) {
 		jx_path_idx(ep, sizeof(ep), key, i);
 		(*np)++;
 		if ((r = recipe_parse_argv(rc, v, ep, &(*cp)[i], d)) != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -255,11 +234,9 @@ recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 
 	if ((r = jx_arr(doc, "services", JX_OPTIONAL, 0, STEP_MAX_SERVICES, &arr, "", d)) != 0 ||
 	    arr == NULL)
-		goto out;
-	if ((rc->services = calloc(json_array_size(arr) + 1, sizeof(*rc->services))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+		return r;
+	if ((rc->services = calloc(json_array_size(arr) + 1, sizeof(*rc->services))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(arr, i, v) {
 		struct recipe_service *s = &rc->services[i];
 
@@ -268,32 +245,27 @@ recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 		s->ready_timeout_s = STEP_DEFAULT_READY_S;
 		if (!json_is_object(v)) {
 			bf_diag_set(d, sp, "expected an object, got %s", jx_type_name(v));
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
 		if ((r = jx_only_keys(v, recipe_service_keys, sp, d)) != 0 ||
 		    (r = jx_arr(v, "argv", JX_REQUIRED, 1, BF_MAX_ARGV, &argv, sp, d)) != 0 ||
 		    (r = recipe_parse_argv(rc, argv, jx_path(fp, sizeof(fp), sp, "argv"), &s->cmd,
 		    d)) != 0 ||
 		    (r = jx_obj(v, "ready", JX_REQUIRED, &ready, sp, d)) != 0)
-			goto out;
+			return r;
 		jx_path(fp, sizeof(fp), sp, "ready");
 		if ((r = jx_only_keys(ready, recipe_ready_keys, fp, d)) != 0 ||
 		    (r = jx_str(ready, "tcp", JX_REQUIRED, BF_MAX_NAME * 2, &tcp, fp, d)) != 0 ||
 		    (r = jx_int(ready, "timeout_s", JX_OPTIONAL, 1, STEP_MAX_READY_S, &s->ready_timeout_s, fp,
 		    d)) != 0)
-			goto out;
+			return r;
 		jx_path(tp, sizeof(tp), fp, "tcp");
 		if ((r = recipe_scan(rc, tcp, NULL, NULL, tp, d)) != 0)
-			goto out;
-		if ((s->ready_tcp = strdup(tcp)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+			return r;
+		if ((s->ready_tcp = strdup(tcp)) == NULL)
+			return BF_ERR_ALLOC;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 static int
@@ -309,39 +281,34 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 
 	if (!json_is_object(spec)) {
 		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(spec));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((r = jx_only_keys(spec, recipe_metric_keys, path, d)) != 0)
-		goto out;
+		return r;
 	if ((r = jx_str(spec, "name", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0 ||
 	    (r = jx_check_name(s, jx_path(fp, sizeof(fp), path, "name"), d)) != 0)
-		goto out;
+		return r;
 	for (i = 0; i < rc->nmetrics; i++)
 		if (strcmp(rc->metrics[i].name, s) == 0) {
 			bf_diag_set(d, fp, "\"%s\" is used by metrics[%zu] too", s, i);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
-	if ((m->name = strdup(s)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((m->name = strdup(s)) == NULL)
+		return BF_ERR_ALLOC;
 	if ((r = recipe_dup_opt(spec, "unit", RECIPE_UNIT_MAX, "", &m->unit, path, d)) != 0)
-		goto out;
+		return r;
 	/* no default: a silently wrong direction would invert every comparison */
 	if ((r = jx_str(spec, "better", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0)
-		goto out;
+		return r;
 	if (strcmp(s, "higher") != 0 && strcmp(s, "lower") != 0) {
 		bf_diag_set(d, jx_path(fp, sizeof(fp), path, "better"),
 		    "%s is not one of higher, lower",
 		    jx_repr(json_object_get(spec, "better"), rep, sizeof(rep)));
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	m->higher_better = strcmp(s, "higher") == 0;
 	if ((r = jx_str(spec, "source", JX_REQUIRED, BF_MAX_NAME, &s, path, d)) != 0)
-		goto out;
+		return r;
 	for (i = 0; i < RECIPE_NSOURCES; i++)
 		if (strcmp(s, recipe_sources[i].name) == 0)
 			break;
@@ -351,29 +318,23 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 			recipe_join(list, sizeof(list), recipe_sources[i].name, i);
 		bf_diag_set(d, jx_path(fp, sizeof(fp), path, "source"), "%s is not one of %s",
 		    jx_repr(json_object_get(spec, "source"), rep, sizeof(rep)), list);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	if ((m->source = strdup(s)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((m->source = strdup(s)) == NULL)
+		return BF_ERR_ALLOC;
 	jx_path(fp, sizeof(fp), path, "regex");
 	if (!recipe_sources[i].needs_regex) {
 		if (json_object_get(spec, "regex") != NULL || json_object_get(spec, "csv") != NULL ||
 		    json_object_get(spec, "json") != NULL) {
 			bf_diag_set(d, fp, "only for source stdout or stderr");
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
-		r = 0;
-		goto out;
+		return 0;
 	}
 	if ((json_object_get(spec, "regex") != NULL) + (json_object_get(spec, "csv") != NULL) +
 	    (json_object_get(spec, "json") != NULL) > 1) {
 		bf_diag_set(d, path, "give one of regex, csv, json");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if (json_object_get(spec, "csv") != NULL) {
 		json_t *csv;
@@ -382,63 +343,47 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 		if ((r = jx_obj(spec, "csv", JX_REQUIRED, &csv, path, d)) != 0 ||
 		    (r = jx_only_keys(csv, recipe_csv_keys, fp, d)) != 0 ||
 		    (r = jx_str(csv, "row_match", JX_REQUIRED, BF_MAX_REGEX, &s, fp, d)) != 0)
-			goto out;
-		if ((m->csv_row = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+			return r;
+		if ((m->csv_row = strdup(s)) == NULL)
+			return BF_ERR_ALLOC;
 		if ((r = jx_str(csv, "column", JX_REQUIRED, BF_MAX_REGEX, &s, fp, d)) != 0)
-			goto out;
-		if ((m->csv_column = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+			return r;
+		if ((m->csv_column = strdup(s)) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	if (json_object_get(spec, "json") != NULL) {
 		if ((r = jx_str(spec, "json", JX_REQUIRED, BF_MAX_REGEX, &s, path, d)) != 0)
-			goto out;
+			return r;
 		if (s[0] == '.' || s[strlen(s) - 1] == '.' || strstr(s, "..") != NULL) {
 			bf_diag_set(d, jx_path(fp, sizeof(fp), path, "json"),
 			    "\"%.64s\" is not a path like a.b.c", s);
-			r = BF_ERR_INVALID;
-			goto out;
+			return BF_ERR_INVALID;
 		}
-		if ((m->json_path = strdup(s)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		r = 0;
-		goto out;
+		if ((m->json_path = strdup(s)) == NULL)
+			return BF_ERR_ALLOC;
+		return 0;
 	}
 	if ((r = jx_str(spec, "regex", JX_REQUIRED, BF_MAX_REGEX, &s, path, d)) != 0)
-		goto out;
+		return r;
 	if (parse_regex_check(s, &why) != 0) {
 		bf_diag_set(d, fp, "%s", why);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	if ((rr = regcomp(&re, s, REG_EXTENDED)) != 0) {
 		regerror(rr, &re, ebuf, sizeof(ebuf));
 		bf_diag_set(d, fp, "does not compile: %s", ebuf);
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
 	i = re.re_nsub;
 	regfree(&re);
 	if (i < 1) {
 		bf_diag_set(d, fp, "needs a capture group (...) holding the number");
-		r = BF_ERR_INVALID;
-		goto out;
+		return BF_ERR_INVALID;
 	}
-	if ((m->regex = strdup(s)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	r = 0;
-out:
-	return r;
+	if ((m->regex = strdup(s)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
 }
 
 static int
@@ -450,13 +395,11 @@ recipe_parse_metrics(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	int r;
 
 	if ((r = jx_arr(doc, "metrics", JX_OPTIONAL, 1, BF_MAX_METRICS, &arr, "", d)) != 0)
-		goto out;
+		return r;
 	if (arr == NULL) {
 		/* every iteration is timed, so wall time is always there to compare */
-		if ((rc->metrics = calloc(1, sizeof(*rc->metrics))) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
+		if ((rc->metrics = calloc(1, sizeof(*rc->metrics))) == NULL)
+			return BF_ERR_ALLOC;
 		rc->nmetrics = 1;
 		rc->metrics[0].name = strdup("wall_s");
 		rc->metrics[0].unit = strdup("s");
@@ -464,27 +407,21 @@ recipe_parse_metrics(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 		rc->metrics[0].higher_better = 0;
 		if (rc->metrics[0].name == NULL || rc->metrics[0].unit == NULL ||
 		    rc->metrics[0].source == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
+			return BF_ERR_ALLOC;
 		}
-		r = 0;
-		goto out;
+		return 0;
 	}
-	if ((rc->metrics = calloc(json_array_size(arr), sizeof(*rc->metrics))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if ((rc->metrics = calloc(json_array_size(arr), sizeof(*rc->metrics))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(arr, i, v) {
 		jx_path_idx(mp, sizeof(mp), "metrics", i);
 		r = recipe_parse_metric(rc, &rc->metrics[i], v, mp, d);
 		/* counted after the duplicate check, which looks at metrics[0..n) */
 		rc->nmetrics++;
 		if (r != 0)
-			goto out;
+			return r;
 	}
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 int

@@ -20,67 +20,67 @@ struct ajson_case {
 
 static const struct ajson_case cases[] = {
 	/* valid */
-	{ "{}", 0, 0, NULL },
-	{ " [ ] ", 0, 0, NULL },
-	{ "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{}}", 0, 0, NULL },
-	{ "\"\\u00e9\\ud83d\\ude00\\n\\/\"", 0, 0, NULL },
-	{ "0", 0, 0, NULL },
-	{ "-0.0e+0", 0, 0, NULL },
-	{ "\"h\xc3\xa9llo \xf0\x9f\x98\x80\"", 0, 0, NULL },
+	{ .text = "{}", .len = 0, .want = 0, .msg = NULL },
+	{ .text = " [ ] ", .len = 0, .want = 0, .msg = NULL },
+	{ .text = "{\"a\":[1,-2.5e3,true,false,null,\"x\"],\"b\":{}}", .len = 0, .want = 0, .msg = NULL },
+	{ .text = "\"\\u00e9\\ud83d\\ude00\\n\\/\"", .len = 0, .want = 0, .msg = NULL },
+	{ .text = "0", .len = 0, .want = 0, .msg = NULL },
+	{ .text = "-0.0e+0", .len = 0, .want = 0, .msg = NULL },
+	{ .text = "\"h\xc3\xa9llo \xf0\x9f\x98\x80\"", .len = 0, .want = 0, .msg = NULL },
 	/* truncated */
-	{ "", 0, BF_ERR_PARSE, "input ends" },
-	{ "{", 0, BF_ERR_PARSE, NULL },
-	{ "{\"a\"", 0, BF_ERR_PARSE, "':' expected" },
-	{ "{\"a\":", 0, BF_ERR_PARSE, NULL },
-	{ "[1,", 0, BF_ERR_PARSE, NULL },
-	{ "[1", 0, BF_ERR_PARSE, "unterminated array" },
-	{ "\"abc", 0, BF_ERR_PARSE, "unterminated string" },
-	{ "\"\\u12", 0, BF_ERR_PARSE, "truncated \\u" },
-	{ "\"\\", 0, BF_ERR_PARSE, "truncated escape" },
-	{ "tru", 0, BF_ERR_PARSE, "literal" },
-	{ "-", 0, BF_ERR_PARSE, "invalid number" },
-	{ "1.", 0, BF_ERR_PARSE, "after '.'" },
-	{ "1e", 0, BF_ERR_PARSE, "exponent" },
+	{ .text = "", .len = 0, .want = BF_ERR_PARSE, .msg = "input ends" },
+	{ .text = "{", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "{\"a\"", .len = 0, .want = BF_ERR_PARSE, .msg = "':' expected" },
+	{ .text = "{\"a\":", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "[1,", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "[1", .len = 0, .want = BF_ERR_PARSE, .msg = "unterminated array" },
+	{ .text = "\"abc", .len = 0, .want = BF_ERR_PARSE, .msg = "unterminated string" },
+	{ .text = "\"\\u12", .len = 0, .want = BF_ERR_PARSE, .msg = "truncated \\u" },
+	{ .text = "\"\\", .len = 0, .want = BF_ERR_PARSE, .msg = "truncated escape" },
+	{ .text = "tru", .len = 0, .want = BF_ERR_PARSE, .msg = "literal" },
+	{ .text = "-", .len = 0, .want = BF_ERR_PARSE, .msg = "invalid number" },
+	{ .text = "1.", .len = 0, .want = BF_ERR_PARSE, .msg = "after '.'" },
+	{ .text = "1e", .len = 0, .want = BF_ERR_PARSE, .msg = "exponent" },
 	/* bad syntax */
-	{ "[1,]", 0, BF_ERR_PARSE, NULL },
-	{ "{\"a\":1,}", 0, BF_ERR_PARSE, "string key expected" },
-	{ "{a:1}", 0, BF_ERR_PARSE, "string key expected" },
-	{ "01", 0, BF_ERR_PARSE, "trailing" },
-	{ "+1", 0, BF_ERR_PARSE, "unexpected character" },
-	{ ".5", 0, BF_ERR_PARSE, NULL },
-	{ "NaN", 0, BF_ERR_PARSE, NULL },
-	{ "Infinity", 0, BF_ERR_PARSE, NULL },
-	{ "1e999", 0, BF_ERR_RANGE, "out of range" },
-	{ "'a'", 0, BF_ERR_PARSE, NULL },
+	{ .text = "[1,]", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "{\"a\":1,}", .len = 0, .want = BF_ERR_PARSE, .msg = "string key expected" },
+	{ .text = "{a:1}", .len = 0, .want = BF_ERR_PARSE, .msg = "string key expected" },
+	{ .text = "01", .len = 0, .want = BF_ERR_PARSE, .msg = "trailing" },
+	{ .text = "+1", .len = 0, .want = BF_ERR_PARSE, .msg = "unexpected character" },
+	{ .text = ".5", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "NaN", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "Infinity", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
+	{ .text = "1e999", .len = 0, .want = BF_ERR_RANGE, .msg = "out of range" },
+	{ .text = "'a'", .len = 0, .want = BF_ERR_PARSE, .msg = NULL },
 	/* trailing garbage */
-	{ "{} x", 0, BF_ERR_PARSE, "trailing" },
-	{ "{}{}", 0, BF_ERR_PARSE, "trailing" },
-	{ "[] \x00", 4, BF_ERR_PARSE, "trailing" },
+	{ .text = "{} x", .len = 0, .want = BF_ERR_PARSE, .msg = "trailing" },
+	{ .text = "{}{}", .len = 0, .want = BF_ERR_PARSE, .msg = "trailing" },
+	{ .text = "[] \x00", .len = 4, .want = BF_ERR_PARSE, .msg = "trailing" },
 	/* bad escapes */
-	{ "\"\\x41\"", 0, BF_ERR_PARSE, "invalid escape" },
-	{ "\"\\U0041\"", 0, BF_ERR_PARSE, "invalid escape" },
-	{ "\"\\u00g1\"", 0, BF_ERR_PARSE, "hex digit" },
-	{ "\"\\'\"", 0, BF_ERR_PARSE, "invalid escape" },
+	{ .text = "\"\\x41\"", .len = 0, .want = BF_ERR_PARSE, .msg = "invalid escape" },
+	{ .text = "\"\\U0041\"", .len = 0, .want = BF_ERR_PARSE, .msg = "invalid escape" },
+	{ .text = "\"\\u00g1\"", .len = 0, .want = BF_ERR_PARSE, .msg = "hex digit" },
+	{ .text = "\"\\'\"", .len = 0, .want = BF_ERR_PARSE, .msg = "invalid escape" },
 	/* lone surrogates */
-	{ "\"\\ud800\"", 0, BF_ERR_PARSE, "lone high surrogate" },
-	{ "\"\\ud800x\"", 0, BF_ERR_PARSE, "lone high surrogate" },
-	{ "\"\\udc00\"", 0, BF_ERR_PARSE, "lone low surrogate" },
-	{ "\"\\ud800\\u0041\"", 0, BF_ERR_PARSE, "not followed by low" },
-	{ "\"\\ud800\\ud800\"", 0, BF_ERR_PARSE, "not followed by low" },
+	{ .text = "\"\\ud800\"", .len = 0, .want = BF_ERR_PARSE, .msg = "lone high surrogate" },
+	{ .text = "\"\\ud800x\"", .len = 0, .want = BF_ERR_PARSE, .msg = "lone high surrogate" },
+	{ .text = "\"\\udc00\"", .len = 0, .want = BF_ERR_PARSE, .msg = "lone low surrogate" },
+	{ .text = "\"\\ud800\\u0041\"", .len = 0, .want = BF_ERR_PARSE, .msg = "not followed by low" },
+	{ .text = "\"\\ud800\\ud800\"", .len = 0, .want = BF_ERR_PARSE, .msg = "not followed by low" },
 	/* NUL, control characters, bad UTF-8 */
-	{ "\"a\\u0000b\"", 0, BF_ERR_PARSE, "NUL" },
-	{ "\"a\x00" "b\"", 4, BF_ERR_PARSE, "NUL byte" },
-	{ "\"a\nb\"", 0, BF_ERR_PARSE, "control character" },
-	{ "\"\xff\"", 0, BF_ERR_PARSE, "UTF-8" },
-	{ "\"\xc0\xaf\"", 0, BF_ERR_PARSE, "UTF-8" },		/* overlong '/' */
-	{ "\"\xed\xa0\x80\"", 0, BF_ERR_PARSE, "UTF-8" },	/* encoded surrogate */
-	{ "\"\xf4\x90\x80\x80\"", 0, BF_ERR_PARSE, "UTF-8" },	/* > U+10FFFF */
-	{ "\"\xe2\x82\"", 0, BF_ERR_PARSE, "UTF-8" },		/* truncated sequence */
+	{ .text = "\"a\\u0000b\"", .len = 0, .want = BF_ERR_PARSE, .msg = "NUL" },
+	{ .text = "\"a\x00" "b\"", .len = 4, .want = BF_ERR_PARSE, .msg = "NUL byte" },
+	{ .text = "\"a\nb\"", .len = 0, .want = BF_ERR_PARSE, .msg = "control character" },
+	{ .text = "\"\xff\"", .len = 0, .want = BF_ERR_PARSE, .msg = "UTF-8" },
+	{ .text = "\"\xc0\xaf\"", .len = 0, .want = BF_ERR_PARSE, .msg = "UTF-8" },		/* overlong '/' */
+	{ .text = "\"\xed\xa0\x80\"", .len = 0, .want = BF_ERR_PARSE, .msg = "UTF-8" },	/* encoded surrogate */
+	{ .text = "\"\xf4\x90\x80\x80\"", .len = 0, .want = BF_ERR_PARSE, .msg = "UTF-8" },	/* > U+10FFFF */
+	{ .text = "\"\xe2\x82\"", .len = 0, .want = BF_ERR_PARSE, .msg = "UTF-8" },		/* truncated sequence */
 	/* duplicate keys */
-	{ "{\"a\":1,\"a\":2}", 0, BF_ERR_PARSE, "duplicate key" },
-	{ "{\"a\":1,\"b\":{\"c\":1,\"c\":1}}", 0, BF_ERR_PARSE, "duplicate key" },
-	{ "{\"\\u0061\":1,\"a\":2}", 0, BF_ERR_PARSE, "duplicate key" },
-	{ "{\"a\":1,\"b\":{\"a\":1}}", 0, 0, NULL },
+	{ .text = "{\"a\":1,\"a\":2}", .len = 0, .want = BF_ERR_PARSE, .msg = "duplicate key" },
+	{ .text = "{\"a\":1,\"b\":{\"c\":1,\"c\":1}}", .len = 0, .want = BF_ERR_PARSE, .msg = "duplicate key" },
+	{ .text = "{\"\\u0061\":1,\"a\":2}", .len = 0, .want = BF_ERR_PARSE, .msg = "duplicate key" },
+	{ .text = "{\"a\":1,\"b\":{\"a\":1}}", .len = 0, .want = 0, .msg = NULL },
 };
 
 static void
@@ -216,16 +216,16 @@ struct put_case {
 };
 
 static const struct put_case puts_cases[] = {
-	{ "plain", 5, "\"plain\"" },
-	{ "q\"b\\s/", 6, "\"q\\\"b\\\\s/\"" },
-	{ "\n\t\r\x01\x1f\x7f", 6, "\"\\n\\t\\r\\u0001\\u001f\\u007f\"" },
-	{ "a\0b", 3, "\"a\\ufffdb\"" },
-	{ "\xff\xfe", 2, "\"\\ufffd\\ufffd\"" },
-	{ "\xc3\xa9", 2, "\"\xc3\xa9\"" },
-	{ "\xc3", 1, "\"\\ufffd\"" },				/* cut sequence */
-	{ "\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
-	{ "\xf0\x9f\x98\x80!", 5, "\"\xf0\x9f\x98\x80!\"" },
-	{ "", 0, "\"\"" },
+	{ .in = "plain", .len = 5, .want = "\"plain\"" },
+	{ .in = "q\"b\\s/", .len = 6, .want = "\"q\\\"b\\\\s/\"" },
+	{ .in = "\n\t\r\x01\x1f\x7f", .len = 6, .want = "\"\\n\\t\\r\\u0001\\u001f\\u007f\"" },
+	{ .in = "a\0b", .len = 3, .want = "\"a\\ufffdb\"" },
+	{ .in = "\xff\xfe", .len = 2, .want = "\"\\ufffd\\ufffd\"" },
+	{ .in = "\xc3\xa9", .len = 2, .want = "\"\xc3\xa9\"" },
+	{ .in = "\xc3", .len = 1, .want = "\"\\ufffd\"" },				/* cut sequence */
+	{ .in = "\xed\xa0\x80", .len = 3, .want = "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+	{ .in = "\xf0\x9f\x98\x80!", .len = 5, .want = "\"\xf0\x9f\x98\x80!\"" },
+	{ .in = "", .len = 0, .want = "\"\"" },
 };
 
 static void
