@@ -53,6 +53,13 @@ static struct {
 
 static const int exec_fatal_sigs[] = { SIGTERM, SIGHUP, SIGINT, SIGPIPE };
 
+/* exec_set_attach: the hook, set for exec_run's command only, and the
+ * pipe whose EOF lets the child go on to its exec. */
+static void (*exec_attach_fn)(pid_t, void *);
+static void *exec_attach_arg;
+static int exec_attach_now;
+static int exec_go[2] = { -1, -1 };
+
 /* What the child sends back over the CLOEXEC pipe when it cannot exec. */
 struct exec_report {
 	int what;
@@ -166,6 +173,24 @@ exec_kept(pid_t pid)
 		if (exec_keep_tab[i].pid == pid && pid != 0)
 			return (int)i;
 	return -1;
+}
+
+void
+exec_set_attach(void (*fn)(pid_t pid, void *arg), void *arg)
+{
+	exec_attach_fn = fn;
+	exec_attach_arg = arg;
+}
+
+size_t
+exec_kept_pids(pid_t *pids, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < EXEC_MAX_KEEP && n < max; i++)
+		if (exec_keep_tab[i].pid != 0 && !exec_keep_tab[i].dead)
+			pids[n++] = exec_keep_tab[i].pid;
+	return n;
 }
 
 int
@@ -298,6 +323,13 @@ exec_child(const struct step *st, char *const *argv, int out_w, int err_w, int r
 		rep.what = what[0] == 's' && what[1] == 'c' ? EXEC_W_AFFINITY :
 		    what[0] == 's' ? EXEC_W_MEMPOLICY : EXEC_W_PERSONALITY;
 		goto fail;
+	}
+	if (exec_go[0] >= 0) {	/* until the parent has attached its counters */
+		char c;
+
+		close(exec_go[1]);
+		while (read(exec_go[0], &c, 1) < 0 && errno == EINTR)
+			;
 	}
 	file = strcmp(argv[0], "@agent") == 0 ? EXEC_AGENT_SELF : argv[0];
 	exec_search(file, argv);
@@ -512,7 +544,12 @@ exec_read_report(int fd, struct exec_result *res)
 int
 exec_run(const struct step *st, int64_t iteration, struct exec_result *res)
 {
-	return exec_run_cmd(st, st->argv, iteration, 1, st->timeout_s, res);
+	int r;
+
+	exec_attach_now = exec_attach_fn != NULL;
+	r = exec_run_cmd(st, st->argv, iteration, 1, st->timeout_s, res);
+	exec_attach_now = 0;
+	return r;
 }
 
 int
@@ -536,7 +573,8 @@ exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int fo
 	se.cap = &res->err;
 	so.quiet = se.quiet = !forward;
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
-	    pipe2(rep_p, O_CLOEXEC) != 0) {
+	    pipe2(rep_p, O_CLOEXEC) != 0 ||
+	    (exec_attach_now && pipe2(exec_go, O_CLOEXEC) != 0)) {
 		r = BF_ERR_SYS;
 		goto out;
 	}
@@ -561,6 +599,15 @@ exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int fo
 	/* both sides set the group, so kill(-pid) works whoever runs first */
 	(void)setpgid(pid, pid);
 	exec_pgid = pid;
+	if (exec_go[0] >= 0) {
+		int64_t t = exec_now_ns();
+
+		exec_attach_fn(pid, exec_attach_arg);
+		close(exec_go[0]);
+		close(exec_go[1]);	/* EOF: the child goes on to exec */
+		exec_go[0] = exec_go[1] = -1;
+		start += exec_now_ns() - t;
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	blocked = 0;
 	close(out_p[1]);
@@ -655,6 +702,9 @@ out:
 			close(err_p[i]);
 		if (rep_p[i] >= 0)
 			close(rep_p[i]);
+		if (exec_go[i] >= 0)
+			close(exec_go[i]);
+		exec_go[i] = -1;
 	}
 	return r;
 }

@@ -48,6 +48,14 @@ int exec_run(const struct step *st, int64_t iteration, struct exec_result *res);
 int exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int forward,
     int64_t timeout_s, struct exec_result *res);
 
+/*
+ * For exec_run only: fn(pid, arg) runs in the parent after fork while the
+ * child waits just before its exec, so counters opened on pid with
+ * enable_on_exec start at the exec; its time is not in wall_s. NULL: none.
+ */
+void exec_set_attach(void (*fn)(pid_t pid, void *arg), void *arg);
+/* The kept children (services) still running, at most max, into pids. */
+size_t exec_kept_pids(pid_t *pids, size_t max);
 /* Called from the fatal-signal handler after the workload is killed (must be
  * async-signal-safe): stops services, restores knobs. */
 void exec_set_fatal_hook(void (*fn)(void));

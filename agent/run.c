@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "counters.h"
 #include "emit.h"
 #include "err.h"
 #include "exec.h"
@@ -20,6 +21,7 @@
 #include "caps.h"
 #include "metric.h"
 #include "run.h"
+#include "snapshot.h"
 #include "step.h"
 
 /* Read all of stdin, refusing more than BF_MAX_STEP bytes. */
@@ -37,11 +39,59 @@ run_read_stdin(struct buf *b)
 		if (n < 0)
 			return BF_ERR_IO;
 		if (n == 0)
-			break;
+			return 0;
 		if ((r = buf_append(b, chunk, (size_t)n)) != 0)
 			return r;
 	}
-	return 0;
+}
+
+/* snapshot_opts.run: a lookup of the snapshot (dpkg -S, cc --version),
+ * captured and untimed; only its exit status 0 counts. */
+static int
+run_snapshot_cmd(void *arg, char *const *argv, struct buf *out)
+{
+	const struct step *st = arg;
+	struct exec_result res;
+	size_t room;
+	int r;
+
+	exec_result_init(&res);
+	r = exec_run_cmd(st, argv, 0, 0, BF_SNAPSHOT_CMD_S, &res);
+	if (r == 0 && (res.exec_errno != 0 || res.exit_code != 0 || res.timeout))
+		r = BF_ERR_STATE;
+	room = out->max > out->len ? out->max - out->len : 0;
+	if (r == 0 && res.out.len > 0)
+		r = buf_append(out, res.out.data, res.out.len < room ? res.out.len : room);
+	exec_result_free(&res);
+	return r;
+}
+
+/* The "snapshot" line: the environment after the knobs, with every binary
+ * the step runs (workload, setup, pre_iteration, services). */
+static int
+run_snapshot(const struct step *st)
+{
+	const char *bins[2 * STEP_MAX_CMDS + STEP_MAX_SERVICES + 2];
+	struct snapshot_opts o = { .root = "", .bins = bins, .cwd = st->cwd,
+		.run = run_snapshot_cmd, .arg = (void *)st };
+	size_t i, n = 0;
+
+	bins[n++] = st->argv[0];
+	for (i = 0; i < st->nsetup; i++)
+		bins[n++] = st->setup[i].argv[0];
+	for (i = 0; i < st->npre; i++)
+		bins[n++] = st->pre[i].argv[0];
+	for (i = 0; i < st->nservices; i++)
+		bins[n++] = st->services[i].cmd.argv[0];
+	bins[n] = NULL;
+	return snapshot_emit(&o);
+}
+
+/* exec_set_attach: the counters go on the workload before its exec. */
+static void
+run_attach(pid_t pid, void *arg)
+{
+	counters_attach(arg, pid, 1);
 }
 
 static int
@@ -190,11 +240,15 @@ run_step(void)
 {
 	struct step *st = NULL;
 	struct exec_result res;
+	struct counters ctr;
 	struct bf_diag d;
 	struct buf in;
+	pid_t svc[16];
 	int64_t it, total, measured = 0;
+	size_t i;
 	int r, ok = 1, status = RUN_EXIT_ERROR;
 
+	counters_init(&ctr, "");
 	buf_init(&in, BF_MAX_STEP);
 	exec_result_init(&res);
 	bf_diag_clear(&d);
@@ -221,6 +275,14 @@ run_step(void)
 	/* nothing is measured unless every knob reads back as requested */
 	if ((r = knobset_apply(st, &d)) != 0)
 		goto out;
+	if ((r = run_snapshot(st)) != 0)
+		goto out;
+	for (i = 0; i < st->npmu; i++)
+		if ((r = counters_add_raw(&ctr, st->pmu_name[i], st->pmu_spec[i])) != 0) {
+			bf_diag_set(&d, "pmu", "%s: %s", st->pmu_name[i], bf_err_str(r));
+			goto out;
+		}
+	exec_set_attach(run_attach, &ctr);
 	if ((r = run_cmds(st, st->setup, st->nsetup, "setup", 0, &d)) != 0)
 		goto out;
 	if ((r = service_start_all(st, &d)) != 0)
@@ -235,12 +297,15 @@ run_step(void)
 			goto out;
 		if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, &d)) != 0)
 			goto out;
+		counters_before(&ctr);
 		if ((r = exec_run(st, it, &res)) != 0) {
 			bf_diag_set(&d, NULL, "agent: iteration %lld: %s", (long long)it,
 			    bf_err_str(r));
 			goto out;
 		}
-		if ((r = run_iteration_line(st, it, warm, &res)) != 0)
+		counters_after(&ctr, svc, exec_kept_pids(svc, sizeof(svc) / sizeof(svc[0])));
+		if ((r = run_iteration_line(st, it, warm, &res)) != 0 ||
+		    (r = counters_emit(&ctr, it)) != 0)
 			goto out;
 		if (res.exec_errno != 0) {
 			/* every further iteration would fail the same way */
@@ -277,6 +342,8 @@ out:
 		status = RUN_EXIT_ERROR;
 	}
 	(void)emit_done(ok, measured);
+	exec_set_attach(NULL, NULL);
+	counters_free(&ctr);
 	exec_result_free(&res);
 	step_free(st);
 	buf_free(&in);

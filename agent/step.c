@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ajson.h"
+#include "counters.h"
 #include "knob.h"
 #include "parse.h"
 #include "path.h"
@@ -727,6 +728,43 @@ step_f_paths(const struct ajson *v, struct step *st, struct bf_diag *d)
 	return 0;
 }
 
+/* "pmu": {"walk_active": "r0108"}: raw events counted beside the default set. */
+static int
+step_f_pmu(const struct ajson *v, struct step *st, struct bf_diag *d)
+{
+	uint64_t cfg;
+	size_t i;
+	int r;
+
+	if ((r = step_want(v, AJSON_OBJ, "pmu", d)) != 0)
+		return r;
+	if (v->n > BF_MAX_STEP_PMU) {
+		bf_diag_set(d, "pmu", "%zu events, at most %d allowed", v->n, BF_MAX_STEP_PMU);
+		return BF_ERR_RANGE;
+	}
+	if ((st->pmu_name = calloc(v->n + 1, sizeof(char *))) == NULL ||
+	    (st->pmu_spec = calloc(v->n + 1, sizeof(char *))) == NULL)
+		return BF_ERR_ALLOC;
+	for (i = 0; i < v->n; i++) {
+		const struct ajson *e = v->items[i];
+
+		if (!step_metric_name_ok(e->key) || e->type != AJSON_STR ||
+		    counters_raw_config(e->str, &cfg) != 0) {
+			bf_diag_set(d, "pmu", "\"%.64s\": expected a name of [A-Za-z0-9_.-] and a "
+			    "raw event \"r\" + 1..16 hex digits (\"r0108\")", e->key);
+			return BF_ERR_INVALID;
+		}
+		if ((st->pmu_name[i] = strdup(e->key)) == NULL ||
+		    (st->pmu_spec[i] = strdup(e->str)) == NULL) {
+			free(st->pmu_name[i]);
+			st->pmu_name[i] = NULL;
+			return BF_ERR_ALLOC;
+		}
+		st->npmu++;
+	}
+	return 0;
+}
+
 static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_RUN,	.required = 1,	.fn = step_f_run },
 	{ .name = STEP_FIELD_ARGV,	.required = 1,	.fn = step_f_argv },
@@ -744,6 +782,7 @@ static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_PRE,	.required = 0,	.fn = step_f_pre },
 	{ .name = STEP_FIELD_SERVICES,	.required = 0,	.fn = step_f_services },
 	{ .name = STEP_FIELD_PATHS,	.required = 0,	.fn = step_f_paths },
+	{ .name = "pmu",		.required = 0,	.fn = step_f_pmu },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 
@@ -779,6 +818,12 @@ step_free(struct step *st)
 	}
 	free(st->env_name);
 	free(st->env_value);
+	for (i = 0; i < st->npmu; i++) {
+		free(st->pmu_name[i]);
+		free(st->pmu_spec[i]);
+	}
+	free(st->pmu_name);
+	free(st->pmu_spec);
 	free(st->cwd);
 	for (i = 0; i < st->nmetrics; i++) {
 		free(st->metrics[i].name);

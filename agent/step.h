@@ -78,6 +78,9 @@ struct step {
 	size_t npre;
 	struct step_service *services;
 	size_t nservices;
+	char **pmu_name;		/* "pmu": named raw events, npmu each */
+	char **pmu_spec;		/* "r0108" */
+	size_t npmu;
 };
 
 /*

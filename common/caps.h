@@ -70,6 +70,24 @@
  * serialization failure or a deadlock (40001, 40P01); then BF_ERR_DB. */
 #define BF_MAX_TX_ATTEMPTS	5
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
+/* The environment snapshot of a step (agent/snapshot.c): files read, bytes
+ * kept of one value, and the whole object, which must fit in one agent line
+ * with room for its envelope; keys past the total are dropped and counted.
+ * A binary of the step is hashed only up to BF_MAX_SNAPSHOT_HASH bytes. */
+#define BF_MAX_SNAPSHOT_FILES	8192
+#define BF_MAX_SNAPSHOT_VALUE	4096
+#define BF_MAX_SNAPSHOT		(56 * 1024)
+#define BF_MAX_SNAPSHOT_BINS	16		/* distinct binaries a step executes */
+#define BF_MAX_SNAPSHOT_HASH	(256 * 1024 * 1024)
+#define BF_SNAPSHOT_CMD_S	10		/* rpm -qf, cc --version */
+/* Counters of one iteration (agent/counters.c): /proc/vmstat fields and
+ * mTHP stat files read, perf events opened (the default set plus the
+ * step's named raw events), and the one "counters" line. */
+#define BF_MAX_VMSTAT_FIELDS	512
+#define BF_MAX_MTHP_STATS	1024
+#define BF_MAX_PMU_EVENTS	16		/* of which the step may name 8 */
+#define BF_MAX_STEP_PMU		8
+#define BF_MAX_COUNTERS_LINE	(48 * 1024)
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
 #define BF_STR_(x)		#x

@@ -1,0 +1,97 @@
+/*
+ * counters.h: what the memory system did inside one timed iteration, as
+ * evidence next to the number: /proc/vmstat and per-size mTHP stat deltas,
+ * AnonHugePages of the step's services, cgroup v2 memory.peak/memory.stat,
+ * and PMU counters opened with perf_event_open(2) on the workload (no perf
+ * binary), inherited by its children and enabled only from its exec on.
+ * Printed as one {"type":"counters"} line per iteration (docs/evidence.md).
+ */
+#ifndef BF_AGENT_COUNTERS_H
+#define BF_AGENT_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "caps.h"
+
+#define COUNTERS_MAX_NAME	96	/* "hugepages-2048kB.anon_fault_fallback_charge" */
+
+struct counters_kv {
+	char name[COUNTERS_MAX_NAME];
+	int64_t v;
+};
+
+/* A list of named values with a hard cap; fields past it are counted. */
+struct counters_list {
+	struct counters_kv *kv;
+	size_t n, max;
+	size_t dropped;
+};
+
+struct counters_pmu {
+	char name[BF_MAX_NAME + 1];	/* "cycles", or the step's name of a raw event */
+	uint32_t type;
+	uint64_t config;
+	int fd;			/* -1 when not open */
+	int err;		/* errno of perf_event_open, 0 once opened */
+	int user_only;		/* opened with exclude_kernel after EACCES */
+	int have;		/* read after the window */
+	uint64_t value, enabled, running;
+};
+
+struct counters {
+	const char *root;	/* "" on a machine, a fake tree in tests */
+	struct counters_list vm0, vm1;		/* /proc/vmstat before, after */
+	struct counters_list th0, th1;		/* hugepages-NkB/stats/ files before, after */
+	struct counters_list cg0, cg1;		/* memory.stat before, after */
+	int cg_state;		/* 0 unknown, 1 v2 found, -1 absent */
+	char cg_why[96];	/* why absent */
+	char cg_dir[512];	/* the step's cgroup directory, under root */
+	int peak_fd;		/* memory.peak, reset per fd when the kernel can */
+	int peak_reset;
+	int64_t peak;		/* bytes, -1 unknown */
+	struct counters_pmu pmu[BF_MAX_PMU_EVENTS];
+	size_t npmu;
+	pid_t svc[16];		/* services whose AnonHugePages is read after */
+	int64_t svc_ahp[16];	/* kB, -1 unreadable */
+	size_t nsvc;
+};
+
+/* Set up with the default PMU set (cycles, instructions, dTLB-load-misses,
+ * iTLB-load-misses, page-faults, context-switches, cpu-migrations). */
+void counters_init(struct counters *c, const char *root);
+/* Add a raw event "r0108" under name; BF_ERR_INVALID for a bad spec,
+ * BF_ERR_TOOBIG past BF_MAX_PMU_EVENTS. */
+int counters_add_raw(struct counters *c, const char *name, const char *spec);
+/* "r" and 1..16 hex digits into *config. */
+int counters_raw_config(const char *spec, uint64_t *config);
+/* Before the window: vmstat, mTHP stats, memory.stat, memory.peak reset. */
+void counters_before(struct counters *c);
+/*
+ * Open every event on pid, which must not have exec'd yet (it waits in
+ * exec.c): on_exec set, counting starts at its exec(2); otherwise at
+ * counters_enable(). A failed open is kept as its errno, never fatal.
+ */
+void counters_attach(struct counters *c, pid_t pid, int on_exec);
+void counters_enable(struct counters *c);
+void counters_disable(struct counters *c);
+/* After the window: read and close the events, the after values, and the
+ * AnonHugePages of the services in pids[0..n) (at most 16). */
+void counters_after(struct counters *c, const pid_t *pids, size_t n);
+/* The counters line of iteration it into b (no newline). */
+int counters_line(const struct counters *c, int64_t it, struct buf *b);
+int counters_emit(const struct counters *c, int64_t it);
+/* Close what is open, free the lists; c can be counters_init'ed again. */
+void counters_free(struct counters *c);
+
+/* "name value" lines (/proc/vmstat, memory.stat, and one file per value
+ * for mTHP stats) into l; a malformed line is skipped. */
+void counters_parse(const char *text, size_t len, const char *prefix, struct counters_list *l);
+/* The value of name in l, or -1 with *found 0. */
+int64_t counters_get(const struct counters_list *l, const char *name, int *found);
+/* AnonHugePages in kB from smaps_rollup text, or -1. */
+int64_t counters_anon_huge_kb(const char *text, size_t len);
+
+#endif
