@@ -45,7 +45,7 @@ run_read_stdin(struct buf *b)
 	}
 }
 
-/* snapshot_opts.run: a lookup of the snapshot (dpkg -S, cc --version),
+/* snapshot_opts.run: a lookup of the snapshot (rpm -qf, cc --version),
  * captured and untimed; only its exit status 0 counts. */
 static int
 run_snapshot_cmd(void *arg, char *const *argv, struct buf *out)

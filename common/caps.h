@@ -43,7 +43,6 @@
 #define BF_MAX_ITERATIONS	10000
 #define BF_MAX_WARMUP		100		/* warmup iterations of a run */
 #define BF_MAX_BOOTS		100
-#define BF_MAX_WARMUP		100		/* warm-up iterations of a run */
 #define BF_MAX_TIMEOUT_S	86400		/* one iteration's timeout, seconds */
 #define BF_MAX_LOG_LINE		4096		/* one log line; longer is cut */
 #define BF_MAX_AGENT_LINE	(64 * 1024)	/* one JSON line from the agent */

@@ -139,71 +139,12 @@ api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
     const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
     struct bf_diag *d)
 {
-	struct store_run_new *runs = NULL;
-	char **axes = NULL, **values = NULL, **knobs = NULL, *spec = NULL;
-	json_t *specj = NULL;
-	size_t i;
-	int r = BF_ERR_ALLOC;
+	int r;
 
-	if ((runs = calloc(p->nruns ? p->nruns : 1, sizeof(*runs))) == NULL ||
-	    (axes = calloc(p->ncells ? p->ncells : 1, sizeof(*axes))) == NULL ||
-	    (values = calloc(p->ncells ? p->ncells : 1, sizeof(*values))) == NULL ||
-	    (knobs = calloc(p->ncells ? p->ncells : 1, sizeof(*knobs))) == NULL)
-		goto oom;
-	for (i = 0; i < p->ncells; i++) {
-		const struct matrix_cell *c = &p->cells[i];
-
-		if ((axes[i] = json_dumps(c->axes, JSON_COMPACT)) == NULL ||
-		    (values[i] = json_dumps(c->values, JSON_COMPACT)) == NULL)
-			goto oom;
-		if (json_object_size(c->knobs) > 0 &&
-		    (knobs[i] = json_dumps(c->knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-			goto oom;
-	}
-	for (i = 0; i < p->nruns; i++) {
-		const struct plan_run *pr = &p->runs[i];
-		const struct matrix_cell *c = &p->cells[pr->cell];
-		struct store_run_new *rn = &runs[i];
-
-		rn->cell_index = c->index;
-		rn->label = c->label;
-		rn->axes_json = axes[pr->cell];
-		rn->values_json = values[pr->cell];
-		rn->knobs_json = knobs[pr->cell];
-		rn->kernel = c->kernel;
-		rn->cmdline = c->cmdline;
-		rn->boot = pr->boot;
-		rn->run_order = pr->order;
-		rn->iterations = pr->iterations;
-		rn->warmup = pr->warmup;
-		rn->timeout_s = pr->timeout_s;
-	}
-	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
-	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-		goto oom;
-	if ((r = store_job_create_owned(a->st, job->recipe, job->name, spec, p->machine_class,
-	    names_json, runs, p->nruns, auth_job_owner(&rq->who), idp)) != 0) {
-		bf_diag_set(d, NULL, "job: %s", bf_err_str(r));
-		goto out;
-	}
-	r = 0;
-	goto out;
-oom:
-	r = BF_ERR_ALLOC;
-	bf_diag_set(d, NULL, "out of memory");
-out:
-	for (i = 0; axes != NULL && i < p->ncells; i++)
-		free(axes[i]);
-	for (i = 0; values != NULL && i < p->ncells; i++)
-		free(values[i]);
-	for (i = 0; knobs != NULL && i < p->ncells; i++)
-		free(knobs[i]);
-	free(axes);
-	free(values);
-	free(knobs);
-	free(runs);
-	free(spec);
-	json_decref(specj);
+	if ((r = store_job_create_plan(a->st, job, rec, p, p->machine_class, names_json,
+	    auth_job_owner(&rq->who), idp)) != 0)
+		bf_diag_set(d, NULL, r == BF_ERR_ALLOC ? "out of memory" : "job: %s",
+		    bf_err_str(r));
 	return r;
 }
 

@@ -13,6 +13,9 @@
 #include "caps.h"
 #include "store.h"
 #include "store-int.h"
+#include "job.h"
+#include "plan.h"
+#include "recipe.h"
 
 /* Is text a JSON document of the given type (at most max bytes)? */
 static int
@@ -109,6 +112,70 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 {
 	return store_job_create_owned(s, recipe, name, spec_json, machine_class,
 	    machine_names_json, runs, nruns, 0, idp);
+}
+
+int
+store_job_create_plan(struct store *s, const struct job_spec *job, const struct recipe *rec,
+    const struct plan *p, const char *machine_class, const char *machine_names_json,
+    int64_t owner_token, int64_t *idp)
+{
+	struct store_run_new *runs = NULL;
+	char **axes = NULL, **values = NULL, **knobs = NULL, *spec = NULL;
+	json_t *specj = NULL;
+	size_t i, n = p->ncells ? p->ncells : 1;
+	int r = BF_ERR_ALLOC;
+
+	if ((runs = calloc(p->nruns ? p->nruns : 1, sizeof(*runs))) == NULL ||
+	    (axes = calloc(n, sizeof(*axes))) == NULL ||
+	    (values = calloc(n, sizeof(*values))) == NULL ||
+	    (knobs = calloc(n, sizeof(*knobs))) == NULL)
+		goto out;
+	for (i = 0; i < p->ncells; i++) {
+		const struct matrix_cell *c = &p->cells[i];
+
+		if ((axes[i] = json_dumps(c->axes, JSON_COMPACT)) == NULL ||
+		    (values[i] = json_dumps(c->values, JSON_COMPACT)) == NULL)
+			goto out;
+		if (json_object_size(c->knobs) > 0 &&
+		    (knobs[i] = json_dumps(c->knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+			goto out;
+	}
+	for (i = 0; i < p->nruns; i++) {
+		const struct plan_run *pr = &p->runs[i];
+		const struct matrix_cell *c = &p->cells[pr->cell];
+		struct store_run_new *rn = &runs[i];
+
+		rn->cell_index = c->index;
+		rn->label = c->label;
+		rn->axes_json = axes[pr->cell];
+		rn->values_json = values[pr->cell];
+		rn->knobs_json = knobs[pr->cell];
+		rn->kernel = c->kernel;
+		rn->cmdline = c->cmdline;
+		rn->boot = pr->boot;
+		rn->run_order = pr->order;
+		rn->iterations = pr->iterations;
+		rn->warmup = pr->warmup;
+		rn->timeout_s = pr->timeout_s;
+	}
+	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
+	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+		goto out;
+	r = store_job_create_owned(s, job->recipe, job->name, spec, machine_class,
+	    machine_names_json, runs, p->nruns, owner_token, idp);
+out:
+	for (i = 0; i < p->ncells; i++) {
+		free(axes != NULL ? axes[i] : NULL);
+		free(values != NULL ? values[i] : NULL);
+		free(knobs != NULL ? knobs[i] : NULL);
+	}
+	free(axes);
+	free(values);
+	free(knobs);
+	free(runs);
+	free(spec);
+	json_decref(specj);
+	return r;
 }
 
 struct job_create_arg {

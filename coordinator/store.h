@@ -116,6 +116,16 @@ int store_job_create(struct store *s, const char *recipe, const char *name,
 int store_job_create_owned(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t owner_token, int64_t *idp);
+/* The job as plan_job() planned it (common/plan.h): one run row per plan
+ * run, its cell's values, axes and knobs as JSON text, and spec_json =
+ * {"job": job->json, "recipe": rec->json}. The one way a planned job
+ * reaches the store (POST /jobs, reproductions, tests). */
+struct job_spec;
+struct recipe;
+struct plan;
+int store_job_create_plan(struct store *s, const struct job_spec *job,
+    const struct recipe *rec, const struct plan *p, const char *machine_class,
+    const char *machine_names_json, int64_t owner_token, int64_t *idp);
 /* {"id","recipe","name","state","created_at","finished_at","runs_total",
  *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
  * also "runs_cancelled", "machine_class" and "machine_names" (array or

@@ -150,12 +150,8 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 	struct job_spec *job = NULL;
 	const struct recipe *rec;
 	struct plan *p = NULL;
-	struct store_run_new *runs = NULL;
-	char **values = NULL, **axes = NULL, **knobs = NULL, *spec = NULL;
-	json_t *specj = NULL;
-	size_t i, ncells = 0;
 	struct bf_diag d;
-	int r = BF_ERR_ALLOC;
+	int r;
 
 	bf_diag_clear(&d);
 	if ((r = job_parse(text, strlen(text), &job, &d)) != 0 ||
@@ -167,54 +163,8 @@ fix_submit(struct store *st, const struct recipes *rs, const char *text, int64_t
 			r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	r = BF_ERR_ALLOC;
-	ncells = p->ncells;
-	if ((runs = calloc(p->nruns, sizeof(*runs))) == NULL ||
-	    (values = calloc(ncells, sizeof(*values))) == NULL ||
-	    (axes = calloc(ncells, sizeof(*axes))) == NULL ||
-	    (knobs = calloc(ncells, sizeof(*knobs))) == NULL)
-		goto out;
-	for (i = 0; i < ncells; i++)
-		if ((values[i] = json_dumps(p->cells[i].values, JSON_COMPACT)) == NULL ||
-		    (axes[i] = json_dumps(p->cells[i].axes, JSON_COMPACT)) == NULL ||
-		    (json_object_size(p->cells[i].knobs) > 0 && (knobs[i] =
-		    json_dumps(p->cells[i].knobs, JSON_COMPACT | JSON_SORT_KEYS)) == NULL))
-			goto out;
-	for (i = 0; i < p->nruns; i++) {
-		const struct plan_run *pr = &p->runs[i];
-		const struct matrix_cell *c = &p->cells[pr->cell];
-		struct store_run_new *rn = &runs[i];
-
-		rn->cell_index = c->index;
-		rn->label = c->label;
-		rn->axes_json = axes[pr->cell];
-		rn->values_json = values[pr->cell];
-		rn->knobs_json = knobs[pr->cell];
-		rn->kernel = c->kernel;
-		rn->cmdline = c->cmdline;
-		rn->boot = pr->boot;
-		rn->run_order = pr->order;
-		rn->iterations = pr->iterations;
-		rn->warmup = pr->warmup;
-		rn->timeout_s = pr->timeout_s;
-	}
-	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
-	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
-		goto out;
-	r = store_job_create(st, job->recipe, job->name, spec, job->machine_class, NULL, runs,
-	    p->nruns, idp);
+	r = store_job_create_plan(st, job, rec, p, job->machine_class, NULL, 0, idp);
 out:
-	for (i = 0; i < ncells; i++) {
-		free(values ? values[i] : NULL);
-		free(axes ? axes[i] : NULL);
-		free(knobs ? knobs[i] : NULL);
-	}
-	free(values);
-	free(axes);
-	free(knobs);
-	free(runs);
-	free(spec);
-	json_decref(specj);
 	plan_free(p);
 	job_free(job);
 	return r;
