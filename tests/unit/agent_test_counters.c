@@ -23,6 +23,7 @@
 #include "ajson.h"
 #include "parse.h"
 #include "t.h"
+#include "agent_fixture.h"
 
 #define PAGE		4096
 #define BEFORE_PAGES	20000	/* N: faulted before the window opens */
@@ -31,26 +32,7 @@
 static char root[64] = "/tmp/bf-counters-XXXXXX";
 static char self[PATH_MAX];
 
-static void
-mk(const char *path, const char *text)
-{
-	char full[PATH_MAX], *p;
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	for (p = full + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		(void)mkdir(full, 0755);
-		*p = '/';
-	}
-	if ((f = fopen(full, "w")) == NULL) {
-		fprintf(stderr, "cannot create %s: %s\n", full, strerror(errno));
-		t_fails++;
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
-}
+#define mk(path, text) fix_mk(root, (path), (text))
 
 /* Touch n fresh pages, one fault each (no THP, whatever the machine's mode). */
 static void
@@ -399,35 +381,16 @@ test_window_exec(void)
 static void
 test_agent(const char *agent)
 {
-	char step[PATH_MAX + 512], chunk[8192];
-	int in[2], out[2], st, nsnap = 0, nit = 0, nctr = 0, last_it = -1;
+	char step[PATH_MAX + 512];
+	int st, nsnap = 0, nit = 0, nctr = 0, last_it = -1;
 	struct buf raw;
 	char *p, *nl;
-	ssize_t n;
-	pid_t pid;
 
 	snprintf(step, sizeof(step), "{\"run\":1,\"argv\":[\"%s\",\"--fault-child\",\"%d\"],"
 	    "\"iterations\":2,\"warmup\":1,\"timeout_s\":60,\"pmu\":{\"walk_active\":\"r0108\"}}",
 	    self, INSIDE_PAGES);
 	buf_init(&raw, 0);
-	T_EQ_INT(pipe(in), 0);
-	T_EQ_INT(pipe(out), 0);
-	if ((pid = fork()) == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execl(agent, agent, "step", (char *)NULL);
-		_exit(126);
-	}
-	close(in[0]);
-	close(out[1]);
-	T_EQ_INT(write(in[1], step, strlen(step)), (ssize_t)strlen(step));
-	close(in[1]);
-	while ((n = read(out[0], chunk, sizeof(chunk))) > 0)
-		T_EQ_INT(buf_append(&raw, chunk, (size_t)n), 0);
-	close(out[0]);
-	T_EQ_INT(waitpid(pid, &st, 0), pid);
+	st = fix_agent_step(agent, step, &raw);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	for (p = raw.data; p != NULL && (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		struct ajson *j = NULL;
@@ -478,24 +441,7 @@ test_agent(const char *agent)
 	snprintf(step, sizeof(step), "{\"run\":1,\"argv\":[\"true\"],\"iterations\":1,"
 	    "\"timeout_s\":5,\"pmu\":{\"walk\":\"0108\"}}");
 	buf_init(&raw, 0);
-	T_EQ_INT(pipe(in), 0);
-	T_EQ_INT(pipe(out), 0);
-	if ((pid = fork()) == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execl(agent, agent, "step", (char *)NULL);
-		_exit(126);
-	}
-	close(in[0]);
-	close(out[1]);
-	T_EQ_INT(write(in[1], step, strlen(step)), (ssize_t)strlen(step));
-	close(in[1]);
-	while ((n = read(out[0], chunk, sizeof(chunk))) > 0)
-		T_EQ_INT(buf_append(&raw, chunk, (size_t)n), 0);
-	close(out[0]);
-	T_EQ_INT(waitpid(pid, &st, 0), pid);
+	st = fix_agent_step(agent, step, &raw);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 	T_CONTAINS(raw.data, "\"pmu: \\\"walk\\\": expected");
 	T_CHECK(raw.data == NULL || strstr(raw.data, "\"type\":\"snapshot\"") == NULL);

@@ -18,31 +18,12 @@
 #include "ajson.h"
 #include "snapshot.h"
 #include "t.h"
+#include "agent_fixture.h"
 
 static char root[64] = "/tmp/bf-snapshot-XXXXXX";
 static int cmd_calls;
 
-/* root + path := text, parents made. */
-static void
-mk(const char *path, const char *text)
-{
-	char full[PATH_MAX], *p;
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	for (p = full + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		(void)mkdir(full, 0755);
-		*p = '/';
-	}
-	if ((f = fopen(full, "w")) == NULL) {
-		fprintf(stderr, "cannot create %s: %s\n", full, strerror(errno));
-		t_fails++;
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
-}
+#define mk(path, text) fix_mk(root, (path), (text))
 
 static int
 fake_run(void *arg, char *const *argv, struct buf *out)
