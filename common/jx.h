@@ -71,6 +71,10 @@ const char *jx_path_idx(char *buf, size_t bufsz, const char *parent, size_t idx)
  * 'repetitions.iteratons: unknown key; expected one of boots, iterations, warmup'. */
 int jx_only_keys(const json_t *obj, const char *const *allowed, const char *path, struct bf_diag *d);
 
+/*
+ * The getters below: a key that is absent and not required returns 0 and
+ * leaves *out as it was (so a caller sets its default, or NULL, first).
+ */
 /* String of 1..maxlen bytes with no NUL. *out points into obj (borrowed). */
 int jx_str(const json_t *obj, const char *key, int required, size_t maxlen,
     const char **out, const char *path, struct bf_diag *d);

@@ -149,6 +149,7 @@ agentline_knobs(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
 	int r;
 
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		part = NULL;	/* jx_obj leaves it as it was when the part is absent */
 		if ((r = jx_obj(o, parts[i], JX_OPTIONAL, &part, "knobs", d)) != 0)
 			return r;
 		if (part == NULL)

@@ -37,9 +37,12 @@ for mode in never madvise always; do
 	# the workload saw the mode in force
 	check_contains "thp=$mode: workload view" "$(line log)" "[$mode]"
 	check_eq "thp=$mode: restored" "$(bracket "$THP")" "$orig"
-	# knobs come before any iteration
-	check_eq "thp=$mode: order" "$(jq -r .type "$work/out" | head -3 | tr '\n' ' ')" \
-		"hello knobs log "
+	# knobs come before any iteration, and the snapshot after the knobs:
+	# it records the mode the iterations ran under
+	check_eq "thp=$mode: order" "$(jq -r .type "$work/out" | head -4 | tr '\n' ' ')" \
+		"hello knobs snapshot log "
+	check_eq "thp=$mode: snapshot" \
+		"$(line snapshot | jq -r '.snapshot["transparent_hugepage/enabled"]')" "$mode"
 done
 
 # --- several knobs at once, integers as numbers, drop_caches as an action ---
