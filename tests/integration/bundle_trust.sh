@@ -113,7 +113,8 @@ no_marker "forged bundles"
 # --- defence in depth: a forged job row straight in the store ---
 spec=$(bf_sql "$work" "SELECT spec FROM jobs WHERE id = $JA" |
 	jq -c --arg m "$MARK" '.recipe.command = ["/bin/sh","-c",("touch " + $m)]')
-vals=$(bf_sql "$work" "SELECT \"values\" FROM runs WHERE job_id = $JA LIMIT 1")
+# cell 0's values: without the WHERE, PostgreSQL may hand back any row
+vals=$(bf_sql "$work" "SELECT \"values\" FROM runs WHERE job_id = $JA AND cell_index = 0 AND boot = 0")
 q() { printf "'%s'" "${1//\'/\'\'}"; }
 bf_sql "$work" "INSERT INTO jobs (recipe, name, spec, machine_class, created_at) VALUES ('page-touch', 'forged-row', $(q "$spec"), 'lab', 0)" >/dev/null
 JF=$(bf_sql "$work" "SELECT MAX(id) FROM jobs")
