@@ -78,9 +78,7 @@ config "$CFG_HANG" 45 9.9.9-nope /boot/vmlinuz-9.9.9-nope
 
 R=$W/res.json
 # libssh2 1.10 leaks 2 small blocks when a handshake times out (the VM
-# frozen below); that is libssh2's, not ours: suppress it by library only.
-echo 'leak:libssh2.so' >"$W/lsan.supp"
-export LSAN_OPTIONS=suppressions=$W/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+# frozen below): tests/lib/lsan.supp, set by common.sh, suppresses it.
 ensure() { # ensure CONFIG KERNEL CMDLINE -> $R
 	echo "--- ensure $2 \"$3\"" >>"$LOG"
 	timeout 600 "$CHECK" --config "$PROFILES" ensure 127.0.0.1 "$PORT" root "$KEY" "$KH" "$1" "$2" "$3" >"$R" 2>>"$LOG"
