@@ -101,7 +101,7 @@ int auth_enabled(struct store *st, int required);
 int64_t auth_job_owner(const struct auth_ident *who);
 int auth_may_cancel(struct store *st, const struct auth_ident *who, int64_t job_id);
 
-/* --- store-auth.c: the tokens table (schema step 2 in store.c) --- */
+/* --- store-auth.c: the tokens table (schema step 2 in store-schema.c) --- */
 struct store_token {
 	int64_t id;
 	enum auth_role role;

@@ -567,7 +567,7 @@ main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	/* machines name these; boot.c resolves the names (before any thread) */
+	/* machines name these; boot-config.c resolves the names (before any thread) */
 	boot_profiles_use(&o.profiles);
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

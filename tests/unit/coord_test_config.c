@@ -6,7 +6,7 @@
  * byte, a missing file, --config without FILE; each error names the file
  * and the line. Profiles (power.NAME, boot-command.NAME): word splitting
  * and its quoting rule, refused templates, duplicates and unknown kinds,
- * and boot.c resolving machine configs against them: a name resolves, an
+ * and boot-config.c resolving machine configs against them: a name resolves, an
  * argv or a shell template (an older release's) is refused without being
  * echoed, each template word reaches the remote shell as one quoted word.
  */
@@ -69,7 +69,7 @@ tset(void *arg, const char *name, const char *value)
 
 static const struct config_ops tops = { tkind, tset, NULL, NULL };
 
-/* The same table with benchfleetd's profile kinds, into boot.c's table. */
+/* The same table with benchfleetd's profile kinds, into boot-config.c's table. */
 static struct boot_profiles tprof;
 
 static int
