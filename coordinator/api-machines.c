@@ -34,7 +34,7 @@ api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:o}", "machines", arr));
 	store_machines_free(ms, n);
 	return;
- oom:
+oom:
 	json_decref(arr);
 	store_machines_free(ms, n);
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
@@ -142,7 +142,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	api_kick(a);
 	events_machine(a->ev, name);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:s}", "name", name));
- out:
+out:
 	boot_machine_free(bm);
 	free(boottext);
 	json_decref(doc);
@@ -314,7 +314,7 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 	rs->text_len = out.len;
 	if ((rs->text = buf_steal(&out)) == NULL)
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
- out:
+out:
 	buf_free(&out);
 	json_decref(jobs);
 	store_machines_free(ms, n);
