@@ -82,6 +82,7 @@ struct exec_stream {
 	unsigned long sent;
 	unsigned long dropped;
 	int quiet;		/* capture only, no log lines (setup commands) */
+	int nomem;		/* the capture could not grow: it is short */
 };
 
 static void
@@ -379,8 +380,10 @@ exec_stream_read(struct exec_stream *s, int64_t iteration)
 	}
 	room = BF_MAX_CAPTURE - s->cap->len;
 	take = (size_t)n < room ? (size_t)n : room;
-	if (take > 0)
-		(void)buf_append(s->cap, chunk, take);
+	/* take fits under the cap, so only memory can fail; the iteration is
+	 * then an internal failure, never metrics parsed from a short capture */
+	if (take > 0 && buf_append(s->cap, chunk, take) != 0)
+		s->nomem = 1;
 	p = chunk;
 	end = chunk + n;
 	while (p < end) {
@@ -556,8 +559,8 @@ int
 exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int forward,
     int64_t timeout_s, struct exec_result *res)
 {
-	struct exec_stream so = { -1, "stdout", NULL, "", 0, 0, 0, 0, 0 };
-	struct exec_stream se = { -1, "stderr", NULL, "", 0, 0, 0, 0, 0 };
+	struct exec_stream so = { -1, "stdout", NULL, "", 0, 0, 0, 0, 0, 0 };
+	struct exec_stream se = { -1, "stderr", NULL, "", 0, 0, 0, 0, 0, 0 };
 	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, rep_p[2] = { -1, -1 };
 	sigset_t block, old;
 	struct pollfd pfd[5];
@@ -689,7 +692,7 @@ exec_run_cmd(const struct step *st, char *const *argv, int64_t iteration, int fo
 			(void)emit_dropped(iteration, "stderr", se.dropped);
 	}
 	res->wall_s = (double)(end - start) / 1e9;
-	r = lost ? BF_ERR_LOST : 0;
+	r = lost ? BF_ERR_LOST : so.nomem || se.nomem ? BF_ERR_ALLOC : 0;
 out:
 	if (pid > 0 && !reaped)
 		exec_reap(pid, res, &end);

@@ -218,11 +218,11 @@ probe_memtotal_kb(const char *text, size_t len)
 	return parse_i64(num, 0, INT64_MAX, &v) == 0 ? v : -1;
 }
 
-void
+int
 probe_identity(const struct probe_cpu *c, int64_t nodes, int64_t mem_kb, struct buf *b)
 {
 	/* memory in whole GiB, rounded: firmware reservations move MemTotal */
-	(void)buf_printf(b, "cpu_model=%s\nvendor=%s\nfamily=%lld\nmodel=%lld\nstepping=%lld\n"
+	return buf_printf(b, "cpu_model=%s\nvendor=%s\nfamily=%lld\nmodel=%lld\nstepping=%lld\n"
 	    "sockets=%lld\ncores=%lld\nthreads=%lld\nnodes=%lld\nmem_gib=%lld\n", c->model,
 	    c->vendor, (long long)c->family, (long long)c->model_no, (long long)c->stepping,
 	    (long long)c->sockets, (long long)c->cores, (long long)c->threads,
@@ -413,7 +413,8 @@ probe_main(int argc, char **argv)
 		probe_compiler(tmp.data, s, sizeof(s));
 	if ((r = probe_put_str(&o, "kernel_compiler", s[0] ? s : NULL)) != 0)
 		goto out;
-	probe_identity(&cpu, nodes, mem_kb, &id);
+	if ((r = probe_identity(&cpu, nodes, mem_kb, &id)) != 0)
+		goto out;
 	sha256_hex(id.data != NULL ? id.data : "", id.len, hex);
 	if ((r = buf_puts(&o, ",\"identity\":[\"cpu_model\",\"cpu_vendor\",\"cpu_family\","
 	    "\"cpu_model_number\",\"cpu_stepping\",\"sockets\",\"cores\",\"threads\","

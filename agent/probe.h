@@ -37,7 +37,8 @@ void probe_compiler(const char *version, char *out, size_t outsz);
 /* "MemTotal:  123 kB" from a meminfo text (also "Node 0 MemTotal:"); -1 if absent. */
 int64_t probe_memtotal_kb(const char *text, size_t len);
 /* The identity text hashed into "sha256". */
-void probe_identity(const struct probe_cpu *c, int64_t nodes, int64_t mem_kb, struct buf *b);
+BF_WUR int probe_identity(const struct probe_cpu *c, int64_t nodes, int64_t mem_kb,
+    struct buf *b);
 
 /* Print the fingerprint line; returns the process exit status. */
 int probe_main(int argc, char **argv);

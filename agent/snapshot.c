@@ -343,8 +343,11 @@ snapshot_per(struct snapshot_set *s, const char *key, const char *dir, const cha
 		have[k++] = ids[i];
 	}
 	/* a summary over the value cap is cut: still a stable value */
-	if (k > 0 && snapshot_summary(have, vals, k, n, &b) != 0 && b.len == 0)
-		(void)buf_puts(&b, "(too long)");
+	if (k > 0 && snapshot_summary(have, vals, k, n, &b) != 0 && b.len == 0 &&
+	    buf_puts(&b, "(too long)") != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
 	r = snapshot_add(s, key, k > 0 ? b.data : NULL);
 out:
 	for (i = 0; vals != NULL && i < k; i++)

@@ -339,59 +339,78 @@ axis_str(const json_t *v, char *buf, size_t bufsz)
 	return buf;
 }
 
-/* Append v to the comma-separated set in b unless it is there already. */
-static void
+/*
+ * Append v to the comma-separated set in b unless it is there already.
+ * Returns BF_ERR_TOOBIG when the set is full (b is left as it was).
+ */
+static int
 set_add(struct buf *b, const char *v)
 {
 	const char *p;
 	size_t n;
 
 	if (v == NULL || *v == '\0')
-		return;
+		return 0;
 	n = strlen(v);
 	for (p = b->data; p != NULL && (p = strstr(p, v)) != NULL; p += n)
 		if ((p == b->data || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
-			return;
-	buf_printf(b, "%s%s", b->len ? ", " : "", v);
+			return 0;
+	return buf_printf(b, "%s%s", b->len ? ", " : "", v);
 }
 
 /*
  * The legend's account of where the samples come from: the machines (and
- * their class) and the kernels the done runs were measured on.
+ * their class) and the kernels the done runs were measured on. A set too
+ * long for its line ends in "and more"; returns BF_ERR_ALLOC only.
  */
-static void
+static int
 report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *machines,
     struct buf *kernels)
 {
 	json_t *runs = NULL, *r;
 	const char *klass = json_string_value(json_object_get(jobj, "machine_class"));
 	struct buf names, kset;
+	int more_m = 0, more_k = 0, r1, r2, rc = 0;
 	size_t i;
 
-	buf_init(&names, 4096);
-	buf_init(&kset, 4096);
+	/* each set leaves its line (capped at BF_MAX_STR) room for the words */
+	buf_init(&names, BF_MAX_STR - 512);
+	buf_init(&kset, BF_MAX_STR - 512);
 	if (store_job_runs_json(a->st, job_id, &runs) == 0) {
 		json_array_foreach(json_object_get(runs, "runs"), i, r) {
 			if (!json_is_string(json_object_get(r, "state")) ||
 			    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
 				continue;
-			set_add(&names, json_string_value(json_object_get(r, "machine")));
-			set_add(&kset, json_string_value(json_object_get(r, "kernel")));
+			r1 = more_m ? 0 : set_add(&names, json_string_value(json_object_get(r,
+			    "machine")));
+			r2 = more_k ? 0 : set_add(&kset, json_string_value(json_object_get(r,
+			    "kernel")));
+			if (r1 == BF_ERR_ALLOC || r2 == BF_ERR_ALLOC) {
+				rc = BF_ERR_ALLOC;
+				goto out;
+			}
+			more_m |= r1 != 0;
+			more_k |= r2 != 0;
 		}
 	}
-	buf_printf(machines, "machines: %s%s%s(%s)", klass ? "class " : "", klass ? klass : "",
-	    klass ? " " : "", names.len ? names.data : "none yet");
-	buf_printf(kernels, "kernels: %s", kset.len ? kset.data : "none yet");
+	if (buf_printf(machines, "machines: %s%s%s(%s%s)", klass ? "class " : "",
+	    klass ? klass : "", klass ? " " : "", names.len ? names.data : "none yet",
+	    more_m ? ", and more" : "") != 0 ||
+	    buf_printf(kernels, "kernels: %s%s", kset.len ? kset.data : "none yet",
+	    more_k ? ", and more" : "") != 0)
+		rc = BF_ERR_ALLOC;
+out:
 	buf_free(&names);
 	buf_free(&kset);
 	json_decref(runs);
+	return rc;
 }
 
 /*
  * For an adaptive job, the legend says what the target was and which cells
  * reached max_boots with their CI still wider than the target.
  */
-static void
+static int
 report_adaptive(const json_t *jobj, const struct report_input *in, struct buf *line)
 {
 	struct job_spec *job = NULL;
@@ -399,7 +418,8 @@ report_adaptive(const json_t *jobj, const struct report_input *in, struct buf *l
 	double *means = NULL, half;
 	struct stats_summary sm;
 	struct buf cells;
-	size_t m, i, k, hit = 0;
+	size_t m, i, k, hit = 0, more = 0;
+	int rc = 0;
 
 	buf_init(&cells, BF_MAX_STR / 2);
 	if (job_from_json(json_object_get(json_object_get(jobj, "spec"), "job"), &job,
@@ -420,22 +440,27 @@ report_adaptive(const json_t *jobj, const struct report_input *in, struct buf *l
 		    (int)k >= job->max_boots && stats_summarize(means, k, &sm) == 0 &&
 		    isfinite(sm.ci_hi) && sm.mean != 0) {
 			half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
-			if (half > job->target_ci_pct) {
-				buf_printf(&cells, "%s%s (+-%.3g%%)", hit ? ", " : "",
-				    in->cells[i].label, half);
+			/* a list past its cap is counted, not cut mid-name */
+			if (half > job->target_ci_pct && (more > 0 ||
+			    buf_printf(&cells, "%s%s (+-%.3g%%)", hit ? ", " : "",
+			    in->cells[i].label, half) != 0))
+				more++;
+			else if (half > job->target_ci_pct)
 				hit++;
-			}
 		}
 		free(means);
 		means = NULL;
 	}
-	buf_printf(line, "adaptive: boots %lld..%lld until the 95%% CI of %s is within "
+	if (buf_printf(line, "adaptive: boots %lld..%lld until the 95%% CI of %s is within "
 	    "+-%.3g%% of the mean; at the cap and still wider: %s", (long long)job->min_boots,
 	    (long long)job->max_boots, in->metrics[m].name, job->target_ci_pct,
-	    hit ? cells.data : "none");
+	    hit ? cells.data : "none") != 0 ||
+	    (more > 0 && buf_printf(line, " and %zu more", more) != 0))
+		rc = BF_ERR_ALLOC;
 out:
 	job_free(job);
 	buf_free(&cells);
+	return rc;
 }
 
 /* Cells a and b agree on every axis but skip. */
@@ -601,10 +626,11 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
-	report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels);
+	if (report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels) != 0 ||
+	    report_adaptive(jobj, &in, &ctx_adaptive) != 0)
+		goto oom;
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
-	report_adaptive(jobj, &in, &ctx_adaptive);
 	ctx[2] = ctx_adaptive.len ? ctx_adaptive.data : NULL;
 	ctx[3] = NULL;
 	in.context = ctx;

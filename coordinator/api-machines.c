@@ -288,12 +288,15 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_store_error(rs, r, "metrics");
 		goto out;
 	}
-	buf_puts(&out, "# HELP benchfleet_machines Registered machines by state.\n"
-	    "# TYPE benchfleet_machines gauge\n");
+	if ((r = buf_puts(&out, "# HELP benchfleet_machines Registered machines by state.\n"
+	    "# TYPE benchfleet_machines gauge\n")) != 0)
+		goto toobig;
 	for (k = 0; k < sizeof(mstates) / sizeof(mstates[0]); k++) {
 		for (cnt = 0, i = 0; i < n; i++)
 			cnt += strcmp(ms[i].state, mstates[k]) == 0;
-		buf_printf(&out, "benchfleet_machines{state=\"%s\"} %zu\n", mstates[k], cnt);
+		if ((r = buf_printf(&out, "benchfleet_machines{state=\"%s\"} %zu\n", mstates[k],
+		    cnt)) != 0)
+			goto toobig;
 	}
 	json_array_foreach(json_object_get(jobs, "jobs"), i, j) {
 		q += json_integer_value(json_object_get(j, "runs_queued"));
@@ -301,19 +304,24 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 		done += json_integer_value(json_object_get(j, "runs_done"));
 		failed += json_integer_value(json_object_get(j, "runs_failed"));
 	}
-	buf_printf(&out, "# HELP benchfleet_runs Runs of the newest 1000 jobs by state.\n"
+	if ((r = buf_printf(&out, "# HELP benchfleet_runs Runs of the newest 1000 jobs by state.\n"
 	    "# TYPE benchfleet_runs gauge\n"
 	    "benchfleet_runs{state=\"queued\"} %lld\nbenchfleet_runs{state=\"running\"} %lld\n"
 	    "benchfleet_runs{state=\"done\"} %lld\nbenchfleet_runs{state=\"failed\"} %lld\n",
-	    q, run, done, failed);
-	buf_printf(&out, "# HELP benchfleet_jobs Jobs (newest 1000).\n"
+	    q, run, done, failed)) != 0 ||
+	    (r = buf_printf(&out, "# HELP benchfleet_jobs Jobs (newest 1000).\n"
 	    "# TYPE benchfleet_jobs gauge\nbenchfleet_jobs %zu\n",
-	    json_array_size(json_object_get(jobs, "jobs")));
+	    json_array_size(json_object_get(jobs, "jobs")))) != 0)
+		goto toobig;
 	rs->status = MHD_HTTP_OK;
 	rs->ctype = "text/plain; version=0.0.4; charset=utf-8";
 	rs->text_len = out.len;
 	if ((rs->text = buf_steal(&out)) == NULL)
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+	goto out;
+toobig:
+	/* never a partial exposition: a scraper would read the missing gauges as 0 */
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "metrics: %s", bf_err_str(r));
 out:
 	buf_free(&out);
 	json_decref(jobs);

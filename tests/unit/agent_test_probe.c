@@ -142,8 +142,8 @@ test_identity(void)
 	buf_init(&b, 4096);
 	T_EQ_INT(probe_cpuinfo(cpuinfo_x86, strlen(cpuinfo_x86), &c), 0);
 	/* memory that moves by less than half a GiB is the same machine */
-	probe_identity(&c, 2, 791875032, &a);
-	probe_identity(&c, 2, 791875032 - 100000, &b);
+	T_OK(probe_identity(&c, 2, 791875032, &a));
+	T_OK(probe_identity(&c, 2, 791875032 - 100000, &b));
 	sha256_hex(a.data, a.len, ha);
 	sha256_hex(b.data, b.len, hb);
 	T_EQ_STR(ha, hb);
@@ -153,12 +153,12 @@ test_identity(void)
 	/* the microcode is not identity */
 	c.microcode[0] = '\0';
 	buf_reset(&b);
-	probe_identity(&c, 2, 791875032, &b);
+	T_OK(probe_identity(&c, 2, 791875032, &b));
 	sha256_hex(b.data, b.len, hb);
 	T_EQ_STR(ha, hb);
 	c.stepping = 2;
 	buf_reset(&b);
-	probe_identity(&c, 2, 791875032, &b);
+	T_OK(probe_identity(&c, 2, 791875032, &b));
 	sha256_hex(b.data, b.len, hb);
 	T_CHECK(strcmp(ha, hb) != 0);
 	buf_free(&a);

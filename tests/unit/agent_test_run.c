@@ -131,7 +131,7 @@ run(const char *step, struct out *o)
 	write_all(inw, step, strlen(step));
 	close(inw);
 	while ((n = read(outr, chunk, sizeof(chunk))) > 0)
-		buf_append(&o->raw, chunk, (size_t)n);
+		T_OK(buf_append(&o->raw, chunk, (size_t)n));
 	close(outr);
 	waitpid(pid, &st, 0);
 	o->secs = now_s() - t0;
@@ -597,7 +597,7 @@ kill_case(int how)
 			continue;
 		if ((n = read(outr, chunk, sizeof(chunk))) <= 0)
 			break;
-		buf_append(&raw, chunk, (size_t)n);
+		T_OK(buf_append(&raw, chunk, (size_t)n));
 		if ((p = strstr(raw.data, "\"line\":\"")) != NULL) {
 			int64_t v;
 			const char *q = p + 8, *e = strchr(q, '"');

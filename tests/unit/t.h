@@ -28,6 +28,11 @@ static int t_fails, t_checks;
 	if (t_h == NULL || strstr(t_h, t_n) == NULL) { t_fails++; fprintf(stderr, \
 	"%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, t_h ? t_h : "(null)", \
 	t_n); } } while (0)
+/* A setup step that must succeed (a buffer append, say): counted only when
+ * it fails, so a loop of appends does not swell the check count. */
+#define T_OK(e) do { long long t_r = (long long)(e); if (t_r != 0) { t_checks++; \
+	t_fails++; fprintf(stderr, "%s:%d: %s returned %lld\n", __FILE__, __LINE__, #e, \
+	t_r); } } while (0)
 
 static inline int
 t_done(void)

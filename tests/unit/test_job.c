@@ -226,69 +226,69 @@ test_parse_caps(void)
 
 	/* 17 axes */
 	buf_init(&b, 0);
-	buf_puts(&b, J(", \"matrix\": {"));
+	T_OK(buf_puts(&b, J(", \"matrix\": {")));
 	b.len--;	/* drop J's closing brace */
 	for (i = 0; i <= BF_MAX_AXES; i++)
-		buf_printf(&b, "%s\"a%d\": [1]", i ? ", " : "", i);
-	buf_puts(&b, "}}");
+		T_OK(buf_printf(&b, "%s\"a%d\": [1]", i ? ", " : "", i));
+	T_OK(buf_puts(&b, "}}"));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "matrix: has 17 axes; at most 16 allowed");
 	/* 65 values on one axis */
 	buf_reset(&b);
-	buf_puts(&b, J(", \"matrix\": {\"loops\": ["));
+	T_OK(buf_puts(&b, J(", \"matrix\": {\"loops\": [")));
 	b.len--;
 	for (i = 0; i <= BF_MAX_AXIS_VALUES; i++)
-		buf_printf(&b, "%s%d", i ? ", " : "", i + 1);
-	buf_puts(&b, "]}}");
+		T_OK(buf_printf(&b, "%s%d", i ? ", " : "", i + 1));
+	T_OK(buf_puts(&b, "]}}"));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "matrix.loops: has 65 elements; at most 64 allowed");
 	/* 16 axes of 64 values: 64^16 cells, refused without overflow */
 	buf_reset(&b);
-	buf_puts(&b, J(", \"matrix\": {"));
+	T_OK(buf_puts(&b, J(", \"matrix\": {")));
 	b.len--;
 	for (i = 0; i < BF_MAX_AXES; i++) {
-		buf_printf(&b, "%s\"a%d\": [", i ? ", " : "", i);
+		T_OK(buf_printf(&b, "%s\"a%d\": [", i ? ", " : "", i));
 		for (k = 0; k < BF_MAX_AXIS_VALUES; k++)
-			buf_printf(&b, "%s%d", k ? "," : "", k);
-		buf_puts(&b, "]");
+			T_OK(buf_printf(&b, "%s%d", k ? "," : "", k));
+		T_OK(buf_puts(&b, "]"));
 	}
-	buf_puts(&b, "}}");
+	T_OK(buf_puts(&b, "}}"));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "matrix: expands to more than 4096 cells");
 	T_EQ_STR(d.field, "matrix");
 	/* 1025 machine names */
 	buf_reset(&b);
-	buf_puts(&b, "{\"recipe\": \"x\", \"machines\": {\"names\": [");
+	T_OK(buf_puts(&b, "{\"recipe\": \"x\", \"machines\": {\"names\": ["));
 	for (i = 0; i <= 1024; i++)
-		buf_printf(&b, "%s\"h%d\"", i ? ", " : "", i);
-	buf_puts(&b, "]}}");
+		T_OK(buf_printf(&b, "%s\"h%d\"", i ? ", " : "", i));
+	T_OK(buf_puts(&b, "]}}"));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "machines.names: has 1025 elements; at most 1024 allowed");
 	/* a 201-byte name */
 	buf_reset(&b);
-	buf_puts(&b, J(", \"name\": \""));
+	T_OK(buf_puts(&b, J(", \"name\": \"")));
 	b.len--;
 	for (i = 0; i < 201; i++)
-		buf_puts(&b, "n");
-	buf_puts(&b, "\"}");
+		T_OK(buf_puts(&b, "n"));
+	T_OK(buf_puts(&b, "\"}"));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "name: is 201 bytes long; at most 200 allowed");
 	/* deeply nested params */
 	buf_reset(&b);
-	buf_puts(&b, J(", \"params\": "));
+	T_OK(buf_puts(&b, J(", \"params\": ")));
 	b.len--;
 	for (i = 0; i < 1000; i++)
-		buf_puts(&b, "[");
+		T_OK(buf_puts(&b, "["));
 	for (i = 0; i < 1000; i++)
-		buf_puts(&b, "]");
-	buf_puts(&b, "}");
+		T_OK(buf_puts(&b, "]"));
+	T_OK(buf_puts(&b, "}"));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.msg, "JSON nested deeper than 32 levels");
 	/* over the API body cap */
 	buf_reset(&b);
-	buf_puts(&b, J(", \"name\": \"x\""));
+	T_OK(buf_puts(&b, J(", \"name\": \"x\"")));
 	while (b.len <= BF_MAX_API_BODY)
-		buf_puts(&b, "                ");
+		T_OK(buf_puts(&b, "                "));
 	T_EQ_INT(job_parse(b.data, b.len, &job, &d), BF_ERR_TOOBIG);
 	T_CHECK(job == NULL);
 	buf_free(&b);

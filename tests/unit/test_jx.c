@@ -86,9 +86,9 @@ test_loads(void)
 
 		buf_init(&b, 0);
 		for (n = 0; n < k; n++)
-			buf_puts(&b, "[");
+			T_OK(buf_puts(&b, "["));
 		for (n = 0; n < k; n++)
-			buf_puts(&b, "]");
+			T_OK(buf_puts(&b, "]"));
 		j = NULL;
 		bf_diag_clear(&d);
 		T_EQ_INT(jx_loads(b.data, b.len, b.len, &j, &d),
@@ -101,17 +101,17 @@ test_loads(void)
 	/* objects count as well as arrays */
 	buf_init(&b, 0);
 	for (k = 0; k < 40; k++)
-		buf_puts(&b, "{\"a\":");
-	buf_puts(&b, "1");
+		T_OK(buf_puts(&b, "{\"a\":"));
+	T_OK(buf_puts(&b, "1"));
 	for (k = 0; k < 40; k++)
-		buf_puts(&b, "}");
+		T_OK(buf_puts(&b, "}"));
 	T_EQ_INT(jx_loads(b.data, b.len, b.len, &j, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.msg, "JSON nested deeper than 32 levels");
 	buf_free(&b);
 	/* far past jansson's own limit: same error, no stack overflow */
 	buf_init(&b, 0);
 	for (k = 0; k < 100000; k++)
-		buf_puts(&b, "[");
+		T_OK(buf_puts(&b, "["));
 	T_EQ_INT(jx_loads(b.data, b.len, b.len, &j, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.msg, "JSON nested deeper than 32 levels");
 	buf_free(&b);

@@ -78,14 +78,14 @@ test_count(void)
 	 * axes of 64 (2^96) would wrap a 64-bit product and must not */
 	for (naxes = 1; naxes <= BF_MAX_AXES; naxes++) {
 		buf_init(&b, 0);
-		buf_puts(&b, "{");
+		T_OK(buf_puts(&b, "{"));
 		for (i = 0; i < (size_t)naxes; i++) {
-			buf_printf(&b, "%s\"a%zu\": [", i ? ", " : "", i);
+			T_OK(buf_printf(&b, "%s\"a%zu\": [", i ? ", " : "", i));
 			for (k = 0; k < BF_MAX_AXIS_VALUES; k++)
-				buf_printf(&b, "%s%d", k ? "," : "", k);
-			buf_puts(&b, "]");
+				T_OK(buf_printf(&b, "%s%d", k ? "," : "", k));
+			T_OK(buf_puts(&b, "]"));
 		}
-		buf_puts(&b, "}");
+		T_OK(buf_puts(&b, "}"));
 		m = load(b.data);
 		n = 0;
 		bf_diag_clear(&d);

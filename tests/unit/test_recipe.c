@@ -195,10 +195,10 @@ test_caps(void)
 	int i;
 
 	buf_init(&b, 0);
-	buf_puts(&b, "[\"echo\"");
+	T_OK(buf_puts(&b, "[\"echo\""));
 	for (i = 1; i < BF_MAX_ARGV; i++)
-		buf_puts(&b, ", \"x\"");
-	buf_puts(&b, "]");
+		T_OK(buf_puts(&b, ", \"x\""));
+	T_OK(buf_puts(&b, "]"));
 	text = mutate("command", b.data);
 	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), 0);
 	T_CHECK(r != NULL && r->ncommand == BF_MAX_ARGV);
@@ -206,28 +206,28 @@ test_caps(void)
 	r = NULL;
 	free(text);
 	b.len--;
-	buf_puts(&b, ", \"x\"]");
+	T_OK(buf_puts(&b, ", \"x\"]"));
 	text = mutate("command", b.data);
 	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "command: has 257 elements; at most 256 allowed");
 	free(text);
 
 	buf_reset(&b);
-	buf_puts(&b, "{");
+	T_OK(buf_puts(&b, "{"));
 	for (i = 0; i <= BF_MAX_PARAMS; i++)
-		buf_printf(&b, "%s\"p%d\": {\"type\": \"bool\", \"default\": true}", i ? "," : "", i);
-	buf_puts(&b, "}");
+		T_OK(buf_printf(&b, "%s\"p%d\": {\"type\": \"bool\", \"default\": true}", i ? "," : "", i));
+	T_OK(buf_puts(&b, "}"));
 	text = mutate("params", b.data);
 	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "params: has 65 parameters; at most 64 allowed");
 	free(text);
 
 	buf_reset(&b);
-	buf_puts(&b, "[");
+	T_OK(buf_puts(&b, "["));
 	for (i = 0; i <= BF_MAX_METRICS; i++)
-		buf_printf(&b, "%s{\"name\": \"m%d\", \"better\": \"lower\", \"source\": \"wall_s\"}",
-		    i ? "," : "", i);
-	buf_puts(&b, "]");
+		T_OK(buf_printf(&b, "%s{\"name\": \"m%d\", \"better\": \"lower\", \"source\": \"wall_s\"}",
+		    i ? "," : "", i));
+	T_OK(buf_puts(&b, "]"));
 	text = mutate("metrics", b.data);
 	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "metrics: has 33 elements; at most 32 allowed");
@@ -235,10 +235,10 @@ test_caps(void)
 
 	/* a regex one byte over its cap */
 	buf_reset(&b);
-	buf_puts(&b, "[{\"name\": \"w\", \"better\": \"lower\", \"source\": \"stdout\", \"regex\": \"(");
+	T_OK(buf_puts(&b, "[{\"name\": \"w\", \"better\": \"lower\", \"source\": \"stdout\", \"regex\": \"("));
 	for (i = 0; i < BF_MAX_REGEX - 1; i++)
-		buf_puts(&b, "x");
-	buf_puts(&b, ")\"}]");
+		T_OK(buf_puts(&b, "x"));
+	T_OK(buf_puts(&b, ")\"}]"));
 	text = mutate("metrics", b.data);
 	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "metrics[0].regex: is 513 bytes long; at most 512 allowed");
@@ -246,10 +246,10 @@ test_caps(void)
 
 	/* an element over BF_MAX_ARG in the template itself */
 	buf_reset(&b);
-	buf_puts(&b, "[\"echo\", \"");
+	T_OK(buf_puts(&b, "[\"echo\", \""));
 	for (i = 0; i <= BF_MAX_ARG; i++)
-		buf_puts(&b, "y");
-	buf_puts(&b, "\"]");
+		T_OK(buf_puts(&b, "y"));
+	T_OK(buf_puts(&b, "\"]"));
 	text = mutate("command", b.data);
 	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
 	T_EQ_STR(d.msg, "command[1]: is 8193 bytes long; at most 8192 allowed");
@@ -285,19 +285,19 @@ test_malformed(void)
 	T_EQ_STR(d.msg, "recipe: expected an object, got an array");
 	T_EQ_INT(recipe_from_json(NULL, &r, &d), BF_ERR_INVALID);
 	buf_init(&b, 0);
-	buf_puts(&b, "{\"name\": \"x\", \"description\": ");
+	T_OK(buf_puts(&b, "{\"name\": \"x\", \"description\": "));
 	for (i = 0; i < 40; i++)
-		buf_puts(&b, "[");
+		T_OK(buf_puts(&b, "["));
 	for (i = 0; i < 40; i++)
-		buf_puts(&b, "]");
-	buf_puts(&b, "}");
+		T_OK(buf_puts(&b, "]"));
+	T_OK(buf_puts(&b, "}"));
 	T_EQ_INT(recipe_parse(b.data, b.len, &r, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.msg, "JSON nested deeper than 32 levels");
 	buf_reset(&b);
-	buf_puts(&b, "{\"name\": \"x\", \"description\": \"");
+	T_OK(buf_puts(&b, "{\"name\": \"x\", \"description\": \""));
 	for (i = 0; i < BF_MAX_RECIPE_FILE; i += 8)
-		buf_puts(&b, "xxxxxxxx");
-	buf_puts(&b, "\"}");
+		T_OK(buf_puts(&b, "xxxxxxxx"));
+	T_OK(buf_puts(&b, "\"}"));
 	T_EQ_INT(recipe_parse(b.data, b.len, &r, &d), BF_ERR_TOOBIG);
 	buf_free(&b);
 }
