@@ -28,9 +28,8 @@ run_why_not(struct store *s, int64_t run_id)
 	return r == 0 ? BF_ERR_NOTFOUND : BF_ERR_STATE;
 }
 
-/* 0 when run_id is running under this coordinator; NOTFOUND; STATE. */
-static int
-run_held(struct store *s, int64_t run_id)
+int
+store_run_held(struct store *s, int64_t run_id)
 {
 	struct db_stmt *st;
 	const char *state, *owner;
@@ -87,7 +86,7 @@ samples_tx(struct store *s, void *arg)
 	size_t i;
 	int r;
 
-	if ((r = run_held(s, a->run_id)) != 0)
+	if ((r = store_run_held(s, a->run_id)) != 0)
 		return r;
 	for (i = 0; i < a->n; i++) {
 		sa = &a->samples[i];

@@ -195,6 +195,18 @@ static const char *const store_migrations[] = {
 	"DROP INDEX runs_claim;"
 	"CREATE INDEX runs_claim ON runs(job_id, run_order, id) WHERE state = 'queued';"
 	"PRAGMA user_version = 8;",
+	/* 9: the environment each run was measured in (issue 16): the agent's
+	 * snapshot line, one row per distinct snapshot (sha256 of its JSON
+	 * text as the coordinator stores it), named by each run. Never
+	 * updated: a row is what some run saw. Runs from before have none.
+	 * No REFERENCES: the row is written in the transaction that names it
+	 * (store-evidence.c), and a foreign-key column could not be dropped. */
+	"CREATE TABLE snapshots ("
+	" sha256 TEXT PRIMARY KEY,"
+	" json TEXT NOT NULL,"
+	" created_at REAL NOT NULL);"
+	"ALTER TABLE runs ADD COLUMN snapshot_sha256 TEXT;"
+	"PRAGMA user_version = 9;",
 };
 
 /*
@@ -357,6 +369,13 @@ static const char *const store_migrations_pg[] = {
 	"DROP INDEX runs_claim;"
 	"CREATE INDEX runs_claim ON runs(job_id, run_order, id) WHERE state = 'queued';"
 	"UPDATE bf_schema SET version = 8;",
+	/* 9: as on SQLite */
+	"CREATE TABLE snapshots ("
+	" sha256 TEXT PRIMARY KEY,"
+	" json TEXT NOT NULL,"
+	" created_at DOUBLE PRECISION NOT NULL);"
+	"ALTER TABLE runs ADD COLUMN snapshot_sha256 TEXT;"
+	"UPDATE bf_schema SET version = 9;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");

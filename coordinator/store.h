@@ -224,6 +224,18 @@ int store_notify(struct store *s, const char *payload);
 int store_run_set_cmdline(struct store *s, int64_t run_id, const char *cmdline);
 /* The agent's knobs line of a run (before, requested, after), JSON text. */
 int store_run_set_knobs(struct store *s, int64_t run_id, const char *json_text);
+/*
+ * The environment snapshot a run is measured in (the agent's snapshot
+ * object, as JSON text): stored once per distinct text, the run naming it.
+ * sha256 gets the hash of json_text, which names the row. Only while the
+ * run is this coordinator's (BF_ERR_STATE otherwise); a retried run starts
+ * without one. (store-evidence.c)
+ */
+int store_run_set_snapshot(struct store *s, int64_t run_id, const char *json_text,
+    char sha256[65]);
+/* The snapshot called sha256 (64 lowercase hex), JSON text the caller
+ * frees; BF_ERR_NOTFOUND, BF_ERR_INVALID for a name that is not a hash. */
+int store_snapshot_get(struct store *s, const char *sha256, char **json_text);
 /* Record a machine's fingerprint (JSON text) and its hash. */
 int store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
     const char *sha256);

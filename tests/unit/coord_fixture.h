@@ -141,6 +141,10 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	return s;
 }
 
+/* Undo schema step 9 (snapshots) behind the store's back, the first part
+ * of making a store of any older schema from a new one. */
+#define FIX_UNDO_STEP9 "ALTER TABLE runs DROP COLUMN snapshot_sha256; DROP TABLE snapshots;"
+
 /* The agent's sha256 the fake machine reports: runner_ensure_agent trusts it. */
 #define FIX_AGENT_SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 

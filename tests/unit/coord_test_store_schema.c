@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "db.h"
+#include "sha256.h"
 #include "store.h"
 #include "store_fixture.h"
 #include "t.h"
@@ -53,6 +54,38 @@ read_version(const char *name)
 	return v;
 }
 
+/* The statement sql on the store called name, behind the store's back. */
+static void
+exec_on(const char *name, const char *sql)
+{
+	struct db *db = NULL;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL && db_exec_script(db, sql) != 0) {
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+		T_CHECK(0);
+	}
+	db_close(db);
+}
+
+/* Rows of table in the store called name (a fixed table name, never input). */
+static int
+count_rows(const char *name, const char *table, size_t *n)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	char sql[128];
+	int r;
+
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
+	if ((r = db_open(target(name), &db, NULL)) == 0 && (r = db_prepare(db, sql, &st)) == 0 &&
+	    db_step(st) == 1)
+		*n = (size_t)db_col_int(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return r;
+}
+
 static void
 test_open(void)
 {
@@ -64,7 +97,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 8);		/* bump with each new migration step */
+	T_EQ_INT(v, 9);		/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -172,10 +205,10 @@ test_same_schema(void)
 	}
 }
 
-/* Undo schema steps 8 and 7 behind the store's back: what a store made by
- * a benchfleetd of schema 6 (before trust) holds, steps 1..6 being the
+/* Undo schema steps 9, 8 and 7 behind the store's back: what a store made
+ * by a benchfleetd of schema 6 (before trust) holds, steps 1..6 being the
  * same. Step 8 (plan columns) has a test of its own:
- * coord_test_store_plan.c. */
+ * coord_test_store_plan.c; step 9, test_migrate_snapshots below. */
 static void
 make_v6(const char *name)
 {
@@ -183,7 +216,7 @@ make_v6(const char *name)
 
 	T_EQ_INT(db_open(target(name), &db, NULL), 0);
 	if (db != NULL)
-		T_EQ_INT(db_exec_script(db, "DROP INDEX runs_claim;"
+		T_EQ_INT(db_exec_script(db, FIX_UNDO_STEP9 "DROP INDEX runs_claim;"
 		    "ALTER TABLE runs DROP COLUMN run_order; ALTER TABLE runs DROP COLUMN iterations;"
 		    "ALTER TABLE runs DROP COLUMN warmup; ALTER TABLE runs DROP COLUMN timeout_s;"
 		    "CREATE INDEX runs_claim ON runs(job_id, boot, cell_index, id)"
@@ -232,7 +265,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 8);
+	T_EQ_INT(store_schema_version(s), 9);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -303,15 +336,142 @@ out:
 	store_close(s);
 }
 
+/* The snapshot text a run names, or NULL (the caller frees). */
+static char *
+run_snapshot(struct store *s, int64_t run_id)
+{
+	char buf[80], *text = NULL;
+	const char *sha = run_str(s, run_id, "snapshot_sha256", buf, sizeof(buf));
+
+	if (strcmp(sha, "(null)") == 0 || store_snapshot_get(s, sha, &text) != 0)
+		return NULL;
+	return text;
+}
+
+/*
+ * Step 9: a store of schema 8 with samples opens with every sample as it
+ * was and its runs naming no snapshot. Then the snapshots: stored once per
+ * distinct text and named by the sha256 of exactly that text, set only by
+ * the coordinator running the run, gone from a run that is retried, and
+ * never changed by a later run with another environment.
+ */
+static void
+test_migrate_snapshots(void)
+{
+	static const char env_a[] = "{\"transparent_hugepage/enabled\":\"madvise\"}";
+	static const char env_b[] = "{\"transparent_hugepage/enabled\":\"always\"}";
+	struct store_sample sm[1] = { { "ops", 99.5, "ops/s" } };
+	struct store_claim *c = NULL, *c2 = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL;
+	char *bt = NULL, *at = NULL, *text = NULL, sha[65], sha2[65], hex[65], buf[80];
+	int64_t job, first;
+	size_t n;
+	int r;
+
+	if ((s = open_fresh("snap.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "s1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 3);
+	T_EQ_INT(store_run_claim(s, "s1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	first = c->run_id;
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("snap.db", FIX_UNDO_STEP9);
+	force_version("snap.db", 8);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 9);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "99.5") != NULL);
+	T_EQ_STR(at, bt);
+	T_EQ_STR(run_str(s, first, "snapshot_sha256", buf, sizeof(buf)), "(null)");
+
+	/* a finished run is no longer anyone's to describe */
+	T_EQ_INT(store_run_set_snapshot(s, first, env_a, sha), BF_ERR_STATE);
+	T_EQ_INT(store_run_set_snapshot(s, 999999, env_a, sha), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_set_snapshot(s, first, "", sha), BF_ERR_TOOBIG);
+
+	/* the next run: named by the hash of its text, readable back as is */
+	T_EQ_INT(store_run_claim(s, "s1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_set_snapshot(s, c->run_id, env_a, sha), 0);
+	sha256_hex(env_a, strlen(env_a), hex);
+	T_EQ_STR(sha, hex);
+	T_EQ_STR(run_str(s, c->run_id, "snapshot_sha256", buf, sizeof(buf)), hex);
+	text = run_snapshot(s, c->run_id);
+	T_EQ_STR(text, env_a);
+	free(text);
+	text = NULL;
+	/* a lost link: the retry starts without the broken attempt's snapshot */
+	T_EQ_INT(store_run_retry(s, c->run_id, "link lost", 3, &r), 0);
+	T_EQ_STR(run_str(s, c->run_id, "snapshot_sha256", buf, sizeof(buf)), "(null)");
+	store_claim_free(c);
+	c = NULL;
+	/* two runs in one environment share a row; another gets its own, and
+	 * the first row is still what it was */
+	T_EQ_INT(store_run_claim(s, "s1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_set_snapshot(s, c->run_id, env_a, sha2), 0);
+	T_EQ_STR(sha2, sha);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	T_EQ_INT(store_run_claim(s, "s1", "demo", 60, &c2), 0);
+	if (c2 == NULL)
+		goto out;
+	T_EQ_INT(store_run_set_snapshot(s, c2->run_id, env_b, sha2), 0);
+	T_CHECK(strcmp(sha2, sha) != 0);
+	text = run_snapshot(s, c->run_id);
+	T_EQ_STR(text, env_a);
+	free(text);
+	text = run_snapshot(s, c2->run_id);
+	T_EQ_STR(text, env_b);
+	free(text);
+	text = NULL;
+	n = 0;
+	T_EQ_INT(count_rows("snap.db", "snapshots", &n), 0);
+	T_EQ_INT(n, 2);
+	/* names that are not hashes are refused before any SQL */
+	T_EQ_INT(store_snapshot_get(s, "' OR 1=1 --", &text), BF_ERR_INVALID);
+	T_EQ_INT(store_snapshot_get(s, "ABCDEF", &text), BF_ERR_INVALID);
+	memset(hex, '0', 64);
+	T_EQ_INT(store_snapshot_get(s, hex, &text), BF_ERR_NOTFOUND);
+	T_CHECK(text == NULL);
+out:
+	store_claim_free(c);
+	store_claim_free(c2);
+	free(bt);
+	free(at);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
-	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db" };
+	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db",
+	    "snap.db" };
 
 	if (fix_where_init(&where, "store-schema") != 0)
 		return 1;
 	test_open();
 	test_migrate_trust();
+	test_migrate_snapshots();
 	if (where.pg_url != NULL)
 		test_same_schema();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));

@@ -1,0 +1,88 @@
+/*
+ * store-evidence.c: what each run was measured in (issue 16). The agent's
+ * environment snapshot of a step is stored once per distinct text, named
+ * by the sha256 the store computes over exactly the text it keeps, and
+ * each run names its own; a row is never changed, so an old run's
+ * environment cannot move when the machine does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+
+#include "caps.h"
+#include "err.h"
+#include "sha256.h"
+#include "store.h"
+#include "store-int.h"
+
+struct snapshot_arg {
+	int64_t run_id;
+	const char *text;
+	const char *sha256;
+};
+
+static int
+snapshot_tx(struct store *s, void *arg)
+{
+	const struct snapshot_arg *a = arg;
+	int r, n = 0;
+
+	/* only the coordinator running it says where a run ran */
+	if ((r = store_run_held(s, a->run_id)) != 0 ||
+	    (r = store_q_exec(s, Q_SN_ADD, NULL, "ttI", a->sha256, a->text, store_now_s())) != 0 ||
+	    (r = store_q_exec(s, Q_R_SNAPSHOT, &n, "It", a->run_id, a->sha256)) != 0)
+		return r;
+	return n == 1 ? 0 : BF_ERR_NOTFOUND;
+}
+
+int
+store_run_set_snapshot(struct store *s, int64_t run_id, const char *json_text,
+    char sha256[65])
+{
+	struct snapshot_arg a = { .run_id = run_id, .text = json_text, .sha256 = sha256 };
+	size_t n;
+
+	if (s == NULL || json_text == NULL || sha256 == NULL)
+		return BF_ERR_INVALID;
+	n = strlen(json_text);
+	if (n == 0 || n > BF_MAX_AGENT_LINE)
+		return BF_ERR_TOOBIG;
+	sha256_hex(json_text, n, sha256);
+	return store_tx(s, snapshot_tx, &a);
+}
+
+static int
+is_sha256_hex(const char *h)
+{
+	size_t i;
+
+	for (i = 0; h[i] != '\0'; i++)
+		if (i >= 64 || !((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f')))
+			return 0;
+	return i == 64;
+}
+
+int
+store_snapshot_get(struct store *s, const char *sha256, char **json_text)
+{
+	struct db_stmt *st = NULL;
+	int r;
+
+	*json_text = NULL;
+	if (s == NULL || sha256 == NULL || !is_sha256_hex(sha256))
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_SN_GET, &st, "t", sha256)) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	r = store_col_dup(st, 0, json_text);
+out:
+	if (st != NULL)
+		db_reset(st);
+	store_unlock(s);
+	return r;
+}
