@@ -272,6 +272,124 @@ agentline_done(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
 	    &ev->u.done.iterations, "done", d);
 }
 
+static const char *const agentline_snapshot_fields[] = {
+	"type", "sha256", "snapshot", NULL
+};
+
+/* Every value a string or null, every key a name of the agent's shape:
+ * what the store keeps is checked here, never trusted to be so. */
+static int
+agentline_snapshot(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
+{
+	struct agentline_snapshot *sn = &ev->u.snapshot;
+	char p[BF_DIAG_FIELD];
+	json_t *obj = NULL;
+	const char *k, *v;
+	json_t *jv;
+	size_t i;
+	int r;
+
+	if ((r = jx_str(o, "sha256", JX_REQUIRED, 64, &sn->agent_sha256, "snapshot", d)) != 0)
+		return r;
+	for (i = 0; sn->agent_sha256[i] != '\0'; i++)
+		if (!((sn->agent_sha256[i] >= '0' && sn->agent_sha256[i] <= '9') ||
+		    (sn->agent_sha256[i] >= 'a' && sn->agent_sha256[i] <= 'f')))
+			break;
+	if (i != 64 || sn->agent_sha256[i] != '\0') {
+		bf_diag_set(d, "snapshot.sha256", "expected 64 lowercase hex digits");
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_obj(o, "snapshot", JX_REQUIRED, &obj, "snapshot", d)) != 0)
+		return r;
+	json_object_foreach(obj, k, jv) {
+		jx_path(p, sizeof(p), "snapshot.snapshot", k);
+		if (k[0] == '\0' || strlen(k) > AGENTLINE_MAX_SNAPSHOT_KEY) {
+			bf_diag_set(d, p, "a key is 1..%d bytes", AGENTLINE_MAX_SNAPSHOT_KEY);
+			return BF_ERR_INVALID;
+		}
+		if (json_is_null(jv))
+			continue;
+		if ((r = agentline_str(obj, k, AGENTLINE_MAX_SNAPSHOT_VALUE, 0, &v,
+		    "snapshot.snapshot", d)) != 0)
+			return r;
+	}
+	sn->nkeys = json_object_size(obj);
+	if (sn->nkeys == 0) {
+		bf_diag_set(d, "snapshot.snapshot", "is empty");
+		return BF_ERR_INVALID;
+	}
+	if ((sn->text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		bf_diag_set(d, "snapshot", "out of memory");
+		return BF_ERR_ALLOC;
+	}
+	return 0;
+}
+
+static const char *const agentline_counters_fields[] = {
+	"type", "iteration", "metrics", "unsupported", "notes", NULL
+};
+
+static int
+agentline_counters(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
+{
+	struct agentline_counters *c = &ev->u.counters;
+	char p[BF_DIAG_FIELD];
+	json_t *m = NULL, *un = NULL, *notes = NULL, *v;
+	const char *k, *s;
+	double x;
+	size_t i;
+	int r, set;
+
+	if ((r = jx_int(o, "iteration", JX_REQUIRED, 0, AGENTLINE_MAX_ITERATION, &c->iteration,
+	    "counters", d)) != 0 ||
+	    (r = jx_obj(o, "metrics", JX_REQUIRED, &m, "counters", d)) != 0 ||
+	    (r = jx_obj(o, "unsupported", JX_OPTIONAL, &un, "counters", d)) != 0 ||
+	    (r = jx_arr(o, "notes", JX_OPTIONAL, 0, AGENTLINE_MAX_COUNTER_NOTES, &notes,
+	    "counters", d)) != 0)
+		return r;
+	if (json_object_size(m) > AGENTLINE_MAX_COUNTERS ||
+	    (un != NULL && json_object_size(un) > AGENTLINE_MAX_COUNTERS)) {
+		bf_diag_set(d, json_object_size(m) > AGENTLINE_MAX_COUNTERS ? "counters.metrics" :
+		    "counters.unsupported", "more than %d counters", AGENTLINE_MAX_COUNTERS);
+		return BF_ERR_TOOBIG;
+	}
+	json_object_foreach(m, k, v) {
+		jx_path(p, sizeof(p), "counters.metrics", k);
+		if (k[0] == '\0' || strlen(k) > AGENTLINE_MAX_COUNTER_NAME) {
+			bf_diag_set(d, p, "a counter name is 1..%d bytes",
+			    AGENTLINE_MAX_COUNTER_NAME);
+			return BF_ERR_INVALID;
+		}
+		/* a counter is a number; an unreadable one is in "unsupported" */
+		if ((r = agentline_num_or_null(v, &x, &set, p, d)) != 0)
+			return r;
+		if (!set) {
+			bf_diag_set(d, p, "expected a number, got null");
+			return BF_ERR_INVALID;
+		}
+	}
+	json_object_foreach(un, k, v) {
+		jx_path(p, sizeof(p), "counters.unsupported", k);
+		if (k[0] == '\0' || strlen(k) > AGENTLINE_MAX_COUNTER_NAME) {
+			bf_diag_set(d, p, "a counter name is 1..%d bytes",
+			    AGENTLINE_MAX_COUNTER_NAME);
+			return BF_ERR_INVALID;
+		}
+		if ((r = agentline_str(un, k, BF_MAX_LOG_LINE, 0, &s, "counters.unsupported",
+		    d)) != 0)
+			return r;
+	}
+	for (i = 0; notes != NULL && i < json_array_size(notes); i++) {
+		jx_path_idx(p, sizeof(p), "counters.notes", i);
+		if ((r = jx_as_str(json_array_get(notes, i), BF_MAX_LOG_LINE, &s, p, d)) != 0)
+			return r;
+	}
+	c->metrics = m;
+	c->unsupported = un;
+	c->notes = notes;
+	return 0;
+}
+
 static const struct agentline_kind agentline_kinds[] = {
 	{ .name = "hello", .type = AGENTLINE_HELLO, .fields = agentline_hello_fields,
 	  .decode = agentline_hello },
@@ -285,6 +403,10 @@ static const struct agentline_kind agentline_kinds[] = {
 	  .decode = agentline_error },
 	{ .name = "done", .type = AGENTLINE_DONE, .fields = agentline_done_fields,
 	  .decode = agentline_done },
+	{ .name = "snapshot", .type = AGENTLINE_SNAPSHOT, .fields = agentline_snapshot_fields,
+	  .decode = agentline_snapshot },
+	{ .name = "counters", .type = AGENTLINE_COUNTERS, .fields = agentline_counters_fields,
+	  .decode = agentline_counters },
 };
 #define AGENTLINE_NKINDS (sizeof(agentline_kinds) / sizeof(agentline_kinds[0]))
 
@@ -306,6 +428,8 @@ agentline_event_clear(struct agentline_event *ev)
 		return;
 	if (ev->type == AGENTLINE_KNOBS)
 		free(ev->u.knobs.text);
+	if (ev->type == AGENTLINE_SNAPSHOT)
+		free(ev->u.snapshot.text);
 	json_decref(ev->doc);
 	memset(ev, 0, sizeof(*ev));
 }

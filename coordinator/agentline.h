@@ -28,7 +28,9 @@ enum agentline_type {
 	AGENTLINE_KNOBS,
 	AGENTLINE_ITERATION,
 	AGENTLINE_ERROR,
-	AGENTLINE_DONE
+	AGENTLINE_DONE,
+	AGENTLINE_SNAPSHOT,	/* the step's environment (docs/evidence.md) */
+	AGENTLINE_COUNTERS	/* what the memory system did in one iteration */
 };
 
 /* The agent's own per-iteration measurements, in this order. */
@@ -56,6 +58,17 @@ extern const struct agentline_builtin agentline_builtins[AGENTLINE_NBUILTIN];
  * invalid UTF-8 in it arrives as a 3-byte U+FFFD. */
 #define AGENTLINE_MAX_LOG	(BF_MAX_LOG_LINE * 8)
 #define AGENTLINE_MAX_ITERATION	(BF_MAX_ITERATIONS + BF_MAX_WARMUP)
+/* A snapshot key ("bin.<argv0>.package", argv0 a path) and value (cut at
+ * BF_MAX_SNAPSHOT_VALUE bytes by the agent, invalid UTF-8 arriving as
+ * 3-byte U+FFFDs). */
+#define AGENTLINE_MAX_SNAPSHOT_KEY	1024
+#define AGENTLINE_MAX_SNAPSHOT_VALUE	(BF_MAX_SNAPSHOT_VALUE * 3)
+/* Counters of one line: every field the agent may read (agent/counters.c:
+ * vmstat, mTHP stats, memory.stat, services, PMU events), and a name. */
+#define AGENTLINE_MAX_COUNTERS	(BF_MAX_VMSTAT_FIELDS + BF_MAX_MTHP_STATS + 512 + 16 + \
+	BF_MAX_PMU_EVENTS)
+#define AGENTLINE_MAX_COUNTER_NAME	128
+#define AGENTLINE_MAX_COUNTER_NOTES	64
 
 /* Strings below are NUL-terminated, point into the event's document and
  * live until agentline_event_clear(); NULL when the field is absent (or
@@ -111,6 +124,23 @@ struct agentline_done {
 	int64_t iterations;	/* -1 when absent */
 };
 
+struct agentline_snapshot {
+	const char *agent_sha256;	/* what the agent says it hashed (64 hex) */
+	/* The snapshot object as the coordinator keeps it: compact, keys
+	 * sorted (owned). Its sha256, not the agent's, names it in the store. */
+	char *text;
+	size_t nkeys;
+};
+
+/* Borrowed from the event's document, checked: metrics maps names to
+ * finite numbers, unsupported names to strings, notes is strings. */
+struct agentline_counters {
+	int64_t iteration;
+	const json_t *metrics;		/* never NULL once decoded (maybe empty) */
+	const json_t *unsupported;	/* NULL when absent */
+	const json_t *notes;		/* NULL when absent */
+};
+
 struct agentline_event {
 	enum agentline_type type;	/* AGENTLINE_NONE when refused */
 	/* Refused: the type the line claimed, when it named one of the
@@ -123,6 +153,8 @@ struct agentline_event {
 		struct agentline_iteration iteration;
 		struct agentline_error error;
 		struct agentline_done done;
+		struct agentline_snapshot snapshot;
+		struct agentline_counters counters;
 	} u;
 	json_t *doc;			/* owned: the strings above point into it */
 };

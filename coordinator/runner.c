@@ -40,6 +40,13 @@ struct ingest {
 	int metric_missing;
 	int line_refused;		/* an iteration, hello or done line was refused */
 	int samples_stored;
+	int snapshot_seen;
+	/* the last iteration line: its counters line follows it, and is
+	 * stored only when the iteration's own samples were */
+	int64_t last_index;
+	int last_measured;
+	int counters_stored;
+	int counters_noted;		/* its unsupported/notes are logged once */
 	int store_err;			/* storing a sample failed: BF_ERR_* */
 	char store_msg[256];
 	char first_error[512];
@@ -513,6 +520,16 @@ note_error(struct ingest *g, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A store error stops the step, as for samples: the first one is kept. */
+static void
+ingest_store_err(struct ingest *g, int r, const char *why)
+{
+	if (r == 0 || g->store_err != 0)
+		return;
+	g->store_err = r;
+	snprintf(g->store_msg, sizeof(g->store_msg), "%s", why);
+}
+
 /* What an iteration line means for the run: failures noted, samples of a
  * measured iteration handed to the sink. */
 static int
@@ -524,6 +541,8 @@ ingest_iteration(struct ingest *g, const struct agentline_iteration *it)
 	int r;
 
 	g->iterations_seen++;
+	g->last_index = it->index;
+	g->last_measured = 0;
 	if (it->timeout)
 		note_error(g, "iteration %lld timed out", (long long)it->index);
 	else if (it->signal != 0)
@@ -572,13 +591,141 @@ ingest_iteration(struct ingest *g, const struct agentline_iteration *it)
 	 * retried whole (or taken over once its lease lapses), never finished
 	 * with a hole in it. */
 	why[0] = '\0';
-	if ((r = g->env->sink.ops->samples(g->env->sink.arg, g->c, (int)(it->index - g->warmup),
-	    s, n, why, sizeof(why))) != 0 && g->store_err == 0) {
-		g->store_err = r;
-		snprintf(g->store_msg, sizeof(g->store_msg), "%s", why);
-	}
-	if (r == 0)
+	r = g->env->sink.ops->samples(g->env->sink.arg, g->c, (int)(it->index - g->warmup), s, n,
+	    why, sizeof(why));
+	ingest_store_err(g, r, why);
+	if (r == 0) {
 		g->samples_stored += (int)n;
+		g->last_measured = 1;
+	}
+	return r;
+}
+
+static int
+ingest_snapshot(struct ingest *g, const struct agentline_snapshot *sn)
+{
+	char why[256];
+	int r;
+
+	why[0] = '\0';
+	if ((r = g->env->sink.ops->snapshot(g->env->sink.arg, g->c->run_id, sn->text, why,
+	    sizeof(why))) != 0)
+		ingest_store_err(g, r, why);
+	else
+		g->snapshot_seen = 1;
+	return r;
+}
+
+/* What a counter is counted in, from its name (docs/evidence.md). */
+static const char *
+counter_unit(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 3 && strcmp(name + n - 3, "_kb") == 0)
+		return "KiB";
+	if (strcmp(name, "cgroup.memory.peak") == 0)
+		return "B";
+	return "count";
+}
+
+/* A name the iteration's own samples use: a counter never shadows one. */
+static int
+counter_taken(const struct ingest *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < AGENTLINE_NBUILTIN; i++)
+		if (strcmp(agentline_builtins[i].name, name) == 0)
+			return 1;
+	for (i = 0; i < g->r->nmetrics; i++)
+		if (strcmp(g->r->metrics[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The first counters line of the run: what could not be counted, and why,
+ * goes to the run log once (a hardware event on TCG is "unsupported",
+ * never a 0), with what was left out here. */
+static void
+counters_note(struct ingest *g, const struct agentline_counters *c, size_t skipped,
+    const char *first_skipped)
+{
+	struct buf b;
+	const char *k;
+	json_t *v;
+	size_t i, n = 0;
+	int r = 0;
+
+	if (g->counters_noted)
+		return;
+	g->counters_noted = 1;
+	buf_init(&b, BF_MAX_LOG_LINE);
+	json_object_foreach((json_t *)c->unsupported, k, v) {
+		if (r == 0)
+			r = buf_printf(&b, "%s%s (%s)", n++ ? "; " : "counters not measured: ", k,
+			    json_string_value(v));
+	}
+	if (n > 0) {
+		sink_log(g->env, g->c->run_id, "coord", r == 0 ? b.data : "counters not measured: "
+		    "(too many to list; see the agent's counters lines)");
+	}
+	for (i = 0; c->notes != NULL && i < json_array_size(c->notes); i++) {
+		buf_reset(&b);
+		if (buf_printf(&b, "counters: %s", json_string_value(json_array_get(c->notes,
+		    i))) == 0)
+			sink_log(g->env, g->c->run_id, "coord", b.data);
+	}
+	if (skipped > 0) {
+		buf_reset(&b);
+		if (buf_printf(&b, "counters: %zu not stored (a name longer than %d bytes, or one "
+		    "of the recipe's own metrics), first %s", skipped, BF_MAX_NAME,
+		    first_skipped) == 0)
+			sink_log(g->env, g->c->run_id, "coord", b.data);
+	}
+	buf_free(&b);
+}
+
+/* The counters of the iteration just ingested: samples of that iteration,
+ * named as the agent names them (vmstat.thp_fault_alloc, pmu.cycles, ...). */
+static int
+ingest_counters(struct ingest *g, const struct agentline_counters *c)
+{
+	struct store_sample *sm;
+	const char *k, *first_skipped = "";
+	char why[256];
+	json_t *v;
+	size_t n = 0, skipped = 0;
+	int r = 0;
+
+	if (c->iteration != g->last_index || !g->last_measured) {
+		/* warmup, a failed iteration, or a line out of order */
+		counters_note(g, c, 0, "");
+		return 0;
+	}
+	if ((sm = calloc(json_object_size(c->metrics) + 1, sizeof(*sm))) == NULL) {
+		ingest_store_err(g, BF_ERR_ALLOC, "out of memory");
+		return BF_ERR_ALLOC;
+	}
+	json_object_foreach((json_t *)c->metrics, k, v) {
+		if (strlen(k) > BF_MAX_NAME || counter_taken(g, k)) {
+			if (skipped++ == 0)
+				first_skipped = k;
+			continue;
+		}
+		sm[n].metric = k;
+		sm[n].unit = counter_unit(k);
+		sm[n].value = json_number_value(v);
+		n++;
+	}
+	counters_note(g, c, skipped, first_skipped);
+	why[0] = '\0';
+	if (n > 0 && (r = g->env->sink.ops->samples(g->env->sink.arg, g->c,
+	    (int)(c->iteration - g->warmup), sm, n, why, sizeof(why))) != 0)
+		ingest_store_err(g, r, why);
+	if (r == 0)
+		g->counters_stored += (int)n;
+	free(sm);
 	return r;
 }
 
@@ -664,6 +811,12 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	case AGENTLINE_DONE:
 		g->done_seen = 1;
 		g->done_ok = ev.u.done.ok;
+		break;
+	case AGENTLINE_SNAPSHOT:
+		ret = ingest_snapshot(g, &ev.u.snapshot);
+		break;
+	case AGENTLINE_COUNTERS:
+		ret = ingest_counters(g, &ev.u.counters);
 		break;
 	case AGENTLINE_NONE:
 		break;
@@ -789,6 +942,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	g.c = c;
 	g.r = rc->recipe;
 	g.warmup = run->warmup;
+	g.last_index = -1;
 	/* The agent is silent while a workload runs, but SSH keepalive replies
 	 * count as traffic: the idle limit detects a dead link, not a quiet
 	 * workload. The total bounds every iteration plus slack. */
@@ -800,12 +954,14 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	o->done_seen = g.done_seen;
 	o->iterations_seen = g.iterations_seen;
 	o->samples_stored = g.samples_stored;
+	o->snapshot_seen = g.snapshot_seen;
+	o->counters_stored = g.counters_stored;
 	o->link_lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
 	if (g.store_err != 0) {
 		/* A store outage is not the run's fault, so it uses up no
 		 * attempt. If the store is still away this fails too, and the
 		 * lease lapses: store_reclaim requeues the run all the same. */
-		outcome_set(o, RUN_REQUEUE, NULL, -1, "attempt %d on %s: storing a sample "
+		outcome_set(o, RUN_REQUEUE, NULL, -1, "attempt %d on %s: storing a result "
 		    "failed: %s", c->attempt, env->machine, g.store_msg);
 		goto out;
 	}

@@ -38,6 +38,10 @@ struct runner_sink_ops {
 	void (*hello)(void *arg, int64_t run_id, const char *hostname, const char *kernel,
 	    const char *arch, const char *boot_id, const char *cmdline);
 	void (*knobs)(void *arg, int64_t run_id, const char *json_text);
+	/* the step's environment (the agent's snapshot object, canonical JSON
+	 * text): 0 or the store's error, with why, as samples */
+	int (*snapshot)(void *arg, int64_t run_id, const char *json_text, char *why,
+	    size_t whysz);
 	/* the machine's row: state and error NULL leave them; seen stamps it */
 	void (*machine)(void *arg, const char *state, const char *kernel, const char *error,
 	    int seen);
@@ -83,6 +87,7 @@ struct run_outcome {
 	struct runner_adaptive ad;
 	/* what ingest produced */
 	int hello_seen, done_seen, iterations_seen, samples_stored;
+	int snapshot_seen, counters_stored;	/* counters: samples of counters lines */
 };
 
 /* One agent binary per machine architecture (uname -m). */

@@ -277,6 +277,19 @@ wsink_knobs(void *arg, int64_t run_id, const char *json_text)
 	    "storing the knobs");
 }
 
+static int
+wsink_snapshot(void *arg, int64_t run_id, const char *json_text, char *why, size_t whysz)
+{
+	struct worker_ctx *x = arg;
+	char sha[65];
+	int r;
+
+	if ((r = store_run_set_snapshot(x->s->st, run_id, json_text, sha)) != 0)
+		snprintf(why, whysz, "the environment snapshot: %s", r == BF_ERR_STATE ?
+		    "the run is no longer this coordinator's" : store_last_error());
+	return r;
+}
+
 static void
 wsink_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
 {
@@ -308,6 +321,7 @@ static const struct runner_sink_ops worker_sink_ops = {
 	.samples = wsink_samples,
 	.hello = wsink_hello,
 	.knobs = wsink_knobs,
+	.snapshot = wsink_snapshot,
 	.machine = wsink_machine,
 	.boot_key = wsink_boot_key,
 	.fingerprint = wsink_fingerprint,

@@ -13,6 +13,7 @@
 #include "t.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
 struct al_case {
 	const char *line;
@@ -46,6 +47,13 @@ static const struct al_case al_cases[] = {
 	{ .line = "{\"type\":\"error\",\"msg\":\"argv[0]: bad\"}", .type = AGENTLINE_ERROR },
 	{ .line = "{\"type\":\"done\",\"ok\":true,\"iterations\":3}", .type = AGENTLINE_DONE },
 	{ .line = "{\"type\":\"done\"}", .type = AGENTLINE_DONE },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\",\"snapshot\":"
+	  "{\"kernel.release\":\"6.1.0\",\"hugetlb/x\":null}}", .type = AGENTLINE_SNAPSHOT },
+	{ .line = "{\"type\":\"counters\",\"iteration\":2,\"metrics\":{\"vmstat.pgfault\":4098,"
+	  "\"pmu.cycles\":1.5e9},\"unsupported\":{\"pmu.x\":\"unsupported: errno 2\"},"
+	  "\"notes\":[\"n\"]}", .type = AGENTLINE_COUNTERS },
+	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{}}",
+	  .type = AGENTLINE_COUNTERS },
 
 	/* Not a line at all. */
 	{ .line = "", .want = BF_ERR_PARSE },
@@ -139,6 +147,38 @@ static const struct al_case al_cases[] = {
 	  .type = AGENTLINE_DONE, .field = "done.ok" },
 	{ .line = "{\"type\":\"done\",\"iterations\":-3}", .want = BF_ERR_RANGE,
 	  .type = AGENTLINE_DONE, .field = "done.iterations" },
+
+	/* Evidence lines an agent we did not upload might write. */
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\"}", .want = BF_ERR_INVALID,
+	  .type = AGENTLINE_SNAPSHOT, .field = "snapshot.snapshot" },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"ABC\",\"snapshot\":{\"a\":\"b\"}}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT, .field = "snapshot.sha256" },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\",\"snapshot\":{}}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT, .field = "snapshot.snapshot" },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\",\"snapshot\":{\"vm.x\":3}}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT, .field = "snapshot.snapshot.vm.x" },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\",\"snapshot\":"
+	  "{\"vm.x\":{\"a\":\"b\"}}}", .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT,
+	  .field = "snapshot.snapshot.vm.x" },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\",\"snapshot\":{\"\":\"b\"}}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT, .field = "snapshot.snapshot." },
+	{ .line = "{\"type\":\"snapshot\",\"sha256\":\"" SHA "\",\"snapshot\":{\"a\":\"b\"},"
+	  "\"extra\":1}", .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT },
+	{ .line = "{\"type\":\"counters\",\"metrics\":{}}", .want = BF_ERR_INVALID,
+	  .type = AGENTLINE_COUNTERS, .field = "counters.iteration" },
+	{ .line = "{\"type\":\"counters\",\"iteration\":0}", .want = BF_ERR_INVALID,
+	  .type = AGENTLINE_COUNTERS, .field = "counters.metrics" },
+	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{\"pmu.cycles\":null}}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_COUNTERS, .field = "counters.metrics.pmu.cycles" },
+	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{\"a\":\"1\"}}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_COUNTERS, .field = "counters.metrics.a" },
+	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{},"
+	  "\"unsupported\":{\"a\":0}}", .want = BF_ERR_INVALID, .type = AGENTLINE_COUNTERS,
+	  .field = "counters.unsupported.a" },
+	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{},\"notes\":[1]}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_COUNTERS, .field = "counters.notes[0]" },
+	{ .line = "{\"type\":\"counters\",\"iteration\":-1,\"metrics\":{}}",
+	  .want = BF_ERR_RANGE, .type = AGENTLINE_COUNTERS, .field = "counters.iteration" },
 };
 
 static void
@@ -350,10 +390,39 @@ test_caps(void)
 	buf_free(&b);
 }
 
+/* The snapshot as the store keeps it: canonical text, whatever the agent's
+ * spacing and key order; the counters borrowed, checked. */
+static void
+test_evidence(void)
+{
+	static const char snap[] = "{ \"type\":\"snapshot\", \"sha256\":\"" SHA "\","
+	    " \"snapshot\": {\"vm.b\": \"2\", \"vm.a\": null, \"os.x\": \"d\\u00e9j\\u00e0\"}}";
+	static const char ctr[] = "{\"type\":\"counters\",\"iteration\":4,\"metrics\":"
+	    "{\"vmstat.thp_fault_alloc\":16380,\"pmu.page-faults\":3000}}";
+	struct agentline_event ev;
+	struct bf_diag d;
+
+	T_EQ_INT(agentline_decode(snap, strlen(snap), &ev, &d), 0);
+	T_EQ_INT(ev.type, AGENTLINE_SNAPSHOT);
+	T_EQ_STR(ev.u.snapshot.agent_sha256, SHA);
+	T_EQ_STR(ev.u.snapshot.text, "{\"os.x\":\"d\xc3\xa9j\xc3\xa0\",\"vm.a\":null,\"vm.b\":\"2\"}");
+	T_EQ_INT(ev.u.snapshot.nkeys, 3);
+	agentline_event_clear(&ev);
+	T_EQ_INT(agentline_decode(ctr, strlen(ctr), &ev, &d), 0);
+	T_EQ_INT(ev.type, AGENTLINE_COUNTERS);
+	T_EQ_INT(ev.u.counters.iteration, 4);
+	T_EQ_INT(json_object_size(ev.u.counters.metrics), 2);
+	T_NEAR(json_number_value(json_object_get(ev.u.counters.metrics,
+	    "vmstat.thp_fault_alloc")), 16380, 0);
+	T_CHECK(ev.u.counters.unsupported == NULL && ev.u.counters.notes == NULL);
+	agentline_event_clear(&ev);
+}
+
 int
 main(void)
 {
 	test_table();
+	test_evidence();
 	test_fields();
 	test_caps();
 	return t_done();

@@ -20,9 +20,13 @@
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 struct rec_sink {
-	int logs, samples_calls, hellos, knobs, machines, boot_keys, fingerprints;
+	int logs, samples_calls, hellos, knobs, machines, boot_keys, fingerprints, snapshots;
 	size_t samples;
 	int refuse_samples;		/* answer BF_ERR_IO from this call on (1-based) */
+	int refuse_snapshot;		/* answer BF_ERR_STATE */
+	char snapshot[256];		/* the last snapshot text */
+	char names[2048];		/* "iteration:metric=unit " of every sample */
+	char logs_all[2048];		/* every log line, "|"-separated */
 	int iterations[16];
 	char last_machine_state[32];
 	char boot_key[128];
@@ -38,6 +42,10 @@ rs_log(void *arg, int64_t run_id, const char *stream, const char *line)
 	(void)stream;
 	r->logs++;
 	snprintf(r->last_log, sizeof(r->last_log), "%s", line);
+	if (strlen(r->logs_all) + strlen(line) + 2 < sizeof(r->logs_all)) {
+		strcat(r->logs_all, line);
+		strcat(r->logs_all, "|");
+	}
 }
 
 static int
@@ -46,8 +54,9 @@ rs_samples(void *arg, const struct store_claim *c, int iteration,
 {
 	struct rec_sink *r = arg;
 
+	size_t i, used;
+
 	(void)c;
-	(void)s;
 	r->samples_calls++;
 	if (r->refuse_samples > 0 && r->samples_calls >= r->refuse_samples) {
 		snprintf(why, whysz, "the store is away");
@@ -56,6 +65,26 @@ rs_samples(void *arg, const struct store_claim *c, int iteration,
 	if (iteration >= 0 && iteration < 16)
 		r->iterations[iteration]++;
 	r->samples += n;
+	for (i = 0; i < n; i++) {
+		used = strlen(r->names);
+		snprintf(r->names + used, sizeof(r->names) - used, "%d:%s=%s ", iteration,
+		    s[i].metric, s[i].unit ? s[i].unit : "");
+	}
+	return 0;
+}
+
+static int
+rs_snapshot(void *arg, int64_t run_id, const char *text, char *why, size_t whysz)
+{
+	struct rec_sink *r = arg;
+
+	(void)run_id;
+	r->snapshots++;
+	if (r->refuse_snapshot) {
+		snprintf(why, whysz, "the run is no longer this coordinator's");
+		return BF_ERR_STATE;
+	}
+	snprintf(r->snapshot, sizeof(r->snapshot), "%s", text);
 	return 0;
 }
 
@@ -116,6 +145,7 @@ static const struct runner_sink_ops rec_ops = {
 	.samples = rs_samples,
 	.hello = rs_hello,
 	.knobs = rs_knobs,
+	.snapshot = rs_snapshot,
 	.machine = rs_machine,
 	.boot_key = rs_boot_key,
 	.fingerprint = rs_fingerprint,
@@ -375,6 +405,93 @@ test_execute_refused_line(void)
 	store_claim_free(c);
 }
 
+#define SNAP "{\"type\":\"snapshot\",\"sha256\":\"" FIX_AGENT_SHA "\",\"snapshot\":" \
+	"{\"vm.swappiness\":\"60\",\"transparent_hugepage/enabled\":\"always\"," \
+	"\"hugetlb/x\":null}}\n"
+#define CTRS(i, more) "{\"type\":\"counters\",\"iteration\":" #i ",\"metrics\":" \
+	"{\"vmstat.thp_fault_alloc\":" #i "00,\"smaps.service0.AnonHugePages_kb\":2048" more "}," \
+	"\"unsupported\":{\"pmu.cycles\":\"unsupported: errno 2 (No such file or directory)\"}," \
+	"\"notes\":[\"pmu.page-faults: multiplexed\"]}\n"
+#define LONGNAME "vmstat.a_counter_name_that_is_far_longer_than_any_metric_name_the_store_takes"
+
+/*
+ * The evidence lines: the snapshot goes to the sink as canonical text
+ * (keys sorted), each measured iteration's counters become samples of that
+ * iteration with units from their names; warmup's, a failed iteration's
+ * and an out-of-order line's are not stored; a counter named like one of
+ * the iteration's own metrics, or too long for the store, is left out and
+ * said so; what could not be counted is logged once. A snapshot the store
+ * refuses stops the step like a refused sample.
+ */
+static void
+test_execute_evidence(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .out = HELLO SNAP
+		  "{\"type\":\"iteration\",\"iteration\":0,\"warmup\":true,\"wall_s\":1}\n"
+		  CTRS(0, "") ITER(1, 0.5) CTRS(1, ",\"wall_s\":9,\"" LONGNAME "\":1") ITER(2, 0.6)
+		  CTRS(7, "") CTRS(2, "")
+		  "{\"type\":\"iteration\",\"iteration\":3,\"exit\":1,\"wall_s\":1}\n" CTRS(3, "")
+		  DONE_OK },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0, pass;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.refuse_snapshot = pass == 1;
+		for (i = 0; i < NELEM(rules); i++)
+			rules[i].used = 0;
+		fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+		env_init(&env, &rec);
+		c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+		    "\"repetitions\":{\"iterations\":3,\"warmup\":1}}", NULL);
+		T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+		agent_ok = 0;
+		execute(&env, tr, &agent_ok, c, &o);
+		T_EQ_INT(rec.snapshots, 1);
+		if (pass == 1) {
+			T_EQ_INT(o.action, RUN_REQUEUE);
+			T_CONTAINS(o.message, "no longer this coordinator's");
+			T_EQ_INT(o.snapshot_seen, 0);
+			check_untouched(c);
+			transport_close(tr);
+			store_claim_free(c);
+			break;
+		}
+		/* iteration 3 failed: the run fails, but what was measured was streamed */
+		T_EQ_INT(o.action, RUN_FINISH);
+		T_EQ_INT(o.snapshot_seen, 1);
+		T_EQ_STR(rec.snapshot, "{\"hugetlb/x\":null,\"transparent_hugepage/enabled\":"
+		    "\"always\",\"vm.swappiness\":\"60\"}");
+		/* iterations 1 and 2 (stored as 0 and 1): wall_s, then 2 counters each */
+		T_EQ_INT(o.counters_stored, 4);
+		T_CONTAINS(rec.names, "0:wall_s=s 0:vmstat.thp_fault_alloc=count "
+		    "0:smaps.service0.AnonHugePages_kb=KiB 1:wall_s=s ");
+		T_CONTAINS(rec.names, "1:vmstat.thp_fault_alloc=count");
+		T_CHECK(strstr(rec.names, LONGNAME) == NULL);
+		T_CHECK(strstr(rec.names, "-1:") == NULL && strstr(rec.names, "2:") == NULL);
+		T_EQ_INT(rec.samples, 6);
+		T_CONTAINS(rec.logs_all, "counters not measured: pmu.cycles (unsupported: errno 2");
+		T_CONTAINS(rec.logs_all, "counters: pmu.page-faults: multiplexed|");
+		T_CONTAINS(rec.logs_all, "counters: 2 not stored");
+		/* logged once, not per line */
+		T_CHECK(strstr(strstr(rec.logs_all, "counters not measured") + 1,
+		    "counters not measured") == NULL);
+		check_untouched(c);
+		transport_close(tr);
+		store_claim_free(c);
+	}
+}
+
 static void
 test_execute_store_away(void)
 {
@@ -400,7 +517,7 @@ test_execute_store_away(void)
 	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
 	execute(&env, tr, &agent_ok, c, &o);
 	T_EQ_INT(o.action, RUN_REQUEUE);
-	T_CONTAINS(o.message, "storing a sample failed: the store is away");
+	T_CONTAINS(o.message, "storing a result failed: the store is away");
 	T_EQ_INT(o.link_lost, 0);
 	check_untouched(c);
 	transport_close(tr);
@@ -700,6 +817,7 @@ main(void)
 	test_execute_failed();
 	test_execute_refused_line();
 	test_execute_store_away();
+	test_execute_evidence();
 	test_boot();
 	test_boot_without_config();
 	test_adaptive_decide();
