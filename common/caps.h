@@ -79,6 +79,12 @@
 #define BF_MAX_SNAPSHOT_BINS	16		/* distinct binaries a step executes */
 #define BF_MAX_SNAPSHOT_HASH	(256 * 1024 * 1024)
 #define BF_SNAPSHOT_CMD_S	10		/* rpm -qf, cc --version */
+/* Environment diffs (common/envdiff.c): keys listed per diff, distinct
+ * values listed per drifting key, bytes of one value (or label) printed.
+ * Past each cap the rest is counted in the output, not listed. */
+#define BF_MAX_ENVDIFF_KEYS	512
+#define BF_MAX_ENVDIFF_VALUES	8
+#define BF_MAX_ENVDIFF_TEXT	1024
 /* Counters of one iteration (agent/counters.c): /proc/vmstat fields and
  * mTHP stat files read, perf events opened (the default set plus the
  * step's named raw events), and the one "counters" line. */
