@@ -113,6 +113,9 @@ void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
 
+/* api-evidence.c */
+void api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+
 /* api-guard.c: checks on a request's headers; 1 to go on, 0 with rs filled. */
 int api_guard_framing(struct MHD_Connection *conn, struct api_resp *rs);
 int api_guard_host(struct api *a, struct MHD_Connection *conn, const char *version,

@@ -41,7 +41,31 @@ for mode in never always; do
 	check "thp=$mode: state before recorded" test -n "$(jq -r '.knobs.before.thp_enabled // empty' <<<"$run")"
 	check_eq "thp=$mode: 2 get_rps samples" "$(jq '[.samples[] | select(.metric=="get_rps" and .value > 0)] | length' <<<"$run")" 2
 	echo "thp=$mode get_rps: $(jq -r '[.samples[] | select(.metric=="get_rps") | .value] | join(" ")' <<<"$run")"
+	# Evidence (docs/evidence.md): the environment as it was at this run,
+	# and the MM counters inside each timed window.
+	sha=$(jq -r .snapshot_sha256 <<<"$run")
+	check "thp=$mode: run names its snapshot" grep -qE '^[0-9a-f]{64}$' <<<"$sha"
+	snap=$(curl -fsS "$URL/api/v1/snapshots/$sha")
+	check_eq "thp=$mode: snapshot shows the mode it ran under" \
+		"$(jq -r '.snapshot["transparent_hugepage/enabled"]' <<<"$snap")" "$mode"
+	check_eq "thp=$mode: snapshot hash is over its canonical text" \
+		"$(jq -cjS .snapshot <<<"$snap" | sha256sum | cut -c1-64)" "$sha"
+	eval "sha_$mode=$sha"
+	check_eq "thp=$mode: vmstat.pgfault counted in both windows" \
+		"$(jq '[.samples[] | select(.metric=="vmstat.pgfault" and .value > 0 and .unit=="count")] | length' <<<"$run")" 2
+	check_eq "thp=$mode: thp_fault_alloc recorded per iteration" \
+		"$(jq '[.samples[] | select(.metric=="vmstat.thp_fault_alloc")] | length' <<<"$run")" 2
+	echo "thp=$mode thp_fault_alloc: $(jq -r '[.samples[] | select(.metric=="vmstat.thp_fault_alloc") | .value] | join(" ")' <<<"$run")"
 done
+check "two THP modes, two snapshots" test "$sha_never" != "$sha_always"
+check_eq "thp=never: no huge page faulted in any window" \
+	"$(jq '[.runs[] | select(.axes.thp_enabled=="never") | .samples[] | select(.metric=="vmstat.thp_fault_alloc" and .value != 0)] | length' <<<"$runs")" 0
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/snapshots/$(printf '0%.0s' $(seq 64))")
+check_eq "unknown snapshot" "$code" 404
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/snapshots/${sha_never^^}")
+check_eq "snapshot name must be lowercase hex" "$code" 400
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/snapshots/..%2f..%2fetc")
+check "snapshot name with a path is refused" test "$code" -ge 400 -a "$code" -lt 500
 check_eq "THP restored after the job" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")" "$orig"
 rep=$(curl -fsS "$URL/api/v1/jobs/$id/report?baseline=thp_enabled:never")
 check_contains "report compares THP modes" "$rep" "thp_enabled=always"
