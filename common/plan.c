@@ -77,7 +77,7 @@ plan_job(const struct job_spec *job, const struct recipe *r, struct plan **out,
 		goto out;
 	if (job->boots < 1 || job->boots > BF_MAX_BOOTS ||
 	    (size_t)job->boots > BF_MAX_CELLS / (p->ncells ? p->ncells : 1)) {
-		bf_diag_set(d, "repetitions.boots", "repetitions.boots: %d boots x %zu cells is "
+		bf_diag_set(d, "repetitions.boots", "%d boots x %zu cells is "
 		    "more than %d runs", job->boots, p->ncells, BF_MAX_CELLS);
 		ret = BF_ERR_INVALID;
 		goto out;

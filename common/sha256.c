@@ -175,3 +175,16 @@ out:
 		close(fd);
 	return r;
 }
+
+int
+sha256_is_hex(const char *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[64] == '\0';
+}

@@ -21,6 +21,9 @@ void sha256_final(struct sha256_ctx *c, uint8_t out[32]);
 /* out: 64 lowercase hex digits and a NUL. */
 void sha256_hex(const void *p, size_t n, char out[65]);
 void sha256_tohex(const uint8_t dig[32], char out[65]);
+/* Non-zero when s is exactly 64 lowercase hex digits: how every hash is
+ * spelled (a name of a snapshot, a bundle's hashes). */
+int sha256_is_hex(const char *s);
 /* Hash a file. BF_ERR_IO if it cannot be read. */
 int sha256_file(const char *path, char out[65]);
 

@@ -9,18 +9,7 @@
 #include <string.h>
 
 #include "api-int.h"
-
-/* 64 lowercase hex: the only spelling of a snapshot's name. */
-static int
-sha256_name(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (i >= 64 || !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return i == 64;
-}
+#include "sha256.h"
 
 void
 api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs)
@@ -30,7 +19,7 @@ api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	char *text = NULL;
 	int r;
 
-	if (!sha256_name(rq->name)) {
+	if (!sha256_is_hex(rq->name)) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "sha256", "sha256: \"%.64s\" is not 64 "
 		    "lowercase hex digits", rq->name);
 		return;

@@ -247,7 +247,7 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 		return 0;
 	}
 	if (json_object_get(q->body, "bundle") != NULL) {
-		bf_diag_set(d, "bundle", "bundle: give a bundle or a url, not both");
+		bf_diag_set(d, "bundle", "give a bundle or a url, not both");
 		return BF_ERR_INVALID;
 	}
 	if ((r = repro_fetch_bundle(q->url, &q->fetched, d)) != 0) {
@@ -733,6 +733,37 @@ out:
 
 /* --- GET /reproductions/{id} --- */
 
+/* {sha256: snapshot} of every snapshot a local run names (repro-env.c);
+ * one the store cannot give is left out (its cell is then not compared). */
+static int
+here_snapshots(struct api *a, const json_t *runs, json_t **out)
+{
+	json_t *o = json_object(), *v;
+	const json_t *run;
+	const char *sha;
+	char *text;
+	size_t i;
+
+	*out = NULL;
+	if (o == NULL)
+		return BF_ERR_ALLOC;
+	json_array_foreach(runs, i, run) {
+		if ((sha = json_string_value(json_object_get(run, "snapshot_sha256"))) == NULL ||
+		    json_object_get(o, sha) != NULL || store_snapshot_get(a->st, sha, &text) != 0)
+			continue;
+		v = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+		free(text);
+		if (json_is_object(v) && json_object_set_new(o, sha, v) != 0) {
+			json_decref(o);
+			return BF_ERR_ALLOC;
+		}
+		if (!json_is_object(v))
+			json_decref(v);
+	}
+	*out = o;
+	return 0;
+}
+
 static int
 here_fingerprints(struct api *a, const json_t *info, json_t **out)
 {
@@ -773,7 +804,7 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct store_repro *x = NULL;
 	struct bf_diag d;
 	json_t *bundle = NULL, *info = NULL, *job = NULL, *samples = NULL, *runs = NULL;
-	json_t *fps = NULL, *rep = NULL;
+	json_t *fps = NULL, *rep = NULL, *snaps = NULL;
 	const char *fmt = api_query(rq, "format"), *state, *mode, *sigtext;
 	struct buf b;
 	int r, ended;
@@ -812,13 +843,14 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	} else {
 		if ((r = store_job_samples_json(a->st, x->job_id, &samples)) != 0 ||
 		    (r = store_job_runs_json(a->st, x->job_id, &runs)) != 0 ||
-		    (r = here_fingerprints(a, info, &fps)) != 0) {
+		    (r = here_fingerprints(a, info, &fps)) != 0 ||
+		    (r = here_snapshots(a, json_object_get(runs, "runs"), &snaps)) != 0) {
 			api_store_error(rs, r, "the reproduction's job");
 			goto out;
 		}
 		if ((r = repro_report_json(bundle, samples, json_object_get(runs, "runs"),
-		    json_object_get(json_object_get(job, "spec"), "job"), fps, info, x->delta_pct,
-		    &rep, &d)) != 0) {
+		    json_object_get(json_object_get(job, "spec"), "job"), fps, snaps, info,
+		    x->delta_pct, &rep, &d)) != 0) {
 			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
 			    d.msg[0] ? d.msg : bf_err_str(r));
 			goto out;
@@ -889,6 +921,7 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 out:
 	buf_free(&b);
 	json_decref(rep);
+	json_decref(snaps);
 	json_decref(fps);
 	json_decref(runs);
 	json_decref(samples);

@@ -11,6 +11,7 @@
 #include "bundle.h"
 #include "jx.h"
 #include "sha256.h"
+#include "bundle-int.h"
 #include "store.h"
 
 #ifndef BF_VERSION
@@ -188,19 +189,19 @@ bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *d)
 	    (r = jx_str(so, "sig", JX_REQUIRED, LABKEY_SIG_B64_LEN, &sg, "signature", d)) != 0)
 		goto out;
 	if (strcmp(alg, BUNDLE_SIG_ALG) != 0) {
-		bf_diag_set(d, "signature.alg", "signature.alg: \"%.16s\" is not \"%s\"", alg,
+		bf_diag_set(d, "signature.alg", "\"%.16s\" is not \"%s\"", alg,
 		    BUNDLE_SIG_ALG);
 		r = BF_ERR_INVALID;
 		goto out;
 	}
 	if (labkey_unb64(pub, bs.pub, LABKEY_PUB_LEN) != 0) {
-		bf_diag_set(d, "signature.public_key", "signature.public_key: expected the "
+		bf_diag_set(d, "signature.public_key", "expected the "
 		    "base64 of 32 bytes");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
 	if (labkey_unb64(sg, sig, LABKEY_SIG_LEN) != 0) {
-		bf_diag_set(d, "signature.sig", "signature.sig: expected the base64 of 64 bytes");
+		bf_diag_set(d, "signature.sig", "expected the base64 of 64 bytes");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
@@ -209,7 +210,7 @@ bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *d)
 	labkey_fingerprint(bs.pub, bs.fingerprint);
 	if ((r = labkey_verify(bs.pub, msg, len, sig)) != 0) {
 		if (r == BF_ERR_AUTH) {
-			bf_diag_set(d, "signature", "signature: does not verify under the key it "
+			bf_diag_set(d, "signature", "does not verify under the key it "
 			    "names (%s): the bundle was changed after it was signed, or the "
 			    "signature is forged", bs.fingerprint);
 			r = BF_ERR_INVALID;
@@ -365,7 +366,8 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 		    (r = set_new(e, "machine", copy_or_null(run, "machine"))) != 0 ||
 		    (r = set_new(e, "kernel", copy_or_null(run, "kernel"))) != 0 ||
 		    (r = set_new(e, "boot_id", copy_or_null(run, "boot_id"))) != 0 ||
-		    (r = set_new(e, "knobs", copy_or_null(run, "knobs"))) != 0)
+		    (r = set_new(e, "knobs", copy_or_null(run, "knobs"))) != 0 ||
+		    (r = set_new(e, "snapshot_sha256", copy_or_null(run, "snapshot_sha256"))) != 0)
 			goto out;
 		if (json_is_string(json_object_get(run, "machine")))
 			json_object_set(names, json_string_value(json_object_get(run, "machine")),
@@ -385,6 +387,8 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 			}
 		}
 	}
+	if ((r = bundle_export_snapshots(st, runs, doc, d)) != 0)
+		goto out;
 	json_object_foreach(names, name, v) {
 		if ((r = machine_entry(st, name, &e)) != 0)
 			goto out;
@@ -412,17 +416,6 @@ out:
 }
 
 /* --- checking --- */
-
-static int
-is_hex64(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[64] == '\0';
-}
 
 /* obj[key]: a string of at most max bytes, or null (*out = NULL) when nullable. */
 static int
@@ -458,7 +451,7 @@ hash_field(const json_t *obj, const char *key, int nullable, const char **out,
 
 	if ((r = str_or_null(obj, key, 64, nullable, out, path, d)) != 0)
 		return r;
-	if (*out != NULL && !is_hex64(*out)) {
+	if (*out != NULL && !sha256_is_hex(*out)) {
 		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "%s: expected 64 lowercase hex "
 		    "digits (a sha256)", p);
 		return BF_ERR_INVALID;
@@ -477,7 +470,7 @@ hash_matches(const json_t *v, const char *claimed, const char *field, struct bf_
 	if (strcmp(hex, claimed) != 0) {
 		/* The value the content hashes to is not printed: these are
 		 * checksums, and a helpful error would only help a forger. */
-		bf_diag_set(d, field, "%s: does not match the content", field);
+		bf_diag_set(d, field, "does not match the content");
 		return BF_ERR_INVALID;
 	}
 	return 0;
@@ -495,27 +488,27 @@ check_fp(const json_t *fp, const char *path, struct bf_diag *d)
 	char p[160];
 
 	if (json_object_size(fp) > BUNDLE_MAX_FP_KEYS) {
-		bf_diag_set(d, path, "%s: more than %d keys", path, BUNDLE_MAX_FP_KEYS);
+		bf_diag_set(d, path, "more than %d keys", BUNDLE_MAX_FP_KEYS);
 		return BF_ERR_TOOBIG;
 	}
 	json_object_foreach((json_t *)fp, k, v) {
 		jx_path(p, sizeof(p), path, k);
 		if (strlen(k) > BF_MAX_NAME) {
-			bf_diag_set(d, path, "%s: a key longer than %d bytes", path, BF_MAX_NAME);
+			bf_diag_set(d, path, "a key longer than %d bytes", BF_MAX_NAME);
 			return BF_ERR_INVALID;
 		}
 		if (json_is_string(v) && json_string_length(v) > BF_MAX_STR) {
-			bf_diag_set(d, p, "%s: longer than %d bytes", p, BF_MAX_STR);
+			bf_diag_set(d, p, "longer than %d bytes", BF_MAX_STR);
 			return BF_ERR_TOOBIG;
 		}
 		if (json_is_object(v)) {
-			bf_diag_set(d, p, "%s: expected a scalar or an array, got an object", p);
+			bf_diag_set(d, p, "expected a scalar or an array, got an object");
 			return BF_ERR_INVALID;
 		}
 		if (!json_is_array(v))
 			continue;
 		if (json_array_size(v) > 1024) {
-			bf_diag_set(d, p, "%s: more than 1024 elements", p);
+			bf_diag_set(d, p, "more than 1024 elements");
 			return BF_ERR_TOOBIG;
 		}
 		json_array_foreach(v, i, e) {
@@ -554,7 +547,7 @@ check_machine(const json_t *m, const char *path, struct bf_diag *d)
 	int r;
 
 	if (!json_is_object(m)) {
-		bf_diag_set(d, path, "%s: expected an object, got %s", path, jx_type_name(m));
+		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(m));
 		return BF_ERR_INVALID;
 	}
 	if ((r = jx_only_keys(m, keys, path, d)) != 0 ||
@@ -572,20 +565,20 @@ check_machine(const json_t *m, const char *path, struct bf_diag *d)
 	jx_path(p, sizeof(p), path, "fingerprint");
 	if (fp == NULL || json_is_null(fp)) {
 		if (fph != NULL) {
-			bf_diag_set(d, p, "%s: null, but fingerprint_sha256 is set", p);
+			bf_diag_set(d, p, "null, but fingerprint_sha256 is set");
 			return BF_ERR_INVALID;
 		}
 		return 0;
 	}
 	if (!json_is_object(fp)) {
-		bf_diag_set(d, p, "%s: expected an object or null, got %s", p, jx_type_name(fp));
+		bf_diag_set(d, p, "expected an object or null, got %s", jx_type_name(fp));
 		return BF_ERR_INVALID;
 	}
 	if ((r = check_fp(fp, p, d)) != 0)
 		return r;
 	jx_path(p, sizeof(p), path, "fingerprint_sha256");
 	if (fph == NULL) {
-		bf_diag_set(d, p, "%s: is required with a fingerprint", p);
+		bf_diag_set(d, p, "is required with a fingerprint");
 		return BF_ERR_INVALID;
 	}
 	return hash_matches(fp, fph, p, d);
@@ -600,10 +593,13 @@ cmp_i64(const void *a, const void *b)
 }
 
 static int
-check_run(const json_t *run, const char *path, int64_t *idp, struct bf_diag *d)
+check_run(const json_t *run, int64_t version, const json_t *snaps, const char *path,
+    int64_t *idp, struct bf_diag *d)
 {
-	static const char *const keys[] = { "id", "cell_index", "label", "axes", "boot",
+	static const char *const keys_v1[] = { "id", "cell_index", "label", "axes", "boot",
 	    "state", "machine", "kernel", "boot_id", "knobs", NULL };
+	static const char *const keys[] = { "id", "cell_index", "label", "axes", "boot",
+	    "state", "machine", "kernel", "boot_id", "knobs", "snapshot_sha256", NULL };
 	const char *s;
 	json_t *v;
 	int64_t n;
@@ -611,11 +607,19 @@ check_run(const json_t *run, const char *path, int64_t *idp, struct bf_diag *d)
 	int r;
 
 	if (!json_is_object(run)) {
-		bf_diag_set(d, path, "%s: expected an object, got %s", path, jx_type_name(run));
+		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(run));
 		return BF_ERR_INVALID;
 	}
-	if ((r = jx_only_keys(run, keys, path, d)) != 0 ||
-	    (r = jx_int(run, "id", JX_REQUIRED, 1, INT64_MAX, idp, path, d)) != 0 ||
+	s = NULL;
+	if ((r = jx_only_keys(run, version < 2 ? keys_v1 : keys, path, d)) != 0 ||
+	    (version >= 2 && (r = hash_field(run, "snapshot_sha256", 1, &s, path, d)) != 0))
+		return r;
+	if (s != NULL && json_object_get(snaps, s) == NULL) {
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "snapshot_sha256"), "%s: names no "
+		    "snapshot of the bundle", p);
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_int(run, "id", JX_REQUIRED, 1, INT64_MAX, idp, path, d)) != 0 ||
 	    (r = jx_int(run, "cell_index", JX_REQUIRED, 0, BF_MAX_CELLS - 1, &n, path, d)) != 0 ||
 	    (r = jx_str(run, "label", JX_OPTIONAL, BF_MAX_STR, &s, path, d)) != 0 ||
 	    (r = jx_obj(run, "axes", JX_REQUIRED, &v, path, d)) != 0 ||
@@ -652,7 +656,7 @@ check_sample(const json_t *smp, const char *path, const int64_t *ids, size_t nid
 	int r;
 
 	if (!json_is_object(smp)) {
-		bf_diag_set(d, path, "%s: expected an object, got %s", path, jx_type_name(smp));
+		bf_diag_set(d, path, "expected an object, got %s", jx_type_name(smp));
 		return BF_ERR_INVALID;
 	}
 	if ((r = jx_only_keys(smp, keys, path, d)) != 0 ||
@@ -679,9 +683,12 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	static const char *const keys[] = { "format", "version", "benchfleet_version",
 	    "origin", "job", "job_sha256", "recipe", "recipe_sha256", "machines", "runs",
 	    "samples", "sha256", "signature", NULL };
+	static const char *const keys_v2[] = { "format", "version", "benchfleet_version",
+	    "origin", "job", "job_sha256", "recipe", "recipe_sha256", "machines", "runs",
+	    "snapshots", "samples", "sha256", "signature", NULL };
 	const char *s, *jh, *rh, *th;
-	json_t *a, *v, *job, *recipe, *origin;
-	int64_t n, *ids = NULL;
+	json_t *a, *v, *job, *recipe, *origin, *snaps = NULL;
+	int64_t n, version, *ids = NULL;
 	size_t i, nids;
 	char p[64], hex[65];
 	int r;
@@ -690,16 +697,18 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 		bf_diag_set(d, NULL, "a bundle is a JSON object, got %s", jx_type_name(doc));
 		return BF_ERR_INVALID;
 	}
-	if ((r = jx_only_keys(doc, keys, "", d)) != 0 ||
-	    (r = jx_str(doc, "format", JX_REQUIRED, 64, &s, "", d)) != 0)
+	if ((r = jx_str(doc, "format", JX_REQUIRED, 64, &s, "", d)) != 0)
 		goto out;
 	if (strcmp(s, BUNDLE_FORMAT) != 0) {
-		bf_diag_set(d, "format", "format: \"%.64s\" is not \"%s\"", s, BUNDLE_FORMAT);
+		bf_diag_set(d, "format", "\"%.64s\" is not \"%s\"", s, BUNDLE_FORMAT);
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((r = jx_int(doc, "version", JX_REQUIRED, BUNDLE_VERSION, BUNDLE_VERSION, &n, "",
-	    d)) != 0 ||
+	if ((r = jx_int(doc, "version", JX_REQUIRED, BUNDLE_MIN_VERSION, BUNDLE_VERSION,
+	    &version, "", d)) != 0 ||
+	    (r = jx_only_keys(doc, version < 2 ? keys : keys_v2, "", d)) != 0 ||
+	    (version >= 2 && (r = jx_obj(doc, "snapshots", JX_REQUIRED, &snaps, "", d)) != 0) ||
+	    (snaps != NULL && (r = bundle_check_snapshots(snaps, d)) != 0) ||
 	    (r = jx_str(doc, "benchfleet_version", JX_REQUIRED, 64, &s, "", d)) != 0 ||
 	    (r = jx_obj(doc, "origin", JX_REQUIRED, &origin, "", d)) != 0 ||
 	    (r = jx_only_keys(origin, origin_keys, "origin", d)) != 0 ||
@@ -726,12 +735,15 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 		goto out;
 	}
 	json_array_foreach(a, i, v)
-		if ((r = check_run(v, jx_path_idx(p, sizeof(p), "runs", i), &ids[i], d)) != 0)
+		if ((r = check_run(v, version, snaps, jx_path_idx(p, sizeof(p), "runs", i),
+		    &ids[i], d)) != 0)
 			goto out;
+	if (snaps != NULL && (r = bundle_check_snapshots_named(snaps, a, d)) != 0)
+		goto out;
 	qsort(ids, nids, sizeof(*ids), cmp_i64);
 	for (i = 1; i < nids; i++)
 		if (ids[i] == ids[i - 1]) {
-			bf_diag_set(d, "runs", "runs: run id %lld appears twice", (long long)ids[i]);
+			bf_diag_set(d, "runs", "run id %lld appears twice", (long long)ids[i]);
 			r = BF_ERR_INVALID;
 			goto out;
 		}
@@ -746,7 +758,7 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	    (r = bundle_content_sha256(doc, hex)) != 0)
 		goto out;
 	if (strcmp(hex, th) != 0) {
-		bf_diag_set(d, "sha256", "sha256: does not match the bundle's content");
+		bf_diag_set(d, "sha256", "does not match the bundle's content");
 		r = BF_ERR_INVALID;
 		goto out;
 	}

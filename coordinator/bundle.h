@@ -26,7 +26,12 @@
 struct store;
 
 #define BUNDLE_FORMAT		"benchfleet-bundle"
-#define BUNDLE_VERSION		1
+/* Version 2 adds "snapshots" and each run's "snapshot_sha256" (the
+ * environment it was measured in, docs/evidence.md); version 1 bundles are
+ * read as before, without them. */
+#define BUNDLE_VERSION		2
+#define BUNDLE_MIN_VERSION	1
+#define BUNDLE_MAX_SNAPSHOTS	BUNDLE_MAX_RUNS
 #define BUNDLE_MAX_MACHINES	1024
 #define BUNDLE_MAX_RUNS		((size_t)BF_MAX_CELLS * 16)
 #define BUNDLE_MAX_SAMPLES	((size_t)1000000)	/* every raw sample of a job */

@@ -505,8 +505,8 @@ out:
 
 int
 repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t *here_runs,
-    const json_t *here_job, const json_t *here_machines, const json_t *info,
-    double delta_pct, json_t **out, struct bf_diag *d)
+    const json_t *here_job, const json_t *here_machines, const json_t *here_snaps,
+    const json_t *info, double delta_pct, json_t **out, struct bf_diag *d)
 {
 	json_t *orig = NULL, *here = NULL, *rep = NULL, *cells, *runcell = NULL, *c, *mo, *e;
 	json_t *vj, *metrics, *hc, *diff;
@@ -577,7 +577,10 @@ repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t
 			    (r = repro_verdict(av, ab, na, bv, bb, nb, delta_pct, &v)) != 0 ||
 			    (r = verdict_json(&v, delta_pct, &vj)) != 0)
 				goto out;
-			counts[v.kind]++;
+			/* the verdicts of the workload's metrics; counters
+			 * explain them (repro-env.c) */
+			if (!repro_is_counter(metric))
+				counts[v.kind]++;
 			if (json_object_set_new(vj, "metric", json_string(metric)) != 0 ||
 			    json_object_set(vj, "unit", json_object_get(e, "unit")) != 0 ||
 			    json_array_append_new(metrics, vj) != 0) {
@@ -593,7 +596,8 @@ repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t
 		goto out;
 	}
 	diff = json_object_get(rep, "environment_diff");
-	if ((r = env_diff(bundle, here_runs, here_job, here_machines, info, diff)) != 0)
+	if ((r = env_diff(bundle, here_runs, here_job, here_machines, info, diff)) != 0 ||
+	    (r = repro_env_snapshots(bundle, here_runs, here_snaps, rep, d)) != 0)
 		goto out;
 	*out = rep;
 	rep = NULL;
@@ -641,6 +645,9 @@ repro_report_text(const json_t *rep, struct buf *out)
 		return r;
 	json_array_foreach(json_object_get(rep, "cells"), i, c) {
 		json_array_foreach(json_object_get(c, "metrics"), j, m) {
+			/* counters: in their own section (repro_env_text) */
+			if (json_is_true(json_object_get(m, "counter")))
+				continue;
 			fmt_side(fo, sizeof(fo), json_object_get(m, "original"));
 			fmt_side(fr, sizeof(fr), json_object_get(m, "reproduced"));
 			if (!json_is_number(json_object_get(m, "delta_pct")))
@@ -663,6 +670,8 @@ repro_report_text(const json_t *rep, struct buf *out)
 			    (r = buf_printf(out, "    %s\n",
 			    json_string_value(json_object_get(m, "detail")))) != 0)
 				return r;
+			if ((r = repro_explain_text(m, out)) != 0)
+				return r;
 		}
 	}
 	if ((r = buf_printf(out, "\n%lld reproduced, %lld differ, %lld inconclusive "
@@ -684,6 +693,8 @@ repro_report_text(const json_t *rep, struct buf *out)
 		    json_string_value(json_object_get(e, "field")), rb, hb)) != 0)
 			return r;
 	}
+	if ((r = repro_env_text(rep, out)) != 0)
+		return r;
 	for (i = 0; i < json_array_size(json_object_get(rep, "notes")); i++)
 		if ((r = buf_printf(out, "%snote: %s\n", i == 0 ? "\n" : "",
 		    json_string_value(json_array_get(json_object_get(rep, "notes"), i)))) != 0)

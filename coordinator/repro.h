@@ -65,11 +65,37 @@ int repro_diff(const json_t *a, const json_t *b, const char *prefix, const char 
 
 /*
  * The report of reproduction (stored row info, bundle doc, local job's
- * samples and runs, local machines' fingerprints): as JSON (new reference).
+ * samples and runs, local machines' fingerprints, and here_snaps: the
+ * snapshots the local runs name, {sha256: snapshot}, or NULL): as JSON
+ * (new reference). Then repro_env_snapshots() on it.
  */
 int repro_report_json(const json_t *bundle, const json_t *here_samples,
     const json_t *here_runs, const json_t *here_job, const json_t *here_machines,
-    const json_t *info, double delta_pct, json_t **out, struct bf_diag *d);
+    const json_t *here_snaps, const json_t *info, double delta_pct, json_t **out,
+    struct bf_diag *d);
+
+/* repro-env.c */
+/* Non-zero for a metric the agent counted around the workload
+ * (vmstat., hugepages-, cgroup., smaps., pmu.: docs/evidence.md). */
+int repro_is_counter(const char *metric);
+/*
+ * Add to rep (repro_report_json's) "environment_snapshots": {"note": why
+ * nothing could be compared or null, "groups": [{"cells", "labels",
+ * "bundle_sha256", "here_sha256", "diff": envdiff_pair of the first run of
+ * the cell with a snapshot on each side}] (cells with an equal diff share
+ * a group), "drift": {"bundle", "here"}: envdiff_drift over each side's
+ * runs when some key drifts, else null}; per cell "counters_changed"
+ * (["vmstat.thp_fault_alloc: 0 -> 16380", ...]: verdict differs, or 0 on
+ * one side only); counter metrics get "counter": true; a workload metric
+ * that differs gets "explained_by": {"environment": ["key: a -> b", ...],
+ * "counters": [...]} (at most 5 each) when either is non-empty. Snapshots
+ * are checked as envdiff does (BF_ERR_INVALID with d naming the key).
+ */
+int repro_env_snapshots(const json_t *bundle, const json_t *here_runs,
+    const json_t *here_snaps, json_t *rep, struct bf_diag *d);
+/* The text of those, for repro_report_text. */
+int repro_env_text(const json_t *rep, struct buf *out);
+int repro_explain_text(const json_t *metric, struct buf *out);
 /* The JSON report as a mail-ready text table and the diff. */
 int repro_report_text(const json_t *rep, struct buf *out);
 

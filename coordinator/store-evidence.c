@@ -52,17 +52,6 @@ store_run_set_snapshot(struct store *s, int64_t run_id, const char *json_text,
 	return store_tx(s, snapshot_tx, &a);
 }
 
-static int
-is_sha256_hex(const char *h)
-{
-	size_t i;
-
-	for (i = 0; h[i] != '\0'; i++)
-		if (i >= 64 || !((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f')))
-			return 0;
-	return i == 64;
-}
-
 int
 store_snapshot_get(struct store *s, const char *sha256, char **json_text)
 {
@@ -70,7 +59,7 @@ store_snapshot_get(struct store *s, const char *sha256, char **json_text)
 	int r;
 
 	*json_text = NULL;
-	if (s == NULL || sha256 == NULL || !is_sha256_hex(sha256))
+	if (s == NULL || sha256 == NULL || !sha256_is_hex(sha256))
 		return BF_ERR_INVALID;
 	store_lock(s);
 	if ((r = store_q(s, Q_SN_GET, &st, "t", sha256)) != 0 || (r = store_q_step(s, st)) < 0)

@@ -131,6 +131,57 @@ echo "diff: $(jq -c .environment_diff <<<"$rep")"
 check_contains "environment diff names the parameter" "$(jq -c .environment_diff <<<"$rep")" '"field":"job.params.mb"'
 check_contains "text diff names the parameter" "$(curl -fsS "$URL_B/api/v1/reproductions/$R2?format=text")" "job.params.mb: null (bundle) vs 48 (here)"
 
+check_eq "the same environment on both sides: no snapshot difference" \
+	"$(curl -fsS "$URL_B/api/v1/reproductions/$R1" | jq '[.environment_snapshots.groups[].diff.n] | add')" 0
+check_eq "bundle carries one snapshot per run's environment" \
+	"$(jq '[.runs[] | select(.snapshot_sha256 != null)] | length' "$work/bundle.json")" \
+	"$(jq '.runs | length' "$work/bundle.json")"
+
+# --- issue 16: a setting changed between the original and the rerun ---
+# The netns hosts of both labs share this kernel's sysfs: change THP defrag
+# and the 64 kB mTHP size here, then rerun. The fingerprints are the same;
+# only the snapshots at each run can say what changed.
+thp=/sys/kernel/mm/transparent_hugepage
+odefrag=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp/defrag)
+defer "echo '$odefrag' > $thp/defrag"
+ndefrag=always; [ "$odefrag" = always ] && ndefrag=never
+echo "$ndefrag" > $thp/defrag
+if [ -w $thp/hugepages-64kB/enabled ]; then
+	o64=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp/hugepages-64kB/enabled)
+	defer "echo '$o64' > $thp/hugepages-64kB/enabled"
+	n64=always; [ "$o64" = always ] && n64=never
+	echo "$n64" > $thp/hugepages-64kB/enabled
+fi
+r=$(api POST /api/v1/reproductions "{\"url\":\"$BUNDLE_URL\"}")
+check_eq "lab B: third reproduction" "$(status_of "$r")" 201
+R3=$(body_of "$r" | jq -r .id)
+check_eq "lab B: third rerun" "$(wait_job "$(body_of "$r" | jq -r .job_id)" 180)" done
+echo "$odefrag" > $thp/defrag
+[ -n "${o64:-}" ] && echo "$o64" > $thp/hugepages-64kB/enabled
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R3")
+keys=$(jq -c '[.environment_snapshots.groups[].diff.groups[].keys[]]' <<<"$rep")
+echo "snapshot diff: $keys"
+check_eq "snapshot diff names THP defrag, bundle vs here" \
+	"$(jq -r --arg k transparent_hugepage/defrag '[.[] | select(.key==$k) | "\(.a)->\(.b)"] | unique | join(",")' <<<"$keys")" \
+	"$odefrag->$ndefrag"
+if [ -n "${o64:-}" ]; then
+	check_eq "snapshot diff names the 64 kB mTHP size" \
+		"$(jq -r '[.[] | select(.key=="transparent_hugepage/hugepages-64kB/enabled") | .b] | unique | join(",")' <<<"$keys")" "$n64"
+fi
+check_eq "every cell compared" "$(jq '[.environment_snapshots.groups[].cells[]] | length' <<<"$rep")" 2
+check_eq "nothing else differs" "$(jq -r '[.[].key | select(startswith("transparent_hugepage/") | not)] | join(",")' <<<"$keys")" ""
+if [ -n "${o64:-}" ] && [ "$n64" = always ]; then
+	# page-touch faults its pages in: with 64 kB mTHP on, the kernel
+	# allocates 64 kB folios, and the counters say so.
+	check_contains "counters name the 64 kB faults" \
+		"$(jq -c '[.cells[].counters_changed[]]' <<<"$rep")" "hugepages-64kB.anon_fault_alloc: 0 -> "
+fi
+txt=$(curl -fsS "$URL_B/api/v1/reproductions/$R3?format=text")
+check_contains "text: snapshot section" "$txt" "Environment at each run (snapshots, bundle's lab vs here):"
+check_contains "text: the defrag change" "$txt" "transparent_hugepage/defrag: $odefrag -> $ndefrag"
+check_contains "text: counters section" "$txt" "MM counters that changed"
+echo "$txt" | sed -n '/Environment at each run/,$p'
+
 # --- refusals ---
 jq -c '.samples[0].value += 1' "$work/bundle.json" >"$work/tampered.json"
 r=$(api POST /api/v1/reproductions "$(cat "$work/tampered.json")")
@@ -167,8 +218,8 @@ check_eq "unmatched hardware" "$(status_of "$r")" 409
 echo "unmatched: $(body_of "$r")"
 check_contains "unmatched: nearest machine named" "$(body_of "$r" | jq -r .detail.nearest)" bfpb
 check_contains "unmatched: field named" "$(body_of "$r" | jq -c .detail.differs)" '"field":"cpu_model"'
-check_eq "unmatched: nothing written" "$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')" $((njobs_b + 2))
-code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL_B/api/v1/reproductions/$((R2 + 1))")
+check_eq "unmatched: nothing written" "$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')" $((njobs_b + 3))
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL_B/api/v1/reproductions/$((R3 + 1))")
 check_eq "unmatched: no reproduction recorded" "$code" 404
 
 # A bundle URL larger than the cap (4 MiB): refused by its length, and

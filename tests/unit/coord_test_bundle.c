@@ -38,7 +38,14 @@ static const char fp_json[] = "{\"type\":\"fingerprint\",\"cpu_model\":\"Test CP
     "\"cmdline\":\"quiet\",\"distro\":\"Debian 12\",\"kernel_compiler\":\"gcc 12.2\","
     "\"sha256\":\"0000000000000000000000000000000000000000000000000000000000000000\"}";
 
-/* A store with one machine, one job of 1 cell x 2 boots, 3 samples each. */
+/* The environment of each boot, as the runner stores it (canonical). */
+static const char snap_a[] = "{\"kernel.boot_id\":\"boot-a\",\"transparent_hugepage/defrag\":"
+    "\"madvise\",\"transparent_hugepage/enabled\":\"always\",\"vm.swappiness\":null}";
+static const char snap_b[] = "{\"kernel.boot_id\":\"boot-b\",\"transparent_hugepage/defrag\":"
+    "\"madvise\",\"transparent_hugepage/enabled\":\"always\",\"vm.swappiness\":null}";
+
+/* A store with one machine, one job of 1 cell x 2 boots, 3 samples each,
+ * each boot its own snapshot. */
 static struct store *
 make_store(int64_t *job)
 {
@@ -83,6 +90,12 @@ make_store(int64_t *job)
 		if (c == NULL)
 			break;
 		T_EQ_INT(store_run_set_info(s, c->run_id, "h1", "6.1.0-test", "boot-a"), 0);
+		{
+			char sha[65];
+
+			T_EQ_INT(store_run_set_snapshot(s, c->run_id, i == 0 ? snap_a : snap_b,
+			    sha), 0);
+		}
 		for (k = 0; k < 3; k++) {
 			smp.metric = "faults";
 			smp.value = 1000 + k * 0.1 + i;
@@ -106,6 +119,125 @@ reparse(const json_t *v)
 	return o;
 }
 
+/* c with its content hash recomputed: a forger who changes a part and
+ * fixes the outer hash must still be caught by the part's own check. */
+static void
+rehash(json_t *c)
+{
+	char hex[65];
+
+	if (bundle_content_sha256(c, hex) == 0)
+		json_object_set_new(c, "sha256", json_string(hex));
+}
+
+/* Version 2: the environment of every run, each checked against its name. */
+static void
+test_snapshots(const json_t *b)
+{
+	const char *sha0 = json_string_value(json_object_get(json_array_get(json_object_get(b,
+	    "runs"), 0), "snapshot_sha256"));
+	const char *sha1 = json_string_value(json_object_get(json_array_get(json_object_get(b,
+	    "runs"), 1), "snapshot_sha256"));
+	struct bf_diag d;
+	char hex[65], field[128];
+	json_t *c, *sn, *x;
+
+	T_CHECK(sha0 != NULL && sha1 != NULL && strcmp(sha0, sha1) != 0);
+	if (sha0 == NULL || sha1 == NULL)
+		return;
+	x = json_loads(snap_a, 0, NULL);
+	T_EQ_INT(bundle_sha256(x, hex), 0);
+	T_EQ_STR(sha0, hex);
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(json_object_get(b,
+	    "snapshots"), sha0), "transparent_hugepage/defrag")), "madvise");
+	T_CHECK(json_equal(json_object_get(json_object_get(b, "snapshots"), sha0), x));
+	json_decref(x);
+
+	/* A value changed, every hash outside it fixed: its name catches it. */
+	c = reparse(b);
+	json_object_set_new(json_object_get(json_object_get(c, "snapshots"), sha0),
+	    "transparent_hugepage/defrag", json_string("always"));
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	snprintf(field, sizeof(field), "snapshots.%s", sha0);
+	T_EQ_STR(d.field, field);
+	T_CONTAINS(d.msg, "does not match its name");
+	json_decref(c);
+	/* A value that is not a string or null. */
+	c = reparse(b);
+	json_object_set_new(json_object_get(json_object_get(c, "snapshots"), sha0),
+	    "vm.swappiness", json_integer(60));
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "vm.swappiness");
+	json_decref(c);
+	/* A snapshot that is not an object; a key that is not a sha256. */
+	c = reparse(b);
+	json_object_set_new(json_object_get(c, "snapshots"), sha0, json_string("x"));
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, field);
+	json_decref(c);
+	c = reparse(b);
+	json_object_set_new(json_object_get(c, "snapshots"), "../../etc", json_object());
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "snapshots");
+	json_decref(c);
+	/* A run naming a snapshot the bundle lacks. */
+	c = reparse(b);
+	json_object_del(json_object_get(c, "snapshots"), sha0);
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "runs[0].snapshot_sha256");
+	json_decref(c);
+	/* A well-formed snapshot no run names. */
+	c = reparse(b);
+	sn = json_pack("{s:s}", "vm.swappiness", "1");
+	T_EQ_INT(bundle_sha256(sn, hex), 0);
+	json_object_set_new(json_object_get(c, "snapshots"), hex, sn);
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "no run names it");
+	json_decref(c);
+	/* Version 2 requires the object; version 1 has none of it, and still
+	 * reads (a bundle published before snapshots existed). */
+	c = reparse(b);
+	json_object_del(c, "snapshots");
+	{
+		size_t i;
+
+		json_array_foreach(json_object_get(c, "runs"), i, x)
+			json_object_del(x, "snapshot_sha256");
+	}
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "snapshots");
+	json_object_set_new(c, "version", json_integer(1));
+	rehash(c);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(c, &d), 0);
+	json_object_set_new(json_array_get(json_object_get(c, "runs"), 0), "snapshot_sha256",
+	    json_null());
+	rehash(c);
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	json_decref(c);
+	c = reparse(b);
+	json_object_set_new(c, "version", json_integer(1));
+	rehash(c);
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	json_decref(c);
+}
+
 static void
 test_export_and_tamper(void)
 {
@@ -124,7 +256,8 @@ test_export_and_tamper(void)
 		goto out;
 	}
 	T_EQ_STR(json_string_value(json_object_get(b, "format")), "benchfleet-bundle");
-	T_EQ_INT(json_integer_value(json_object_get(b, "version")), 1);
+	T_EQ_INT(json_integer_value(json_object_get(b, "version")), 2);
+	T_EQ_INT(json_object_size(json_object_get(b, "snapshots")), 2);
 	T_EQ_INT(json_array_size(json_object_get(b, "samples")), 6);
 	T_EQ_INT(json_array_size(json_object_get(b, "runs")), 2);
 	T_EQ_INT(json_array_size(json_object_get(b, "machines")), 1);
@@ -204,7 +337,7 @@ test_export_and_tamper(void)
 	T_EQ_STR(d.field, "runs");
 	json_decref(c);
 	c = reparse(b);
-	json_object_set_new(c, "version", json_integer(2));
+	json_object_set_new(c, "version", json_integer(3));
 	bf_diag_clear(&d);
 	T_CHECK(bundle_check(c, &d) != 0);
 	T_EQ_STR(d.field, "version");
@@ -247,6 +380,7 @@ test_export_and_tamper(void)
 		T_EQ_STR(d.field, "machines");
 		json_decref(c);
 	}
+	test_snapshots(b);
 	T_EQ_INT(bundle_export(s, 999, &x, &d), BF_ERR_NOTFOUND);
 out:
 	json_decref(b);
