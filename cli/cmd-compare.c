@@ -157,7 +157,7 @@ compare_exec(struct cli *c, const struct cmd_args *a)
 {
 	const struct cmd_entry *e = &cmd_compare_entry;
 	const char *format = a->opt[0] != NULL ? a->opt[0] : c->json ? "json" : "text";
-	struct report_metric metric = { "value", NULL, 0 };
+	struct report_metric metric = { .name = "value" };
 	struct report_cell cells[2];
 	struct report_series series[2];
 	static const int baseline_of[2] = { -1, 0 };

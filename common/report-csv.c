@@ -1,7 +1,8 @@
 /*
  * report-csv.c: the report as CSV (RFC 4180): a header, then one row per
  * metric and cell and no other lines. Numbers at full precision (%.15g);
- * an undefined one is an empty field, with the row's note saying why.
+ * an undefined one is an empty field, with the row's note saying why; a
+ * counter's higher_better is empty (it has no better or worse).
  */
 #include <math.h>
 #include <string.h>
@@ -50,7 +51,8 @@ csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
 
 	if ((r = csv_field(out, mt->name, 1)) != 0 ||
 	    (r = csv_field(out, mt->unit != NULL ? mt->unit : "", 0)) != 0 ||
-	    (r = buf_printf(out, ",%d", mt->higher_better != 0)) != 0 ||
+	    (r = (mt->no_direction ? buf_puts(out, ",") :
+	    buf_printf(out, ",%d", mt->higher_better != 0))) != 0 ||
 	    (r = csv_field(out, m->cells[c].label, 0)) != 0 ||
 	    (r = csv_field(out, s->has_cmp ?
 	    m->cells[m->cells[c].baseline].label : "", 0)) != 0 ||

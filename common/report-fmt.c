@@ -27,6 +27,22 @@ const char *const report_bcol_head[NBCOL] = {
 };
 const int report_bcol_right[NBCOL] = { 0, 1, 1, 1, 1, 1 };
 
+const char *
+report_direction_words(const struct report_metric *mt)
+{
+	if (mt->no_direction)
+		return "no better or worse";
+	return mt->higher_better ? "Higher is better" : "Lower is better";
+}
+
+const char *
+report_direction_name(const struct report_metric *mt)
+{
+	if (mt->no_direction)
+		return "none";
+	return mt->higher_better ? "higher" : "lower";
+}
+
 /* 13720556 stays an integer and 0.4068 keeps 4 digits. */
 int
 report_row_decimals(const struct stats_summary *s)

@@ -41,6 +41,11 @@ void report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_
 /* The boots x iterations fields of a row with multi set; m* only if with_mstar. */
 void report_boot_fields(const struct report_row *s, int with_mstar,
     char f[NBCOL][REPORT_FIELD]);
+/* What a metric's heading says after " - ": "Higher is better", "Lower is
+ * better" or, with no_direction, "no better or worse" (static). */
+const char *report_direction_words(const struct report_metric *mt);
+/* Its JSON "direction": "higher", "lower" or "none" (static). */
+const char *report_direction_name(const struct report_metric *mt);
 /* A copy of s (the caller frees it; NULL on ENOMEM) with invalid UTF-8
  * bytes as '?' and, if ctl, control characters as spaces; *width (may be
  * NULL) gets its code points. */

@@ -1,8 +1,9 @@
 /*
  * report-json.c: the report as one JSON document: per metric its rows,
  * each with its comparison and its boots (null when there is none), the
- * legend and the context lines. An undefined number is null, with a
- * "note" saying why; user text that is not valid UTF-8 gets '?' bytes.
+ * legend, the context lines and the warnings. An undefined number is
+ * null, with a "note" saying why; user text that is not valid UTF-8 gets
+ * '?' bytes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -142,7 +143,7 @@ report_render_json(const struct report_model *m, struct buf *out)
 {
 	const struct report_input *in = m->in;
 	const struct report_model_metric *mm;
-	json_t *root = NULL, *metrics, *mo, *rows, *row, *leg, *ctx;
+	json_t *root = NULL, *metrics, *mo, *rows, *row, *leg, *ctx, *warn;
 	char *text = NULL;
 	size_t i, c;
 	int r;
@@ -165,7 +166,10 @@ report_render_json(const struct report_model *m, struct buf *out)
 		if ((r = jset(mo, "name", jstr(mm->metric->name))) != 0 ||
 		    (r = jset(mo, "unit", mm->metric->unit ? jstr(mm->metric->unit) :
 		    json_null())) != 0 ||
-		    (r = jset(mo, "higher_better", json_boolean(mm->metric->higher_better))) != 0 ||
+		    (r = jset(mo, "higher_better", mm->metric->no_direction ? json_null() :
+		    json_boolean(mm->metric->higher_better))) != 0 ||
+		    (r = jset(mo, "direction",
+		    json_string(report_direction_name(mm->metric)))) != 0 ||
 		    (r = jset(mo, "rows", rows = json_array())) != 0)
 			goto out;
 		for (c = 0; c < m->ncells; c++) {
@@ -178,7 +182,8 @@ report_render_json(const struct report_model *m, struct buf *out)
 		}
 	}
 	if ((r = jset(root, "legend", leg = json_array())) != 0 ||
-	    (r = jset(root, "context", ctx = json_array())) != 0)
+	    (r = jset(root, "context", ctx = json_array())) != 0 ||
+	    (r = jset(root, "warnings", warn = json_array())) != 0)
 		goto out;
 	for (i = 0; i < m->nlegend; i++)
 		if (json_array_append_new(leg, jstr(m->legend[i])) != 0) {
@@ -187,6 +192,11 @@ report_render_json(const struct report_model *m, struct buf *out)
 		}
 	for (i = 0; in->context != NULL && in->context[i] != NULL; i++)
 		if (json_array_append_new(ctx, jstr(in->context[i])) != 0) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+	for (i = 0; in->warnings != NULL && in->warnings[i] != NULL; i++)
+		if (json_array_append_new(warn, jstr(in->warnings[i])) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}

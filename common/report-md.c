@@ -75,7 +75,7 @@ md_heading(struct buf *out, const struct report_metric *mt)
 	if (unit != NULL && ((r = buf_puts(out, " (")) != 0 ||
 	    (r = md_escape(out, unit)) != 0 || (r = buf_puts(out, ")")) != 0))
 		return r;
-	return buf_printf(out, " - %s is better**\n", mt->higher_better ? "Higher" : "Lower");
+	return buf_printf(out, " - %s**\n", report_direction_words(mt));
 }
 
 /* One metric: its table, then its boots x iterations table if any. */

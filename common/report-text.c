@@ -182,7 +182,7 @@ metric_heading(struct buf *out, const struct report_metric *mt)
 	if (unit != NULL && ((r = buf_puts(out, " (")) != 0 ||
 	    (r = user_text(out, unit)) != 0 || (r = buf_puts(out, ")")) != 0))
 		return r;
-	return buf_printf(out, " - %s is better\n", mt->higher_better ? "Higher" : "Lower");
+	return buf_printf(out, " - %s\n", report_direction_words(mt));
 }
 
 /* The boots x iterations table of metric mm: only its cells with several

@@ -72,6 +72,13 @@ validate(const struct report_input *in, struct bf_diag *d)
 			return BF_ERR_TOOBIG;
 		}
 	}
+	for (i = 0; in->warnings != NULL && in->warnings[i] != NULL; i++) {
+		if (i >= REPORT_MAX_WARNINGS || strlen(in->warnings[i]) > BF_MAX_STR) {
+			bf_diag_set(d, "warnings", "line %zu: at most %d lines of %d bytes", i,
+			    REPORT_MAX_WARNINGS, BF_MAX_STR);
+			return BF_ERR_TOOBIG;
+		}
+	}
 	for (m = 0; m < in->nmetrics; m++) {
 		if (in->metrics[m].name == NULL) {
 			bf_diag_set(d, "metrics", "metric %zu has no name", m);
@@ -180,6 +187,8 @@ sig_word(const struct report_metric *mt, const struct report_row *s)
 {
 	if (!s->has_cmp || !s->cmp.significant)
 		return "";
+	if (mt->no_direction)
+		return "*";
 	if ((s->cmp.pct.pct > 0) == (mt->higher_better != 0))
 		return "* better";
 	return "* worse";
@@ -304,6 +313,12 @@ static const char *const legend_fixed[] = {
 	    "significant, or not testable.",
 	"\"-\": not defined for the cell.",
 };
+
+/* After the fixed items when some metric has no direction. */
+static const char *const legend_counter =
+    "Counters (\"no better or worse\"): what the kernel did during the iterations, "
+    "evidence beside the results; \"*\" alone marks a significant change (the same test), "
+    "which is neither better nor worse.";
 
 static int
 legend_add(struct report_model *m, const char *fmt, ...)
@@ -442,10 +457,18 @@ legend_build(const struct report_input *in, struct report_model *m)
 	for (i = 0; i < sizeof(legend_fixed) / sizeof(legend_fixed[0]); i++)
 		if ((r = legend_add(m, "%s", legend_fixed[i])) != 0)
 			return r;
+	for (i = 0; i < in->nmetrics; i++)
+		if (in->metrics[i].no_direction)
+			break;
+	if (i < in->nmetrics && (r = legend_add(m, "%s", legend_counter)) != 0)
+		return r;
 	if ((r = legend_samples(in, m)) != 0)
 		return r;
 	for (i = 0; in->context != NULL && in->context[i] != NULL; i++)
 		if ((r = legend_add(m, "%s", in->context[i])) != 0)
+			return r;
+	for (i = 0; in->warnings != NULL && in->warnings[i] != NULL; i++)
+		if ((r = legend_add(m, "Warning: %s", in->warnings[i])) != 0)
 			return r;
 	return 0;
 }

@@ -23,7 +23,14 @@
  *
  * The legend ends every format but CSV (one row per cell and metric, no
  * other lines): % Change: (B-A)/A*100, the marks, the sample counts
- * (boots x iterations, from the series), and the caller's context lines.
+ * (boots x iterations, from the series), the caller's context lines and
+ * then its warnings ("Warning: ..."; JSON also lists them as "warnings").
+ *
+ * A metric with no_direction (a counter shown as evidence beside the
+ * results: vmstat.thp_fault_alloc) has no better or worse: its heading
+ * says so, a significant change is marked "*" alone, CSV leaves
+ * higher_better empty and JSON has "higher_better": null; every metric's
+ * JSON says "direction": "higher", "lower" or "none".
  *
  * The statistics are computed once into a struct report_model
  * (report_compute); each format only renders that model (report-text.c,
@@ -43,6 +50,7 @@ struct report_metric {
 	const char *name;	/* "rps"; required */
 	const char *unit;	/* "ops/s", or NULL */
 	int higher_better;	/* non-zero: higher is better; 0: lower is better */
+	int no_direction;	/* non-zero: neither (a counter); higher_better ignored */
 };
 
 /* One cell's samples of one metric. boot[i] is the boot id of v[i] (any
@@ -77,11 +85,19 @@ struct report_input {
 	 * at most BF_MAX_STR bytes; user text (escaped like labels). JSON
 	 * carries them as "context": [...]. */
 	const char *const *context;
+	/* Warnings for the legend, NULL-terminated, or NULL: what the evidence
+	 * says against the numbers ("cell thp=always: THP enabled=always but no
+	 * huge page was faulted in ..."). At most REPORT_MAX_WARNINGS lines of
+	 * at most BF_MAX_STR bytes; user text. The legend prints each after the
+	 * context as "Warning: LINE"; JSON also carries them as "warnings". */
+	const char *const *warnings;
 };
 
 #define REPORT_MAX_CONTEXT	32
-/* The legend's lines: % Change, the fixed items, the sample counts, context. */
-#define REPORT_MAX_LEGEND	(16 + REPORT_MAX_CONTEXT)
+#define REPORT_MAX_WARNINGS	32
+/* The legend's lines: % Change, the fixed items, the sample counts, context,
+ * warnings. */
+#define REPORT_MAX_LEGEND	(16 + REPORT_MAX_CONTEXT + REPORT_MAX_WARNINGS)
 
 /*
  * The model: everything the four formats show, computed once by
@@ -110,7 +126,7 @@ struct report_row {
 	int has_mw;			/* Mann-Whitney of eff vs beff's samples */
 	struct stats_mw mw;		/* u: U of this cell (scipy's mannwhitneyu(B, A)) */
 	/* Static strings, never NULL where not said: */
-	const char *mark;		/* "* better", "* worse" or "" (significance) */
+	const char *mark;		/* "* better", "* worse", "*" (no_direction) or "" */
 	const char *note;		/* why the row's numbers are missing, or NULL */
 	const char *cmp_note;		/* why the comparison's are, or NULL (or no has_cmp) */
 };
@@ -143,8 +159,8 @@ struct report_model {
  * Validate in and compute its model. *out is the caller's, freed with
  * report_model_free(); it borrows in (see above). BF_ERR_INVALID (with d
  * naming the field) for a bad baseline index or a non-finite sample;
- * BF_ERR_TOOBIG past the caps (cells, metrics, samples, context lines);
- * BF_ERR_ALLOC. The model holds one row per cell and metric: at most
+ * BF_ERR_TOOBIG past the caps (cells, metrics, samples, context or warning
+ * lines); BF_ERR_ALLOC. The model holds one row per cell and metric: at most
  * BF_MAX_CELLS x BF_MAX_METRICS.
  */
 int report_compute(const struct report_input *in, struct report_model **out,
@@ -164,7 +180,7 @@ int report_model_render(const struct report_model *m, const char *format,
  * append the report to out in format "text", "markdown", "csv" or "json".
  * BF_ERR_INVALID (with d naming the field) for an unknown format, a bad
  * baseline index or a non-finite sample; BF_ERR_TOOBIG past the caps
- * (cells, metrics, samples, context lines) or out's max. On error out may
+ * (cells, metrics, samples, context or warning lines) or out's max. On error out may
  * hold a partial report; the caller owns out.
  */
 int report_render(const struct report_input *in, const char *format,

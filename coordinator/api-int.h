@@ -109,9 +109,11 @@ void api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_cancel(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_runs(struct api *a, struct api_req *rq, struct api_resp *rs);
-void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
+
+/* api-report.c */
+void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-evidence.c */
 void api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs);

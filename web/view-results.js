@@ -133,7 +133,7 @@ export function resultsView(root, [idText, baselineParam]) {
 				const cells = cellList.map((c) => ({ label: c.label, samples: c.runs.filter((r) => r.state === 'done')
 					.flatMap((r) => (r.samples || []).filter((s) => s.metric === m.name)) }));
 				return h('section', { class: 'metric', 'data-metric': m.name },
-					h('h3', {}, m.name, m.unit ? ` (${m.unit})` : '', h('span', { class: 'small' }, m.higher_better ? ' higher is better' : ' lower is better')),
+					h('h3', {}, m.name, m.unit ? ` (${m.unit})` : '', h('span', { class: 'small' }, m.direction === 'none' ? ' counter: no better or worse' : m.higher_better ? ' higher is better' : ' lower is better')),
 					h('div', { class: 'charts' },
 						h('figure', {}, barChart(m), h('figcaption', {}, 'mean per cell, 95% CI')),
 						h('figure', {}, scatter(m.name, m.unit, cells), h('figcaption', {}, 'every sample, by boot'))),

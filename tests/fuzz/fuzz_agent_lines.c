@@ -117,7 +117,8 @@ render(struct fz_acc *acc, unsigned seed)
 {
 	static const char *const formats[] = { "text", "markdown", "csv", "json" };
 	static const struct report_metric metrics[FZ_METRICS] = {
-		{ "wall_s", "s", 0 }, { "ops", "ops/s", 1 }, { "faults", NULL, 0 },
+		{ .name = "wall_s", .unit = "s" }, { .name = "ops", .unit = "ops/s", .higher_better = 1 },
+		{ .name = "faults" },
 	};
 	struct report_series series[FZ_CELLS * FZ_METRICS];
 	struct report_cell cells[FZ_CELLS] = {

@@ -77,6 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int boot[FR_CELLS * FR_METRICS][FR_SAMPLES];
 	char mname[FR_METRICS][FR_LABEL], munit[FR_METRICS][FR_LABEL], label[FR_CELLS][FR_LABEL];
 	char title[FR_LABEL];
+	const char *warn[2] = { NULL, NULL };
 	int baseline_of[FR_CELLS];
 	struct report_input in;
 	struct bf_diag d;
@@ -95,7 +96,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		str(&c, munit[i], sizeof(munit[i]));
 		metrics[i].name = mname[i];
 		metrics[i].unit = (flags & 8) ? NULL : munit[i];
-		metrics[i].higher_better = u8(&c) & 1;
+		k = u8(&c);
+		metrics[i].higher_better = k & 1;
+		metrics[i].no_direction = (k & 6) == 6;	/* a counter, now and then */
 	}
 	for (i = 0; i < nc; i++) {
 		str(&c, label[i], sizeof(label[i]));
@@ -121,6 +124,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.baseline_of = (flags & 64) ? NULL : baseline_of;
 	in.baseline_desc = (flags & 128) ? NULL : "axis:value";
 	in.boot_cost_ratio = (flags & 1) ? (double)u8(&c) : 0.0;
+	warn[0] = title;
+	in.warnings = (flags & 8) ? warn : NULL;
 	buf_init(&out, (flags & 4) ? 512 : 4 << 20);	/* a small cap: the TOOBIG path */
 	r1 = report_render(&in, formats[(flags >> 1) % 5], &out, &d);
 	/* One model, every format: a successful render must match byte for byte. */

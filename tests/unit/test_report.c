@@ -3,8 +3,9 @@
  * reader relies on: the % change (computed by hand here), the '*' mark, the
  * legend (sample counts, context lines), CSV quoting and JSON validity of
  * hostile labels, the wording of undefined numbers ("n=1, no CI", "no var",
- * "undefined"/"unbounded"), a 2x3 job, and the 100-column limit with long
- * labels. BF_REPORT_PRINT=1 prints the renderings.
+ * "undefined"/"unbounded"), a 2x3 job, the 100-column limit with long
+ * labels, counters (no better or worse) and the caller's warnings.
+ * BF_REPORT_PRINT=1 prints the renderings.
  */
 #include <jansson.h>
 #include <math.h>
@@ -189,7 +190,7 @@ test_degenerate(void)
 {
 	static const double one[] = { 5.0 }, zero_mean[] = { -1, 1, -0.5, 0.6 };
 	static const double b4[] = { 2, 2.1, 1.9, 2.05 };
-	static const struct report_metric m1[] = { { "lat", NULL, 0 } };
+	static const struct report_metric m1[] = { { .name = "lat" } };
 	static const struct report_cell c4[] = {
 		{ "base" }, { "single" }, { "empty" }, { "zb\n\x01\xff\"\\" }, { "zero" },
 	};
@@ -301,7 +302,9 @@ test_errors(void)
 static void
 test_hostile_names(void)
 {
-	static const struct report_metric hm[] = { { "bad\nname|x", "u*s", 1 } };
+	static const struct report_metric hm[] = {
+		{ .name = "bad\nname|x", .unit = "u*s", .higher_better = 1 },
+	};
 	static const struct report_series hs[] = { { a_time, NULL, 5 } };
 	static const struct report_cell hc[] = { { "c" } };
 	struct report_input in = {
@@ -365,7 +368,7 @@ line_of(const char *s, const char *prefix)
 static void
 test_2x3(void)
 {
-	static const struct report_metric m[] = { { "time", "s", 0 } };
+	static const struct report_metric m[] = { { .name = "time", .unit = "s" } };
 	static const struct report_cell c6[] = {
 		{ "thp=never threads=1" }, { "thp=never threads=32" },
 		{ "thp=never threads=256" }, { "thp=always threads=1" },
@@ -476,7 +479,7 @@ test_wording(void)
 	static const double one[] = { 0.4294 }, a4[] = { 0.4068, 0.4071, 0.4065, 0.4070 };
 	static const double five[] = { 5, 5, 5 }, six[] = { 6, 6, 6 };
 	static const double z[] = { -1, 1, -0.5, 0.5 }, b4[] = { 2, 2.1, 1.9, 2.05 };
-	static const struct report_metric m[] = { { "lat", "us", 0 } };
+	static const struct report_metric m[] = { { .name = "lat", .unit = "us" } };
 	static const struct report_cell c6[] = {
 		{ "a" }, { "one" }, { "five" }, { "six" }, { "zero" }, { "vs-zero" },
 	};
@@ -575,7 +578,9 @@ test_width(void)
 	static const double big[] = { 1234567890.5, 1234567990.25, 1234567790.75 };
 	static const double tiny[] = { 0.0012345, 0.0012355, 0.0012349 };
 	static const double huge_cov[] = { -1e-3, 1e-3, 2e-6 };
-	static const struct report_metric m[] = { { "x", "ns", 1 } };
+	static const struct report_metric m[] = {
+		{ .name = "x", .unit = "ns", .higher_better = 1 },
+	};
 	static const char *const ctx[] = {
 		"machines: class zen4-2s (bfdemo1, bfdemo2, bfdemo3, bfdemo4, bfdemo5, "
 		"bfdemo6, bfdemo7, bfdemo8, bfdemo9, bfdemo10, bfdemo11, bfdemo12)",
@@ -623,6 +628,172 @@ test_width(void)
 	}
 }
 
+/* The part of s from the line that starts with head up to the next blank
+ * line (a metric's table in text), copied; "" when head is not there. */
+static char *
+section(const char *s, const char *head)
+{
+	const char *p = strstr(s, head), *e;
+
+	if (p == NULL)
+		return strdup("");
+	e = strstr(p, "\n\n");
+	return strndup(p, e != NULL ? (size_t)(e - p) : strlen(p));
+}
+
+/*
+ * Counters beside a recipe metric: no better or worse in every format, a
+ * significant change marked "*" alone, the legend saying so, and a
+ * counter only one cell has shown as "no samples" in the other.
+ */
+static void
+test_counters(void)
+{
+	static const double a_pf[] = { 1000, 1010, 990, 1005, 995 };
+	static const double b_pf[] = { 500, 505, 495, 502, 498 };
+	static const double b_m[] = { 12, 14, 13, 12, 13 };
+	static const struct report_metric m[] = {
+		{ .name = "time", .unit = "s" },
+		{ .name = "vmstat.pgfault", .unit = "count", .higher_better = 1,
+		  .no_direction = 1 },
+		{ .name = "hugepages-64kB.anon_fault_alloc", .unit = "count", .no_direction = 1 },
+	};
+	static const struct report_series s3[] = {
+		{ a_time, NULL, 5 }, { a_pf, NULL, 5 }, { NULL, NULL, 0 },
+		{ b_time, NULL, 5 }, { b_pf, NULL, 5 }, { b_m, NULL, 5 },
+	};
+	struct report_input in = input;
+	char *s, *sec;
+	json_t *j, *mo, *row;
+	int i;
+
+	in.nmetrics = 3;
+	in.metrics = m;
+	in.series = s3;
+	s = render(&in, "text", 0);
+	T_CONTAINS(s, "\ntime (s) - Lower is better\n");
+	T_CONTAINS(s, "\nvmstat.pgfault (count) - no better or worse\n");
+	T_CONTAINS(s, "\nhugepages-64kB.anon_fault_alloc (count) - no better or worse\n");
+	sec = section(s, "vmstat.pgfault (count)");
+	T_CONTAINS(sec, "-50.00");		/* (500 - 1000) / 1000 */
+	T_CHECK(sec[0] != '\0' && sec[strlen(sec) - 1] == '*');	/* the last row's mark */
+	/* below the heading, neither word */
+	T_CHECK(strchr(sec, '\n') != NULL && strstr(strchr(sec, '\n'), "better") == NULL &&
+	    strstr(strchr(sec, '\n'), "worse") == NULL);
+	free(sec);
+	/* the other cell has no samples of the mTHP counter */
+	sec = section(s, "hugepages-64kB.anon_fault_alloc");
+	T_CONTAINS(sec, "\nthp=never           0  no samples");
+	T_CONTAINS(sec, "baseline");
+	free(sec);
+	T_CONTAINS(s, "\nCounters (\"no better or worse\"): what the kernel did");
+	T_CONTAINS(s, "* worse");		/* the recipe's metric keeps its words */
+	check_mail_shape(s);
+	free(s);
+	s = render(&in, "markdown", 0);
+	T_CONTAINS(s, "**vmstat.pgfault (count) - no better or worse**");
+	T_CONTAINS(s, " | \\* |\n");
+	T_CONTAINS(s, "\n- Counters (\"no better or worse\")");
+	free(s);
+	s = render(&in, "csv", 0);
+	T_CONTAINS(s, "\r\nvmstat.pgfault,count,,thp=never,,5,1000,");
+	T_CONTAINS(s, "\r\ntime,s,0,thp=never,");
+	T_CONTAINS(s, "\r\nhugepages-64kB.anon_fault_alloc,count,,thp=never,,0,,");
+	free(s);
+	s = render(&in, "json", 0);
+	j = json_loads(s, 0, NULL);
+	T_CHECK(j != NULL);
+	for (i = 0; i < 3; i++) {
+		mo = json_array_get(json_object_get(j, "metrics"), (size_t)i);
+		T_EQ_STR(json_string_value(json_object_get(mo, "direction")),
+		    i == 0 ? "lower" : "none");
+		T_CHECK(i == 0 ? json_is_false(json_object_get(mo, "higher_better")) :
+		    json_is_null(json_object_get(mo, "higher_better")));
+	}
+	row = json_array_get(json_object_get(json_array_get(json_object_get(j, "metrics"), 1),
+	    "rows"), 1);
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(row, "compare"), "mark")),
+	    "*");
+	row = json_array_get(json_object_get(json_array_get(json_object_get(j, "metrics"), 2),
+	    "rows"), 0);
+	T_EQ_INT(json_integer_value(json_object_get(row, "n")), 0);
+	T_EQ_STR(json_string_value(json_object_get(row, "note")), "no samples");
+	json_decref(j);
+	free(s);
+	/* Without a counter, no counter legend: the reports before stay as they were. */
+	s = render(&input, "text", 0);
+	T_CHECK(strstr(s, "Counters") == NULL);
+	T_CHECK(strstr(s, "no better or worse") == NULL);
+	free(s);
+}
+
+/* The caller's warnings: last in the legend, a "warnings" array in JSON,
+ * nothing in CSV (no other lines), capped like the context. */
+static void
+test_warnings(void)
+{
+	static const char *const ctx[] = { "machines: bfit1", NULL };
+	static const char *const warn[] = {
+		"cell thp=always: THP enabled=always but no huge page was faulted in",
+		"a\nforged\rline|*x*", NULL
+	};
+	struct report_input in = input;
+	const char *many[REPORT_MAX_WARNINGS + 2];
+	char *s, *big;
+	json_t *j, *w, *leg;
+	size_t i;
+
+	in.context = ctx;
+	in.warnings = warn;
+	s = render(&in, "text", 0);
+	T_CONTAINS(s, "\nmachines: bfit1\nWarning: cell thp=always: THP enabled=always but no");
+	T_CONTAINS(s, "\nWarning: a forged line|*x*\n");	/* one line, no forged one */
+	T_CHECK(strstr(s, "\nforged") == NULL);
+	check_mail_shape(s);
+	free(s);
+	s = render(&in, "markdown", 0);
+	T_CONTAINS(s, "\n- Warning: cell thp=always: THP enabled=always");
+	T_CONTAINS(s, "\n- Warning: a forged line\\|\\*x\\*\n");
+	free(s);
+	s = render(&in, "csv", 0);
+	T_CHECK(strstr(s, "Warning") == NULL && strstr(s, "forged") == NULL);
+	free(s);
+	s = render(&in, "json", 0);
+	j = json_loads(s, 0, NULL);
+	w = json_object_get(j, "warnings");
+	T_EQ_INT(json_array_size(w), 2);
+	T_EQ_STR(json_string_value(json_array_get(w, 1)), "a\nforged\rline|*x*");
+	leg = json_object_get(j, "legend");
+	T_EQ_STR(json_string_value(json_array_get(leg, json_array_size(leg) - 2)),
+	    "Warning: cell thp=always: THP enabled=always but no huge page was faulted in");
+	json_decref(j);
+	free(s);
+	/* none: an empty array, not a missing key */
+	s = render(&input, "json", 0);
+	j = json_loads(s, 0, NULL);
+	T_CHECK(json_is_array(json_object_get(j, "warnings")));
+	T_EQ_INT(json_array_size(json_object_get(j, "warnings")), 0);
+	json_decref(j);
+	free(s);
+	/* caps: lines, and bytes per line */
+	for (i = 0; i < REPORT_MAX_WARNINGS + 1; i++)
+		many[i] = "x";
+	many[i] = NULL;
+	in.warnings = many;
+	free(render(&in, "text", BF_ERR_TOOBIG));
+	many[REPORT_MAX_WARNINGS] = NULL;
+	free(render(&in, "text", 0));
+	big = malloc(BF_MAX_STR + 2);
+	T_CHECK(big != NULL);
+	if (big != NULL) {
+		memset(big, 'w', BF_MAX_STR + 1);
+		big[BF_MAX_STR + 1] = '\0';
+		many[0] = big;
+		free(render(&in, "json", BF_ERR_TOOBIG));
+		free(big);
+	}
+}
+
 int
 main(void)
 {
@@ -636,5 +807,7 @@ main(void)
 	test_2x3();
 	test_wording();
 	test_width();
+	test_counters();
+	test_warnings();
 	return t_done();
 }

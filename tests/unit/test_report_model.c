@@ -3,7 +3,8 @@
  * and every format renders: its rows (summaries, % change, marks, boots,
  * m*), the notes on undefined numbers, the legend and its warnings; that
  * rendering from one model gives what report_render() gives, in every
- * format, as often as asked; and empty, hostile and over-cap input.
+ * format, as often as asked; counters (no better or worse) and warnings in
+ * the legend; and empty, hostile and over-cap input.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -162,6 +163,71 @@ test_legend(void)
 	T_EQ_STR(m->legend[m->nlegend - 2], context[0]);
 	T_EQ_STR(m->legend[m->nlegend - 1], context[1]);
 	report_model_free(m);
+}
+
+/*
+ * A counter (no_direction): a significant change is "*", an insignificant
+ * one nothing; the legend explains "*" once, and the warnings come last,
+ * after the context, with the full legend at its cap.
+ */
+static void
+test_counter_model(void)
+{
+	static const double flat_a[] = { 10, 11, 9, 10, 10 }, flat_b[] = { 10, 9, 11, 10, 10 };
+	static const struct report_metric mc[] = {
+		{ .name = "time", .unit = "s" },
+		{ .name = "vmstat.thp_fault_alloc", .unit = "count", .no_direction = 1 },
+		{ .name = "vmstat.thp_fault_fallback", .unit = "count", .no_direction = 1 },
+	};
+	/* time of B is worse; alloc moves as much the other way; fallback is flat */
+	static const struct report_series sc[] = {
+		{ a_time, NULL, 5 }, { b_time, NULL, 5 }, { flat_a, NULL, 5 },
+		{ b_time, NULL, 5 }, { a_time, NULL, 5 }, { flat_b, NULL, 5 },
+	};
+	static const char *const warn[] = { "cell b: w1", "w2", NULL };
+	struct report_input in = input;
+	struct report_model *m;
+	struct bf_diag d;
+	size_t i, counters = 0;
+
+	in.nmetrics = 3;
+	in.metrics = mc;
+	in.series = sc;
+	in.warnings = warn;
+	if ((m = compute(&in, 0, &d)) == NULL)
+		return;
+	T_EQ_STR(m->metrics[0].rows[1].mark, "* worse");
+	T_CHECK(m->metrics[1].rows[1].cmp.significant);
+	T_EQ_STR(m->metrics[1].rows[1].mark, "*");
+	T_CHECK(!m->metrics[2].rows[1].cmp.significant);
+	T_EQ_STR(m->metrics[2].rows[1].mark, "");
+	T_EQ_STR(m->metrics[1].rows[0].mark, "");	/* the baseline */
+	for (i = 0; i < m->nlegend; i++)
+		counters += strncmp(m->legend[i], "Counters (", 10) == 0;
+	T_EQ_INT(counters, 1);
+	T_EQ_STR(m->legend[m->nlegend - 4], context[0]);
+	T_EQ_STR(m->legend[m->nlegend - 3], context[1]);
+	T_EQ_STR(m->legend[m->nlegend - 2], "Warning: cell b: w1");
+	T_EQ_STR(m->legend[m->nlegend - 1], "Warning: w2");
+	report_model_free(m);
+	/* every line the caps allow fits the legend */
+	{
+		const char *ctx[REPORT_MAX_CONTEXT + 1], *w[REPORT_MAX_WARNINGS + 1];
+
+		for (i = 0; i < REPORT_MAX_CONTEXT; i++)
+			ctx[i] = "c";
+		ctx[i] = NULL;
+		for (i = 0; i < REPORT_MAX_WARNINGS; i++)
+			w[i] = "w";
+		w[i] = NULL;
+		in.context = ctx;
+		in.warnings = w;
+		if ((m = compute(&in, 0, &d)) == NULL)
+			return;
+		T_EQ_STR(m->legend[m->nlegend - 1], "Warning: w");
+		T_CHECK(m->nlegend <= REPORT_MAX_LEGEND);
+		report_model_free(m);
+	}
 }
 
 /* One model renders as report_render() does, in any order, repeatedly. */
@@ -415,6 +481,7 @@ main(void)
 {
 	test_rows();
 	test_legend();
+	test_counter_model();
 	test_one_model_all_formats();
 	test_append();
 	test_empty();

@@ -125,7 +125,7 @@ static void
 check_report(const json_t *c, const double *a, size_t na, const double *b, size_t nb,
     double sca, double scb)
 {
-	static const struct report_metric m[] = { { "x", NULL, 0 } };
+	static const struct report_metric m[] = { { .name = "x" } };
 	static const struct report_cell cells[] = { { "A" }, { "B" } };
 	static const int bl[] = { -1, 0 };
 	struct report_series s[2] = { { a, NULL, na }, { b, NULL, nb } };

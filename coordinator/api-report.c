@@ -1,0 +1,364 @@
+/*
+ * api-report.c: GET /api/v1/jobs/{id}/report, a job's comparison tables
+ * (common/report.h) in text, markdown, csv or json: the job's samples per
+ * cell and metric, the baseline cells ?baseline=AXIS:VALUE picks, and the
+ * legend's context lines (machines, kernels, adaptive stopping).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api-int.h"
+#include "job.h"
+#include "recipe.h"
+#include "report.h"
+#include "stats.h"
+
+/* An axis value as a user writes it after "AXIS:" in ?baseline=. */
+static const char *
+axis_str(const json_t *v, char *buf, size_t bufsz)
+{
+	if (json_is_string(v))
+		snprintf(buf, bufsz, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, bufsz, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, bufsz, "%.17g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, bufsz, "%s", json_is_true(v) ? "true" : "false");
+	else
+		snprintf(buf, bufsz, "?");
+	return buf;
+}
+
+/*
+ * Append v to the comma-separated set in b unless it is there already.
+ * Returns BF_ERR_TOOBIG when the set is full (b is left as it was).
+ */
+static int
+set_add(struct buf *b, const char *v)
+{
+	const char *p;
+	size_t n;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	n = strlen(v);
+	for (p = b->data; p != NULL && (p = strstr(p, v)) != NULL; p += n)
+		if ((p == b->data || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+			return 0;
+	return buf_printf(b, "%s%s", b->len ? ", " : "", v);
+}
+
+/*
+ * The legend's account of where the samples come from: the machines (and
+ * their class) and the kernels the done runs were measured on. A set too
+ * long for its line ends in "and more"; returns BF_ERR_ALLOC only.
+ */
+static int
+report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *machines,
+    struct buf *kernels)
+{
+	json_t *runs = NULL, *r;
+	const char *klass = json_string_value(json_object_get(jobj, "machine_class"));
+	struct buf names, kset;
+	int more_m = 0, more_k = 0, r1, r2, rc = 0;
+	size_t i;
+
+	/* each set leaves its line (capped at BF_MAX_STR) room for the words */
+	buf_init(&names, BF_MAX_STR - 512);
+	buf_init(&kset, BF_MAX_STR - 512);
+	if (store_job_runs_json(a->st, job_id, &runs) == 0) {
+		json_array_foreach(json_object_get(runs, "runs"), i, r) {
+			if (!json_is_string(json_object_get(r, "state")) ||
+			    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
+				continue;
+			r1 = more_m ? 0 : set_add(&names, json_string_value(json_object_get(r,
+			    "machine")));
+			r2 = more_k ? 0 : set_add(&kset, json_string_value(json_object_get(r,
+			    "kernel")));
+			if (r1 == BF_ERR_ALLOC || r2 == BF_ERR_ALLOC) {
+				rc = BF_ERR_ALLOC;
+				goto out;
+			}
+			more_m |= r1 != 0;
+			more_k |= r2 != 0;
+		}
+	}
+	if (buf_printf(machines, "machines: %s%s%s(%s%s)", klass ? "class " : "",
+	    klass ? klass : "", klass ? " " : "", names.len ? names.data : "none yet",
+	    more_m ? ", and more" : "") != 0 ||
+	    buf_printf(kernels, "kernels: %s%s", kset.len ? kset.data : "none yet",
+	    more_k ? ", and more" : "") != 0)
+		rc = BF_ERR_ALLOC;
+out:
+	buf_free(&names);
+	buf_free(&kset);
+	json_decref(runs);
+	return rc;
+}
+
+/*
+ * For an adaptive job, the legend says what the target was and which cells
+ * reached max_boots with their CI still wider than the target.
+ */
+static int
+report_adaptive(const json_t *jobj, const struct report_input *in, struct buf *line)
+{
+	struct job_spec *job = NULL;
+	const char *metric;
+	double *means = NULL, half;
+	struct stats_summary sm;
+	struct buf cells;
+	size_t m, i, k, hit = 0, more = 0;
+	int rc = 0;
+
+	buf_init(&cells, BF_MAX_STR / 2);
+	if (job_from_json(json_object_get(json_object_get(jobj, "spec"), "job"), &job,
+	    NULL) != 0 || job->target_ci_pct <= 0)
+		goto out;
+	metric = job->target_metric;
+	for (m = 0; m < in->nmetrics; m++)
+		if (metric == NULL || strcmp(in->metrics[m].name, metric) == 0)
+			break;
+	if (m == in->nmetrics)
+		goto out;
+	for (i = 0; i < in->ncells; i++) {
+		const struct report_series *se = &in->series[i * in->nmetrics + m];
+
+		if (se->n == 0 || (means = calloc(se->n, sizeof(*means))) == NULL)
+			continue;
+		if (stats_boot_means(se->v, se->boot, se->n, means, &k) == 0 &&
+		    (int)k >= job->max_boots && stats_summarize(means, k, &sm) == 0 &&
+		    isfinite(sm.ci_hi) && sm.mean != 0) {
+			half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
+			/* a list past its cap is counted, not cut mid-name */
+			if (half > job->target_ci_pct && (more > 0 ||
+			    buf_printf(&cells, "%s%s (+-%.3g%%)", hit ? ", " : "",
+			    in->cells[i].label, half) != 0))
+				more++;
+			else if (half > job->target_ci_pct)
+				hit++;
+		}
+		free(means);
+		means = NULL;
+	}
+	if (buf_printf(line, "adaptive: boots %lld..%lld until the 95%% CI of %s is within "
+	    "+-%.3g%% of the mean; at the cap and still wider: %s", (long long)job->min_boots,
+	    (long long)job->max_boots, in->metrics[m].name, job->target_ci_pct,
+	    hit ? cells.data : "none") != 0 ||
+	    (more > 0 && buf_printf(line, " and %zu more", more) != 0))
+		rc = BF_ERR_ALLOC;
+out:
+	job_free(job);
+	buf_free(&cells);
+	return rc;
+}
+
+/* Cells a and b agree on every axis but skip. */
+static int
+same_but(const json_t *a, const json_t *b, const char *skip)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, k, v) {
+		if (strcmp(k, skip) == 0)
+			continue;
+		if (!json_equal(v, json_object_get(b, k)))
+			return 0;
+	}
+	return 1;
+}
+
+void
+api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
+	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc, *axes;
+	struct recipe *rec = NULL;
+	struct report_input in;
+	struct report_metric *mets = NULL;
+	struct report_cell *cells = NULL;
+	struct report_series *series = NULL;
+	double **vals = NULL;
+	int **boots = NULL, *baseline_of = NULL;
+	char axis[BF_MAX_NAME + 1], vbuf[128], title[256];
+	const char *bval = NULL, *colon;
+	struct bf_diag d;
+	struct buf out, ctx_machines, ctx_kernels;
+	const char *ctx[4];
+	struct buf ctx_adaptive;
+	size_t nc = 0, nm, i, k, j, ns, found_value = 0;
+	int r;
+
+	buf_init(&out, 16 * 1024 * 1024);
+	buf_init(&ctx_machines, BF_MAX_STR);
+	buf_init(&ctx_kernels, BF_MAX_STR);
+	buf_init(&ctx_adaptive, BF_MAX_STR);
+	bf_diag_clear(&d);
+	memset(&in, 0, sizeof(in));
+	if (fmt == NULL)
+		fmt = "text";
+	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
+	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
+		    "text, markdown, csv, json", fmt);
+		goto out;
+	}
+	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
+	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
+		api_store_error(rs, r, "job");
+		goto out;
+	}
+	rdoc = json_object_get(json_object_get(jobj, "spec"), "recipe");
+	if (rdoc == NULL || recipe_from_json(rdoc, &rec, &d) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "job %lld: stored recipe "
+		    "does not load: %s", (long long)rq->id, d.msg);
+		goto out;
+	}
+	cellsj = json_object_get(samp, "cells");
+	nc = json_array_size(cellsj);
+	nm = rec->nmetrics;
+	if ((mets = calloc(nm ? nm : 1, sizeof(*mets))) == NULL ||
+	    (cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
+	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
+	    (vals = calloc(nc * nm + 1, sizeof(*vals))) == NULL ||
+	    (boots = calloc(nc * nm + 1, sizeof(*boots))) == NULL ||
+	    (baseline_of = calloc(nc ? nc : 1, sizeof(*baseline_of))) == NULL)
+		goto oom;
+	for (k = 0; k < nm; k++) {
+		mets[k].name = rec->metrics[k].name;
+		mets[k].unit = rec->metrics[k].unit;
+		mets[k].higher_better = rec->metrics[k].higher_better;
+	}
+	for (i = 0; i < nc; i++) {
+		cj = json_array_get(cellsj, i);
+		cells[i].label = json_string_value(json_object_get(cj, "label"));
+		if (cells[i].label == NULL)
+			cells[i].label = "?";
+		baseline_of[i] = -1;
+		sj = json_object_get(cj, "samples");
+		ns = json_array_size(sj);
+		for (k = 0; k < nm; k++) {
+			size_t idx = i * nm + k, cnt = 0;
+
+			if ((vals[idx] = calloc(ns + 1, sizeof(double))) == NULL ||
+			    (boots[idx] = calloc(ns + 1, sizeof(int))) == NULL)
+				goto oom;
+			for (j = 0; j < ns; j++) {
+				json_t *s = json_array_get(sj, j);
+				const char *mn = json_string_value(json_object_get(s, "metric"));
+
+				if (mn == NULL || strcmp(mn, mets[k].name) != 0)
+					continue;
+				vals[idx][cnt] = json_number_value(json_object_get(s, "value"));
+				boots[idx][cnt] = (int)json_integer_value(json_object_get(s, "boot"));
+				cnt++;
+			}
+			series[idx].v = vals[idx];
+			series[idx].boot = boots[idx];
+			series[idx].n = cnt;
+		}
+	}
+	if (base != NULL) {
+		json_t *matrix = json_object_get(json_object_get(json_object_get(jobj, "spec"),
+		    "job"), "matrix");
+
+		if ((colon = strchr(base, ':')) == NULL || colon == base ||
+		    (size_t)(colon - base) > BF_MAX_NAME) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%.60s\" is "
+			    "not AXIS:VALUE", base);
+			goto out;
+		}
+		memcpy(axis, base, (size_t)(colon - base));
+		axis[colon - base] = '\0';
+		bval = colon + 1;
+		if (json_object_get(matrix, axis) == NULL) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%s\" is not "
+			    "an axis of job %lld's matrix", axis, (long long)rq->id);
+			goto out;
+		}
+		for (i = 0; i < nc; i++) {
+			axes = json_object_get(json_array_get(cellsj, i), "axes");
+			if (strcmp(axis_str(json_object_get(axes, axis), vbuf, sizeof(vbuf)),
+			    bval) == 0)
+				found_value = 1;
+		}
+		if (!found_value) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: axis %s has no "
+			    "value \"%.60s\" in job %lld", axis, bval, (long long)rq->id);
+			goto out;
+		}
+		for (i = 0; i < nc; i++) {
+			axes = json_object_get(json_array_get(cellsj, i), "axes");
+			if (strcmp(axis_str(json_object_get(axes, axis), vbuf, sizeof(vbuf)),
+			    bval) == 0)
+				continue;
+			for (j = 0; j < nc; j++) {
+				json_t *bx = json_object_get(json_array_get(cellsj, j), "axes");
+
+				if (same_but(axes, bx, axis) && strcmp(axis_str(json_object_get(bx,
+				    axis), vbuf, sizeof(vbuf)), bval) == 0) {
+					baseline_of[i] = (int)j;
+					break;
+				}
+			}
+		}
+	}
+	snprintf(title, sizeof(title), "job %lld: %s%s%s", (long long)rq->id, rec->name,
+	    json_string_value(json_object_get(jobj, "name")) ? " - " : "",
+	    json_string_value(json_object_get(jobj, "name")) ?
+	    json_string_value(json_object_get(jobj, "name")) : "");
+	in.title = title;
+	in.nmetrics = nm;
+	in.metrics = mets;
+	in.ncells = nc;
+	in.cells = cells;
+	in.series = series;
+	in.baseline_of = baseline_of;
+	in.baseline_desc = base;
+	if (report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels) != 0 ||
+	    report_adaptive(jobj, &in, &ctx_adaptive) != 0)
+		goto oom;
+	ctx[0] = ctx_machines.data;
+	ctx[1] = ctx_kernels.data;
+	ctx[2] = ctx_adaptive.len ? ctx_adaptive.data : NULL;
+	ctx[3] = NULL;
+	in.context = ctx;
+	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
+		    d.msg : bf_err_str(r));
+		goto out;
+	}
+	rs->status = MHD_HTTP_OK;
+	rs->text_len = out.len;
+	rs->ctype = strcmp(fmt, "json") == 0 ? "application/json" :
+	    strcmp(fmt, "csv") == 0 ? "text/csv; charset=utf-8" :
+	    strcmp(fmt, "markdown") == 0 ? "text/markdown; charset=utf-8" :
+	    "text/plain; charset=utf-8";
+	if ((rs->text = buf_steal(&out)) == NULL)
+		goto oom;
+	goto out;
+oom:
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+out:
+	for (i = 0; vals != NULL && i < nc * nm; i++)
+		free(vals[i]);
+	for (i = 0; boots != NULL && i < nc * nm; i++)
+		free(boots[i]);
+	free(vals);
+	free(boots);
+	free(series);
+	free(cells);
+	free(mets);
+	free(baseline_of);
+	buf_free(&out);
+	buf_free(&ctx_machines);
+	buf_free(&ctx_kernels);
+	buf_free(&ctx_adaptive);
+	recipe_free(rec);
+	json_decref(jobj);
+	json_decref(samp);
+}
