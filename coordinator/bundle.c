@@ -256,20 +256,48 @@ fp_get(const json_t *fp, const char *key)
 	return v != NULL ? json_deep_copy(v) : json_null();
 }
 
-/* One machine entry from the store (a deleted machine keeps its name only). */
+/* The fingerprint document the job's first run on machine `name` started
+ * under (schema step 10), JSON text the caller frees; NULL for a job from
+ * before, whose runs name none. */
 static int
-machine_entry(struct store *st, const char *name, json_t **out)
+run_fingerprint(struct store *st, const json_t *runs, const char *name, char **text)
+{
+	const char *sha;
+	json_t *run;
+	size_t i;
+
+	*text = NULL;
+	json_array_foreach(runs, i, run) {
+		if (!json_is_string(json_object_get(run, "machine")) ||
+		    strcmp(json_string_value(json_object_get(run, "machine")), name) != 0 ||
+		    (sha = json_string_value(json_object_get(run, "fingerprint_doc_sha256"))) == NULL)
+			continue;
+		return store_fingerprint_get(st, sha, text);
+	}
+	return 0;
+}
+
+/* One machine entry from the store (a deleted machine keeps its name
+ * only): its fingerprint as the job's first run on it found it, else (a
+ * job from before schema step 10) as it is now. */
+static int
+machine_entry(struct store *st, const json_t *runs, const char *name, json_t **out)
 {
 	struct store_machine *m = NULL;
 	json_t *e = NULL, *fp = NULL;
+	char *then = NULL;
 	int r;
 
 	if ((e = json_object()) == NULL)
 		return BF_ERR_ALLOC;
+	if ((r = run_fingerprint(st, runs, name, &then)) != 0)
+		goto out;
 	r = store_machine_get(st, name, &m);
 	if (r != 0 && r != BF_ERR_NOTFOUND)
 		goto out;
-	if (m != NULL && m->fingerprint != NULL)
+	if (then != NULL)
+		fp = json_loads(then, 0, NULL);
+	else if (m != NULL && m->fingerprint != NULL)
 		fp = json_loads(m->fingerprint, 0, NULL);
 	if (fp != NULL && !json_is_object(fp)) {
 		json_decref(fp);
@@ -291,6 +319,7 @@ machine_entry(struct store *st, const char *name, json_t **out)
 	r = 0;
 out:
 	store_machine_free(m);
+	free(then);
 	json_decref(fp);
 	json_decref(e);
 	return r;
@@ -390,7 +419,7 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	if ((r = bundle_export_snapshots(st, runs, doc, d)) != 0)
 		goto out;
 	json_object_foreach(names, name, v) {
-		if ((r = machine_entry(st, name, &e)) != 0)
+		if ((r = machine_entry(st, json_object_get(runsj, "runs"), name, &e)) != 0)
 			goto out;
 		if (json_array_append_new(machines, e) != 0) {
 			r = BF_ERR_ALLOC;
@@ -452,8 +481,8 @@ hash_field(const json_t *obj, const char *key, int nullable, const char **out,
 	if ((r = str_or_null(obj, key, 64, nullable, out, path, d)) != 0)
 		return r;
 	if (*out != NULL && !sha256_is_hex(*out)) {
-		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "%s: expected 64 lowercase hex "
-		    "digits (a sha256)", p);
+		bf_diag_set(d, jx_path(p, sizeof(p), path, key), "expected 64 lowercase hex "
+		    "digits (a sha256)");
 		return BF_ERR_INVALID;
 	}
 	return 0;
@@ -615,8 +644,8 @@ check_run(const json_t *run, int64_t version, const json_t *snaps, const char *p
 	    (version >= 2 && (r = hash_field(run, "snapshot_sha256", 1, &s, path, d)) != 0))
 		return r;
 	if (s != NULL && json_object_get(snaps, s) == NULL) {
-		bf_diag_set(d, jx_path(p, sizeof(p), path, "snapshot_sha256"), "%s: names no "
-		    "snapshot of the bundle", p);
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "snapshot_sha256"), "names no "
+		    "snapshot of the bundle");
 		return BF_ERR_INVALID;
 	}
 	if ((r = jx_int(run, "id", JX_REQUIRED, 1, INT64_MAX, idp, path, d)) != 0 ||
@@ -630,14 +659,14 @@ check_run(const json_t *run, int64_t version, const json_t *snaps, const char *p
 	    (r = str_or_null(run, "boot_id", 64, 1, &s, path, d)) != 0)
 		return r;
 	if (json_object_size(v) > BF_MAX_AXES) {
-		bf_diag_set(d, jx_path(p, sizeof(p), path, "axes"), "%s: more than %d axes", p,
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "axes"), "more than %d axes",
 		    BF_MAX_AXES);
 		return BF_ERR_TOOBIG;
 	}
 	v = json_object_get(run, "knobs");
 	if (v != NULL && !json_is_null(v) && !json_is_object(v)) {
-		bf_diag_set(d, jx_path(p, sizeof(p), path, "knobs"), "%s: expected an object or "
-		    "null, got %s", p, jx_type_name(v));
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "knobs"), "expected an object or "
+		    "null, got %s", jx_type_name(v));
 		return BF_ERR_INVALID;
 	}
 	return 0;
@@ -668,8 +697,8 @@ check_sample(const json_t *smp, const char *path, const int64_t *ids, size_t nid
 	    (r = str_or_null(smp, "unit", BF_MAX_NAME, 1, &s, path, d)) != 0)
 		return r;
 	if (bsearch(&run, ids, nids, sizeof(*ids), cmp_i64) == NULL) {
-		bf_diag_set(d, jx_path(p, sizeof(p), path, "run"), "%s: %lld is not a run of "
-		    "the bundle", p, (long long)run);
+		bf_diag_set(d, jx_path(p, sizeof(p), path, "run"), "%lld is not a run of "
+		    "the bundle", (long long)run);
 		return BF_ERR_INVALID;
 	}
 	return 0;

@@ -53,7 +53,36 @@ store_run_set_snapshot(struct store *s, int64_t run_id, const char *json_text,
 }
 
 int
-store_snapshot_get(struct store *s, const char *sha256, char **json_text)
+store_run_fp_locked(struct store *s, int64_t run_id)
+{
+	struct db_stmt *st = NULL;
+	char *text = NULL, sha[65];
+	int r;
+
+	if ((r = store_q(s, Q_FP_OF_RUN, &st, "I", run_id)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {		/* never probed: nothing to name */
+		r = 0;
+		goto out;
+	}
+	if ((r = store_col_dup(st, 0, &text)) != 0)
+		goto out;
+	db_reset(st);
+	st = NULL;
+	sha256_hex(text, strlen(text), sha);
+	if ((r = store_q_exec(s, Q_FP_ADD, NULL, "ttI", sha, text, store_now_s())) == 0)
+		r = store_q_exec(s, Q_R_FP, NULL, "It", run_id, sha);
+out:
+	if (st != NULL)
+		db_reset(st);
+	free(text);
+	return r;
+}
+
+/* One content-addressed document of table q (snapshots, fingerprints). */
+static int
+doc_get(struct store *s, enum store_q q, const char *sha256, char **json_text)
 {
 	struct db_stmt *st = NULL;
 	int r;
@@ -62,7 +91,7 @@ store_snapshot_get(struct store *s, const char *sha256, char **json_text)
 	if (s == NULL || sha256 == NULL || !sha256_is_hex(sha256))
 		return BF_ERR_INVALID;
 	store_lock(s);
-	if ((r = store_q(s, Q_SN_GET, &st, "t", sha256)) != 0 || (r = store_q_step(s, st)) < 0)
+	if ((r = store_q(s, q, &st, "t", sha256)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {
 		r = BF_ERR_NOTFOUND;
@@ -74,4 +103,16 @@ out:
 		db_reset(st);
 	store_unlock(s);
 	return r;
+}
+
+int
+store_snapshot_get(struct store *s, const char *sha256, char **json_text)
+{
+	return doc_get(s, Q_SN_GET, sha256, json_text);
+}
+
+int
+store_fingerprint_get(struct store *s, const char *sha256, char **json_text)
+{
+	return doc_get(s, Q_FP_GET, sha256, json_text);
 }

@@ -31,7 +31,8 @@ enum store_q {
 	Q_J_START, Q_J_CELLS, Q_J_CELL_SAMPLES,
 	/* runs */
 	Q_R_ADD, Q_R_BY_JOB, Q_R_GET, Q_R_HEAD, Q_R_CLAIM_PICK, Q_R_CLAIM, Q_R_RENEW,
-	Q_R_INFO, Q_R_CMDLINE, Q_R_KNOBS, Q_SN_ADD, Q_SN_GET, Q_R_SNAPSHOT, Q_R_CLONE_BOOT, Q_R_CELL_SAMPLES, Q_R_CELL_BOOTS, Q_M_FINGERPRINT, Q_M_BOOT, Q_M_BOOT_KEY, Q_R_FINISH, Q_R_RETRY, Q_R_DROP_SAMPLES, Q_S_ADD, Q_S_BY_RUN, Q_S_BY_JOB, Q_L_ADD, Q_L_GET,
+	Q_R_INFO, Q_R_CMDLINE, Q_R_KNOBS, Q_SN_ADD, Q_SN_GET, Q_R_SNAPSHOT,
+	Q_FP_OF_RUN, Q_FP_ADD, Q_FP_GET, Q_R_FP, Q_R_CLONE_BOOT, Q_R_CELL_SAMPLES, Q_R_CELL_BOOTS, Q_M_FINGERPRINT, Q_M_BOOT, Q_M_BOOT_KEY, Q_R_FINISH, Q_R_RETRY, Q_R_DROP_SAMPLES, Q_S_ADD, Q_S_BY_RUN, Q_S_BY_JOB, Q_L_ADD, Q_L_GET,
 	/* recovery */
 	Q_REC_SAMPLES, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
 	/* federation and reproductions */
@@ -111,6 +112,10 @@ int store_schema_migrate(struct store *s, const char *where, struct bf_diag *d);
 
 /* 0 when run_id is running under this coordinator; NOTFOUND; STATE. */
 int store_run_held(struct store *s, int64_t run_id);
+/* Inside a store_tx: name the run's machine's fingerprint as it is now in
+ * runs.fingerprint_doc_sha256, storing the document once (store-evidence.c).
+ * A machine without a fingerprint leaves the run's NULL. */
+int store_run_fp_locked(struct store *s, int64_t run_id);
 
 int64_t store_now_s(void);
 double store_now(void);

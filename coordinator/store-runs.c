@@ -155,12 +155,33 @@ store_run_log_add(struct store *s, int64_t run_id, const char *stream, const cha
 	return r;
 }
 
+struct info_arg {
+	int64_t run_id;
+	const char *h, *k, *b;
+};
+
+static int
+info_tx(struct store *s, void *arg)
+{
+	const struct info_arg *a = arg;
+	int r, n = 0;
+
+	if ((r = store_q_exec(s, Q_R_INFO, &n, "Ittt" "t", a->run_id, a->h, a->k, a->b,
+	    (const char *)NULL)) != 0)
+		return r;
+	if (n == 0)
+		return BF_ERR_NOTFOUND;
+	/* the machine as the coordinator knows it when the run starts */
+	return store_run_fp_locked(s, a->run_id);
+}
+
 int
 store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
     const char *kernel, const char *boot_id)
 {
 	char *h = NULL, *k = NULL, *b = NULL;
-	int r, n;
+	struct info_arg a;
+	int r;
 
 	if (s == NULL)
 		return BF_ERR_INVALID;
@@ -173,11 +194,8 @@ store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	store_lock(s);
-	r = store_q_exec(s, Q_R_INFO, &n, "Ittt" "t", run_id, h, k, b, (const char *)NULL);
-	store_unlock(s);
-	if (r == 0 && n == 0)
-		r = BF_ERR_NOTFOUND;
+	a = (struct info_arg){ .run_id = run_id, .h = h, .k = k, .b = b };
+	r = store_tx(s, info_tx, &a);
 out:
 	free(h);
 	free(k);

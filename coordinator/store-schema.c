@@ -207,6 +207,19 @@ static const char *const store_migrations[] = {
 	" created_at REAL NOT NULL);"
 	"ALTER TABLE runs ADD COLUMN snapshot_sha256 TEXT;"
 	"PRAGMA user_version = 9;",
+	/* 10: the machine's fingerprint as it was when each run started (issue
+	 * 16): one row per distinct fingerprint document (sha256 of its text),
+	 * named by runs.fingerprint_doc_sha256, written when the agent's hello
+	 * names the run's host. A bundle's machines come from these, so a
+	 * re-probe after the job cannot change what the job says it ran on.
+	 * Runs from before have none (a bundle then falls back to the machine
+	 * as it is now). */
+	"CREATE TABLE fingerprints ("
+	" sha256 TEXT PRIMARY KEY,"
+	" json TEXT NOT NULL,"
+	" created_at REAL NOT NULL);"
+	"ALTER TABLE runs ADD COLUMN fingerprint_doc_sha256 TEXT;"
+	"PRAGMA user_version = 10;",
 };
 
 /*
@@ -376,6 +389,13 @@ static const char *const store_migrations_pg[] = {
 	" created_at DOUBLE PRECISION NOT NULL);"
 	"ALTER TABLE runs ADD COLUMN snapshot_sha256 TEXT;"
 	"UPDATE bf_schema SET version = 9;",
+	/* 10: as on SQLite */
+	"CREATE TABLE fingerprints ("
+	" sha256 TEXT PRIMARY KEY,"
+	" json TEXT NOT NULL,"
+	" created_at DOUBLE PRECISION NOT NULL);"
+	"ALTER TABLE runs ADD COLUMN fingerprint_doc_sha256 TEXT;"
+	"UPDATE bf_schema SET version = 10;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");

@@ -55,7 +55,7 @@
 	" started_at AS started_at, finished_at AS finished_at, exit_status AS exit_status," \
 	" error AS error, knobs AS knobs_requested, knob_state AS knobs," \
 	" req_kernel AS req_kernel, req_cmdline AS req_cmdline, cmdline AS cmdline," \
-	" snapshot_sha256 AS snapshot_sha256"
+	" snapshot_sha256 AS snapshot_sha256, fingerprint_doc_sha256 AS fingerprint_doc_sha256"
 
 #define MACHINE_COLS \
 	"name, host, port, \"user\", key_path, class, state, hostname, kernel, arch, last_error," \
@@ -126,6 +126,13 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ON CONFLICT DO NOTHING",
 	[Q_SN_GET] = "SELECT json FROM snapshots WHERE sha256 = ?1",
 	[Q_R_SNAPSHOT] = "UPDATE runs SET snapshot_sha256 = ?2 WHERE id = ?1",
+	/* the same for the machine's fingerprint as the run starts (step 10) */
+	[Q_FP_OF_RUN] = "SELECT m.fingerprint FROM runs r JOIN machines m ON m.name = r.machine"
+	    " WHERE r.id = ?1 AND m.fingerprint IS NOT NULL",
+	[Q_FP_ADD] = "INSERT INTO fingerprints (sha256, json, created_at) VALUES (?1, ?2, ?3)"
+	    " ON CONFLICT DO NOTHING",
+	[Q_FP_GET] = "SELECT json FROM fingerprints WHERE sha256 = ?1",
+	[Q_R_FP] = "UPDATE runs SET fingerprint_doc_sha256 = ?2 WHERE id = ?1",
 	/* One more boot of the run's cell (adaptive repetitions): the cell's
 	 * next boot index, ranked one boot (PLAN_ORDER_BOOT_STEP) after the
 	 * cell's last, whatever the job's order (plan.h). */
@@ -169,7 +176,7 @@ static const char *const store_sql[Q__COUNT] = {
 	 * so that a cell never mixes a partial attempt with a whole one. */
 	[Q_R_RETRY] = "UPDATE runs SET state = 'queued', attempt = attempt + 1, error = ?2,"
 	    " machine = NULL, hostname = NULL, kernel = NULL, boot_id = NULL,"
-	    " snapshot_sha256 = NULL,"
+	    " snapshot_sha256 = NULL, fingerprint_doc_sha256 = NULL,"
 	    " started_at = NULL, lease_until = NULL, owner = NULL"
 	    " WHERE id = ?1 AND state = 'running' AND attempt < ?3 AND owner = ?4",
 	[Q_R_DROP_SAMPLES] = "DELETE FROM samples WHERE run_id = ?1",
@@ -208,7 +215,7 @@ static const char *const store_sql[Q__COUNT] = {
 	    " WHERE name IN (SELECT machine FROM runs WHERE " REC_SET ")",
 	[Q_REC_REQUEUE] = "UPDATE runs SET state = 'queued', attempt = attempt + 1,"
 	    " machine = NULL, hostname = NULL, kernel = NULL, boot_id = NULL,"
-	    " snapshot_sha256 = NULL,"
+	    " snapshot_sha256 = NULL, fingerprint_doc_sha256 = NULL,"
 	    " started_at = NULL, lease_until = NULL, owner = NULL WHERE " REC_SET,
 	[Q_REC_JOBS] = "UPDATE jobs SET finished_at = ?1 WHERE state = 'cancelled'"
 	    " AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"

@@ -236,6 +236,9 @@ int store_run_set_snapshot(struct store *s, int64_t run_id, const char *json_tex
 /* The snapshot called sha256 (64 lowercase hex), JSON text the caller
  * frees; BF_ERR_NOTFOUND, BF_ERR_INVALID for a name that is not a hash. */
 int store_snapshot_get(struct store *s, const char *sha256, char **json_text);
+/* The fingerprint document a run started under (the run's
+ * "fingerprint_doc_sha256", schema step 10), the same way. */
+int store_fingerprint_get(struct store *s, const char *sha256, char **json_text);
 /* Record a machine's fingerprint (JSON text) and its hash. */
 int store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
     const char *sha256);

@@ -137,44 +137,95 @@ check_eq "bundle carries one snapshot per run's environment" \
 	"$(jq '[.runs[] | select(.snapshot_sha256 != null)] | length' "$work/bundle.json")" \
 	"$(jq '.runs | length' "$work/bundle.json")"
 
-# --- issue 16: a setting changed between the original and the rerun ---
-# The netns hosts of both labs share this kernel's sysfs: change THP defrag
-# and the 64 kB mTHP size here, then rerun. The fingerprints are the same;
-# only the snapshots at each run can say what changed.
+# --- issue 16: settings changed between the original and the rerun ---
+# The netns hosts of both labs share this kernel's sysfs and sysctls:
+# change six host-wide MM settings no job sets (THP defrag, khugepaged
+# defrag, shmem_enabled, the 64 kB mTHP size, vm.zone_reclaim_mode,
+# kernel.numa_balancing), then rerun, with no machine re-probed. The
+# fingerprints are the same; only the snapshots at each run can say what
+# changed, and each must be named with both values.
 thp=/sys/kernel/mm/transparent_hugepage
-odefrag=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp/defrag)
-defer "echo '$odefrag' > $thp/defrag"
-ndefrag=always; [ "$odefrag" = always ] && ndefrag=never
-echo "$ndefrag" > $thp/defrag
+declare -A want=()		# snapshot key -> "old->new"
+bracket() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
+flip() {			# flip KEY FILE OLD NEW
+	[ -w "$2" ] || return 0
+	defer "echo '$3' > '$2'"
+	echo "$4" > "$2" && want[$1]="$3->$4"
+	restore+=("$3	$2")
+}
+restore=()
+o=$(bracket $thp/defrag); n=always; [ "$o" = always ] && n=never
+flip transparent_hugepage/defrag $thp/defrag "$o" "$n"
+odefrag=$o ndefrag=$n
+o=$(cat $thp/khugepaged/defrag); n=$((1 - o))
+flip transparent_hugepage/khugepaged/defrag $thp/khugepaged/defrag "$o" "$n"
+o=$(bracket $thp/shmem_enabled); n=advise; [ "$o" = advise ] && n=never
+flip transparent_hugepage/shmem_enabled $thp/shmem_enabled "$o" "$n"
+o64=
 if [ -w $thp/hugepages-64kB/enabled ]; then
-	o64=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $thp/hugepages-64kB/enabled)
-	defer "echo '$o64' > $thp/hugepages-64kB/enabled"
-	n64=always; [ "$o64" = always ] && n64=never
-	echo "$n64" > $thp/hugepages-64kB/enabled
+	o64=$(bracket $thp/hugepages-64kB/enabled); n64=always; [ "$o64" = always ] && n64=never
+	flip transparent_hugepage/hugepages-64kB/enabled $thp/hugepages-64kB/enabled "$o64" "$n64"
 fi
+o=$(cat /proc/sys/vm/zone_reclaim_mode); n=1; [ "$o" != 0 ] && n=0
+flip vm.zone_reclaim_mode /proc/sys/vm/zone_reclaim_mode "$o" "$n"
+if [ -e /proc/sys/kernel/numa_balancing ]; then
+	o=$(cat /proc/sys/kernel/numa_balancing); n=1; [ "$o" != 0 ] && n=0
+	flip kernel.numa_balancing /proc/sys/kernel/numa_balancing "$o" "$n"
+fi
+check_eq "six settings changed here" "${#want[@]}" 6
+# Lab A re-probes its machines under the new settings: its machines now
+# say so, but the finished job's bundle stays the same bytes, since its
+# machines are as the runs found them.
+curl -fsS -o "$work/bundle-before.json" "$BUNDLE_URL"
+lab "$URL_A"
+for name in $(cut -f1 "$work/a/fleet/hosts.tsv"); do
+	r=$(api POST "/api/v1/machines/$name/probe" '')
+	check_eq "lab A: re-probe $name" "$(status_of "$r")" 202
+done
+fp_defrags() {
+	for name in $(cut -f1 "$work/a/fleet/hosts.tsv"); do
+		curl -fsS "$URL_A/api/v1/machines/$name" | jq -r .fingerprint.thp_defrag
+	done | sort -u | paste -sd,
+}
+for i in $(seq 1 60); do
+	[ "$(fp_defrags)" = "$ndefrag" ] && break
+	sleep 1
+done
+check_eq "lab A: machines re-probed under the new defrag" "$(fp_defrags)" "$ndefrag"
+curl -fsS -o "$work/bundle-after.json" "$BUNDLE_URL"
+check "the finished job's bundle is byte-identical across a re-probe" \
+	cmp -s "$work/bundle-before.json" "$work/bundle-after.json"
+check_eq "its machines still say the defrag the job ran under" \
+	"$(jq -r '[.machines[].fingerprint.thp_defrag] | unique | join(",")' "$work/bundle-after.json")" "$odefrag"
+lab "$URL_B"
 r=$(api POST /api/v1/reproductions "{\"url\":\"$BUNDLE_URL\"}")
 check_eq "lab B: third reproduction" "$(status_of "$r")" 201
 R3=$(body_of "$r" | jq -r .id)
 check_eq "lab B: third rerun" "$(wait_job "$(body_of "$r" | jq -r .job_id)" 180)" done
-echo "$odefrag" > $thp/defrag
-[ -n "${o64:-}" ] && echo "$o64" > $thp/hugepages-64kB/enabled
+for x in "${restore[@]}"; do echo "${x%%	*}" > "${x#*	}"; done
+# Every setting is back as it was; the stored reproduction still names them.
 rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R3")
 keys=$(jq -c '[.environment_snapshots.groups[].diff.groups[].keys[]]' <<<"$rep")
 echo "snapshot diff: $keys"
-check_eq "snapshot diff names THP defrag, bundle vs here" \
-	"$(jq -r --arg k transparent_hugepage/defrag '[.[] | select(.key==$k) | "\(.a)->\(.b)"] | unique | join(",")' <<<"$keys")" \
-	"$odefrag->$ndefrag"
-if [ -n "${o64:-}" ]; then
-	check_eq "snapshot diff names the 64 kB mTHP size" \
-		"$(jq -r '[.[] | select(.key=="transparent_hugepage/hugepages-64kB/enabled") | .b] | unique | join(",")' <<<"$keys")" "$n64"
-fi
+for k in "${!want[@]}"; do
+	check_eq "snapshot diff names $k, bundle vs here" \
+		"$(jq -r --arg k "$k" '[.[] | select(.key==$k) | "\(.a)->\(.b)"] | unique | join(",")' <<<"$keys")" \
+		"${want[$k]}"
+done
 check_eq "every cell compared" "$(jq '[.environment_snapshots.groups[].cells[]] | length' <<<"$rep")" 2
-check_eq "nothing else differs" "$(jq -r '[.[].key | select(startswith("transparent_hugepage/") | not)] | join(",")' <<<"$keys")" ""
+check_eq "nothing else differs" \
+	"$(jq -r --argjson w "$(printf '%s\n' "${!want[@]}" | jq -R . | jq -sc .)" '[.[].key | select(. as $k | $w | index($k) | not)] | unique | join(",")' <<<"$keys")" ""
 if [ -n "${o64:-}" ] && [ "$n64" = always ]; then
 	# page-touch faults its pages in: with 64 kB mTHP on, the kernel
 	# allocates 64 kB folios, and the counters say so.
 	check_contains "counters name the 64 kB faults" \
 		"$(jq -c '[.cells[].counters_changed[]]' <<<"$rep")" "hugepages-64kB.anon_fault_alloc: 0 -> "
+	# a THP change gives `differs`, explained by the setting and the counter
+	check_eq "faults differ in every cell" \
+		"$(jq -r '[.cells[].metrics[] | select(.metric=="faults") | .verdict] | unique | join(",")' <<<"$rep")" differs
+	ex=$(jq -c '[.cells[].metrics[] | select(.metric=="faults") | .explained_by]' <<<"$rep")
+	check_contains "explained by the 64 kB setting" "$ex" "hugepages-64kB/enabled"
+	check_contains "explained by the 64 kB counter" "$ex" "hugepages-64kB.anon_fault_alloc"
 fi
 txt=$(curl -fsS "$URL_B/api/v1/reproductions/$R3?format=text")
 check_contains "text: snapshot section" "$txt" "Environment at each run (snapshots, bundle's lab vs here):"

@@ -141,9 +141,13 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	return s;
 }
 
-/* Undo schema step 9 (snapshots) behind the store's back, the first part
- * of making a store of any older schema from a new one. */
-#define FIX_UNDO_STEP9 "ALTER TABLE runs DROP COLUMN snapshot_sha256; DROP TABLE snapshots;"
+/* Undo schema step 10 (run-time fingerprints), then 9 (snapshots), behind
+ * the store's back: the first part of making a store of any older schema
+ * from a new one. */
+#define FIX_UNDO_STEP10 "ALTER TABLE runs DROP COLUMN fingerprint_doc_sha256;" \
+	" DROP TABLE fingerprints;"
+#define FIX_UNDO_STEP9 FIX_UNDO_STEP10 \
+	" ALTER TABLE runs DROP COLUMN snapshot_sha256; DROP TABLE snapshots;"
 
 /* The agent's sha256 the fake machine reports: runner_ensure_agent trusts it. */
 #define FIX_AGENT_SHA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

@@ -270,6 +270,25 @@ test_export_and_tamper(void)
 	T_EQ_INT(bundle_content_sha256(b, hex), 0);
 	T_EQ_STR(json_string_value(json_object_get(b, "sha256")), hex);
 
+	/* A re-probe after the job ran changes the machine, not the job's
+	 * bundle: its machines are as the runs found them, byte for byte. */
+	{
+		json_t *b2 = NULL;
+		char *t1, *t2;
+
+		T_EQ_INT(store_machine_set_fingerprint(s, "h1", "{\"cpu_model\":\"other\","
+		    "\"kernel\":\"6.99\",\"kernel_config_sha256\":\"2bad\"}", "00"), 0);
+		T_EQ_INT(bundle_export(s, job, &b2, &d), 0);
+		t1 = json_dumps(b, JSON_COMPACT);
+		t2 = b2 != NULL ? json_dumps(b2, JSON_COMPACT) : NULL;
+		T_CHECK(t1 != NULL && t2 != NULL);
+		T_EQ_STR(t2, t1);
+		T_CHECK(t2 != NULL && strstr(t2, "6.99") == NULL);
+		free(t1);
+		free(t2);
+		json_decref(b2);
+	}
+
 	/* Through text (any key order) and back: the same hashes. */
 	text = json_dumps(b, JSON_INDENT(2));
 	T_CHECK(text != NULL);

@@ -97,7 +97,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 9);		/* bump with each new migration step */
+	T_EQ_INT(v, 10);	/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -265,7 +265,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 9);
+	T_EQ_INT(store_schema_version(s), 10);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -392,7 +392,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 9);
+	T_EQ_INT(store_schema_version(s), 10);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -461,17 +461,148 @@ out:
 	store_close(s);
 }
 
+/* The fingerprint document a run names, or NULL (the caller frees). */
+static char *
+run_fp(struct store *s, int64_t run_id)
+{
+	char buf[80], *text = NULL;
+	const char *sha = run_str(s, run_id, "fingerprint_doc_sha256", buf, sizeof(buf));
+
+	if (strcmp(sha, "(null)") == 0 || store_fingerprint_get(s, sha, &text) != 0)
+		return NULL;
+	return text;
+}
+
+/*
+ * Step 10: a store of schema 9 with samples opens with every sample as it
+ * was and its runs naming no fingerprint. Then: a run names the machine's
+ * fingerprint as it was when the agent's hello named the run's host (the
+ * sha256 of exactly that text); a re-probe afterwards changes the machine,
+ * never the run; the next run names the new one; two runs under one
+ * fingerprint share a row; a retried run starts without one; a machine
+ * never probed leaves the run's NULL.
+ */
+static void
+test_migrate_fingerprints(void)
+{
+	static const char fp_a[] = "{\"cpu_model\":\"EPYC 9654\",\"thp_enabled\":\"madvise\"}";
+	static const char fp_b[] = "{\"cpu_model\":\"EPYC 9654\",\"thp_enabled\":\"always\"}";
+	struct store_sample sm[1] = { { "ops", 77.25, "ops/s" } };
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL;
+	char *bt = NULL, *at = NULL, *text = NULL, hex[65], buf[80];
+	int64_t job, first, second;
+	size_t n;
+	int r;
+
+	if ((s = open_fresh("fp.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "f1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 5);
+	T_EQ_INT(store_run_claim(s, "f1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	first = c->run_id;
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("fp.db", FIX_UNDO_STEP10);
+	force_version("fp.db", 9);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 10);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "77.25") != NULL);
+	T_EQ_STR(at, bt);
+	T_EQ_STR(run_str(s, first, "fingerprint_doc_sha256", buf, sizeof(buf)), "(null)");
+
+	/* never probed: the run names nothing, and that is no error */
+	T_EQ_INT(store_run_claim(s, "f1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_set_info(s, c->run_id, "f1", "6.1.0", "b-1"), 0);
+	T_EQ_STR(run_str(s, c->run_id, "fingerprint_doc_sha256", buf, sizeof(buf)), "(null)");
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+
+	/* probed: the run names the sha256 of exactly the text */
+	T_EQ_INT(store_machine_set_fingerprint(s, "f1", fp_a, "id-a"), 0);
+	T_EQ_INT(store_run_claim(s, "f1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	second = c->run_id;
+	T_EQ_INT(store_run_set_info(s, second, "f1", "6.1.0", "b-1"), 0);
+	sha256_hex(fp_a, strlen(fp_a), hex);
+	T_EQ_STR(run_str(s, second, "fingerprint_doc_sha256", buf, sizeof(buf)), hex);
+	/* a lost link: the retry starts without it, and names it again */
+	T_EQ_INT(store_run_retry(s, second, "link lost", 3, &r), 0);
+	T_EQ_STR(run_str(s, second, "fingerprint_doc_sha256", buf, sizeof(buf)), "(null)");
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_run_claim(s, "f1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(c->run_id, second);
+	T_EQ_INT(store_run_set_info(s, second, "f1", "6.1.0", "b-1"), 0);
+	T_EQ_INT(store_run_finish(s, second, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+	/* a re-probe after the run changes the machine, not the run */
+	T_EQ_INT(store_machine_set_fingerprint(s, "f1", fp_b, "id-a"), 0);
+	text = run_fp(s, second);
+	T_EQ_STR(text, fp_a);
+	free(text);
+	T_EQ_INT(store_run_claim(s, "f1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_set_info(s, c->run_id, NULL, NULL, NULL), 0);
+	text = run_fp(s, c->run_id);
+	T_EQ_STR(text, fp_b);
+	free(text);
+	text = NULL;
+	n = 0;
+	T_EQ_INT(count_rows("fp.db", "fingerprints", &n), 0);
+	T_EQ_INT(n, 2);
+	/* an unknown run is still an error; names that are not hashes never
+	 * reach SQL */
+	T_EQ_INT(store_run_set_info(s, 999999, "f1", NULL, NULL), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_fingerprint_get(s, "' OR 1=1 --", &text), BF_ERR_INVALID);
+	memset(hex, '0', 64);
+	T_EQ_INT(store_fingerprint_get(s, hex, &text), BF_ERR_NOTFOUND);
+	T_CHECK(text == NULL);
+out:
+	store_claim_free(c);
+	free(bt);
+	free(at);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
 	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db",
-	    "snap.db" };
+	    "snap.db", "fp.db" };
 
 	if (fix_where_init(&where, "store-schema") != 0)
 		return 1;
 	test_open();
 	test_migrate_trust();
 	test_migrate_snapshots();
+	test_migrate_fingerprints();
 	if (where.pg_url != NULL)
 		test_same_schema();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
