@@ -93,6 +93,19 @@
 #define BF_MAX_PMU_EVENTS	16		/* of which the step may name 8 */
 #define BF_MAX_STEP_PMU		8
 #define BF_MAX_COUNTERS_LINE	(48 * 1024)
+/* Profiles (job "profile": {"perf": "record"}; docs/evidence.md): perf's
+ * sampling frequency, and the artifacts of the one profiled iteration.
+ * Past its cap an artifact is dropped (and said so); the run stays valid.
+ * An artifact travels in lines of BF_ARTIFACT_CHUNK bytes, base64: 4/3 of
+ * it plus the envelope stays well within BF_MAX_AGENT_LINE. */
+#define BF_MAX_PROFILE_FREQ	20000		/* Hz */
+#define BF_PROFILE_DEFAULT_FREQ	999
+#define BF_MAX_ARTIFACT_PERF	(32 * 1024 * 1024)	/* perf.data */
+#define BF_MAX_ARTIFACT_FOLDED	(4 * 1024 * 1024)	/* its folded stacks */
+#define BF_ARTIFACT_CHUNK	(36 * 1024)
+#define BF_MAX_PERF_SCRIPT	(256 * 1024 * 1024)	/* perf script text read to fold */
+#define BF_MAX_FOLD_FRAMES	512		/* frames of one stack; deeper are cut */
+#define BF_MAX_FOLD_SYMBOL	1024		/* bytes of one frame's symbol */
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
 #define BF_STR_(x)		#x

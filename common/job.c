@@ -20,8 +20,9 @@
 
 static const char *const job_keys[] = {
 	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
-	"knobs", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot", NULL
+	"knobs", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot", "profile", NULL
 };
+static const char *const job_profile_keys[] = { "perf", "freq", NULL };
 /* Matrix axes that are boot configuration, not recipe parameters. */
 static const char *const job_boot_axes[] = { "kernel", "cmdline", NULL };
 static const char *const job_boot_keys[] = { "cmdline_base", NULL };
@@ -530,6 +531,32 @@ job_parse_bind(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	return 0;
 }
 
+/* "profile": {"perf": "record", "freq": 999}: the only profiler is perf
+ * record, and its values reach the agent as data, never a shell. */
+static int
+job_parse_profile(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	json_t *pr = NULL;
+	const char *how = NULL;
+	int64_t freq = BF_PROFILE_DEFAULT_FREQ;
+	int r;
+
+	if ((r = jx_obj(doc, "profile", JX_OPTIONAL, &pr, "", d)) != 0 || pr == NULL)
+		return r;
+	if ((r = jx_only_keys(pr, job_profile_keys, "profile", d)) != 0 ||
+	    (r = jx_str(pr, "perf", JX_REQUIRED, BF_MAX_NAME, &how, "profile", d)) != 0 ||
+	    (r = jx_int(pr, "freq", JX_OPTIONAL, 1, BF_MAX_PROFILE_FREQ, &freq, "profile",
+	    d)) != 0)
+		return r;
+	if (strcmp(how, "record") != 0) {
+		bf_diag_set(d, "profile.perf", "\"%.64s\" is not one of record", how);
+		return BF_ERR_INVALID;
+	}
+	job->profile_perf = 1;
+	job->profile_freq = (int)freq;
+	return 0;
+}
+
 /* strdup of an optional string that must also be a valid name when check_name. */
 static int
 job_dup_str(const json_t *doc, const char *key, int required, size_t maxlen, int check_name,
@@ -582,6 +609,7 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_params(job, doc, d)) != 0 ||
 	    (r = job_parse_knobs(job, doc, d)) != 0 ||
 	    (r = job_parse_bind(job, doc, d)) != 0 ||
+	    (r = job_parse_profile(job, doc, d)) != 0 ||
 	    (r = job_parse_reps(job, doc, d)) != 0 ||
 	    (r = job_parse_order(job, doc, d)) != 0 ||
 	    (r = job_parse_boot(job, doc, d)) != 0)

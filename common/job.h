@@ -33,6 +33,9 @@
  *   "aslr": false,                             optional; false: the workload
  *                                              runs with ADDR_NO_RANDOMIZE
  *   "drop_caches": true                        optional; before each iteration
+ *   "profile": {"perf": "record",              optional; one extra, unmeasured
+ *               "freq": 999}                   iteration per run under perf record -g
+ *                                              at freq Hz (1..BF_MAX_PROFILE_FREQ)
  *   "kernel": "6.12.95+deb12-cloud-amd64",     optional; the release to boot (a matrix
  *                                              axis "kernel" may vary it instead)
  *   "cmdline": "no5lvl",                       optional; parameters to boot with (axis
@@ -81,6 +84,8 @@ struct job_spec {
 	json_t *bind;			/* object (owned) or NULL */
 	int aslr;			/* -1 absent, 0 off, 1 on */
 	int drop_caches;		/* 0/1 */
+	int profile_perf;		/* 1: "profile": {"perf": "record"} */
+	int profile_freq;		/* Hz, when profile_perf */
 	json_t *json;			/* the document (owned) */
 };
 

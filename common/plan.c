@@ -8,6 +8,7 @@
 
 #include "jx.h"
 #include "plan.h"
+#include "step-schema.h"
 
 enum plan_order
 plan_order_of(const struct job_spec *job)
@@ -107,7 +108,8 @@ out:
 
 /*
  * What the job asks of the machine itself: the cell's knobs (applied, read
- * back and restored by the agent), NUMA/CPU binding, ASLR, drop_caches.
+ * back and restored by the agent), NUMA/CPU binding, ASLR, drop_caches, and
+ * the profiled iteration.
  */
 static int
 plan_step_machine_state(const struct plan_step_in *in, json_t *step)
@@ -122,6 +124,10 @@ plan_step_machine_state(const struct plan_step_in *in, json_t *step)
 	if (job->aslr == 0 && json_object_set_new(step, "aslr", json_false()) != 0)
 		return BF_ERR_ALLOC;
 	if (job->drop_caches == 1 && json_object_set_new(step, "drop_caches", json_true()) != 0)
+		return BF_ERR_ALLOC;
+	if (job->profile_perf && json_object_set_new(step, STEP_FIELD_PROFILE,
+	    json_pack("{s:s,s:i}", STEP_PROFILE_PERF, STEP_PROFILE_RECORD, STEP_PROFILE_FREQ,
+	    job->profile_freq)) != 0)
 		return BF_ERR_ALLOC;
 	return 0;
 }

@@ -31,6 +31,12 @@
 #define STEP_FIELD_PRE		"pre_iteration"	/* array of argv arrays */
 #define STEP_FIELD_SERVICES	"services"
 #define STEP_FIELD_PATHS	"paths"
+#define STEP_FIELD_PROFILE	"profile"	/* {"perf": "record", "freq": Hz} */
+
+/* profile */
+#define STEP_PROFILE_PERF	"perf"		/* "record": perf record -g */
+#define STEP_PROFILE_RECORD	"record"
+#define STEP_PROFILE_FREQ	"freq"		/* 1..BF_MAX_PROFILE_FREQ */
 
 /* metrics[i] */
 #define STEP_METRIC_NAME	"name"

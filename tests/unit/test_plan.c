@@ -330,7 +330,8 @@ test_step(void)
 		{ .iterations = 3, .warmup = 0, .timeout_s = -86400, .ok = 0 },
 	};
 	struct job_spec *job = job_of("{\"recipe\":\"cpu-loop\",\"machines\":{\"class\":\"x\"},"
-	    "\"bind\":{\"cpus\":\"0-1\"},\"aslr\":false,\"drop_caches\":true}");
+	    "\"bind\":{\"cpus\":\"0-1\"},\"aslr\":false,\"drop_caches\":true,"
+	    "\"profile\":{\"perf\":\"record\",\"freq\":4321}}");
 	struct job_spec *plain = job_of("{\"recipe\":\"cpu-loop\","
 	    "\"machines\":{\"class\":\"x\"}}");
 	json_t *values = json_pack("{s:i,s:s,s:s}", "loops", 7, "mode", "a", "msg",
@@ -383,6 +384,10 @@ test_step(void)
 		    "cpus")), "0-1");
 		T_CHECK(json_is_false(json_object_get(step, "aslr")));
 		T_CHECK(json_is_true(json_object_get(step, "drop_caches")));
+		T_EQ_STR(json_string_value(json_object_get(json_object_get(step, "profile"),
+		    "perf")), "record");
+		T_EQ_INT(json_integer_value(json_object_get(json_object_get(step, "profile"),
+		    "freq")), 4321);
 		json_decref(step);
 	}
 
@@ -395,7 +400,8 @@ test_step(void)
 	T_EQ_INT(plan_step(&in, &step, &d), 0);
 	T_CHECK(step != NULL && json_object_get(step, "knobs") == NULL &&
 	    json_object_get(step, "bind") == NULL && json_object_get(step, "aslr") == NULL &&
-	    json_object_get(step, "drop_caches") == NULL);
+	    json_object_get(step, "drop_caches") == NULL &&
+	    json_object_get(step, "profile") == NULL);
 	json_decref(step);
 	in.knobs = NULL;
 	T_EQ_INT(plan_step(&in, &step, &d), 0);
