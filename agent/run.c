@@ -20,6 +20,7 @@
 #include "service.h"
 #include "caps.h"
 #include "metric.h"
+#include "profile.h"
 #include "run.h"
 #include "snapshot.h"
 #include "step.h"
@@ -94,8 +95,9 @@ run_attach(pid_t pid, void *arg)
 	counters_attach(arg, pid, 1);
 }
 
+/* The iteration line; profile: the profiled one, which is no measurement. */
 static int
-run_iteration_line(const struct step *st, int64_t it, int warmup,
+run_iteration_line(const struct step *st, int64_t it, int warmup, int profile,
     const struct exec_result *res)
 {
 	struct buf b, missing;
@@ -106,9 +108,10 @@ run_iteration_line(const struct step *st, int64_t it, int warmup,
 
 	buf_init(&b, EMIT_MAX_LINE);
 	buf_init(&missing, EMIT_MAX_LINE);
-	if ((r = buf_printf(&b, "{\"type\":\"iteration\",\"iteration\":%lld,\"warmup\":%s,"
+	if ((r = buf_printf(&b, "{\"type\":\"iteration\",\"iteration\":%lld,\"warmup\":%s,%s"
 	    "\"exit\":%d,\"signal\":%d,\"timeout\":%s,\"wall_s\":", (long long)it,
-	    warmup ? "true" : "false", res->exit_code, res->signal,
+	    warmup ? "true" : "false", profile ? "\"profile\":true," : "", res->exit_code,
+	    res->signal,
 	    res->timeout ? "true" : "false")) != 0 ||
 	    (r = ajson_put_num(&b, res->wall_s)) != 0 ||
 	    (r = buf_puts(&b, ",\"user_s\":")) != 0 ||
@@ -235,12 +238,49 @@ run_cmds(const struct step *st, const struct step_cmd *cmds, size_t n, const cha
 	return r;
 }
 
+/*
+ * After the measured iterations: the workload once more under perf record
+ * (pre_iteration and drop_caches as before any iteration). Its line says
+ * "profile": true; whatever it exits with, the measured run stands.
+ */
+static int
+run_profile(const struct step *st, struct profile *prof, int64_t it, struct bf_diag *d)
+{
+	struct exec_result res;
+	int r;
+
+	exec_result_init(&res);
+	if ((r = run_cmds(st, st->pre, st->npre, "pre_iteration", it, d)) != 0)
+		goto out;
+	if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, d)) != 0)
+		goto out;
+	if ((r = profile_record(prof, st, it, &res, d)) != 0) {
+		if (d->msg[0] == '\0')
+			bf_diag_set(d, "profile", "agent: %s", bf_err_str(r));
+		goto out;
+	}
+	if ((r = run_iteration_line(st, it, 0, 1, &res)) != 0)
+		goto out;
+	if (res.exec_errno != 0) {
+		fprintf(stderr, "profile: \"%.200s\": %s: %s\n", prof->perf, res.exec_what,
+		    strerror(res.exec_errno));
+	} else if (res.exit_code != 0) {
+		fprintf(stderr, "profile: perf record exited with status %d\n", res.exit_code);
+	}
+	r = profile_emit(prof, st);
+out:
+	profile_cleanup(prof);
+	exec_result_free(&res);
+	return r;
+}
+
 int
 run_step(void)
 {
 	struct step *st = NULL;
 	struct exec_result res;
 	struct counters ctr;
+	struct profile prof;
 	struct bf_diag d;
 	struct buf in;
 	pid_t svc[16];
@@ -249,6 +289,7 @@ run_step(void)
 	int r, ok = 1, status = RUN_EXIT_ERROR;
 
 	counters_init(&ctr, "");
+	memset(&prof, 0, sizeof(prof));
 	buf_init(&in, BF_MAX_STEP);
 	exec_result_init(&res);
 	bf_diag_clear(&d);
@@ -268,6 +309,9 @@ run_step(void)
 	if ((r = step_parse(in.data != NULL ? in.data : "", in.len, &st, &d)) != 0)
 		goto out;
 	if ((r = run_setenv(st, &d)) != 0)
+		goto out;
+	/* a machine without perf fails this run before anything runs */
+	if (st->profile && (r = profile_find(&prof, &d)) != 0)
 		goto out;
 	exec_set_fatal_hook(run_on_fatal);
 	if ((r = bind_resolve(&st->bind, d.msg, sizeof(d.msg))) != 0)
@@ -304,7 +348,7 @@ run_step(void)
 			goto out;
 		}
 		counters_after(&ctr, svc, exec_kept_pids(svc, sizeof(svc) / sizeof(svc[0])));
-		if ((r = run_iteration_line(st, it, warm, &res)) != 0 ||
+		if ((r = run_iteration_line(st, it, warm, 0, &res)) != 0 ||
 		    (r = counters_emit(&ctr, it)) != 0)
 			goto out;
 		if (res.exec_errno != 0) {
@@ -322,6 +366,8 @@ run_step(void)
 				ok = 0;
 		}
 	}
+	if (st->profile && (r = run_profile(st, &prof, total, &d)) != 0)
+		goto out;
 	status = ok ? RUN_EXIT_OK : RUN_EXIT_FAILED;
 	r = 0;
 out:
@@ -343,6 +389,7 @@ out:
 	}
 	(void)emit_done(ok, measured);
 	exec_set_attach(NULL, NULL);
+	profile_cleanup(&prof);
 	counters_free(&ctr);
 	exec_result_free(&res);
 	step_free(st);

@@ -431,6 +431,46 @@ step_f_drop_caches(const struct ajson *v, struct step *st, struct bf_diag *d)
 	return 0;
 }
 
+/* "profile": {"perf": "record", "freq": 999}: one more iteration, unmeasured,
+ * under perf record (agent/profile.c). */
+static int
+step_f_profile(const struct ajson *v, struct step *st, struct bf_diag *d)
+{
+	const struct ajson *e;
+	size_t i;
+	int r;
+
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_PROFILE, d)) != 0)
+		return r;
+	st->profile_freq = BF_PROFILE_DEFAULT_FREQ;
+	for (i = 0; i < v->n; i++) {
+		e = v->items[i];
+		if (strcmp(e->key, STEP_PROFILE_PERF) == 0) {
+			if (e->type != AJSON_STR || strcmp(e->str, STEP_PROFILE_RECORD) != 0) {
+				bf_diag_set(d, "profile.perf", "expected \"record\"");
+				return BF_ERR_INVALID;
+			}
+			st->profile = 1;
+		} else if (strcmp(e->key, STEP_PROFILE_FREQ) == 0) {
+			if (e->type != AJSON_NUM || !e->is_int || e->i < 1 ||
+			    e->i > BF_MAX_PROFILE_FREQ) {
+				bf_diag_set(d, "profile.freq", "expected an integer in 1..%d",
+				    BF_MAX_PROFILE_FREQ);
+				return BF_ERR_RANGE;
+			}
+			st->profile_freq = (int)e->i;
+		} else {
+			bf_diag_set(d, "profile", "unknown field \"%.64s\"", e->key);
+			return BF_ERR_INVALID;
+		}
+	}
+	if (!st->profile) {
+		bf_diag_set(d, "profile.perf", "missing");
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
 /* POSIX portable environment names; anything else could smuggle '=' or NUL. */
 static int
 step_env_name_ok(const char *s)
@@ -783,6 +823,7 @@ static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_SERVICES,	.required = 0,	.fn = step_f_services },
 	{ .name = STEP_FIELD_PATHS,	.required = 0,	.fn = step_f_paths },
 	{ .name = "pmu",		.required = 0,	.fn = step_f_pmu },
+	{ .name = STEP_FIELD_PROFILE,	.required = 0,	.fn = step_f_profile },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 

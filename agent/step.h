@@ -81,6 +81,8 @@ struct step {
 	char **pmu_name;		/* "pmu": named raw events, npmu each */
 	char **pmu_spec;		/* "r0108" */
 	size_t npmu;
+	int profile;			/* "profile": one more iteration under perf record */
+	int profile_freq;		/* its -F, Hz */
 };
 
 /*

@@ -136,6 +136,20 @@ static const struct step_case cases[] = {
 	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"aslr\":0}", .msg = "aslr: number where a boolean" },
 	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"drop_caches\":\"yes\"}",
 	  .msg = "drop_caches: string where" },
+	/* profile */
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":{\"perf\":\"record\",\"freq\":20000}}",
+	  .ok = 1 },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":{\"perf\":\"record\",\"freq\":20001}}",
+	  .msg = "profile.freq: expected an integer in 1..20000" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":{\"perf\":\"record\",\"freq\":9.5}}",
+	  .msg = "profile.freq: expected an integer" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":{\"perf\":\"record -a\"}}",
+	  .msg = "profile.perf: expected \"record\"" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":{\"freq\":99}}",
+	  .msg = "profile.perf: missing" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":{\"perf\":\"record\",\"args\":[\"-a\"]}}",
+	  .msg = "profile: unknown field \"args\"" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"profile\":true}", .msg = "profile: boolean where" },
 	/* setup, pre_iteration, services */
 	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"setup\":[[\"tar\",\"xf\",\"a\"],[\"make\",\"tinyconfig\"]],"
 	  "\"pre_iteration\":[[\"make\",\"clean\"]],\"services\":[{\"argv\":[\"redis-server\"],"
