@@ -3,8 +3,10 @@
  * environment snapshot of a step is stored once per distinct text, named
  * by the sha256 the store computes over exactly the text it keeps, and
  * each run names its own; a row is never changed, so an old run's
- * environment cannot move when the machine does.
+ * environment cannot move when the machine does. A run's artifacts (its
+ * profile) are stored the same way, as bytes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,4 +117,92 @@ int
 store_fingerprint_get(struct store *s, const char *sha256, char **json_text)
 {
 	return doc_get(s, Q_FP_GET, sha256, json_text);
+}
+
+struct artifact_arg {
+	int64_t run_id;
+	const char *name;
+	const void *p;
+	size_t n;
+	const char *sha256;
+};
+
+static int
+artifact_tx(struct store *s, void *arg)
+{
+	const struct artifact_arg *a = arg;
+	int r;
+
+	if ((r = store_run_held(s, a->run_id)) != 0 ||
+	    (r = store_q_exec(s, Q_ART_ADD, NULL, "tbId", a->sha256, a->p, a->n, (int64_t)a->n,
+	    store_now_s())) != 0 ||
+	    (r = store_q_exec(s, Q_RA_DEL, NULL, "It", a->run_id, a->name)) != 0)
+		return r;
+	return store_q_exec(s, Q_RA_ADD, NULL, "Itt", a->run_id, a->name, a->sha256);
+}
+
+int
+store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const void *p,
+    size_t n, char sha256[65])
+{
+	struct artifact_arg a = { .run_id = run_id, .name = name, .p = p, .n = n,
+		.sha256 = sha256 };
+
+	if (s == NULL || name == NULL || name[0] == '\0' || strlen(name) > BF_MAX_NAME ||
+	    (p == NULL && n > 0) || sha256 == NULL)
+		return BF_ERR_INVALID;
+	if (n > BF_MAX_ARTIFACT_PERF)
+		return BF_ERR_TOOBIG;
+	if (p == NULL)
+		a.p = "";
+	sha256_hex(a.p, n, sha256);
+	return store_tx(s, artifact_tx, &a);
+}
+
+int
+store_run_artifact(struct store *s, int64_t run_id, const char *name, void **data,
+    size_t *n, char sha256[65])
+{
+	struct db_stmt *st = NULL;
+	const void *b;
+	const char *h;
+	size_t len;
+	int r;
+
+	*data = NULL;
+	*n = 0;
+	if (s == NULL || name == NULL)
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_RA_GET, &st, "It", run_id, name)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	len = db_col_bytes(st, 0);
+	b = db_col_blob(st, 0);
+	h = db_col_text(st, 2);
+	/* what the row says it holds, or nothing: a short blob is not the artifact */
+	if ((int64_t)len != db_col_int64(st, 1) || h == NULL || !sha256_is_hex(h) ||
+	    (len > 0 && b == NULL)) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	if ((*data = malloc(len + 1)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if (len > 0)
+		memcpy(*data, b, len);
+	((char *)*data)[len] = '\0';
+	*n = len;
+	snprintf(sha256, 65, "%s", h);
+	r = 0;
+out:
+	if (st != NULL)
+		db_reset(st);
+	store_unlock(s);
+	return r;
 }

@@ -32,6 +32,7 @@ enum store_q {
 	/* runs */
 	Q_R_ADD, Q_R_BY_JOB, Q_R_GET, Q_R_HEAD, Q_R_CLAIM_PICK, Q_R_CLAIM, Q_R_RENEW,
 	Q_R_INFO, Q_R_CMDLINE, Q_R_KNOBS, Q_SN_ADD, Q_SN_GET, Q_R_SNAPSHOT,
+	Q_ART_ADD, Q_RA_DEL, Q_RA_ADD, Q_RA_GET,
 	Q_FP_OF_RUN, Q_FP_ADD, Q_FP_GET, Q_R_FP, Q_R_CLONE_BOOT, Q_R_CELL_SAMPLES, Q_R_CELL_BOOTS, Q_M_FINGERPRINT, Q_M_BOOT, Q_M_BOOT_KEY, Q_R_FINISH, Q_R_RETRY, Q_R_DROP_SAMPLES, Q_S_ADD, Q_S_BY_RUN, Q_S_BY_JOB, Q_L_ADD, Q_L_GET,
 	/* recovery */
 	Q_REC_SAMPLES, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
@@ -92,7 +93,8 @@ int store_tx(struct store *s, store_tx_fn fn, void *arg);
 
 /*
  * Fetch cached statement id, reset it and bind its parameters from fmt:
- * 't' const char * (NULL binds NULL), 'I' int64_t, 'd' double. Pass every
+ * 't' const char * (NULL binds NULL), 'I' int64_t, 'd' double, 'b' a blob
+ * (const void *, then size_t; copied). Pass every
  * integer cast to int64_t: the varargs are not type-checked. Text is bound
  * SQLITE_STATIC, so it must stay alive until the statement is next reset.
  */

@@ -220,6 +220,23 @@ static const char *const store_migrations[] = {
 	" created_at REAL NOT NULL);"
 	"ALTER TABLE runs ADD COLUMN fingerprint_doc_sha256 TEXT;"
 	"PRAGMA user_version = 10;",
+	/* 11: profiles as artifacts (issue 16): the bytes of each distinct
+	 * artifact once (sha256 computed by the store over exactly them,
+	 * size-capped before they get here), and the artifacts each run names
+	 * ("folded", "perf.data"). A retried run's newer artifact replaces
+	 * the name; the bytes row is never changed. No REFERENCES, as for
+	 * snapshots: both rows are written in one transaction. */
+	"CREATE TABLE artifacts ("
+	" sha256 TEXT PRIMARY KEY,"
+	" bytes BLOB NOT NULL,"
+	" size INTEGER NOT NULL,"
+	" created_at REAL NOT NULL);"
+	"CREATE TABLE run_artifacts ("
+	" run_id INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" sha256 TEXT NOT NULL,"
+	" PRIMARY KEY (run_id, name));"
+	"PRAGMA user_version = 11;",
 };
 
 /*
@@ -396,6 +413,18 @@ static const char *const store_migrations_pg[] = {
 	" created_at DOUBLE PRECISION NOT NULL);"
 	"ALTER TABLE runs ADD COLUMN fingerprint_doc_sha256 TEXT;"
 	"UPDATE bf_schema SET version = 10;",
+	/* 11: as on SQLite */
+	"CREATE TABLE artifacts ("
+	" sha256 TEXT PRIMARY KEY,"
+	" bytes BYTEA NOT NULL,"
+	" size BIGINT NOT NULL,"
+	" created_at DOUBLE PRECISION NOT NULL);"
+	"CREATE TABLE run_artifacts ("
+	" run_id BIGINT NOT NULL,"
+	" name TEXT NOT NULL,"
+	" sha256 TEXT NOT NULL,"
+	" PRIMARY KEY (run_id, name));"
+	"UPDATE bf_schema SET version = 11;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");

@@ -125,6 +125,13 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_SN_ADD] = "INSERT INTO snapshots (sha256, json, created_at) VALUES (?1, ?2, ?3)"
 	    " ON CONFLICT DO NOTHING",
 	[Q_SN_GET] = "SELECT json FROM snapshots WHERE sha256 = ?1",
+	/* a run's artifacts (step 11): bytes once per sha256, names per run */
+	[Q_ART_ADD] = "INSERT INTO artifacts (sha256, bytes, size, created_at) VALUES (?1, ?2, ?3, ?4)"
+	    " ON CONFLICT DO NOTHING",
+	[Q_RA_DEL] = "DELETE FROM run_artifacts WHERE run_id = ?1 AND name = ?2",
+	[Q_RA_ADD] = "INSERT INTO run_artifacts (run_id, name, sha256) VALUES (?1, ?2, ?3)",
+	[Q_RA_GET] = "SELECT a.bytes, a.size, a.sha256 FROM run_artifacts ra"
+	    " JOIN artifacts a ON a.sha256 = ra.sha256 WHERE ra.run_id = ?1 AND ra.name = ?2",
 	[Q_R_SNAPSHOT] = "UPDATE runs SET snapshot_sha256 = ?2 WHERE id = ?1",
 	/* the same for the machine's fingerprint as the run starts (step 10) */
 	[Q_FP_OF_RUN] = "SELECT m.fingerprint FROM runs r JOIN machines m ON m.name = r.machine"
@@ -332,6 +339,12 @@ store_vq(struct store *s, enum store_q id, struct db_stmt **stp, const char *fmt
 		case 'd':
 			r = db_bind_double(st, i, va_arg(ap, double));
 			break;
+		case 'b': {	/* a blob: pointer, then size_t length */
+			const void *p = va_arg(ap, const void *);
+
+			r = db_bind_blob(st, i, p, va_arg(ap, size_t));
+			break;
+		}
 		default:
 			r = BF_ERR_INVALID;
 			break;

@@ -239,6 +239,19 @@ int store_snapshot_get(struct store *s, const char *sha256, char **json_text);
 /* The fingerprint document a run started under (the run's
  * "fingerprint_doc_sha256", schema step 10), the same way. */
 int store_fingerprint_get(struct store *s, const char *sha256, char **json_text);
+/*
+ * An artifact of a run (a profile's "folded" or "perf.data", schema step
+ * 11): the bytes p[0..n) stored once per distinct sha256, which the store
+ * computes into sha256, and the run naming them as name (replacing what
+ * it named so before: a retried run's newer profile wins). Only while the
+ * run is this coordinator's. (store-evidence.c)
+ */
+int store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const void *p,
+    size_t n, char sha256[65]);
+/* The artifact a run names name: *data (malloc'd, the caller frees; never
+ * NULL on success), *n and its sha256. BF_ERR_NOTFOUND when it has none. */
+int store_run_artifact(struct store *s, int64_t run_id, const char *name, void **data,
+    size_t *n, char sha256[65]);
 /* Record a machine's fingerprint (JSON text) and its hash. */
 int store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
     const char *sha256);

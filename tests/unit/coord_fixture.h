@@ -144,7 +144,8 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 /* Undo schema step 10 (run-time fingerprints), then 9 (snapshots), behind
  * the store's back: the first part of making a store of any older schema
  * from a new one. */
-#define FIX_UNDO_STEP10 "ALTER TABLE runs DROP COLUMN fingerprint_doc_sha256;" \
+#define FIX_UNDO_STEP11 "DROP TABLE run_artifacts; DROP TABLE artifacts;"
+#define FIX_UNDO_STEP10 FIX_UNDO_STEP11 " ALTER TABLE runs DROP COLUMN fingerprint_doc_sha256;" \
 	" DROP TABLE fingerprints;"
 #define FIX_UNDO_STEP9 FIX_UNDO_STEP10 \
 	" ALTER TABLE runs DROP COLUMN snapshot_sha256; DROP TABLE snapshots;"

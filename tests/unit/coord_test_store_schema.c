@@ -4,7 +4,8 @@
  * store, a reopen that migrates nothing, a store from a newer benchfleetd
  * refused and left alone, files that are not stores, both engines at the
  * same columns, and a store made by schema 6 opening with every sample
- * intact. Step 8 has its own: coord_test_store_plan.c.
+ * intact. Steps 9, 10 and 11 (snapshots, fingerprints, artifacts) each
+ * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 10);	/* bump with each new migration step */
+	T_EQ_INT(v, 11);	/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -265,7 +266,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 10);
+	T_EQ_INT(store_schema_version(s), 11);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -392,7 +393,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 10);
+	T_EQ_INT(store_schema_version(s), 11);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -519,7 +520,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 10);
+	T_EQ_INT(store_schema_version(s), 11);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -591,11 +592,116 @@ out:
 	store_close(s);
 }
 
+/*
+ * Step 11: a store of schema 10 with samples opens with every sample as it
+ * was. Then a run's artifacts: the bytes come back exactly (NUL bytes and
+ * all) under the sha256 the store computed; two runs with the same bytes
+ * share one row; a retried run's newer artifact replaces the name; a run
+ * another coordinator holds, or none, cannot name one; a run without one
+ * is BF_ERR_NOTFOUND.
+ */
+static void
+test_migrate_artifacts(void)
+{
+	static const char pd[] = "PERFILE2\0\0\x01\xff binary";
+	static const char folded[] = "work;main;basic_cpu 61\n";
+	struct store_sample sm[1] = { { "ops", 12.5, "ops/s" } };
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL;
+	char *bt = NULL, *at = NULL, hex[65], want[65];
+	void *data = NULL;
+	int64_t job, first;
+	size_t n = 0;
+	int r;
+
+	if ((s = open_fresh("art.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "a1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 3);
+	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	first = c->run_id;
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("art.db", FIX_UNDO_STEP11);
+	force_version("art.db", 10);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("art.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 11);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "12.5") != NULL);
+	T_EQ_STR(at, bt);
+	T_EQ_INT(store_run_artifact(s, first, "folded", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_CHECK(data == NULL);
+	/* a finished run is no one's: it cannot name an artifact */
+	T_CHECK(store_run_add_artifact(s, first, "folded", folded, strlen(folded), hex) != 0);
+
+	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", pd, sizeof(pd) - 1, hex), 0);
+	sha256_hex(pd, sizeof(pd) - 1, want);
+	T_EQ_STR(hex, want);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", folded, strlen(folded), hex), 0);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex), 0);
+	T_CHECK(data != NULL && n == sizeof(pd) - 1 && memcmp(data, pd, n) == 0);
+	T_EQ_STR(hex, want);
+	free(data);
+	data = NULL;
+	/* a retry's newer profile replaces the name */
+	T_EQ_INT(store_run_retry(s, c->run_id, "link lost", 3, &r), 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "x;y 2\n", 6, hex), 0);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex), 0);
+	T_CHECK(data != NULL && n == 6 && memcmp(data, "x;y 2\n", 6) == 0);
+	free(data);
+	data = NULL;
+	store_claim_free(c);
+	c = NULL;
+	/* the same bytes from another run: one row */
+	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", pd, sizeof(pd) - 1, hex), 0);
+	n = 0;
+	T_EQ_INT(count_rows("art.db", "artifacts", &n), 0);
+	T_EQ_INT(n, 3);
+	n = 0;
+	T_EQ_INT(count_rows("art.db", "run_artifacts", &n), 0);
+	T_EQ_INT(n, 3);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "", pd, 1, hex), BF_ERR_INVALID);
+out:
+	store_claim_free(c);
+	free(data);
+	free(bt);
+	free(at);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
 	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db",
-	    "snap.db", "fp.db" };
+	    "snap.db", "fp.db", "art.db" };
 
 	if (fix_where_init(&where, "store-schema") != 0)
 		return 1;
@@ -603,6 +709,7 @@ main(void)
 	test_migrate_trust();
 	test_migrate_snapshots();
 	test_migrate_fingerprints();
+	test_migrate_artifacts();
 	if (where.pg_url != NULL)
 		test_same_schema();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
