@@ -11,6 +11,7 @@
 
 #include "agentline.h"
 #include "jx.h"
+#include "sha256.h"
 
 const struct agentline_builtin agentline_builtins[AGENTLINE_NBUILTIN] = {
 	[AGENTLINE_WALL_S] = { .name = "wall_s", .unit = "s" },
@@ -173,7 +174,7 @@ agentline_knobs(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
 
 static const char *const agentline_iteration_fields[] = {
 	"type", "iteration", "warmup", "exit", "signal", "timeout", "wall_s", "user_s", "sys_s",
-	"maxrss_kb", "metrics", "missing", "error", NULL
+	"maxrss_kb", "metrics", "missing", "error", "profile", NULL
 };
 
 static int
@@ -235,6 +236,7 @@ agentline_iteration(const json_t *o, struct agentline_event *ev, struct bf_diag 
 	    "iteration", d)) != 0 ||
 	    (r = jx_bool(o, "warmup", JX_OPTIONAL, &it->warmup, "iteration", d)) != 0 ||
 	    (r = jx_bool(o, "timeout", JX_OPTIONAL, &it->timeout, "iteration", d)) != 0 ||
+	    (r = jx_bool(o, "profile", JX_OPTIONAL, &it->profile, "iteration", d)) != 0 ||
 	    (r = jx_int(o, "exit", JX_OPTIONAL, -1, 255, &it->exit, "iteration", d)) != 0 ||
 	    (r = jx_int(o, "signal", JX_OPTIONAL, 0, 128, &it->signal, "iteration", d)) != 0 ||
 	    (r = agentline_str(o, "error", BF_MAX_LOG_LINE, 0, &it->error, "iteration", d)) != 0)
@@ -390,6 +392,81 @@ agentline_counters(const json_t *o, struct agentline_event *ev, struct bf_diag *
 	return 0;
 }
 
+/* The artifacts of a profile, by name, with their caps. */
+static const struct {
+	const char *name;
+	int64_t max;
+} agentline_artifacts[] = {
+	{ .name = "folded", .max = BF_MAX_ARTIFACT_FOLDED },
+	{ .name = "perf.data", .max = BF_MAX_ARTIFACT_PERF },
+};
+
+static int
+agentline_artifact_name(const json_t *o, const char *path, const char **name, int64_t *max,
+    struct bf_diag *d)
+{
+	char p[BF_DIAG_FIELD];
+	size_t i;
+	int r;
+
+	if ((r = jx_str(o, "name", JX_REQUIRED, BF_MAX_NAME, name, path, d)) != 0)
+		return r;
+	for (i = 0; i < sizeof(agentline_artifacts) / sizeof(agentline_artifacts[0]); i++)
+		if (strcmp(*name, agentline_artifacts[i].name) == 0) {
+			*max = agentline_artifacts[i].max;
+			return 0;
+		}
+	bf_diag_set(d, jx_path(p, sizeof(p), path, "name"), "\"%.64s\" is not one of folded, "
+	    "perf.data", *name);
+	return BF_ERR_INVALID;
+}
+
+static const char *const agentline_artifact_fields[] = { "type", "name", "seq", "data", NULL };
+
+static int
+agentline_artifact(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
+{
+	struct agentline_artifact *a = &ev->u.artifact;
+	int r;
+
+	if ((r = agentline_artifact_name(o, "artifact", &a->name, &a->max, d)) != 0 ||
+	    (r = jx_int(o, "seq", JX_REQUIRED, 0, AGENTLINE_MAX_ARTIFACT_SEQ, &a->seq, "artifact",
+	    d)) != 0 ||
+	    (r = jx_str(o, "data", JX_REQUIRED, (BF_ARTIFACT_CHUNK + 2) / 3 * 4, &a->data,
+	    "artifact", d)) != 0)
+		return r;
+	a->data_len = strlen(a->data);
+	return 0;
+}
+
+static const char *const agentline_artifact_end_fields[] = {
+	"type", "name", "bytes", "sha256", "dropped", NULL
+};
+
+static int
+agentline_artifact_end(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
+{
+	struct agentline_artifact_end *e = &ev->u.artifact_end;
+	int r;
+
+	if ((r = agentline_artifact_name(o, "artifact_end", &e->name, &e->max, d)) != 0 ||
+	    (r = agentline_str(o, "dropped", AGENTLINE_MAX_DROPPED, 0, &e->dropped,
+	    "artifact_end", d)) != 0 ||
+	    (r = jx_str(o, "sha256", JX_OPTIONAL, 64, &e->sha256, "artifact_end", d)) != 0 ||
+	    (r = jx_int(o, "bytes", JX_REQUIRED, 0, e->dropped != NULL ? INT64_MAX : e->max,
+	    &e->bytes, "artifact_end", d)) != 0)
+		return r;
+	if ((e->sha256 == NULL) == (e->dropped == NULL)) {
+		bf_diag_set(d, "artifact_end", "needs exactly one of sha256 and dropped");
+		return BF_ERR_INVALID;
+	}
+	if (e->sha256 != NULL && !sha256_is_hex(e->sha256)) {
+		bf_diag_set(d, "artifact_end.sha256", "is not 64 lowercase hex digits");
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
 static const struct agentline_kind agentline_kinds[] = {
 	{ .name = "hello", .type = AGENTLINE_HELLO, .fields = agentline_hello_fields,
 	  .decode = agentline_hello },
@@ -407,6 +484,10 @@ static const struct agentline_kind agentline_kinds[] = {
 	  .decode = agentline_snapshot },
 	{ .name = "counters", .type = AGENTLINE_COUNTERS, .fields = agentline_counters_fields,
 	  .decode = agentline_counters },
+	{ .name = "artifact", .type = AGENTLINE_ARTIFACT, .fields = agentline_artifact_fields,
+	  .decode = agentline_artifact },
+	{ .name = "artifact_end", .type = AGENTLINE_ARTIFACT_END,
+	  .fields = agentline_artifact_end_fields, .decode = agentline_artifact_end },
 };
 #define AGENTLINE_NKINDS (sizeof(agentline_kinds) / sizeof(agentline_kinds[0]))
 

@@ -30,7 +30,9 @@ enum agentline_type {
 	AGENTLINE_ERROR,
 	AGENTLINE_DONE,
 	AGENTLINE_SNAPSHOT,	/* the step's environment (docs/evidence.md) */
-	AGENTLINE_COUNTERS	/* what the memory system did in one iteration */
+	AGENTLINE_COUNTERS,	/* what the memory system did in one iteration */
+	AGENTLINE_ARTIFACT,	/* a chunk of a profile's artifact */
+	AGENTLINE_ARTIFACT_END	/* its size and sha256, or why it was dropped */
 };
 
 /* The agent's own per-iteration measurements, in this order. */
@@ -113,6 +115,7 @@ struct agentline_iteration {
 	const char *missing_first;	/* "missing"[0], NULL when none */
 	size_t nmissing;
 	const char *error;		/* the workload could not start */
+	int profile;			/* the profiled iteration: no measurement */
 };
 
 struct agentline_error {
@@ -141,6 +144,26 @@ struct agentline_counters {
 	const json_t *notes;		/* NULL when absent */
 };
 
+/* The artifacts a profile may have, and the chunks of the largest. */
+#define AGENTLINE_MAX_ARTIFACT_SEQ	(BF_MAX_ARTIFACT_PERF / BF_ARTIFACT_CHUNK + 1)
+#define AGENTLINE_MAX_DROPPED		256
+
+struct agentline_artifact {
+	const char *name;	/* "folded" or "perf.data" */
+	int64_t max;		/* its cap: BF_MAX_ARTIFACT_FOLDED or _PERF */
+	int64_t seq;		/* from 0, one up per line */
+	const char *data;	/* base64 of at most BF_ARTIFACT_CHUNK bytes */
+	size_t data_len;
+};
+
+struct agentline_artifact_end {
+	const char *name;
+	int64_t max;
+	int64_t bytes;		/* <= max unless dropped */
+	const char *sha256;	/* 64 lowercase hex; NULL when dropped */
+	const char *dropped;	/* why the agent did not send it; NULL when sent */
+};
+
 struct agentline_event {
 	enum agentline_type type;	/* AGENTLINE_NONE when refused */
 	/* Refused: the type the line claimed, when it named one of the
@@ -155,6 +178,8 @@ struct agentline_event {
 		struct agentline_done done;
 		struct agentline_snapshot snapshot;
 		struct agentline_counters counters;
+		struct agentline_artifact artifact;
+		struct agentline_artifact_end artifact_end;
 	} u;
 	json_t *doc;			/* owned: the strings above point into it */
 };

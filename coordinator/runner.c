@@ -8,7 +8,6 @@
  * command line is the fixed "<agent> step" (the path shell-quoted), and the
  * step, argv included, travels as JSON on the agent's stdin.
  */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 
 #include "agentline.h"
+#include "artifact.h"
 #include "boot.h"
 #include "buf.h"
 #include "job.h"
@@ -26,7 +26,6 @@
 #include "recipes.h"
 #include "runner.h"
 #include "shquote.h"
-#include "stats.h"
 
 struct ingest {
 	const struct runner_env *env;
@@ -47,6 +46,8 @@ struct ingest {
 	int last_measured;
 	int counters_stored;
 	int counters_noted;		/* its unsupported/notes are logged once */
+	struct artifact_rx art;		/* the profile's artifact arriving */
+	int artifacts_stored;
 	int store_err;			/* storing a sample failed: BF_ERR_* */
 	char store_msg[256];
 	char first_error[512];
@@ -540,9 +541,17 @@ ingest_iteration(struct ingest *g, const struct agentline_iteration *it)
 	size_t n = 0, i, k;
 	int r;
 
-	g->iterations_seen++;
 	g->last_index = it->index;
 	g->last_measured = 0;
+	/* the profiled iteration is no measurement: not counted, not stored,
+	 * and how it ended does not fail the run */
+	if (it->profile) {
+		if (it->exit != 0 || it->signal != 0 || it->timeout)
+			sink_log(g->env, g->c->run_id, "coord", "profile: the profiled iteration "
+			    "did not end well; its profile may be partial");
+		return 0;
+	}
+	g->iterations_seen++;
 	if (it->timeout)
 		note_error(g, "iteration %lld timed out", (long long)it->index);
 	else if (it->signal != 0)
@@ -729,6 +738,28 @@ ingest_counters(struct ingest *g, const struct agentline_counters *c)
 	return r;
 }
 
+/* An artifact complete and checked goes to the store; one dropped or
+ * refused is said in the run log, and the run stands. */
+static int
+ingest_artifact(struct ingest *g, const struct agentline_artifact_end *e)
+{
+	char why[512], msg[600];
+	int r;
+
+	if (artifact_rx_end(&g->art, e, why, sizeof(why)) != 0) {
+		snprintf(msg, sizeof(msg), "profile: %s", why);
+		sink_log(g->env, g->c->run_id, "coord", msg);
+		return 0;
+	}
+	why[0] = '\0';
+	if ((r = g->env->sink.ops->artifact(g->env->sink.arg, g->c->run_id, e->name,
+	    g->art.data.data, g->art.data.len, why, sizeof(why))) != 0)
+		ingest_store_err(g, r, why);
+	else
+		g->artifacts_stored++;
+	return r;
+}
+
 /*
  * A line the decoder refused is logged. One that claimed to be an
  * iteration, a hello or the done line also fails the run: the agent we
@@ -818,70 +849,18 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	case AGENTLINE_COUNTERS:
 		ret = ingest_counters(g, &ev.u.counters);
 		break;
+	case AGENTLINE_ARTIFACT:
+		artifact_rx_chunk(&g->art, &ev.u.artifact);
+		break;
+	case AGENTLINE_ARTIFACT_END:
+		ret = ingest_artifact(g, &ev.u.artifact_end);
+		break;
 	case AGENTLINE_NONE:
 		break;
 	}
 out:
 	agentline_event_clear(&ev);
 	return ret;
-}
-
-/*
- * Adaptive repetitions: whether the cell of a run gets one more boot is
- * decided inside the transaction that finishes the run, under the lock of
- * its job (store_run_finish_adaptive), so two boots of one cell finishing
- * together, on one coordinator or two sharing a PostgreSQL store, cannot
- * both see the other as still running and both leave the cell short.
- * Here: what the question is, for a successful run about to finish.
- */
-static int
-runner_adaptive_prepare(const struct runner_claim *rc, struct runner_adaptive *ad)
-{
-	const struct job_spec *job = rc->job;
-	const struct recipe *r = rc->recipe;
-	const char *metric;
-
-	memset(ad, 0, sizeof(*ad));
-	if (job->target_ci_pct <= 0)
-		return 0;
-	metric = job->target_metric;
-	if (metric == NULL && r->nmetrics > 0)
-		metric = r->metrics[0].name;
-	if (metric == NULL || strlen(metric) >= sizeof(ad->metric))
-		return 0;
-	snprintf(ad->metric, sizeof(ad->metric), "%s", metric);
-	ad->target_ci_pct = job->target_ci_pct;
-	ad->max_boots = job->max_boots;
-	return 1;
-}
-
-int
-runner_adaptive_decide(void *arg, const double *v, const int *boot, size_t n, int planned)
-{
-	struct runner_adaptive *ad = arg;
-	double *means = NULL, half;
-	size_t k = 0;
-	struct stats_summary sm;
-	int want = 0;
-
-	ad->note[0] = '\0';
-	if (n == 0 || (means = calloc(n, sizeof(*means))) == NULL ||
-	    stats_boot_means(v, boot, n, means, &k) != 0)
-		goto out;
-	if ((int)k < planned || planned >= ad->max_boots || k < 2)
-		goto out;	/* other boots still to come, or at the cap */
-	if (stats_summarize(means, k, &sm) != 0 || !isfinite(sm.ci_hi) || sm.mean == 0)
-		goto out;
-	half = 100 * (sm.ci_hi - sm.mean) / fabs(sm.mean);
-	if (half > ad->target_ci_pct) {
-		want = 1;
-		snprintf(ad->note, sizeof(ad->note), "adaptive: %s 95%% CI +-%.3g%% over %zu "
-		    "boots is wider than the target %.3g%%; adding boot %d", ad->metric, half, k,
-		    ad->target_ci_pct, planned);
-	}
-out:
-	free(means);
-	return want;
 }
 
 void
@@ -943,11 +922,12 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	g.r = rc->recipe;
 	g.warmup = run->warmup;
 	g.last_index = -1;
+	artifact_rx_init(&g.art);
 	/* The agent is silent while a workload runs, but SSH keepalive replies
 	 * count as traffic: the idle limit detects a dead link, not a quiet
 	 * workload. The total bounds every iteration plus slack. */
-	total_ms = (long)(((int64_t)run->iterations + run->warmup) * run->timeout_s + 120) *
-	    1000L;
+	total_ms = (long)(((int64_t)run->iterations + run->warmup + rc->job->profile_perf) *
+	    run->timeout_s + 120) * 1000L;
 	ret = transport_exec(tr, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
 	    env->link_timeout_ms, total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
 	o->hello_seen = g.hello_seen;
@@ -956,6 +936,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	o->samples_stored = g.samples_stored;
 	o->snapshot_seen = g.snapshot_seen;
 	o->counters_stored = g.counters_stored;
+	o->artifacts_stored = g.artifacts_stored;
 	o->link_lost = ret == BF_ERR_LOST || ret == BF_ERR_TIMEOUT;
 	if (g.store_err != 0) {
 		/* A store outage is not the run's fault, so it uses up no
@@ -988,6 +969,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 		    g.first_error, status);
 	}
 out:
+	artifact_rx_free(&g.art);
 	buf_free(&cmd);
 	free(stepbuf);
 	json_decref(step);

@@ -47,6 +47,10 @@ struct runner_sink_ops {
 	    int seen);
 	void (*boot_key)(void *arg, const char *key);	/* NULL: unknown */
 	int (*fingerprint)(void *arg, const char *json_text, const char *sha256);
+	/* a profile's artifact, complete and checked (artifact.h): 0 or the
+	 * store's error, with why, as samples */
+	int (*artifact)(void *arg, int64_t run_id, const char *name, const void *p, size_t n,
+	    char *why, size_t whysz);
 };
 
 struct runner_sink {
@@ -88,6 +92,7 @@ struct run_outcome {
 	/* what ingest produced */
 	int hello_seen, done_seen, iterations_seen, samples_stored;
 	int snapshot_seen, counters_stored;	/* counters: samples of counters lines */
+	int artifacts_stored;			/* of the profiled iteration */
 };
 
 /* One agent binary per machine architecture (uname -m). */
@@ -178,6 +183,10 @@ int runner_probe(const struct runner_env *env, struct transport *tr, int *agent_
  */
 void runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
     const struct runner_claim *rc, struct run_outcome *o);
+
+/* The add-a-boot question for a successful run about to finish: 1 and *ad
+ * filled when the job is adaptive (runner-adaptive.c). */
+int runner_adaptive_prepare(const struct runner_claim *rc, struct runner_adaptive *ad);
 
 /*
  * The add-a-boot decision (store_cell_decide_fn): one more boot when every

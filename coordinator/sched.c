@@ -290,6 +290,20 @@ wsink_snapshot(void *arg, int64_t run_id, const char *json_text, char *why, size
 	return r;
 }
 
+static int
+wsink_artifact(void *arg, int64_t run_id, const char *name, const void *p, size_t n, char *why,
+    size_t whysz)
+{
+	struct worker_ctx *x = arg;
+	char sha[65];
+	int r;
+
+	if ((r = store_run_add_artifact(x->s->st, run_id, name, p, n, sha)) != 0)
+		snprintf(why, whysz, "the profile's %s: %s", name, r == BF_ERR_STATE ?
+		    "the run is no longer this coordinator's" : store_last_error());
+	return r;
+}
+
 static void
 wsink_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
 {
@@ -325,6 +339,7 @@ static const struct runner_sink_ops worker_sink_ops = {
 	.machine = wsink_machine,
 	.boot_key = wsink_boot_key,
 	.fingerprint = wsink_fingerprint,
+	.artifact = wsink_artifact,
 };
 
 /*

@@ -54,6 +54,14 @@ static const struct al_case al_cases[] = {
 	  "\"notes\":[\"n\"]}", .type = AGENTLINE_COUNTERS },
 	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{}}",
 	  .type = AGENTLINE_COUNTERS },
+	{ .line = "{\"type\":\"iteration\",\"iteration\":5,\"warmup\":false,\"profile\":true,"
+	  "\"exit\":0}", .type = AGENTLINE_ITERATION },
+	{ .line = "{\"type\":\"artifact\",\"name\":\"perf.data\",\"seq\":0,\"data\":\"YTti\"}",
+	  .type = AGENTLINE_ARTIFACT },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,\"sha256\":\""
+	  SHA "\"}", .type = AGENTLINE_ARTIFACT_END },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"perf.data\",\"bytes\":40000000,"
+	  "\"dropped\":\"over the cap\"}", .type = AGENTLINE_ARTIFACT_END },
 
 	/* Not a line at all. */
 	{ .line = "", .want = BF_ERR_PARSE },
@@ -166,6 +174,26 @@ static const struct al_case al_cases[] = {
 	  "\"extra\":1}", .want = BF_ERR_INVALID, .type = AGENTLINE_SNAPSHOT },
 	{ .line = "{\"type\":\"counters\",\"metrics\":{}}", .want = BF_ERR_INVALID,
 	  .type = AGENTLINE_COUNTERS, .field = "counters.iteration" },
+	{ .line = "{\"type\":\"iteration\",\"iteration\":5,\"profile\":1}", .want = BF_ERR_INVALID,
+	  .type = AGENTLINE_ITERATION, .field = "iteration.profile" },
+	{ .line = "{\"type\":\"artifact\",\"name\":\"/etc/passwd\",\"seq\":0,\"data\":\"\"}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT, .field = "artifact.name" },
+	{ .line = "{\"type\":\"artifact\",\"name\":\"folded\",\"seq\":-1,\"data\":\"YTti\"}",
+	  .want = BF_ERR_RANGE, .type = AGENTLINE_ARTIFACT, .field = "artifact.seq" },
+	{ .line = "{\"type\":\"artifact\",\"name\":\"folded\",\"seq\":0,\"data\":7}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT, .field = "artifact.data" },
+	{ .line = "{\"type\":\"artifact\",\"name\":\"folded\",\"seq\":0,\"data\":\"YTti\","
+	  "\"path\":\"/tmp/x\"}", .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":4194305,"
+	  "\"sha256\":\"" SHA "\"}", .want = BF_ERR_RANGE, .type = AGENTLINE_ARTIFACT_END,
+	  .field = "artifact_end.bytes" },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT_END, .field = "artifact_end" },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,\"sha256\":\""
+	  SHA "\",\"dropped\":\"x\"}", .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT_END,
+	  .field = "artifact_end" },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,\"sha256\":\"XYZ\"}",
+	  .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT_END, .field = "artifact_end.sha256" },
 	{ .line = "{\"type\":\"counters\",\"iteration\":0}", .want = BF_ERR_INVALID,
 	  .type = AGENTLINE_COUNTERS, .field = "counters.metrics" },
 	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{\"pmu.cycles\":null}}",

@@ -21,6 +21,8 @@
 
 struct rec_sink {
 	int logs, samples_calls, hellos, knobs, machines, boot_keys, fingerprints, snapshots;
+	int artifacts;
+	char artifact[256];		/* "name:bytes " of every artifact stored */
 	size_t samples;
 	int refuse_samples;		/* answer BF_ERR_IO from this call on (1-based) */
 	int refuse_snapshot;		/* answer BF_ERR_STATE */
@@ -140,6 +142,22 @@ rs_fingerprint(void *arg, const char *text, const char *sha)
 	return 0;
 }
 
+static int
+rs_artifact(void *arg, int64_t run_id, const char *name, const void *p, size_t n, char *why,
+    size_t whysz)
+{
+	struct rec_sink *r = arg;
+	size_t used = strlen(r->artifact);
+
+	(void)run_id;
+	(void)why;
+	(void)whysz;
+	r->artifacts++;
+	snprintf(r->artifact + used, sizeof(r->artifact) - used, "%s:%.*s ", name,
+	    (int)(n < 32 ? n : 32), (const char *)p);
+	return 0;
+}
+
 static const struct runner_sink_ops rec_ops = {
 	.log = rs_log,
 	.samples = rs_samples,
@@ -149,6 +167,7 @@ static const struct runner_sink_ops rec_ops = {
 	.machine = rs_machine,
 	.boot_key = rs_boot_key,
 	.fingerprint = rs_fingerprint,
+	.artifact = rs_artifact,
 };
 
 static struct store *st;
@@ -492,6 +511,71 @@ test_execute_evidence(void)
 	}
 }
 
+#define FOLDED_SHA "044a3cc90b711574bbf9bb6f070db9500adc4c3a79db2e8f3ab1627b28e37d29"
+#define ART(name, seq, data) "{\"type\":\"artifact\",\"name\":\"" name "\",\"seq\":" #seq \
+	",\"data\":\"" data "\"}\n"
+#define ART_END(name, bytes, sha) "{\"type\":\"artifact_end\",\"name\":\"" name "\"," \
+	"\"bytes\":" #bytes ",\"sha256\":\"" sha "\"}\n"
+
+/*
+ * A profiled run: the profiled iteration (index 2, after 2 measured) is
+ * neither counted nor stored, and its failure would not fail the run; the
+ * folded artifact, in two chunks, is stored as its bytes; a perf.data
+ * whose hash is not what the end line says, one whose chunks come out of
+ * order and one the agent dropped are each said in the run log, and the
+ * run is done.
+ */
+static void
+test_execute_profile(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
+		  "{\"type\":\"iteration\",\"iteration\":2,\"profile\":true,\"exit\":1,"
+		  "\"wall_s\":9}\n"
+		  ART("folded", 0, "YTti") ART("folded", 1, "IDMK") ART_END("folded", 6, FOLDED_SHA)
+		  ART("perf.data", 0, "YTtiIDMK") ART_END("perf.data", 6, FIX_AGENT_SHA)
+		  ART("perf.data", 0, "YTti") ART("perf.data", 2, "IDMK")
+		  ART_END("perf.data", 6, FOLDED_SHA)
+		  "{\"type\":\"artifact_end\",\"name\":\"perf.data\",\"bytes\":40000000,"
+		  "\"dropped\":\"over the cap of 33554432 bytes\"}\n"
+		  "{\"type\":\"done\",\"ok\":true,\"iterations\":2}\n" },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	struct store_claim *c;
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2},\"profile\":{\"perf\":\"record\"}}", NULL);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	execute(&env, tr, &agent_ok, c, &o);
+	T_EQ_INT(o.action, RUN_FINISH);
+	T_EQ_STR(o.state, "done");
+	T_EQ_INT(o.iterations_seen, 2);
+	T_EQ_INT(o.samples_stored, 2);
+	T_CHECK(strstr(rec.names, "2:") == NULL);
+	T_EQ_INT(o.artifacts_stored, 1);
+	T_EQ_STR(rec.artifact, "folded:a;b 3\n ");
+	T_CONTAINS(rec.logs_all, "profile: the profiled iteration did not end well");
+	T_CONTAINS(rec.logs_all, "profile: perf.data refused: 6 bytes with sha256 044a3cc90b71...,"
+	    " the agent said 6 bytes, aaaaaaaaaaaa...");
+	T_CONTAINS(rec.logs_all, "profile: perf.data refused: chunk 2 of perf.data arrived where "
+	    "chunk 1 of perf.data was due");
+	T_CONTAINS(rec.logs_all, "profile: perf.data (40000000 bytes) not sent by the agent: "
+	    "over the cap of 33554432 bytes");
+	check_untouched(c);
+	transport_close(tr);
+	store_claim_free(c);
+}
+
 static void
 test_execute_store_away(void)
 {
@@ -818,6 +902,7 @@ main(void)
 	test_execute_refused_line();
 	test_execute_store_away();
 	test_execute_evidence();
+	test_execute_profile();
 	test_boot();
 	test_boot_without_config();
 	test_adaptive_decide();
