@@ -71,6 +71,8 @@ struct api_resp {
 	char *text;			/* owned, with */
 	size_t text_len;
 	const char *ctype;		/* for text; default text/plain; charset=utf-8 */
+	const char *csp;		/* a Content-Security-Policy for text, or NULL */
+	const char *disposition;	/* a Content-Disposition for text, or NULL */
 	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
 };
 
@@ -84,6 +86,7 @@ void api_error(struct api_resp *rs, unsigned int status, const char *field, cons
 void api_store_error(struct api_resp *rs, int r, const char *what);
 void api_json(struct api_resp *rs, unsigned int status, json_t *j);	/* steals j */
 const char *api_query(struct api_req *rq, const char *key);
+void api_runs_profile(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* The scheduler's side (cfg.ctl): kick the workers, probe a machine, and
  * whether the daemon (not this process) can read a key file. */

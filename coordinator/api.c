@@ -52,6 +52,7 @@ static const struct api_route api_routes[] = {
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/report", .fn = api_jobs_report, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}", .fn = api_runs_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/log", .fn = api_runs_log, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/runs/{id}/profile", .fn = api_runs_profile, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/snapshots/{name}", .fn = api_snapshots_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/machines", .fn = api_machines_list, .need = V },
 	{ .method = "POST", .pattern = "/api/v1/machines", .fn = api_machines_create, .need = A },
@@ -206,6 +207,10 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (rs->json == NULL && rs->csp != NULL)
+		MHD_add_response_header(resp, "Content-Security-Policy", rs->csp);
+	if (rs->json == NULL && rs->disposition != NULL)
+		MHD_add_response_header(resp, "Content-Disposition", rs->disposition);
 	if (rs->status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		    "Bearer realm=\"benchfleet\"");
