@@ -764,8 +764,37 @@ here_snapshots(struct api *a, const json_t *runs, json_t **out)
 	return 0;
 }
 
+/* The fingerprint document the first of `runs` on machine `name` started
+ * under (schema step 10), parsed; NULL when none names one. */
+static json_t *
+run_time_fp(struct api *a, const json_t *runs, const char *name)
+{
+	const char *sha;
+	json_t *run, *fp = NULL;
+	char *text = NULL;
+	size_t i;
+
+	json_array_foreach(runs, i, run) {
+		if (!json_is_string(json_object_get(run, "machine")) ||
+		    strcmp(json_string_value(json_object_get(run, "machine")), name) != 0 ||
+		    (sha = json_string_value(json_object_get(run, "fingerprint_doc_sha256"))) == NULL)
+			continue;
+		if (store_fingerprint_get(a->st, sha, &text) == 0)
+			fp = json_loads(text, 0, NULL);
+		free(text);
+		if (fp != NULL && !json_is_object(fp)) {
+			json_decref(fp);
+			fp = NULL;
+		}
+		return fp;
+	}
+	return NULL;
+}
+
+/* {name: fingerprint} of the matched machines here: as the rerun's runs
+ * found them, else (never probed at run time) as they are now. */
 static int
-here_fingerprints(struct api *a, const json_t *info, json_t **out)
+here_fingerprints(struct api *a, const json_t *info, const json_t *runs, json_t **out)
 {
 	struct store_machine *m = NULL;
 	const json_t *match, *name;
@@ -779,6 +808,13 @@ here_fingerprints(struct api *a, const json_t *info, json_t **out)
 		json_array_foreach(json_object_get(match, "here"), j, name) {
 			if (!json_is_string(name) || json_object_get(o, json_string_value(name)))
 				continue;
+			if ((fp = run_time_fp(a, runs, json_string_value(name))) != NULL) {
+				if (json_object_set_new(o, json_string_value(name), fp) != 0) {
+					r = BF_ERR_ALLOC;
+					goto out;
+				}
+				continue;
+			}
 			if ((r = store_machine_get(a->st, json_string_value(name), &m)) != 0) {
 				if (r == BF_ERR_NOTFOUND)
 					continue;
@@ -843,7 +879,7 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	} else {
 		if ((r = store_job_samples_json(a->st, x->job_id, &samples)) != 0 ||
 		    (r = store_job_runs_json(a->st, x->job_id, &runs)) != 0 ||
-		    (r = here_fingerprints(a, info, &fps)) != 0 ||
+		    (r = here_fingerprints(a, info, json_object_get(runs, "runs"), &fps)) != 0 ||
 		    (r = here_snapshots(a, json_object_get(runs, "runs"), &snaps)) != 0) {
 			api_store_error(rs, r, "the reproduction's job");
 			goto out;

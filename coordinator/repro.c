@@ -435,6 +435,21 @@ cell_knobs(const json_t *runs, int64_t cell)
 	return NULL;
 }
 
+/* Of the machines here that match a bundle machine, the first that ran a
+ * run of the rerun (the one its numbers come from), else the first. */
+static const char *
+ran_here(const json_t *names, const json_t *here_runs)
+{
+	const json_t *n, *run;
+	size_t i, j;
+
+	json_array_foreach(names, i, n)
+		json_array_foreach(here_runs, j, run)
+			if (json_is_string(n) && json_equal(n, json_object_get(run, "machine")))
+				return json_string_value(n);
+	return json_string_value(json_array_get(names, 0));
+}
+
 static int
 env_diff(const json_t *bundle, const json_t *here_runs, const json_t *here_job,
     const json_t *here_machines, const json_t *info, json_t *diff)
@@ -456,7 +471,7 @@ env_diff(const json_t *bundle, const json_t *here_runs, const json_t *here_job,
 		goto out;
 	json_array_foreach(json_object_get(info, "matches"), i, match) {
 		bn = json_string_value(json_object_get(match, "bundle_machine"));
-		hn = json_string_value(json_array_get(json_object_get(match, "here"), 0));
+		hn = ran_here(json_object_get(match, "here"), here_runs);
 		if (bn == NULL || hn == NULL || (bm = bundle_machine(bundle, bn)) == NULL)
 			continue;
 		hm = json_object_get(here_machines, hn);
