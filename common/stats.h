@@ -29,8 +29,10 @@
 struct stats_summary {
 	size_t n;
 	double mean;		/* n >= 1 */
-	double var;		/* sample variance (n-1 denominator); n >= 2 */
-	double sd;		/* sqrt(var) */
+	double var;		/* sample variance (n-1 denominator); n >= 2; +inf when
+				 * sd > ~1.3e154: computations use sd */
+	double sd;		/* sample standard deviation, computed scaled (finite
+				 * for any finite samples) */
 	double cov;		/* CoV in percent: 100 * sd / |mean|; NAN if mean == 0 */
 	double min, max, median;	/* n >= 1 */
 	double ci_lo, ci_hi;	/* 95% CI of the mean, Student t with n-1 dof; n >= 2 */

@@ -65,15 +65,19 @@ out:
 static size_t
 n_for_halfwidth(const struct stats_summary *a, const struct stats_summary *b, double h)
 {
-	double t, w, s2 = a->var + b->var;
+	double t, w, s2;
 	size_t n;
 
-	if (!(h > 0) || !isfinite(s2) || a->mean == 0)
+	if (!(h > 0) || a->mean == 0)
+		return 0;
+	/* relative to mean_a, so that sds near 1e160 do not overflow */
+	s2 = (a->sd / a->mean) * (a->sd / a->mean) + (b->sd / a->mean) * (b->sd / a->mean);
+	if (!isfinite(s2))
 		return 0;
 	for (n = 2; n <= STATS_MAX_SAMPLES; n = n < 64 ? n + 1 : n + n / 8) {
 		if (stats_t_quantile(0.95, (double)(2 * n - 2), &t) != 0)
 			return 0;
-		w = t * sqrt(s2 / (double)n) / fabs(a->mean) * 100.0;
+		w = t * sqrt(s2 / (double)n) * 100.0;
 		if (w < h)
 			return n;
 	}
