@@ -424,7 +424,7 @@ repro_effects_text(const json_t *rep, struct buf *out)
 		return 0;
 	sum = json_object_get(fx, "summary");
 	if ((r = buf_printf(out, "\nEffects vs baseline %s (%% change of each cell vs its "
-	    "baseline cell; bundle's lab vs here):\n%-28s %-14s %-24s %-24s %-10s %-26s %s\n",
+	    "baseline cell; bundle's lab vs here):\n%-28s %-14s %-26s %-26s %-10s %-26s %s\n",
 	    json_string_value(json_object_get(fx, "baseline")), "cell", "metric",
 	    "bundle's lab (95% CI)", "here (95% CI)", "diff", "ratio (90% CI)",
 	    "verdict")) != 0)
@@ -451,7 +451,7 @@ repro_effects_text(const json_t *rep, struct buf *out)
 			    json_number_value(json_object_get(row, "ratio")),
 			    json_number_value(json_array_get(ci, 0)),
 			    json_number_value(json_array_get(ci, 1)));
-		if ((r = buf_printf(out, "%-28.28s %-14.14s %-24s %-24s %-10s %-26s %s\n",
+		if ((r = buf_printf(out, "%-28.28s %-14.14s %-26s %-26s %-10s %-26s %s\n",
 		    json_string_value(json_object_get(row, "label")) ?
 		    json_string_value(json_object_get(row, "label")) : "",
 		    json_string_value(json_object_get(row, "metric")), fb, fh, fd, fr,
