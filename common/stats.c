@@ -495,6 +495,116 @@ stats_compare(const struct stats_summary *a, const struct stats_summary *b,
 	return 0;
 }
 
+/* ln |m1 / m0| for scaled means: log1p of the exact difference when the
+ * scales agree, so that a 1e-9 effect keeps its digits. */
+static double
+ln_ratio(double m0, int e0, double m1, int e1)
+{
+	if (e0 == e1)
+		return log1p((fabs(m1) - fabs(m0)) / fabs(m0));
+	return log(fabs(m1) / fabs(m0)) + (double)(e1 - e0) * M_LN2;
+}
+
+/* Delta-method variance of ln |mean| and its share of the dof sum. */
+static void
+ln_var(const struct stats_summary *s, double *v, double *v2)
+{
+	*v = s->var / ((double)s->n * s->mean * s->mean);
+	*v2 = *v * *v / (double)(s->n - 1);
+}
+
+/* Welch-Satterthwaite over groups g[0..k), or sum(n) - k when every
+ * variance is 0 (the CI is then the point whatever the dof). */
+static void
+ws_dof(const struct stats_summary *g, size_t k, double *se, double *nu)
+{
+	double v, v2, sv = 0, sv2 = 0, nn = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		ln_var(&g[i], &v, &v2);
+		sv += v;
+		sv2 += v2;
+		nn += (double)g[i].n;
+	}
+	*se = sqrt(sv);
+	*nu = sv2 > 0 ? sv * sv / sv2 : nn - (double)k;
+}
+
+int
+stats_effect_diff(const struct stats_summary g[4], const int *scale,
+    struct stats_effect *out)
+{
+	struct stats_effect e = { STATS_EFFECT_OK, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	int sc[4] = { 0, 0, 0, 0 }, ok_a, ok_b;
+	size_t i;
+
+	if (g == NULL || out == NULL)
+		return BF_ERR_INVALID;
+	for (i = 0; i < 4; i++) {
+		if (scale != NULL)
+			sc[i] = scale[i];
+		if (g[i].n > 0 && !isfinite(g[i].mean))
+			return BF_ERR_INVALID;
+	}
+	*out = e;
+	for (i = 0; i < 4; i++)
+		if (g[i].n == 0) {
+			out->undefined = STATS_EFFECT_EMPTY;
+			return 0;
+		}
+	for (i = 0; i < 4; i++)
+		if (g[i].mean == 0) {
+			out->undefined = STATS_EFFECT_ZERO;
+			return 0;
+		}
+	if ((g[0].mean < 0) != (g[1].mean < 0)) {
+		out->undefined = STATS_EFFECT_SIGN_A;
+		return 0;
+	}
+	if ((g[2].mean < 0) != (g[3].mean < 0)) {
+		out->undefined = STATS_EFFECT_SIGN_B;
+		return 0;
+	}
+	e.ln_a = ln_ratio(g[0].mean, sc[0], g[1].mean, sc[1]);
+	e.ln_b = ln_ratio(g[2].mean, sc[2], g[3].mean, sc[3]);
+	e.ln_d = e.ln_b - e.ln_a;
+	ok_a = summary_ok(&g[0]) && summary_ok(&g[1]);
+	ok_b = summary_ok(&g[2]) && summary_ok(&g[3]);
+	if (ok_a)
+		ws_dof(&g[0], 2, &e.se_a, &e.nu_a);
+	if (ok_b)
+		ws_dof(&g[2], 2, &e.se_b, &e.nu_b);
+	if (ok_a && ok_b)
+		ws_dof(g, 4, &e.se_d, &e.nu_d);
+	*out = e;
+	return 0;
+}
+
+int
+stats_log_ci(double ln, double se, double nu, double level, double *lo, double *hi)
+{
+	double t;
+	int r;
+
+	if (lo == NULL || hi == NULL || !(level > 0 && level < 1))
+		return BF_ERR_INVALID;
+	*lo = *hi = NAN;
+	if (isnan(ln) || isnan(se) || isnan(nu) || se < 0)
+		return 0;
+	if (se == 0) {
+		*lo = *hi = exp(ln);
+		return 0;
+	}
+	if (!(nu > 0))
+		return 0;
+	if ((r = stats_t_quantile((1 + level) / 2, nu, &t)) != 0)
+		return r;
+	*lo = exp(ln - t * se);
+	*hi = exp(ln + t * se);
+	return 0;
+}
+
 struct mw_item {
 	double v;
 	int from_a;

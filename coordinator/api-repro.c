@@ -142,6 +142,8 @@ struct repro_req {
 	json_t *knobs;
 	int override;		/* an admin reruns an unsigned or untrusted bundle */
 	int64_t compare_job;	/* compare-only against this job here, or 0 */
+	const char *baseline;	/* effects: AXIS:VALUE or "none", or NULL (the default) */
+	double effect_delta_pct;	/* effects' margin, or 0: delta_pct */
 };
 
 /*
@@ -201,7 +203,7 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
     struct bf_diag *d)
 {
 	static const char *const keys[] = { "url", "bundle", "delta_pct", "machines", "params",
-	    "knobs", "override", "compare_job", NULL };
+	    "knobs", "override", "compare_job", "baseline", "effect_delta_pct", NULL };
 	static const char *const mkeys[] = { "class", NULL };
 	json_t *m = NULL;
 	int r;
@@ -235,7 +237,11 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	    (r = jx_obj(q->body, "knobs", JX_OPTIONAL, &q->knobs, "", d)) != 0 ||
 	    (r = jx_bool(q->body, "override", JX_OPTIONAL, &q->override, "", d)) != 0 ||
 	    (r = jx_int(q->body, "compare_job", JX_OPTIONAL, 1, INT64_MAX, &q->compare_job, "",
-	    d)) != 0)
+	    d)) != 0 ||
+	    (r = jx_str(q->body, "baseline", JX_OPTIONAL, REPRO_MAX_BASELINE, &q->baseline, "",
+	    d)) != 0 ||
+	    (r = jx_num(q->body, "effect_delta_pct", JX_OPTIONAL, 0.001, 100,
+	    &q->effect_delta_pct, "", d)) != 0)
 		return r;
 	if (m != NULL && ((r = jx_only_keys(m, mkeys, "machines", d)) != 0 ||
 	    (r = jx_str(m, "class", JX_REQUIRED, BF_MAX_NAME, &q->klass, "machines", d)) != 0))
@@ -620,6 +626,12 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "compare_job");
 			goto out;
 		}
+		snprintf(detail, sizeof(detail), "job %lld", (long long)q.compare_job);
+		if (q.baseline != NULL && repro_effects_check(json_object_get(json_object_get(
+		    json_object_get(cj, "spec"), "job"), "matrix"), q.baseline, detail, &d) != 0) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+			goto out;
+		}
 		r = repro_match(a, &q, &matches, &miss, &names, &d);
 		if (r == BF_ERR_DB) {
 			api_store_error(rs, r, "machines");
@@ -641,6 +653,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if (q.override && rq->who.role != AUTH_ADMIN) {
 			api_error(rs, MHD_HTTP_FORBIDDEN, "override", "override: rerunning a bundle "
 			    "without a trusted signature needs the admin role");
+			goto out;
+		}
+		if (q.baseline != NULL && repro_effects_check(json_object_get(json_object_get(
+		    q.bundle, "job"), "matrix"), q.baseline, "the bundle's job", &d) != 0) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
 		}
 		/* Recipes are code: only an installed one runs, whoever signed. */
@@ -676,6 +693,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    "override_by", !compare && q.override && strcmp(tstate, "signed") != 0 ? actor :
 	    NULL)) == NULL)
 		goto oom;
+	/* the effects' defaults for GET (its query overrides them) */
+	if ((q.baseline != NULL && json_object_set_new(info, "baseline",
+	    json_string(q.baseline)) != 0) || (q.effect_delta_pct > 0 &&
+	    json_object_set_new(info, "effect_delta_pct", json_real(q.effect_delta_pct)) != 0))
+		goto oom;
 	if ((text = json_dumps(q.bundle, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
 		goto oom;
 	snprintf(hex, sizeof(hex), "%s", json_string_value(json_object_get(q.bundle, "sha256")));
@@ -709,11 +731,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_kick(a);
 		events_job(a->ev, job_id);
 	}
-	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:s,s:O,s:O,s:f,s:O,s:O,s:O}", "id",
-	    (json_int_t)id, "job_id", (json_int_t)job_id, "mode", compare ? "compare" : "rerun",
-	    "matches", matches, "notes", notes, "delta_pct", q.delta_pct, "trust", trust,
+	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:s,s:O,s:O,s:f,s:O,s:O,s:O,s:s?}",
+	    "id", (json_int_t)id, "job_id", (json_int_t)job_id, "mode", compare ? "compare" :
+	    "rerun", "matches", matches, "notes", notes, "delta_pct", q.delta_pct, "trust", trust,
 	    "signature", json_object_get(trust, "text"), "override",
-	    json_object_get(info, "override")));
+	    json_object_get(info, "override"), "baseline", q.baseline));
 	goto out;
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
@@ -842,6 +864,9 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	json_t *bundle = NULL, *info = NULL, *job = NULL, *samples = NULL, *runs = NULL;
 	json_t *fps = NULL, *rep = NULL, *snaps = NULL;
 	const char *fmt = api_query(rq, "format"), *state, *mode, *sigtext;
+	const char *base = api_query(rq, "baseline"), *edq = api_query(rq, "effect_delta_pct");
+	double edelta = 0;
+	char what[32];
 	struct buf b;
 	int r, ended;
 
@@ -850,6 +875,17 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if (fmt != NULL && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.32s\" is not one of "
 		    "text, json", fmt);
+		goto out;
+	}
+	if (edq != NULL && (parse_double(edq, &edelta) != 0 || !(edelta >= 0.001) ||
+	    edelta > 100)) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "effect_delta_pct", "effect_delta_pct: "
+		    "\"%.32s\" is not a number in 0.001..100", edq);
+		goto out;
+	}
+	if (base != NULL && strlen(base) > REPRO_MAX_BASELINE) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: longer than %d bytes",
+		    REPRO_MAX_BASELINE);
 		goto out;
 	}
 	if ((r = store_repro_get(a->st, rq->id, &x)) != 0) {
@@ -865,6 +901,18 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	if ((r = store_job_get_json(a->st, x->job_id, &job)) != 0) {
 		api_store_error(rs, r, "the reproduction's job");
+		goto out;
+	}
+	/* The effects' options: the query's, else those the POST gave. */
+	if (base == NULL)
+		base = json_string_value(json_object_get(info, "baseline"));
+	if (edq == NULL)
+		edelta = json_is_number(json_object_get(info, "effect_delta_pct")) ?
+		    json_number_value(json_object_get(info, "effect_delta_pct")) : x->delta_pct;
+	snprintf(what, sizeof(what), "job %lld", (long long)x->job_id);
+	if (base != NULL && repro_effects_check(json_object_get(json_object_get(json_object_get(
+	    job, "spec"), "job"), "matrix"), base, what, &d) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
 	state = json_string_value(json_object_get(job, "state"));
@@ -886,9 +934,12 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		}
 		if ((r = repro_report_json(bundle, samples, json_object_get(runs, "runs"),
 		    json_object_get(json_object_get(job, "spec"), "job"), fps, snaps, info,
-		    x->delta_pct, &rep, &d)) != 0) {
-			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
-			    d.msg[0] ? d.msg : bf_err_str(r));
+		    x->delta_pct, &rep, &d)) != 0 ||
+		    (r = repro_effects_json(bundle, samples, json_object_get(json_object_get(job,
+		    "spec"), "job"), base, edelta, rep, &d)) != 0) {
+			api_error(rs, r == BF_ERR_INVALID && strcmp(d.field, "baseline") == 0 ?
+			    MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR,
+			    d.field[0] ? d.field : NULL, "%s", d.msg[0] ? d.msg : bf_err_str(r));
 			goto out;
 		}
 		if (json_object_set_new(rep, "id", json_integer(x->id)) != 0 ||
