@@ -3,6 +3,7 @@
  * the axes in the order they are written (first axis slowest), like nested
  * loops. The cell count is capped before anything is allocated.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,4 +227,89 @@ out:
 	matrix_free(cells, n);
 	json_decref(base);
 	return r;
+}
+
+const char *
+matrix_axis_str(const json_t *v, char *buf, size_t bufsz)
+{
+	if (json_is_string(v))
+		snprintf(buf, bufsz, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, bufsz, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, bufsz, "%.17g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, bufsz, "%s", json_is_true(v) ? "true" : "false");
+	else
+		snprintf(buf, bufsz, "?");
+	return buf;
+}
+
+/* Cells a and b agree on every axis but skip. */
+static int
+same_but(const json_t *a, const json_t *b, const char *skip)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, k, v) {
+		if (strcmp(k, skip) == 0)
+			continue;
+		if (!json_equal(v, json_object_get(b, k)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Cell c has value on axis. */
+static int
+has_value(const json_t *c, const char *axis, const char *value)
+{
+	char vbuf[128];
+
+	return strcmp(matrix_axis_str(json_object_get(json_object_get(c, "axes"), axis), vbuf,
+	    sizeof(vbuf)), value) == 0;
+}
+
+int
+matrix_baselines(const json_t *matrix, const json_t *cells, const char *baseline,
+    const char *what, int *baseline_of, struct bf_diag *d)
+{
+	char axis[BF_MAX_NAME + 1];
+	const char *colon, *value;
+	const json_t *ci, *cj;
+	size_t i, j, found = 0;
+
+	for (i = 0; i < json_array_size(cells); i++)
+		baseline_of[i] = -1;
+	if (baseline == NULL || (colon = strchr(baseline, ':')) == NULL || colon == baseline ||
+	    (size_t)(colon - baseline) > BF_MAX_NAME) {
+		bf_diag_set(d, "baseline", "\"%.60s\" is not AXIS:VALUE", baseline ? baseline : "");
+		return BF_ERR_INVALID;
+	}
+	memcpy(axis, baseline, (size_t)(colon - baseline));
+	axis[colon - baseline] = '\0';
+	value = colon + 1;
+	if (json_object_get(matrix, axis) == NULL) {
+		bf_diag_set(d, "baseline", "\"%s\" is not an axis of %s's matrix", axis, what);
+		return BF_ERR_INVALID;
+	}
+	json_array_foreach(cells, i, ci)
+		if (has_value(ci, axis, value))
+			found = 1;
+	if (!found) {
+		bf_diag_set(d, "baseline", "axis %s has no value \"%.60s\" in %s", axis, value, what);
+		return BF_ERR_INVALID;
+	}
+	json_array_foreach(cells, i, ci) {
+		if (has_value(ci, axis, value))
+			continue;
+		json_array_foreach(cells, j, cj)
+			if (has_value(cj, axis, value) && same_but(json_object_get(ci, "axes"),
+			    json_object_get(cj, "axes"), axis)) {
+				baseline_of[i] = (int)j;
+				break;
+			}
+	}
+	return 0;
 }

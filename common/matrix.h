@@ -32,4 +32,20 @@ int matrix_expand(const struct job_spec *job, const struct recipe *r,
     struct matrix_cell **cellsp, size_t *ncellsp, struct bf_diag *d);
 void matrix_free(struct matrix_cell *cells, size_t ncells);
 
+/* An axis value as a user writes it after "AXIS:" in a baseline
+ * (?baseline=thp:never, threads:32, huge:true); "?" for other types. */
+const char *matrix_axis_str(const json_t *v, char *buf, size_t bufsz);
+/*
+ * The baseline cell of each cell for baseline "AXIS:VALUE" (a report's
+ * ?baseline=): baseline_of[i] = the index of the cell that has VALUE on
+ * AXIS and agrees with cell i on every other axis, or -1 (cell i has VALUE
+ * itself, or no cell matches). cells: [{"axes": {...}}, ...] in index
+ * order; baseline_of has room for json_array_size(cells) ints. matrix: the
+ * job's. BF_ERR_INVALID with d naming "baseline" (what: "job 7", for the
+ * text) when baseline is not AXIS:VALUE, AXIS is no axis of matrix, or no
+ * cell has VALUE on it.
+ */
+int matrix_baselines(const json_t *matrix, const json_t *cells, const char *baseline,
+    const char *what, int *baseline_of, struct bf_diag *d);
+
 #endif

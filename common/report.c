@@ -205,7 +205,7 @@ row_note(const struct report_row *s)
 		return W_NOCI;
 	if (s->eff.mean == 0)
 		return "mean is 0: no CoV";
-	if (s->eff.var == 0)
+	if (s->eff.sd == 0)
 		return "zero variance: the CI has zero width";
 	return NULL;
 }

@@ -49,7 +49,7 @@ int
 stats_summarize(const double *v, size_t n, struct stats_summary *out)
 {
 	struct stats_summary s;
-	double *sorted = NULL, mean = 0, m2 = 0, d, t;
+	double *sorted = NULL, mean = 0, m2 = 0, d, t, x, scale;
 	size_t i;
 	int r;
 
@@ -77,21 +77,32 @@ stats_summarize(const double *v, size_t n, struct stats_summary *out)
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
+	/* Scaled by the largest magnitude, so that squares neither overflow
+	 * (an sd of 5e158 has a variance past DBL_MAX) nor underflow (values
+	 * of 1e-160 would square into subnormals): every x / scale is in
+	 * [-1, 1]. A power of two keeps the scaling exact. */
+	for (i = 0, scale = 0; i < n; i++) {
+		sorted[i] = v[i];
+		if (fabs(v[i]) > scale)
+			scale = fabs(v[i]);
+	}
+	scale = scale > 0 ? exp2(fmin(ceil(log2(scale)), 1023)) : 1;
 	/* Welford: no catastrophic cancellation for large, tightly spread values. */
 	for (i = 0; i < n; i++) {
-		d = v[i] - mean;
+		x = v[i] / scale;
+		d = x - mean;
 		mean += d / (double)(i + 1);
-		m2 += d * (v[i] - mean);
-		sorted[i] = v[i];
+		m2 += d * (x - mean);
 	}
+	mean *= scale;
 	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	s.mean = mean;
 	s.min = sorted[0];
 	s.max = sorted[n - 1];
 	s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	if (n >= 2) {
-		s.var = m2 / (double)(n - 1);
-		s.sd = sqrt(s.var);
+		s.sd = sqrt(m2 / (double)(n - 1)) * scale;
+		s.var = s.sd * s.sd;	/* +inf past ~1.3e154: use sd */
 		if (mean != 0)
 			s.cov = 100 * s.sd / fabs(mean);
 		if ((r = stats_t_quantile(0.975, (double)(n - 1), &t)) != 0)
@@ -370,8 +381,8 @@ stats_norm_quantile(double p, double *out)
 static int
 summary_ok(const struct stats_summary *s)
 {
-	return s != NULL && !isnan(s->mean) && s->n >= 2 && isfinite(s->var) &&
-	    s->var >= 0;
+	return s != NULL && !isnan(s->mean) && s->n >= 2 && isfinite(s->sd) &&
+	    s->sd >= 0;
 }
 
 int
@@ -379,7 +390,7 @@ stats_welch(const struct stats_summary *a, const struct stats_summary *b,
     struct stats_welch *out)
 {
 	struct stats_welch w = { NAN, NAN, NAN };
-	double va, vb, se2;
+	double va, vb, se2, c, diff;
 	int r;
 
 	if (out == NULL || a == NULL || b == NULL)
@@ -388,11 +399,16 @@ stats_welch(const struct stats_summary *a, const struct stats_summary *b,
 		*out = w;
 		return 0;
 	}
-	va = a->var / (double)a->n;
-	vb = b->var / (double)b->n;
-	se2 = va + vb;
-	if (se2 > 0) {
-		w.t = (b->mean - a->mean) / sqrt(se2);
+	/* In units of c, the larger sd: the variances of sds near 1e160 (or
+	 * 1e-160) would overflow (underflow); t and nu do not depend on c. */
+	c = a->sd > b->sd ? a->sd : b->sd;
+	if (c > 0) {
+		va = (a->sd / c) * (a->sd / c) / (double)a->n;
+		vb = (b->sd / c) * (b->sd / c) / (double)b->n;
+		se2 = va + vb;
+		diff = b->mean - a->mean;
+		diff = isfinite(diff) ? diff / c : b->mean / c - a->mean / c;
+		w.t = diff / sqrt(se2);
 		w.nu = se2 * se2 / (va * va / (double)(a->n - 1) +
 		    vb * vb / (double)(b->n - 1));
 		if ((r = stats_t_p2(w.t, w.nu, &w.p)) != 0)
@@ -428,21 +444,23 @@ stats_fieller(const struct stats_summary *a, const struct stats_summary *b,
 		*out = p;
 		return 0;
 	}
-	va = a->var / (double)a->n;
-	vb = b->var / (double)b->n;
-	if (va + vb > 0) {
+	/* Relative to ya: va and vb are the squared standard errors over ya^2,
+	 * so sds near 1e160 (or 1e-160) neither overflow nor underflow. */
+	va = (a->sd / ya) * (a->sd / ya) / (double)a->n;
+	vb = (b->sd / ya) * (b->sd / ya) / (double)b->n;
+	if (a->sd > 0 || b->sd > 0) {
 		if (isnan(nu) || !(nu > 0))
 			return BF_ERR_INVALID;
 		if ((r = stats_t_quantile((1 + level) / 2, nu, &t)) != 0)
 			return r;
 	}
-	g = t * t * va / (ya * ya);
-	if (g >= 1) {
+	g = t * t * va;
+	if (!(g < 1)) {
 		p.unbounded = 1;
 		*out = p;
 		return 0;
 	}
-	h = fabs(t / ya) * sqrt(vb * (1 - g) + rho * rho * va);
+	h = fabs(t) * sqrt(vb * (1 - g) + rho * rho * va);
 	/* (rho -/+ h)/(1 - g) - 1, rearranged around dr for the same reason. */
 	p.lo = 100 * ((dr + g) - h) / (1 - g);
 	p.hi = 100 * ((dr + g) + h) / (1 - g);
@@ -474,6 +492,116 @@ stats_compare(const struct stats_summary *a, const struct stats_summary *b,
 	c.significant = c.welch.p < 0.05 && !c.pct.unbounded &&
 	    (c.pct.lo > 0 || c.pct.hi < 0);
 	*out = c;
+	return 0;
+}
+
+/* ln |m1 / m0| for scaled means: log1p of the exact difference when the
+ * scales agree, so that a 1e-9 effect keeps its digits. */
+static double
+ln_ratio(double m0, int e0, double m1, int e1)
+{
+	if (e0 == e1)
+		return log1p((fabs(m1) - fabs(m0)) / fabs(m0));
+	return log(fabs(m1) / fabs(m0)) + (double)(e1 - e0) * M_LN2;
+}
+
+/* Delta-method variance of ln |mean| and its share of the dof sum. */
+static void
+ln_var(const struct stats_summary *s, double *v, double *v2)
+{
+	*v = s->var / ((double)s->n * s->mean * s->mean);
+	*v2 = *v * *v / (double)(s->n - 1);
+}
+
+/* Welch-Satterthwaite over groups g[0..k), or sum(n) - k when every
+ * variance is 0 (the CI is then the point whatever the dof). */
+static void
+ws_dof(const struct stats_summary *g, size_t k, double *se, double *nu)
+{
+	double v, v2, sv = 0, sv2 = 0, nn = 0;
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		ln_var(&g[i], &v, &v2);
+		sv += v;
+		sv2 += v2;
+		nn += (double)g[i].n;
+	}
+	*se = sqrt(sv);
+	*nu = sv2 > 0 ? sv * sv / sv2 : nn - (double)k;
+}
+
+int
+stats_effect_diff(const struct stats_summary g[4], const int *scale,
+    struct stats_effect *out)
+{
+	struct stats_effect e = { STATS_EFFECT_OK, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	int sc[4] = { 0, 0, 0, 0 }, ok_a, ok_b;
+	size_t i;
+
+	if (g == NULL || out == NULL)
+		return BF_ERR_INVALID;
+	for (i = 0; i < 4; i++) {
+		if (scale != NULL)
+			sc[i] = scale[i];
+		if (g[i].n > 0 && !isfinite(g[i].mean))
+			return BF_ERR_INVALID;
+	}
+	*out = e;
+	for (i = 0; i < 4; i++)
+		if (g[i].n == 0) {
+			out->undefined = STATS_EFFECT_EMPTY;
+			return 0;
+		}
+	for (i = 0; i < 4; i++)
+		if (g[i].mean == 0) {
+			out->undefined = STATS_EFFECT_ZERO;
+			return 0;
+		}
+	if ((g[0].mean < 0) != (g[1].mean < 0)) {
+		out->undefined = STATS_EFFECT_SIGN_A;
+		return 0;
+	}
+	if ((g[2].mean < 0) != (g[3].mean < 0)) {
+		out->undefined = STATS_EFFECT_SIGN_B;
+		return 0;
+	}
+	e.ln_a = ln_ratio(g[0].mean, sc[0], g[1].mean, sc[1]);
+	e.ln_b = ln_ratio(g[2].mean, sc[2], g[3].mean, sc[3]);
+	e.ln_d = e.ln_b - e.ln_a;
+	ok_a = summary_ok(&g[0]) && summary_ok(&g[1]);
+	ok_b = summary_ok(&g[2]) && summary_ok(&g[3]);
+	if (ok_a)
+		ws_dof(&g[0], 2, &e.se_a, &e.nu_a);
+	if (ok_b)
+		ws_dof(&g[2], 2, &e.se_b, &e.nu_b);
+	if (ok_a && ok_b)
+		ws_dof(g, 4, &e.se_d, &e.nu_d);
+	*out = e;
+	return 0;
+}
+
+int
+stats_log_ci(double ln, double se, double nu, double level, double *lo, double *hi)
+{
+	double t;
+	int r;
+
+	if (lo == NULL || hi == NULL || !(level > 0 && level < 1))
+		return BF_ERR_INVALID;
+	*lo = *hi = NAN;
+	if (isnan(ln) || isnan(se) || isnan(nu) || se < 0)
+		return 0;
+	if (se == 0) {
+		*lo = *hi = exp(ln);
+		return 0;
+	}
+	if (!(nu > 0))
+		return 0;
+	if ((r = stats_t_quantile((1 + level) / 2, nu, &t)) != 0)
+		return r;
+	*lo = exp(ln - t * se);
+	*hi = exp(ln + t * se);
 	return 0;
 }
 

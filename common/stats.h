@@ -29,8 +29,10 @@
 struct stats_summary {
 	size_t n;
 	double mean;		/* n >= 1 */
-	double var;		/* sample variance (n-1 denominator); n >= 2 */
-	double sd;		/* sqrt(var) */
+	double var;		/* sample variance (n-1 denominator); n >= 2; +inf when
+				 * sd > ~1.3e154: computations use sd */
+	double sd;		/* sample standard deviation, computed scaled (finite
+				 * for any finite samples) */
 	double cov;		/* CoV in percent: 100 * sd / |mean|; NAN if mean == 0 */
 	double min, max, median;	/* n >= 1 */
 	double ci_lo, ci_hi;	/* 95% CI of the mean, Student t with n-1 dof; n >= 2 */
@@ -91,6 +93,39 @@ struct stats_compare {
 };
 int stats_compare(const struct stats_summary *a, const struct stats_summary *b,
     struct stats_compare *out);
+
+/*
+ * Effects and their difference on the log scale (docs/bundle.md, Effects).
+ * An effect is a ratio of means r = mean_1 / mean_0, a cell over its
+ * baseline cell; two sides (labs) A and B each have one, and r_B / r_A is
+ * their difference. By the delta method var(ln |mean|) = s^2 / (n mean^2)
+ * per group; a side's effect has the Welch-Satterthwaite dof of its two
+ * groups, the difference that of all four. g[0], g[1]: A's baseline and
+ * cell; g[2], g[3]: B's. scale[k] (NULL: all 0): group k's samples were
+ * multiplied by 2^-scale[k] before they were summarised, exactly, so that
+ * squares of means near DBL_MAX or DBL_MIN neither overflow nor underflow;
+ * the logs come out as for the unscaled samples.
+ */
+enum stats_effect_undef {
+	STATS_EFFECT_OK = 0,
+	STATS_EFFECT_EMPTY,	/* a group has no samples */
+	STATS_EFFECT_ZERO,	/* a mean is 0: no log */
+	STATS_EFFECT_SIGN_A,	/* A's two means are of opposite sign: r_A < 0, no log */
+	STATS_EFFECT_SIGN_B	/* B's likewise */
+};
+struct stats_effect {
+	enum stats_effect_undef undefined;	/* OK, or why every field is NAN */
+	double ln_a, ln_b;	/* ln r_A, ln r_B */
+	double se_a, se_b;	/* their se; NAN when a group of the side has n < 2 */
+	double nu_a, nu_b;	/* their dof (n_0 + n_1 - 2 when both variances are 0) */
+	double ln_d;		/* ln (r_B / r_A) = ln_b - ln_a */
+	double se_d, nu_d;	/* its se and dof; NAN when any group has n < 2 */
+};
+int stats_effect_diff(const struct stats_summary g[4], const int *scale,
+    struct stats_effect *out);
+/* The CI of exp(ln) at level (0 < level < 1): exp(ln -+ t se), t with nu
+ * dof; se == 0 gives the point; a NAN se or nu gives NAN. */
+int stats_log_ci(double ln, double se, double nu, double level, double *lo, double *hi);
 
 /* Mann-Whitney U: how the p-value is computed. */
 enum stats_mw_method {

@@ -280,6 +280,7 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct buf out;
 	size_t n = 0, i, k, cnt;
 	long long q = 0, run = 0, done = 0, failed = 0;
+	unsigned long retries, gave_up;
 	int r;
 
 	buf_init(&out, 1024 * 1024);
@@ -312,6 +313,16 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    (r = buf_printf(&out, "# HELP benchfleet_jobs Jobs (newest 1000).\n"
 	    "# TYPE benchfleet_jobs gauge\nbenchfleet_jobs %zu\n",
 	    json_array_size(json_object_get(jobs, "jobs")))) != 0)
+		goto toobig;
+	store_tx_stats(a->st, &retries, &gave_up);
+	if ((r = buf_printf(&out, "# HELP benchfleet_store_tx_retries_total Store transactions "
+	    "run again after a serialization failure or deadlock.\n"
+	    "# TYPE benchfleet_store_tx_retries_total counter\n"
+	    "benchfleet_store_tx_retries_total %lu\n"
+	    "# HELP benchfleet_store_tx_gave_up_total Store transactions that still conflicted "
+	    "after the last attempt.\n"
+	    "# TYPE benchfleet_store_tx_gave_up_total counter\n"
+	    "benchfleet_store_tx_gave_up_total %lu\n", retries, gave_up)) != 0)
 		goto toobig;
 	rs->status = MHD_HTTP_OK;
 	rs->ctype = "text/plain; version=0.0.4; charset=utf-8";

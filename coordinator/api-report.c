@@ -11,26 +11,10 @@
 
 #include "api-int.h"
 #include "job.h"
+#include "matrix.h"
 #include "recipe.h"
 #include "report.h"
 #include "stats.h"
-
-/* An axis value as a user writes it after "AXIS:" in ?baseline=. */
-static const char *
-axis_str(const json_t *v, char *buf, size_t bufsz)
-{
-	if (json_is_string(v))
-		snprintf(buf, bufsz, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, bufsz, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, bufsz, "%.17g", json_real_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, bufsz, "%s", json_is_true(v) ? "true" : "false");
-	else
-		snprintf(buf, bufsz, "?");
-	return buf;
-}
 
 /*
  * Append v to the comma-separated set in b unless it is there already.
@@ -156,27 +140,11 @@ out:
 	return rc;
 }
 
-/* Cells a and b agree on every axis but skip. */
-static int
-same_but(const json_t *a, const json_t *b, const char *skip)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach((json_t *)a, k, v) {
-		if (strcmp(k, skip) == 0)
-			continue;
-		if (!json_equal(v, json_object_get(b, k)))
-			return 0;
-	}
-	return 1;
-}
-
 void
 api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
-	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc, *axes;
+	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc;
 	struct recipe *rec = NULL;
 	struct report_input in;
 	struct report_metric *mets = NULL;
@@ -184,13 +152,12 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct report_series *series = NULL;
 	double **vals = NULL;
 	int **boots = NULL, *baseline_of = NULL;
-	char axis[BF_MAX_NAME + 1], vbuf[128], title[256];
-	const char *bval = NULL, *colon;
+	char title[256];
 	struct bf_diag d;
 	struct buf out, ctx_machines, ctx_kernels;
 	const char *ctx[4];
 	struct buf ctx_adaptive;
-	size_t nc = 0, nm, i, k, j, ns, found_value = 0;
+	size_t nc = 0, nm, i, k, j, ns;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
@@ -263,48 +230,13 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		}
 	}
 	if (base != NULL) {
-		json_t *matrix = json_object_get(json_object_get(json_object_get(jobj, "spec"),
-		    "job"), "matrix");
+		char what[32];
 
-		if ((colon = strchr(base, ':')) == NULL || colon == base ||
-		    (size_t)(colon - base) > BF_MAX_NAME) {
-			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%.60s\" is "
-			    "not AXIS:VALUE", base);
+		snprintf(what, sizeof(what), "job %lld", (long long)rq->id);
+		if (matrix_baselines(json_object_get(json_object_get(json_object_get(jobj, "spec"),
+		    "job"), "matrix"), cellsj, base, what, baseline_of, &d) != 0) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
-		}
-		memcpy(axis, base, (size_t)(colon - base));
-		axis[colon - base] = '\0';
-		bval = colon + 1;
-		if (json_object_get(matrix, axis) == NULL) {
-			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%s\" is not "
-			    "an axis of job %lld's matrix", axis, (long long)rq->id);
-			goto out;
-		}
-		for (i = 0; i < nc; i++) {
-			axes = json_object_get(json_array_get(cellsj, i), "axes");
-			if (strcmp(axis_str(json_object_get(axes, axis), vbuf, sizeof(vbuf)),
-			    bval) == 0)
-				found_value = 1;
-		}
-		if (!found_value) {
-			api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: axis %s has no "
-			    "value \"%.60s\" in job %lld", axis, bval, (long long)rq->id);
-			goto out;
-		}
-		for (i = 0; i < nc; i++) {
-			axes = json_object_get(json_array_get(cellsj, i), "axes");
-			if (strcmp(axis_str(json_object_get(axes, axis), vbuf, sizeof(vbuf)),
-			    bval) == 0)
-				continue;
-			for (j = 0; j < nc; j++) {
-				json_t *bx = json_object_get(json_array_get(cellsj, j), "axes");
-
-				if (same_but(axes, bx, axis) && strcmp(axis_str(json_object_get(bx,
-				    axis), vbuf, sizeof(vbuf)), bval) == 0) {
-					baseline_of[i] = (int)j;
-					break;
-				}
-			}
 		}
 	}
 	snprintf(title, sizeof(title), "job %lld: %s%s%s", (long long)rq->id, rec->name,

@@ -1,7 +1,7 @@
 /*
- * api-repro.c: federation and reproduction over the API (docs/bundle.md):
- * a job's bundle, publishing, the published list, and reproductions of
- * another lab's bundle here. Everything in a posted or fetched bundle is
+ * api-repro.c: reproductions of another lab's bundle here, over the API
+ * (docs/bundle.md); a job's bundle, publishing and the published list are
+ * in api-fed.c. Everything in a posted or fetched bundle is
  * checked (bundle_check) and its fingerprints matched before anything is
  * written.
  */
@@ -25,110 +25,6 @@
 #include "sched.h"
 #include "store.h"
 
-/* A request from another coordinator (repro_fetch sends this header): it
- * is served published jobs only, whatever the transport's credentials. */
-#define API_PEER_HEADER	"X-Benchfleet-Peer"
-
-void
-api_jobs_bundle(struct api *a, struct api_req *rq, struct api_resp *rs)
-{
-	struct bf_diag d;
-	json_t *b = NULL;
-	int r, pub = 0;
-
-	bf_diag_clear(&d);
-	if ((r = store_job_published(a->st, rq->id, &pub)) != 0) {
-		api_store_error(rs, r, "job");
-		return;
-	}
-	/* Unpublished jobs are not served to other labs: only an admin here
-	 * (with auth off, any local caller) sees them, and never a peer. */
-	if (!pub && (rq->who.role != AUTH_ADMIN ||
-	    MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, API_PEER_HEADER) != NULL)) {
-		api_error(rs, MHD_HTTP_NOT_FOUND, NULL, "job %lld: not published",
-		    (long long)rq->id);
-		return;
-	}
-	if ((r = bundle_export(a->st, rq->id, &b, &d)) != 0) {
-		if (r == BF_ERR_NOTFOUND)
-			api_store_error(rs, r, "job");
-		else
-			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, d.field, "bundle: %s",
-			    d.msg[0] ? d.msg : bf_err_str(r));
-		return;
-	}
-	/* Signed by this lab: through the callback, never the key itself. */
-	if (a->cfg.has_lab_key && a->cfg.lab_sign != NULL &&
-	    (r = bundle_sign(b, store_node(a->st), a->cfg.lab_pub, a->cfg.lab_sign,
-	    a->cfg.lab_sign_arg)) != 0) {
-		json_decref(b);
-		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "bundle: signing failed: %s",
-		    bf_err_str(r));
-		return;
-	}
-	api_json(rs, MHD_HTTP_OK, b);
-}
-
-void
-api_jobs_publish(struct api *a, struct api_req *rq, struct api_resp *rs)
-{
-	int r;
-
-	struct store_audit au;
-	char actor[64], subject[40];
-
-	if ((r = store_job_publish(a->st, rq->id)) != 0) {
-		api_store_error(rs, r, "job");
-		return;
-	}
-	snprintf(subject, sizeof(subject), "job %lld", (long long)rq->id);
-	au = (struct store_audit){ api_actor(rq, actor, sizeof(actor)), "job.publish", subject,
-	    NULL };
-	if ((r = store_audit_add(a->st, &au)) != 0) {
-		/* published, but unrecorded: say so rather than hide it */
-		api_store_error(rs, r, "job published, but the audit log");
-		return;
-	}
-	events_job(a->ev, rq->id);
-	api_json(rs, MHD_HTTP_OK, json_pack("{s:I,s:b}", "id", (json_int_t)rq->id,
-	    "published", 1));
-}
-
-/* GET /jobs: ?published=1 lists the published jobs (federation); the rest
- * is api_jobs_list's. */
-void
-api_jobs_list_fed(struct api *a, struct api_req *rq, struct api_resp *rs)
-{
-	const char *pub = api_query(rq, "published"), *lim = api_query(rq, "limit");
-	int64_t p = 0, limit = 100;
-	json_t *j = NULL;
-	int r;
-
-	if (pub == NULL) {
-		api_jobs_list(a, rq, rs);
-		return;
-	}
-	if (parse_i64(pub, 0, 1, &p) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "published", "published: \"%.32s\" is not 0 "
-		    "or 1", pub);
-		return;
-	}
-	if (p == 0) {
-		api_jobs_list(a, rq, rs);
-		return;
-	}
-	if (lim != NULL && parse_i64(lim, 1, 1000, &limit) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "limit", "limit: \"%.32s\" is not in 1..1000",
-		    lim);
-		return;
-	}
-	if ((r = store_jobs_published_json(a->st, (size_t)limit, &j)) != 0) {
-		api_store_error(rs, r, "jobs");
-		return;
-	}
-	api_json(rs, MHD_HTTP_OK, j);
-}
-
 /* --- POST /reproductions --- */
 
 struct repro_req {
@@ -142,6 +38,8 @@ struct repro_req {
 	json_t *knobs;
 	int override;		/* an admin reruns an unsigned or untrusted bundle */
 	int64_t compare_job;	/* compare-only against this job here, or 0 */
+	const char *baseline;	/* effects: AXIS:VALUE or "none", or NULL (the default) */
+	double effect_delta_pct;	/* effects' margin, or 0: delta_pct */
 };
 
 /*
@@ -201,7 +99,7 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
     struct bf_diag *d)
 {
 	static const char *const keys[] = { "url", "bundle", "delta_pct", "machines", "params",
-	    "knobs", "override", "compare_job", NULL };
+	    "knobs", "override", "compare_job", "baseline", "effect_delta_pct", NULL };
 	static const char *const mkeys[] = { "class", NULL };
 	json_t *m = NULL;
 	int r;
@@ -235,7 +133,11 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	    (r = jx_obj(q->body, "knobs", JX_OPTIONAL, &q->knobs, "", d)) != 0 ||
 	    (r = jx_bool(q->body, "override", JX_OPTIONAL, &q->override, "", d)) != 0 ||
 	    (r = jx_int(q->body, "compare_job", JX_OPTIONAL, 1, INT64_MAX, &q->compare_job, "",
-	    d)) != 0)
+	    d)) != 0 ||
+	    (r = jx_str(q->body, "baseline", JX_OPTIONAL, REPRO_MAX_BASELINE, &q->baseline, "",
+	    d)) != 0 ||
+	    (r = jx_num(q->body, "effect_delta_pct", JX_OPTIONAL, 0.001, 100,
+	    &q->effect_delta_pct, "", d)) != 0)
 		return r;
 	if (m != NULL && ((r = jx_only_keys(m, mkeys, "machines", d)) != 0 ||
 	    (r = jx_str(m, "class", JX_REQUIRED, BF_MAX_NAME, &q->klass, "machines", d)) != 0))
@@ -620,6 +522,12 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "compare_job");
 			goto out;
 		}
+		snprintf(detail, sizeof(detail), "job %lld", (long long)q.compare_job);
+		if (q.baseline != NULL && repro_effects_check(json_object_get(json_object_get(
+		    json_object_get(cj, "spec"), "job"), "matrix"), q.baseline, detail, &d) != 0) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+			goto out;
+		}
 		r = repro_match(a, &q, &matches, &miss, &names, &d);
 		if (r == BF_ERR_DB) {
 			api_store_error(rs, r, "machines");
@@ -641,6 +549,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if (q.override && rq->who.role != AUTH_ADMIN) {
 			api_error(rs, MHD_HTTP_FORBIDDEN, "override", "override: rerunning a bundle "
 			    "without a trusted signature needs the admin role");
+			goto out;
+		}
+		if (q.baseline != NULL && repro_effects_check(json_object_get(json_object_get(
+		    q.bundle, "job"), "matrix"), q.baseline, "the bundle's job", &d) != 0) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
 		}
 		/* Recipes are code: only an installed one runs, whoever signed. */
@@ -676,6 +589,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    "override_by", !compare && q.override && strcmp(tstate, "signed") != 0 ? actor :
 	    NULL)) == NULL)
 		goto oom;
+	/* the effects' defaults for GET (its query overrides them) */
+	if ((q.baseline != NULL && json_object_set_new(info, "baseline",
+	    json_string(q.baseline)) != 0) || (q.effect_delta_pct > 0 &&
+	    json_object_set_new(info, "effect_delta_pct", json_real(q.effect_delta_pct)) != 0))
+		goto oom;
 	if ((text = json_dumps(q.bundle, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
 		goto oom;
 	snprintf(hex, sizeof(hex), "%s", json_string_value(json_object_get(q.bundle, "sha256")));
@@ -709,11 +627,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_kick(a);
 		events_job(a->ev, job_id);
 	}
-	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:s,s:O,s:O,s:f,s:O,s:O,s:O}", "id",
-	    (json_int_t)id, "job_id", (json_int_t)job_id, "mode", compare ? "compare" : "rerun",
-	    "matches", matches, "notes", notes, "delta_pct", q.delta_pct, "trust", trust,
+	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I,s:s,s:O,s:O,s:f,s:O,s:O,s:O,s:s?}",
+	    "id", (json_int_t)id, "job_id", (json_int_t)job_id, "mode", compare ? "compare" :
+	    "rerun", "matches", matches, "notes", notes, "delta_pct", q.delta_pct, "trust", trust,
 	    "signature", json_object_get(trust, "text"), "override",
-	    json_object_get(info, "override")));
+	    json_object_get(info, "override"), "baseline", q.baseline));
 	goto out;
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
@@ -764,8 +682,37 @@ here_snapshots(struct api *a, const json_t *runs, json_t **out)
 	return 0;
 }
 
+/* The fingerprint document the first of `runs` on machine `name` started
+ * under (schema step 10), parsed; NULL when none names one. */
+static json_t *
+run_time_fp(struct api *a, const json_t *runs, const char *name)
+{
+	const char *sha;
+	json_t *run, *fp = NULL;
+	char *text = NULL;
+	size_t i;
+
+	json_array_foreach(runs, i, run) {
+		if (!json_is_string(json_object_get(run, "machine")) ||
+		    strcmp(json_string_value(json_object_get(run, "machine")), name) != 0 ||
+		    (sha = json_string_value(json_object_get(run, "fingerprint_doc_sha256"))) == NULL)
+			continue;
+		if (store_fingerprint_get(a->st, sha, &text) == 0)
+			fp = json_loads(text, 0, NULL);
+		free(text);
+		if (fp != NULL && !json_is_object(fp)) {
+			json_decref(fp);
+			fp = NULL;
+		}
+		return fp;
+	}
+	return NULL;
+}
+
+/* {name: fingerprint} of the matched machines here: as the rerun's runs
+ * found them, else (never probed at run time) as they are now. */
 static int
-here_fingerprints(struct api *a, const json_t *info, json_t **out)
+here_fingerprints(struct api *a, const json_t *info, const json_t *runs, json_t **out)
 {
 	struct store_machine *m = NULL;
 	const json_t *match, *name;
@@ -779,6 +726,13 @@ here_fingerprints(struct api *a, const json_t *info, json_t **out)
 		json_array_foreach(json_object_get(match, "here"), j, name) {
 			if (!json_is_string(name) || json_object_get(o, json_string_value(name)))
 				continue;
+			if ((fp = run_time_fp(a, runs, json_string_value(name))) != NULL) {
+				if (json_object_set_new(o, json_string_value(name), fp) != 0) {
+					r = BF_ERR_ALLOC;
+					goto out;
+				}
+				continue;
+			}
 			if ((r = store_machine_get(a->st, json_string_value(name), &m)) != 0) {
 				if (r == BF_ERR_NOTFOUND)
 					continue;
@@ -806,6 +760,9 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	json_t *bundle = NULL, *info = NULL, *job = NULL, *samples = NULL, *runs = NULL;
 	json_t *fps = NULL, *rep = NULL, *snaps = NULL;
 	const char *fmt = api_query(rq, "format"), *state, *mode, *sigtext;
+	const char *base = api_query(rq, "baseline"), *edq = api_query(rq, "effect_delta_pct");
+	double edelta = 0;
+	char what[32];
 	struct buf b;
 	int r, ended;
 
@@ -814,6 +771,17 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if (fmt != NULL && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.32s\" is not one of "
 		    "text, json", fmt);
+		goto out;
+	}
+	if (edq != NULL && (parse_double(edq, &edelta) != 0 || !(edelta >= 0.001) ||
+	    edelta > 100)) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "effect_delta_pct", "effect_delta_pct: "
+		    "\"%.32s\" is not a number in 0.001..100", edq);
+		goto out;
+	}
+	if (base != NULL && strlen(base) > REPRO_MAX_BASELINE) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: longer than %d bytes",
+		    REPRO_MAX_BASELINE);
 		goto out;
 	}
 	if ((r = store_repro_get(a->st, rq->id, &x)) != 0) {
@@ -831,6 +799,18 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_store_error(rs, r, "the reproduction's job");
 		goto out;
 	}
+	/* The effects' options: the query's, else those the POST gave. */
+	if (base == NULL)
+		base = json_string_value(json_object_get(info, "baseline"));
+	if (edq == NULL)
+		edelta = json_is_number(json_object_get(info, "effect_delta_pct")) ?
+		    json_number_value(json_object_get(info, "effect_delta_pct")) : x->delta_pct;
+	snprintf(what, sizeof(what), "job %lld", (long long)x->job_id);
+	if (base != NULL && repro_effects_check(json_object_get(json_object_get(json_object_get(
+	    job, "spec"), "job"), "matrix"), base, what, &d) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
 	state = json_string_value(json_object_get(job, "state"));
 	ended = state != NULL && strcmp(state, "queued") != 0 && strcmp(state, "running") != 0;
 	if (!ended) {
@@ -843,16 +823,19 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	} else {
 		if ((r = store_job_samples_json(a->st, x->job_id, &samples)) != 0 ||
 		    (r = store_job_runs_json(a->st, x->job_id, &runs)) != 0 ||
-		    (r = here_fingerprints(a, info, &fps)) != 0 ||
+		    (r = here_fingerprints(a, info, json_object_get(runs, "runs"), &fps)) != 0 ||
 		    (r = here_snapshots(a, json_object_get(runs, "runs"), &snaps)) != 0) {
 			api_store_error(rs, r, "the reproduction's job");
 			goto out;
 		}
 		if ((r = repro_report_json(bundle, samples, json_object_get(runs, "runs"),
 		    json_object_get(json_object_get(job, "spec"), "job"), fps, snaps, info,
-		    x->delta_pct, &rep, &d)) != 0) {
-			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s",
-			    d.msg[0] ? d.msg : bf_err_str(r));
+		    x->delta_pct, &rep, &d)) != 0 ||
+		    (r = repro_effects_json(bundle, samples, json_object_get(json_object_get(job,
+		    "spec"), "job"), base, edelta, rep, &d)) != 0) {
+			api_error(rs, r == BF_ERR_INVALID && strcmp(d.field, "baseline") == 0 ?
+			    MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR,
+			    d.field[0] ? d.field : NULL, "%s", d.msg[0] ? d.msg : bf_err_str(r));
 			goto out;
 		}
 		if (json_object_set_new(rep, "id", json_integer(x->id)) != 0 ||

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "fingerprint.h"
 #include "jx.h"
 #include "sha256.h"
 #include "bundle-int.h"
@@ -505,65 +506,6 @@ hash_matches(const json_t *v, const char *claimed, const char *field, struct bf_
 	return 0;
 }
 
-/* A fingerprint: an object of scalars, and small arrays of scalars or
- * flat objects (numa_nodes, identity), capped in keys. */
-static int
-check_fp(const json_t *fp, const char *path, struct bf_diag *d)
-{
-	const char *k;
-	json_t *v, *e, *x;
-	size_t i;
-	const char *kk;
-	char p[160];
-
-	if (json_object_size(fp) > BUNDLE_MAX_FP_KEYS) {
-		bf_diag_set(d, path, "more than %d keys", BUNDLE_MAX_FP_KEYS);
-		return BF_ERR_TOOBIG;
-	}
-	json_object_foreach((json_t *)fp, k, v) {
-		jx_path(p, sizeof(p), path, k);
-		if (strlen(k) > BF_MAX_NAME) {
-			bf_diag_set(d, path, "a key longer than %d bytes", BF_MAX_NAME);
-			return BF_ERR_INVALID;
-		}
-		if (json_is_string(v) && json_string_length(v) > BF_MAX_STR) {
-			bf_diag_set(d, p, "longer than %d bytes", BF_MAX_STR);
-			return BF_ERR_TOOBIG;
-		}
-		if (json_is_object(v)) {
-			bf_diag_set(d, p, "expected a scalar or an array, got an object");
-			return BF_ERR_INVALID;
-		}
-		if (!json_is_array(v))
-			continue;
-		if (json_array_size(v) > 1024) {
-			bf_diag_set(d, p, "more than 1024 elements");
-			return BF_ERR_TOOBIG;
-		}
-		json_array_foreach(v, i, e) {
-			if (json_is_array(e) || (json_is_string(e) &&
-			    json_string_length(e) > BF_MAX_STR)) {
-				bf_diag_set(d, p, "%s[%zu]: expected a scalar or a flat object", p, i);
-				return BF_ERR_INVALID;
-			}
-			if (!json_is_object(e))
-				continue;
-			if (json_object_size(e) > 16) {
-				bf_diag_set(d, p, "%s[%zu]: more than 16 keys", p, i);
-				return BF_ERR_TOOBIG;
-			}
-			json_object_foreach(e, kk, x)
-				if (json_is_object(x) || json_is_array(x) || strlen(kk) > BF_MAX_NAME ||
-				    (json_is_string(x) && json_string_length(x) > BF_MAX_STR)) {
-					bf_diag_set(d, p, "%s[%zu].%.64s: expected a short scalar", p,
-					    i, kk);
-					return BF_ERR_INVALID;
-				}
-		}
-	}
-	return 0;
-}
-
 static int
 check_machine(const json_t *m, const char *path, struct bf_diag *d)
 {
@@ -603,7 +545,7 @@ check_machine(const json_t *m, const char *path, struct bf_diag *d)
 		bf_diag_set(d, p, "expected an object or null, got %s", jx_type_name(fp));
 		return BF_ERR_INVALID;
 	}
-	if ((r = check_fp(fp, p, d)) != 0)
+	if ((r = fingerprint_check(fp, p, d)) != 0)
 		return r;
 	jx_path(p, sizeof(p), path, "fingerprint_sha256");
 	if (fph == NULL) {

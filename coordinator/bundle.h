@@ -35,7 +35,6 @@ struct store;
 #define BUNDLE_MAX_MACHINES	1024
 #define BUNDLE_MAX_RUNS		((size_t)BF_MAX_CELLS * 16)
 #define BUNDLE_MAX_SAMPLES	((size_t)1000000)	/* every raw sample of a job */
-#define BUNDLE_MAX_FP_KEYS	128			/* keys of one fingerprint */
 
 /* What a signature covers starts with this, then the canonical JSON of
  * the bundle without its "signature" key (docs/bundle.md). */

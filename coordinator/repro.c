@@ -29,10 +29,8 @@ repro_verdict_name(enum repro_verdict_kind k)
 	return k <= REPRO_INCONCLUSIVE ? verdict_names[k] : "?";
 }
 
-/* Samples of one side: the boot means when there are several boots (the
- * independent samples, as report.c uses them), else the raw samples. */
-static int
-side_summary(const double *v, const int *boot, size_t n, struct stats_summary *out,
+int
+repro_side_summary(const double *v, const int *boot, size_t n, struct stats_summary *out,
     int *bm)
 {
 	double *means = NULL;
@@ -65,15 +63,19 @@ out:
 static size_t
 n_for_halfwidth(const struct stats_summary *a, const struct stats_summary *b, double h)
 {
-	double t, w, s2 = a->var + b->var;
+	double t, w, s2;
 	size_t n;
 
-	if (!(h > 0) || !isfinite(s2) || a->mean == 0)
+	if (!(h > 0) || a->mean == 0)
+		return 0;
+	/* relative to mean_a, so that sds near 1e160 do not overflow */
+	s2 = (a->sd / a->mean) * (a->sd / a->mean) + (b->sd / a->mean) * (b->sd / a->mean);
+	if (!isfinite(s2))
 		return 0;
 	for (n = 2; n <= STATS_MAX_SAMPLES; n = n < 64 ? n + 1 : n + n / 8) {
 		if (stats_t_quantile(0.95, (double)(2 * n - 2), &t) != 0)
 			return 0;
-		w = t * sqrt(s2 / (double)n) / fabs(a->mean) * 100.0;
+		w = t * sqrt(s2 / (double)n) * 100.0;
 		if (w < h)
 			return n;
 	}
@@ -94,8 +96,8 @@ repro_verdict(const double *a, const int *aboot, size_t na, const double *b,
 	memset(out, 0, sizeof(*out));
 	out->kind = REPRO_INCONCLUSIVE;
 	out->pct = out->lo95 = out->hi95 = out->lo90 = out->hi90 = NAN;
-	if ((r = side_summary(a, aboot, na, &out->a, &bma)) != 0 ||
-	    (r = side_summary(b, bboot, nb, &out->b, &bmb)) != 0)
+	if ((r = repro_side_summary(a, aboot, na, &out->a, &bma)) != 0 ||
+	    (r = repro_side_summary(b, bboot, nb, &out->b, &bmb)) != 0)
 		return r;
 	out->boot_means = bma || bmb;
 	if (out->a.n < 2 || out->b.n < 2) {
@@ -323,7 +325,6 @@ out:
 
 /* --- the report --- */
 
-/* cells[cell_index] -> {metric -> {"v":[..], "b":[..], "unit":..}} */
 static int
 series_add(json_t *cells, int64_t cell, const char *metric, const json_t *unit, double v,
     int64_t boot)
@@ -348,8 +349,8 @@ series_add(json_t *cells, int64_t cell, const char *metric, const json_t *unit, 
 	return 0;
 }
 
-static int
-series_arrays(const json_t *m, double **vp, int **bp, size_t *np)
+int
+repro_series_arrays(const json_t *m, double **vp, int **bp, size_t *np)
 {
 	const json_t *va = json_object_get(m, "v"), *ba = json_object_get(m, "b");
 	size_t n = json_array_size(va), i;
@@ -435,6 +436,21 @@ cell_knobs(const json_t *runs, int64_t cell)
 	return NULL;
 }
 
+/* Of the machines here that match a bundle machine, the first that ran a
+ * run of the rerun (the one its numbers come from), else the first. */
+static const char *
+ran_here(const json_t *names, const json_t *here_runs)
+{
+	const json_t *n, *run;
+	size_t i, j;
+
+	json_array_foreach(names, i, n)
+		json_array_foreach(here_runs, j, run)
+			if (json_is_string(n) && json_equal(n, json_object_get(run, "machine")))
+				return json_string_value(n);
+	return json_string_value(json_array_get(names, 0));
+}
+
 static int
 env_diff(const json_t *bundle, const json_t *here_runs, const json_t *here_job,
     const json_t *here_machines, const json_t *info, json_t *diff)
@@ -456,7 +472,7 @@ env_diff(const json_t *bundle, const json_t *here_runs, const json_t *here_job,
 		goto out;
 	json_array_foreach(json_object_get(info, "matches"), i, match) {
 		bn = json_string_value(json_object_get(match, "bundle_machine"));
-		hn = json_string_value(json_array_get(json_object_get(match, "here"), 0));
+		hn = ran_here(json_object_get(match, "here"), here_runs);
 		if (bn == NULL || hn == NULL || (bm = bundle_machine(bundle, bn)) == NULL)
 			continue;
 		hm = json_object_get(here_machines, hn);
@@ -504,29 +520,16 @@ out:
 }
 
 int
-repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t *here_runs,
-    const json_t *here_job, const json_t *here_machines, const json_t *here_snaps,
-    const json_t *info, double delta_pct, json_t **out, struct bf_diag *d)
+repro_series(const json_t *bundle, const json_t *here_samples, json_t *orig, json_t *here)
 {
-	json_t *orig = NULL, *here = NULL, *rep = NULL, *cells, *runcell = NULL, *c, *mo, *e;
-	json_t *vj, *metrics, *hc, *diff;
-	const json_t *s, *run, *mh;
-	const char *metric;
-	double *av = NULL, *bv = NULL;
-	int *ab = NULL, *bb = NULL;
-	size_t i, j, na, nb, counts[3] = { 0, 0, 0 };
-	struct repro_verdict v;
+	json_t *runcell = json_object();
+	const json_t *s, *run, *hc;
 	char key[32];
+	size_t i, j;
 	int r;
 
-	*out = NULL;
-	if ((orig = json_object()) == NULL || (here = json_object()) == NULL ||
-	    (runcell = json_object()) == NULL ||
-	    (rep = json_pack("{s:[],s:[],s:f}", "cells", "environment_diff", "delta_pct",
-	    delta_pct)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	if (runcell == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(json_object_get(bundle, "runs"), i, run) {
 		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(json_object_get(run,
 		    "id")));
@@ -551,6 +554,37 @@ repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t
 			    json_object_get(s, "unit"), json_number_value(json_object_get(s, "value")),
 			    json_integer_value(json_object_get(s, "boot")))) != 0)
 				goto out;
+	r = 0;
+out:
+	json_decref(runcell);
+	return r;
+}
+
+int
+repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t *here_runs,
+    const json_t *here_job, const json_t *here_machines, const json_t *here_snaps,
+    const json_t *info, double delta_pct, json_t **out, struct bf_diag *d)
+{
+	json_t *orig = NULL, *here = NULL, *rep = NULL, *cells, *c, *mo, *e;
+	json_t *vj, *metrics, *hc, *diff;
+	const json_t *mh;
+	const char *metric;
+	double *av = NULL, *bv = NULL;
+	int *ab = NULL, *bb = NULL;
+	size_t i, na, nb, counts[3] = { 0, 0, 0 };
+	struct repro_verdict v;
+	char key[32];
+	int r;
+
+	*out = NULL;
+	if ((orig = json_object()) == NULL || (here = json_object()) == NULL ||
+	    (rep = json_pack("{s:[],s:[],s:f}", "cells", "environment_diff", "delta_pct",
+	    delta_pct)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = repro_series(bundle, here_samples, orig, here)) != 0)
+		goto out;
 	cells = json_object_get(rep, "cells");
 	json_array_foreach(json_object_get(here_samples, "cells"), i, hc) {
 		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(json_object_get(hc,
@@ -572,8 +606,8 @@ repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t
 			free(bb);
 			av = bv = NULL;
 			ab = bb = NULL;
-			if ((r = series_arrays(e, &av, &ab, &na)) != 0 ||
-			    (r = series_arrays(mh, &bv, &bb, &nb)) != 0 ||
+			if ((r = repro_series_arrays(e, &av, &ab, &na)) != 0 ||
+			    (r = repro_series_arrays(mh, &bv, &bb, &nb)) != 0 ||
 			    (r = repro_verdict(av, ab, na, bv, bb, nb, delta_pct, &v)) != 0 ||
 			    (r = verdict_json(&v, delta_pct, &vj)) != 0)
 				goto out;
@@ -611,7 +645,6 @@ out:
 	free(bb);
 	json_decref(orig);
 	json_decref(here);
-	json_decref(runcell);
 	json_decref(rep);
 	return r;
 }
@@ -680,6 +713,8 @@ repro_report_text(const json_t *rep, struct buf *out)
 	    (long long)json_integer_value(json_object_get(sum, "differs")),
 	    (long long)json_integer_value(json_object_get(sum, "inconclusive")),
 	    json_number_value(json_object_get(rep, "delta_pct")))) != 0)
+		return r;
+	if ((r = repro_effects_text(rep, out)) != 0)
 		return r;
 	if ((r = buf_puts(out, "\nEnvironment diff (bundle's lab vs here):\n")) != 0)
 		return r;

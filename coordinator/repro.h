@@ -17,6 +17,7 @@ struct store;
 
 #define REPRO_DEFAULT_DELTA_PCT	2.0
 #define REPRO_MAX_URL		2048
+#define REPRO_MAX_BASELINE	(BF_MAX_NAME + 1 + 128)	/* AXIS:VALUE */
 #define REPRO_MEM_TOLERANCE	0.05	/* memory matches within 5% */
 
 enum repro_verdict_kind { REPRO_REPRODUCED, REPRO_DIFFERS, REPRO_INCONCLUSIVE };
@@ -43,6 +44,21 @@ struct repro_verdict {
 int repro_verdict(const double *a, const int *aboot, size_t na, const double *b,
     const int *bboot, size_t nb, double delta_pct, struct repro_verdict *out);
 const char *repro_verdict_name(enum repro_verdict_kind k);
+/* The samples of one side as the verdicts compare them: the boot means
+ * when boot names several boots (the independent samples, as report.c
+ * uses them; *bm = 1), else v itself (*bm = 0). */
+int repro_side_summary(const double *v, const int *boot, size_t n, struct stats_summary *out,
+    int *bm);
+
+/*
+ * The samples of a reproduction by side: orig (the bundle's) and here (the
+ * local job's, here_samples as store_job_samples_json gives them), both
+ * empty objects the caller owns, get {"CELL_INDEX": {METRIC: {"v": [values],
+ * "b": [boots], "unit"}}}. repro_series_arrays copies one metric's out as
+ * new arrays the caller frees (NULL and 0 for none).
+ */
+int repro_series(const json_t *bundle, const json_t *here_samples, json_t *orig, json_t *here);
+int repro_series_arrays(const json_t *m, double **vp, int **bp, size_t *np);
 
 /*
  * Compare fingerprint here against the bundle's want on the identity
@@ -73,6 +89,64 @@ int repro_report_json(const json_t *bundle, const json_t *here_samples,
     const json_t *here_runs, const json_t *here_job, const json_t *here_machines,
     const json_t *here_snaps, const json_t *info, double delta_pct, json_t **out,
     struct bf_diag *d);
+
+/* repro-effects.c */
+/* One group of samples (a cell's metric on one side); boot may be NULL. */
+struct repro_group {
+	const double *v;
+	const int *boot;
+	size_t n;
+};
+
+/* The comparison of effects: g[0], g[1] the bundle's baseline cell and
+ * cell, g[2], g[3] the same cells here; an effect is r = mean_cell /
+ * mean_baseline and "ratio" is r_here / r_bundle. */
+struct repro_effect {
+	enum repro_verdict_kind kind;
+	size_t n[4];			/* samples per group as compared */
+	int boot_means;			/* 1: some group's samples are boot means */
+	double pct_bundle, lo_bundle, hi_bundle;	/* the bundle's effect, %, 95% CI */
+	double pct_here, lo_here, hi_here;		/* here */
+	double ratio, lo90, hi90, lo95, hi95;	/* r_here / r_bundle and its CIs */
+	double nu;			/* Welch-Satterthwaite dof over the four groups */
+	const char *why;		/* static text: what an inconclusive lacks, else NULL */
+};
+
+/*
+ * The verdict on the difference of effects, on the log scale (stats.h,
+ * stats_effect_diff): reproduced when the 90% CI of the ratio lies inside
+ * [1-d, 1+d] (d = delta_pct / 100); differs when the 95% CI lies wholly
+ * above 1+d or below 1-d; else inconclusive with why. Each group is scaled
+ * by a power of 2 before it is summarised, so magnitudes near DBL_MAX or
+ * DBL_MIN give the same answer as near 1. BF_ERR_INVALID for a bad
+ * delta_pct or a non-finite sample.
+ */
+int repro_effect_verdict(const struct repro_group g[4], double delta_pct,
+    struct repro_effect *out);
+
+/*
+ * Validate a baseline against the job's matrix: "none", or AXIS:VALUE with
+ * AXIS an axis of matrix and VALUE one of its values (written as in
+ * ?baseline= of a job report). BF_ERR_INVALID with d naming "baseline";
+ * what ("job 7") goes in the text.
+ */
+int repro_effects_check(const json_t *matrix, const char *baseline, const char *what,
+    struct bf_diag *d);
+/*
+ * Add to rep (repro_report_json's) "effects": {"baseline", "delta_pct",
+ * "rows": [...], "summary", "notes"} comparing, for every cell here that
+ * differs from a baseline cell only on the baseline's axis, its effect on
+ * the bundle's side and here, per metric (counters only when the bundle has
+ * no other metric). baseline NULL: the first value of the first axis of
+ * here_job's matrix; "none", or a job without a matrix: "effects": null.
+ * The bundle's cells are found by their axes. BF_ERR_INVALID with d naming
+ * "baseline" for a bad one.
+ */
+int repro_effects_json(const json_t *bundle, const json_t *here_samples,
+    const json_t *here_job, const char *baseline, double delta_pct, json_t *rep,
+    struct bf_diag *d);
+/* The text of rep's "effects" (nothing when null), for repro_report_text. */
+int repro_effects_text(const json_t *rep, struct buf *out);
 
 /* repro-env.c */
 /* Non-zero for a metric the agent counted around the workload

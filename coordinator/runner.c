@@ -18,6 +18,7 @@
 #include "artifact.h"
 #include "boot.h"
 #include "buf.h"
+#include "fingerprint.h"
 #include "job.h"
 #include "jx.h"
 #include "caps.h"
@@ -466,9 +467,7 @@ runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d)
 {
 	struct buf cmd, out;
-	json_t *fp = NULL;
-	const char *type = NULL, *sha = NULL;
-	char *text = NULL, *nl;
+	char *text = NULL, *nl, sha[65];
 	int r, status = -1;
 
 	buf_init(&cmd, 8192);
@@ -486,24 +485,12 @@ runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
 	}
 	if ((nl = memchr(out.data, '\n', out.len)) != NULL)
 		*nl = '\0';
-	if ((r = jx_loads(out.data, strlen(out.data), BF_MAX_AGENT_LINE, &fp, d)) != 0 ||
-	    (r = jx_str(fp, "type", JX_REQUIRED, 32, &type, "probe", d)) != 0 ||
-	    (r = jx_str(fp, "sha256", JX_REQUIRED, 64, &sha, "probe", d)) != 0)
+	if ((r = fingerprint_decode(out.data, strlen(out.data), &text, sha, d)) != 0)
 		goto out;
-	if (strcmp(type, "fingerprint") != 0) {
-		bf_diag_set(d, "probe.type", "expected \"fingerprint\", got \"%.20s\"", type);
-		r = BF_ERR_PROTO;
-		goto out;
-	}
-	if ((text = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
 	r = env->sink.ops->fingerprint(env->sink.arg, text, sha);
 	events_machine(env->ev, env->machine);
 out:
 	free(text);
-	json_decref(fp);
 	buf_free(&cmd);
 	buf_free(&out);
 	return r;

@@ -54,6 +54,7 @@ struct store {
 	pthread_mutex_t mu;
 	_Atomic(const void *) holder;	/* the thread holding mu (store_holds) */
 	_Atomic(unsigned long) tx_retries; /* store_tx runs again, for tests and logs */
+	_Atomic(unsigned long) tx_gave_up; /* ... and still conflicted at the cap */
 	struct db_stmt *st[Q__COUNT];
 };
 

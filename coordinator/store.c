@@ -459,12 +459,26 @@ store_tx(struct store *s, store_tx_fn fn, void *arg)
 			r = 0;
 			break;
 		}
-		if (!s->pg || !db_take_conflict() || attempt >= BF_MAX_TX_ATTEMPTS)
+		if (!s->pg || !db_take_conflict())
 			break;
+		if (attempt >= BF_MAX_TX_ATTEMPTS) {
+			/* another coordinator keeps winning: worth a line, and a counter */
+			atomic_fetch_add(&s->tx_gave_up, 1);
+			fprintf(stderr, "benchfleetd: store: a transaction met %d serialization "
+			    "conflicts in a row and gave up (%s)\n", attempt, bf_err_str(r));
+			break;
+		}
 		atomic_fetch_add(&s->tx_retries, 1);
 	}
 	store_unlock(s);
 	return r;
+}
+
+void
+store_tx_stats(struct store *s, unsigned long *retries, unsigned long *gave_up)
+{
+	*retries = atomic_load(&s->tx_retries);
+	*gave_up = atomic_load(&s->tx_gave_up);
 }
 
 int64_t

@@ -39,6 +39,10 @@ struct store;
 int store_open(const char *path, struct store **out, struct bf_diag *d);
 void store_close(struct store *s);			/* accepts NULL */
 int store_schema_version(struct store *s);
+/* How often a transaction ran again after a PostgreSQL serialization
+ * failure or deadlock, and how often it still failed at BF_MAX_TX_ATTEMPTS
+ * (counted since the store was opened; /metrics shows both). */
+void store_tx_stats(struct store *s, unsigned long *retries, unsigned long *gave_up);
 /* The name this coordinator leases under (default: the host name). */
 int store_set_node(struct store *s, const char *node);
 const char *store_node(const struct store *s);

@@ -206,6 +206,13 @@ done
 check_eq "c1's event stream shows every run done" \
 	"$(awk '$2 == "done" { print $1 }' <<<"$ev1" | sort -u | wc -l)" "$NRUNS"
 
+# Serialization conflicts between the two are retried, counted, and none
+# of them ran out of attempts (the log would say so).
+m=$(curl -fsS "$URL1/metrics")
+check "c1's metrics count transaction retries" grep -Eq '^benchfleet_store_tx_retries_total [0-9]+$' <<<"$m"
+check_eq "no transaction gave up" "$(awk '$1 == "benchfleet_store_tx_gave_up_total" { print $2 }' <<<"$m")" 0
+echo "c1: $(grep '^benchfleet_store_tx' <<<"$m" | tr '\n' ' ')"
+
 kill "$PID1" 2>/dev/null
 wait "$PID1" 2>/dev/null
 check_sanitizers "$work/c1/daemon.log"

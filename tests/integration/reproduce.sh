@@ -131,6 +131,52 @@ echo "diff: $(jq -c .environment_diff <<<"$rep")"
 check_contains "environment diff names the parameter" "$(jq -c .environment_diff <<<"$rep")" '"field":"job.params.mb"'
 check_contains "text diff names the parameter" "$(curl -fsS "$URL_B/api/v1/reproductions/$R2?format=text")" "job.params.mb: null (bundle) vs 48 (here)"
 
+# --- issue 16: effects. mb=48 moved every absolute fault count by +50%;
+# what a second pass changes (passes:2 vs passes:1: no new faults) is the
+# same in both labs, and the effect comparison says so.
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R2")
+check_eq "effects: default baseline, the first axis's first value" "$(jq -r .effects.baseline <<<"$rep")" passes:1
+check_eq "effects: margin defaults to delta_pct" "$(jq -r .effects.delta_pct <<<"$rep")" 2
+frow=$(jq -c '[.effects.rows[] | select(.metric=="faults")][0]' <<<"$rep")
+echo "effects row: $frow"
+check_eq "effects: cell passes=2 against passes=1" "$(jq -r '"\(.cell) \(.baseline_cell) \(.label)"' <<<"$frow")" "1 0 passes=2"
+check_eq "effects: absolute faults of that cell differ" \
+	"$(jq -r '.cells[1].metrics[] | select(.metric=="faults") | .verdict' <<<"$rep")" differs
+check_eq "effects: the effect on faults reproduces" "$(jq -r .verdict <<<"$frow")" reproduced
+check "effects: ratio of effects within 1% (got $(jq .ratio <<<"$frow"))" \
+	awk -v r="$(jq .ratio <<<"$frow")" 'BEGIN { exit !(r > 0.99 && r < 1.01) }'
+check "effects: both sides' effects named, with CIs" \
+	jq -e '(.bundle.pct | type) == "number" and (.here.ci | length) == 2 and (.ci90 | length) == 2' <<<"$frow"
+check_eq "effects: counters left out" "$(jq '[.effects.rows[] | select(.metric | test("^(vmstat|hugepages|pmu|smaps|cgroup)"))] | length' <<<"$rep")" 0
+check_eq "effects: the same on a re-read" "$(jq -cS .effects <<<"$rep")" \
+	"$(curl -fsS "$URL_B/api/v1/reproductions/$R2" | jq -cS .effects)"
+txt=$(curl -fsS "$URL_B/api/v1/reproductions/$R2?format=text")
+check_contains "effects: text table" "$txt" "Effects vs baseline passes:1"
+check "effects: text row for passes=2 faults, reproduced" \
+	grep -Eq '^passes=2 +faults .* reproduced$' <<<"$txt"
+echo "$txt" | sed -n '/^Effects vs baseline/,/TOST/p'
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R2?baseline=passes:2&effect_delta_pct=5")
+check_eq "effects: ?baseline=passes:2" "$(jq -r '[.effects.rows[] | select(.metric=="faults")][0] | "\(.cell) \(.baseline_cell)"' <<<"$rep")" "0 1"
+check_eq "effects: ?effect_delta_pct" "$(jq -r .effects.delta_pct <<<"$rep")" 5
+check_eq "effects: ?baseline=none" "$(curl -fsS "$URL_B/api/v1/reproductions/$R2?baseline=none" | jq -c .effects)" null
+for q in "baseline=passes:9" "baseline=thp:never" "baseline=passes" "effect_delta_pct=0" "effect_delta_pct=abc"; do
+	r=$(api GET "/api/v1/reproductions/$R2?$q")
+	check_eq "effects: ?$q refused" "$(status_of "$r")" 400
+	check_eq "effects: ?$q names the field" "$(body_of "$r" | jq -r .detail.field)" "${q%%=*}"
+done
+# compare-only, with the baseline in the body: kept as GET's default
+nrep=$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')
+r=$(api POST /api/v1/reproductions "{\"bundle\":$(cat "$work/bundle.json"),\"compare_job\":$J2,\"baseline\":\"passes:7\"}")
+check_eq "effects: compare-only with a bad baseline" "$(status_of "$r")" 400
+check_eq "effects: compare-only bad baseline names the field" "$(body_of "$r" | jq -r .detail.field)" baseline
+r=$(api POST /api/v1/reproductions "{\"bundle\":$(cat "$work/bundle.json"),\"compare_job\":$J2,\"baseline\":\"passes:2\",\"effect_delta_pct\":3}")
+check_eq "effects: compare-only with a baseline" "$(status_of "$r")" 201
+RC=$(body_of "$r" | jq -r .id)
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$RC")
+check_eq "effects: compare-only's baseline and margin" "$(jq -r '"\(.effects.baseline) \(.effects.delta_pct)"' <<<"$rep")" "passes:2 3"
+check_eq "effects: compare-only effect reproduces" "$(jq -r '[.effects.rows[] | select(.metric=="faults")][0].verdict' <<<"$rep")" reproduced
+check_eq "effects: compare-only ran nothing" "$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')" "$nrep"
+
 check_eq "the same environment on both sides: no snapshot difference" \
 	"$(curl -fsS "$URL_B/api/v1/reproductions/$R1" | jq '[.environment_snapshots.groups[].diff.n] | add')" 0
 check_eq "bundle carries one snapshot per run's environment" \

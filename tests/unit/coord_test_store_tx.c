@@ -250,7 +250,7 @@ test_conflicts(void)
 	struct ser a;
 	struct dl b;
 	pthread_t th;
-	unsigned long before;
+	unsigned long before, r0, g0, r1, g1;
 	char le[64];
 
 	T_CHECK(s != NULL);
@@ -290,10 +290,14 @@ test_conflicts(void)
 	a.interfere = BF_MAX_TX_ATTEMPTS + 10;
 	a.other_ok = 1;
 	before = atomic_load(&s->tx_retries);
+	store_tx_stats(s, &r0, &g0);
 	T_EQ_INT(store_tx(s, ser_tx, &a), BF_ERR_DB);
 	T_EQ_INT(a.calls, BF_MAX_TX_ATTEMPTS);
 	T_CHECK(a.other_ok);
 	T_EQ_INT((long long)(atomic_load(&s->tx_retries) - before), BF_MAX_TX_ATTEMPTS - 1);
+	store_tx_stats(s, &r1, &g1);
+	T_EQ_INT((long long)(r1 - r0), BF_MAX_TX_ATTEMPTS - 1);
+	T_EQ_INT((long long)(g1 - g0), 1);	/* gave up once, and said so */
 	T_EQ_INT(last_error_of(s, "m1", le, sizeof(le)), 0);
 	snprintf(le + 32, 32, "other %d", BF_MAX_TX_ATTEMPTS);
 	T_EQ_STR(le, le + 32);	/* the other's last write stands, none of ours */

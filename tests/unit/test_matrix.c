@@ -321,6 +321,49 @@ test_knobs(const struct recipe *r)
 	job_free(j);
 }
 
+/* The baseline cell of each cell (a report's ?baseline=AXIS:VALUE): the
+ * cell with VALUE on AXIS that agrees on every other axis. */
+static void
+test_baselines(void)
+{
+	json_t *m = json_loads("{\"thp\":[\"never\",\"always\"],\"n\":[1,2]}", 0, NULL);
+	json_t *cells = json_loads("[{\"axes\":{\"thp\":\"never\",\"n\":1}},"
+	    "{\"axes\":{\"thp\":\"never\",\"n\":2}},{\"axes\":{\"thp\":\"always\",\"n\":1}},"
+	    "{\"axes\":{\"thp\":\"always\",\"n\":2}},{\"axes\":{\"thp\":\"always\",\"n\":3}}]",
+	    0, NULL);
+	json_t *v = json_true();
+	int b[5];
+	char buf[32];
+	struct bf_diag d;
+
+	T_EQ_INT(matrix_baselines(m, cells, "thp:never", "job 1", b, &d), 0);
+	T_EQ_INT(b[0], -1);
+	T_EQ_INT(b[1], -1);
+	T_EQ_INT(b[2], 0);
+	T_EQ_INT(b[3], 1);
+	T_EQ_INT(b[4], -1);	/* n=3 has no never twin */
+	T_EQ_INT(matrix_baselines(m, cells, "n:2", "job 1", b, &d), 0);
+	T_EQ_INT(b[0], 1);
+	T_EQ_INT(b[2], 3);
+	T_EQ_INT(b[4], 3);
+	T_EQ_INT(matrix_baselines(m, cells, "thp", "job 1", b, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "baseline");
+	T_EQ_INT(b[2], -1);
+	T_EQ_INT(matrix_baselines(m, cells, ":never", "job 1", b, &d), BF_ERR_INVALID);
+	T_EQ_INT(matrix_baselines(m, cells, NULL, "job 1", b, &d), BF_ERR_INVALID);
+	T_EQ_INT(matrix_baselines(m, cells, "mem:1", "job 7", b, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "\"mem\" is not an axis of job 7's matrix");
+	T_EQ_INT(matrix_baselines(m, cells, "thp:sometimes", "job 7", b, &d), BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "axis thp has no value \"sometimes\" in job 7");
+	T_EQ_STR(matrix_axis_str(v, buf, sizeof(buf)), "true");
+	json_decref(v);
+	v = json_real(0.5);
+	T_EQ_STR(matrix_axis_str(v, buf, sizeof(buf)), "0.5");
+	json_decref(v);
+	json_decref(m);
+	json_decref(cells);
+}
+
 int
 main(void)
 {
@@ -337,6 +380,7 @@ main(void)
 	test_hostile(r);
 	test_labels(r);
 	test_knobs(r);
+	test_baselines();
 	recipe_free(r);
 	return t_done();
 }

@@ -583,9 +583,71 @@ test_boot_means(void)
 	T_EQ_INT(stats_boot_means(v, b, 0, means, &k), BF_ERR_INVALID);
 }
 
+/*
+ * Magnitudes at both ends of the double range (issue 17): an sd of 5e158
+ * is representable though its variance is not, and 1e-160 squares into
+ * subnormals. Scaled by a power of two, every statistic is the same as for
+ * the same data near 1 (times the scale where it has units).
+ */
+static void
+test_extreme_scales(void)
+{
+	static const double base_a[] = { 1.00, 1.05, 0.95, 1.02, 0.98 };
+	static const double base_b[] = { 1.10, 1.16, 1.04, 1.12, 1.08 };
+	static const double scales[] = { 0x1p530, 0x1p-530, 0x1p1000, 0x1p-1000 };
+	double a[5], b[5];
+	struct stats_summary s1a, s1b, sa, sb;
+	struct stats_compare c1, c;
+	size_t i, k;
+
+	T_OK(stats_summarize(base_a, 5, &s1a));
+	T_OK(stats_summarize(base_b, 5, &s1b));
+	T_OK(stats_compare(&s1a, &s1b, &c1));
+	T_CHECK(c1.significant);
+	for (k = 0; k < sizeof(scales) / sizeof(scales[0]); k++) {
+		for (i = 0; i < 5; i++) {
+			a[i] = base_a[i] * scales[k];
+			b[i] = base_b[i] * scales[k];
+		}
+		T_OK(stats_summarize(a, 5, &sa));
+		T_OK(stats_summarize(b, 5, &sb));
+		T_CHECK(isfinite(sa.sd) && sa.sd > 0);
+		T_NEAR(sa.sd / scales[k], s1a.sd, 1e-15);
+		T_NEAR(sa.mean / scales[k], s1a.mean, 1e-15);
+		T_NEAR(sa.cov, s1a.cov, 1e-12);
+		T_CHECK(isfinite(sa.ci_lo) && isfinite(sa.ci_hi));
+		T_NEAR(sa.ci_lo / scales[k], s1a.ci_lo, 1e-14);
+		T_OK(stats_compare(&sa, &sb, &c));
+		T_NEAR(c.welch.t, c1.welch.t, 1e-12);
+		T_NEAR(c.welch.nu, c1.welch.nu, 1e-10);
+		T_NEAR(c.welch.p, c1.welch.p, 1e-14);
+		T_NEAR(c.pct.pct, c1.pct.pct, 1e-11);
+		T_NEAR(c.pct.lo, c1.pct.lo, 1e-11);
+		T_NEAR(c.pct.hi, c1.pct.hi, 1e-11);
+		T_EQ_INT(c.pct.unbounded, 0);
+		T_EQ_INT(c.significant, c1.significant);
+	}
+	/* 1e160 +- 5e158: the issue's case, a finite sd and CoV */
+	for (i = 0; i < 5; i++)
+		a[i] = 1e160 + (base_a[i] - 1) * 1e160;
+	T_OK(stats_summarize(a, 5, &sa));
+	T_CHECK(isfinite(sa.sd) && isfinite(sa.cov));
+	T_NEAR(sa.cov, s1a.cov, 1e-9);
+	/* values of opposite sign near DBL_MAX: the difference of the means
+	 * overflows; t is still finite */
+	a[0] = -1e308; a[1] = -0.9e308; a[2] = -1.1e308;
+	b[0] = 1e308; b[1] = 0.9e308; b[2] = 1.1e308;
+	T_OK(stats_summarize(a, 3, &sa));
+	T_OK(stats_summarize(b, 3, &sb));
+	T_OK(stats_compare(&sa, &sb, &c));
+	T_CHECK(isfinite(c.welch.t) && c.welch.t > 0);
+	T_CHECK(c.welch.p < 0.001);
+}
+
 int
 main(void)
 {
+	test_extreme_scales();
 	test_quantiles();
 	test_cdf();
 	test_incbeta();
