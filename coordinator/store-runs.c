@@ -432,6 +432,7 @@ retry_tx(struct store *s, void *arg)
 		return r;
 	if ((a->again = n == 1)) {
 		if ((r = store_q_exec(s, Q_R_DROP_SAMPLES, NULL, "I", a->run_id)) != 0 ||
+		    (r = store_q_exec(s, Q_R_DROP_ARTIFACTS, NULL, "I", a->run_id)) != 0 ||
 		    (r = store_q_exec(s, Q_L_ADD, NULL, "Itt" "d", a->run_id, "coord", a->why,
 		    a->now)) != 0)
 			return r;
@@ -496,6 +497,7 @@ rec_tx(struct store *s, void *arg)
 	a->n = 0;
 #define REC_ARGS (int64_t)a->all, (int64_t)a->mine, s->node, a->nows
 	if ((r = store_q_exec(s, Q_REC_SAMPLES, NULL, "IItI", REC_ARGS)) != 0 ||
+	    (r = store_q_exec(s, Q_REC_ARTIFACTS, NULL, "IItI", REC_ARGS)) != 0 ||
 	    (r = store_q_exec(s, Q_REC_LOG, NULL, "IItI" "t" "d", REC_ARGS, a->note,
 	    a->now)) != 0 ||
 	    (r = store_q_exec(s, Q_REC_CANCEL, NULL, "IItI" "d", REC_ARGS, a->now)) != 0 ||

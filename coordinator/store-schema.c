@@ -223,8 +223,8 @@ static const char *const store_migrations[] = {
 	/* 11: profiles as artifacts (issue 16): the bytes of each distinct
 	 * artifact once (sha256 computed by the store over exactly them,
 	 * size-capped before they get here), and the artifacts each run names
-	 * ("folded", "perf.data"). A retried run's newer artifact replaces
-	 * the name; the bytes row is never changed. No REFERENCES, as for
+	 * ("folded", "perf.data"). A retried or requeued run loses its names
+	 * with its samples; the bytes row is never changed. No REFERENCES, as for
 	 * snapshots: both rows are written in one transaction. */
 	"CREATE TABLE artifacts ("
 	" sha256 TEXT PRIMARY KEY,"

@@ -187,6 +187,9 @@ static const char *const store_sql[Q__COUNT] = {
 	    " started_at = NULL, lease_until = NULL, owner = NULL"
 	    " WHERE id = ?1 AND state = 'running' AND attempt < ?3 AND owner = ?4",
 	[Q_R_DROP_SAMPLES] = "DELETE FROM samples WHERE run_id = ?1",
+	/* and so are the artifacts it named: the next attempt profiles afresh
+	 * (the bytes rows stay, content-addressed and maybe another run's) */
+	[Q_R_DROP_ARTIFACTS] = "DELETE FROM run_artifacts WHERE run_id = ?1",
 	[Q_S_ADD] = "INSERT INTO samples (run_id, boot, iteration, metric, value, unit)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
 	[Q_S_BY_RUN] = "SELECT boot AS boot, iteration AS iteration, metric AS metric,"
@@ -209,6 +212,8 @@ static const char *const store_sql[Q__COUNT] = {
 #define REC_SET "state = 'running' AND (?1 <> 0 OR (?2 <> 0 AND (owner IS NULL" \
 	" OR owner = ?3)) OR lease_until < ?4)"
 	[Q_REC_SAMPLES] = "DELETE FROM samples WHERE run_id IN"
+	    " (SELECT id FROM runs WHERE " REC_SET ")",
+	[Q_REC_ARTIFACTS] = "DELETE FROM run_artifacts WHERE run_id IN"
 	    " (SELECT id FROM runs WHERE " REC_SET ")",
 	[Q_REC_LOG] = "INSERT INTO run_logs (run_id, seq, stream, line, at)"
 	    " SELECT r.id, (SELECT COALESCE(MAX(l.seq), 0) + 1 FROM run_logs l"

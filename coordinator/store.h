@@ -247,8 +247,9 @@ int store_fingerprint_get(struct store *s, const char *sha256, char **json_text)
  * An artifact of a run (a profile's "folded" or "perf.data", schema step
  * 11): the bytes p[0..n) stored once per distinct sha256, which the store
  * computes into sha256, and the run naming them as name (replacing what
- * it named so before: a retried run's newer profile wins). Only while the
- * run is this coordinator's. (store-evidence.c)
+ * it named so before). Only while the run is this coordinator's. A run
+ * retried or requeued by recovery names none of its earlier attempt's,
+ * as it keeps none of its samples. (store-evidence.c)
  */
 int store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const void *p,
     size_t n, char sha256[65]);

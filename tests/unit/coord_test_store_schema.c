@@ -596,9 +596,9 @@ out:
  * Step 11: a store of schema 10 with samples opens with every sample as it
  * was. Then a run's artifacts: the bytes come back exactly (NUL bytes and
  * all) under the sha256 the store computed; two runs with the same bytes
- * share one row; a retried run's newer artifact replaces the name; a run
- * another coordinator holds, or none, cannot name one; a run without one
- * is BF_ERR_NOTFOUND.
+ * share one row; a run retried or requeued by recovery names none of its
+ * earlier attempt's (the bytes rows stay); a run another coordinator
+ * holds, or none, cannot name one; a run without one is BF_ERR_NOTFOUND.
  */
 static void
 test_migrate_artifacts(void)
@@ -661,8 +661,18 @@ test_migrate_artifacts(void)
 	T_EQ_STR(hex, want);
 	free(data);
 	data = NULL;
-	/* a retry's newer profile replaces the name */
+	/* a retried run names nothing of its earlier attempt; the bytes stay */
 	T_EQ_INT(store_run_retry(s, c->run_id, "link lost", 3, &r), 0);
+	T_EQ_INT(r, 1);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_CHECK(data == NULL);
+	n = 0;
+	T_EQ_INT(count_rows("art.db", "run_artifacts", &n), 0);
+	T_EQ_INT(n, 0);
+	n = 0;
+	T_EQ_INT(count_rows("art.db", "artifacts", &n), 0);
+	T_EQ_INT(n, 2);
 	store_claim_free(c);
 	c = NULL;
 	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
@@ -673,9 +683,15 @@ test_migrate_artifacts(void)
 	T_CHECK(data != NULL && n == 6 && memcmp(data, "x;y 2\n", 6) == 0);
 	free(data);
 	data = NULL;
+	/* a run requeued by recovery likewise: its partial profile goes with
+	 * its partial samples, and the same bytes from another run are one row */
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", pd, sizeof(pd) - 1, hex), 0);
+	T_EQ_INT(store_recover(s, &n), 0);
+	T_EQ_INT(n, 1);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex), BF_ERR_NOTFOUND);
 	store_claim_free(c);
 	c = NULL;
-	/* the same bytes from another run: one row */
 	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
 	if (c == NULL)
 		goto out;
@@ -685,7 +701,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(n, 3);
 	n = 0;
 	T_EQ_INT(count_rows("art.db", "run_artifacts", &n), 0);
-	T_EQ_INT(n, 3);
+	T_EQ_INT(n, 1);
 	T_EQ_INT(store_run_add_artifact(s, c->run_id, "", pd, 1, hex), BF_ERR_INVALID);
 out:
 	store_claim_free(c);
