@@ -7,8 +7,9 @@
  * temporary directory and is folded from there in chunks; "@agent" means
  * /proc/self/exe to exec.c, but under perf that would be perf itself, so
  * the agent's own path is resolved first. On a VM without a hardware PMU
- * there is no cycles event: cpu-clock (a software timer) is used instead,
- * and the event used is said on stderr (the run log).
+ * there is no cycles event: cpu-clock (a software timer) is used instead;
+ * the event used is said on stderr (the run log), and as data in every
+ * artifact_end line ("event"), which the coordinator keeps with the run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -208,8 +209,11 @@ profile_script(const struct profile *p, char *txt, size_t txtsz)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : BF_ERR_STATE;
 }
 
+/* The end line of an artifact; the event perf sampled on goes with it as
+ * data (docs/agent-protocol.md), not only in the log. */
 static int
-profile_end_line(const char *name, size_t bytes, const char *sha, const char *dropped)
+profile_end_line(const struct profile *p, const char *name, size_t bytes, const char *sha,
+    const char *dropped)
 {
 	struct buf b;
 	int r;
@@ -220,6 +224,7 @@ profile_end_line(const char *name, size_t bytes, const char *sha, const char *dr
 	    (sha != NULL && (r = buf_printf(&b, ",\"sha256\":\"%s\"", sha)) != 0) ||
 	    (dropped != NULL && ((r = buf_puts(&b, ",\"dropped\":")) != 0 ||
 	    (r = ajson_put_str(&b, dropped, strlen(dropped))) != 0)) ||
+	    (p->event != NULL && (r = buf_printf(&b, ",\"event\":\"%s\"", p->event)) != 0) ||
 	    (r = buf_puts(&b, "}")) != 0)
 		goto out;
 	r = emit_line(&b);
@@ -230,7 +235,7 @@ out:
 
 /* One artifact: its bytes in chunks from read_fn, then the end line. */
 static int
-profile_send(const char *name, const char *mem, size_t len, int fd)
+profile_send(const struct profile *p, const char *name, const char *mem, size_t len, int fd)
 {
 	struct sha256_ctx h;
 	char chunk[BF_ARTIFACT_CHUNK], hex[65];
@@ -252,7 +257,7 @@ profile_send(const char *name, const char *mem, size_t len, int fd)
 				continue;
 			if (got <= 0) {
 				/* the file shrank under us: what was sent is not it */
-				r = profile_end_line(name, len, NULL, "perf.data could not be read");
+				r = profile_end_line(p, name, len, NULL, "perf.data could not be read");
 				goto out;
 			}
 			n = (size_t)got;
@@ -269,7 +274,7 @@ profile_send(const char *name, const char *mem, size_t len, int fd)
 	}
 	sha256_final(&h, dig);
 	sha256_tohex(dig, hex);
-	r = profile_end_line(name, len, hex, NULL);
+	r = profile_end_line(p, name, len, hex, NULL);
 out:
 	buf_free(&b);
 	return r;
@@ -290,11 +295,11 @@ profile_emit_folded(const struct profile *p)
 	buf_init(&out, BF_MAX_ARTIFACT_FOLDED);
 	if ((r = profile_script(p, txt, sizeof(txt))) != 0) {
 		snprintf(why, sizeof(why), "perf script failed (%s)", bf_err_str(r));
-		r = profile_end_line("folded", 0, NULL, why);
+		r = profile_end_line(p, "folded", 0, NULL, why);
 		goto out;
 	}
 	if ((fd = open(txt, O_RDONLY | O_CLOEXEC)) < 0) {
-		r = profile_end_line("folded", 0, NULL, "perf script's output cannot be read");
+		r = profile_end_line(p, "folded", 0, NULL, "perf script's output cannot be read");
 		goto out;
 	}
 	r = 0;
@@ -312,14 +317,14 @@ profile_emit_folded(const struct profile *p)
 		r = fold_finish(&f, &out);
 	if (r == BF_ERR_TOOBIG) {
 		snprintf(why, sizeof(why), "over the cap of %d bytes", BF_MAX_ARTIFACT_FOLDED);
-		r = profile_end_line("folded", 0, NULL, why);
+		r = profile_end_line(p, "folded", 0, NULL, why);
 	} else if (r != 0) {
 		snprintf(why, sizeof(why), "folding failed (%s)", bf_err_str(r));
-		r = profile_end_line("folded", 0, NULL, why);
+		r = profile_end_line(p, "folded", 0, NULL, why);
 	} else {
 		fprintf(stderr, "profile: %llu samples, %zu stacks, %llu odd lines skipped\n",
 		    (unsigned long long)f.samples, f.stacks.n, (unsigned long long)f.odd);
-		r = profile_send("folded", out.data != NULL ? out.data : "", out.len, -1);
+		r = profile_send(p, "folded", out.data != NULL ? out.data : "", out.len, -1);
 	}
 out:
 	if (fd >= 0)
@@ -340,19 +345,19 @@ profile_emit(struct profile *p, const struct step *st)
 	snprintf(path, sizeof(path), "%s/perf.data", p->dir);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0 ||
 	    fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		r = profile_end_line("folded", 0, NULL, "perf record wrote no perf.data");
+		r = profile_end_line(p, "folded", 0, NULL, "perf record wrote no perf.data");
 		if (r == 0)
-			r = profile_end_line("perf.data", 0, NULL, "perf record wrote no perf.data");
+			r = profile_end_line(p, "perf.data", 0, NULL, "perf record wrote no perf.data");
 		goto out;
 	}
 	if ((r = profile_emit_folded(p)) != 0)
 		goto out;
 	if ((uint64_t)sb.st_size > BF_MAX_ARTIFACT_PERF) {
 		snprintf(why, sizeof(why), "over the cap of %d bytes", BF_MAX_ARTIFACT_PERF);
-		r = profile_end_line("perf.data", (size_t)sb.st_size, NULL, why);
+		r = profile_end_line(p, "perf.data", (size_t)sb.st_size, NULL, why);
 		goto out;
 	}
-	r = profile_send("perf.data", NULL, (size_t)sb.st_size, fd);
+	r = profile_send(p, "perf.data", NULL, (size_t)sb.st_size, fd);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -440,13 +440,17 @@ agentline_artifact(const json_t *o, struct agentline_event *ev, struct bf_diag *
 }
 
 static const char *const agentline_artifact_end_fields[] = {
-	"type", "name", "bytes", "sha256", "dropped", NULL
+	"type", "name", "bytes", "sha256", "dropped", "event", NULL
 };
+
+/* The events the agent's perf record samples on (agent/profile.c). */
+static const char *const agentline_perf_events[] = { "cycles", "cpu-clock", NULL };
 
 static int
 agentline_artifact_end(const json_t *o, struct agentline_event *ev, struct bf_diag *d)
 {
 	struct agentline_artifact_end *e = &ev->u.artifact_end;
+	size_t i;
 	int r;
 
 	if ((r = agentline_artifact_name(o, "artifact_end", &e->name, &e->max, d)) != 0 ||
@@ -462,6 +466,16 @@ agentline_artifact_end(const json_t *o, struct agentline_event *ev, struct bf_di
 	}
 	if (e->sha256 != NULL && !sha256_is_hex(e->sha256)) {
 		bf_diag_set(d, "artifact_end.sha256", "is not 64 lowercase hex digits");
+		return BF_ERR_INVALID;
+	}
+	if ((r = jx_str(o, "event", JX_OPTIONAL, 16, &e->event, "artifact_end", d)) != 0)
+		return r;
+	for (i = 0; e->event != NULL && agentline_perf_events[i] != NULL &&
+	    strcmp(e->event, agentline_perf_events[i]) != 0; i++)
+		;
+	if (e->event != NULL && agentline_perf_events[i] == NULL) {
+		bf_diag_set(d, "artifact_end.event", "\"%.16s\" is not one of cycles, cpu-clock",
+		    e->event);
 		return BF_ERR_INVALID;
 	}
 	return 0;

@@ -162,6 +162,7 @@ struct agentline_artifact_end {
 	int64_t bytes;		/* <= max unless dropped */
 	const char *sha256;	/* 64 lowercase hex; NULL when dropped */
 	const char *dropped;	/* why the agent did not send it; NULL when sent */
+	const char *event;	/* what perf sampled on: "cycles", "cpu-clock"; or NULL */
 };
 
 struct agentline_event {

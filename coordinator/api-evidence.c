@@ -5,7 +5,8 @@
  * Snapshots are content-addressed and never change, so the answer may be
  * cached forever. GET /runs/{id}/profile serves a profiled run's artifacts:
  * the folded stacks, a flame graph drawn from them (common/flame.c) and
- * perf.data as perf wrote it.
+ * perf.data as perf wrote it; the perf event they were sampled on (cycles,
+ * or cpu-clock where the machine has no PMU) in X-Benchfleet-Perf-Event.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,7 @@ api_runs_profile(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	if ((r = store_run_artifact(a->st, rq->id, api_profile_formats[i].artifact, &data, &n,
-	    sha)) != 0) {
+	    sha, rs->perf_event)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
 			api_error(rs, MHD_HTTP_NOT_FOUND, NULL, "run %lld has no profile %s (the job "
 			    "needs \"profile\": {\"perf\": \"record\"}; a dropped one is in the run "
@@ -93,8 +94,8 @@ api_runs_profile(struct api *a, struct api_req *rq, struct api_resp *rs)
 	rs->csp = "default-src 'none'; script-src 'none'";
 	if (strcmp(fmt, "svg") == 0) {
 		buf_init(&svg, BF_MAX_API_RESPONSE);
-		snprintf(title, sizeof(title), "run %lld (folded sha256 %.12s)", (long long)rq->id,
-		    sha);
+		snprintf(title, sizeof(title), "run %lld (%s; folded sha256 %.12s)",
+		    (long long)rq->id, rs->perf_event[0] ? rs->perf_event : "event not said", sha);
 		if ((r = flame_svg(data, n, title, &svg, &d)) != 0) {
 			buf_free(&svg);
 			free(data);

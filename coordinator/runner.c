@@ -739,7 +739,7 @@ ingest_artifact(struct ingest *g, const struct agentline_artifact_end *e)
 		return 0;
 	}
 	why[0] = '\0';
-	if ((r = g->env->sink.ops->artifact(g->env->sink.arg, g->c->run_id, e->name,
+	if ((r = g->env->sink.ops->artifact(g->env->sink.arg, g->c->run_id, e->name, e->event,
 	    g->art.data.data, g->art.data.len, why, sizeof(why))) != 0)
 		ingest_store_err(g, r, why);
 	else

@@ -47,10 +47,11 @@ struct runner_sink_ops {
 	    int seen);
 	void (*boot_key)(void *arg, const char *key);	/* NULL: unknown */
 	int (*fingerprint)(void *arg, const char *json_text, const char *sha256);
-	/* a profile's artifact, complete and checked (artifact.h): 0 or the
-	 * store's error, with why, as samples */
-	int (*artifact)(void *arg, int64_t run_id, const char *name, const void *p, size_t n,
-	    char *why, size_t whysz);
+	/* a profile's artifact, complete and checked (artifact.h), and the
+	 * perf event it was sampled on (NULL: not said): 0 or the store's
+	 * error, with why, as samples */
+	int (*artifact)(void *arg, int64_t run_id, const char *name, const char *event,
+	    const void *p, size_t n, char *why, size_t whysz);
 };
 
 struct runner_sink {

@@ -291,14 +291,14 @@ wsink_snapshot(void *arg, int64_t run_id, const char *json_text, char *why, size
 }
 
 static int
-wsink_artifact(void *arg, int64_t run_id, const char *name, const void *p, size_t n, char *why,
-    size_t whysz)
+wsink_artifact(void *arg, int64_t run_id, const char *name, const char *event, const void *p,
+    size_t n, char *why, size_t whysz)
 {
 	struct worker_ctx *x = arg;
 	char sha[65];
 	int r;
 
-	if ((r = store_run_add_artifact(x->s->st, run_id, name, p, n, sha)) != 0)
+	if ((r = store_run_add_artifact(x->s->st, run_id, name, event, p, n, sha)) != 0)
 		snprintf(why, whysz, "the profile's %s: %s", name, r == BF_ERR_STATE ?
 		    "the run is no longer this coordinator's" : store_last_error());
 	return r;

@@ -122,6 +122,7 @@ store_fingerprint_get(struct store *s, const char *sha256, char **json_text)
 struct artifact_arg {
 	int64_t run_id;
 	const char *name;
+	const char *event;
 	const void *p;
 	size_t n;
 	const char *sha256;
@@ -138,18 +139,27 @@ artifact_tx(struct store *s, void *arg)
 	    store_now_s())) != 0 ||
 	    (r = store_q_exec(s, Q_RA_DEL, NULL, "It", a->run_id, a->name)) != 0)
 		return r;
-	return store_q_exec(s, Q_RA_ADD, NULL, "Itt", a->run_id, a->name, a->sha256);
+	return store_q_exec(s, Q_RA_ADD, NULL, "Ittt", a->run_id, a->name, a->sha256, a->event);
+}
+
+/* A perf event's name as the store keeps it: short, [a-z-], never empty. */
+static int
+artifact_event_ok(const char *e)
+{
+	size_t n = strspn(e, "abcdefghijklmnopqrstuvwxyz-");
+
+	return n > 0 && n < STORE_MAX_EVENT && e[n] == '\0';
 }
 
 int
-store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const void *p,
-    size_t n, char sha256[65])
+store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const char *event,
+    const void *p, size_t n, char sha256[65])
 {
-	struct artifact_arg a = { .run_id = run_id, .name = name, .p = p, .n = n,
+	struct artifact_arg a = { .run_id = run_id, .name = name, .event = event, .p = p, .n = n,
 		.sha256 = sha256 };
 
 	if (s == NULL || name == NULL || name[0] == '\0' || strlen(name) > BF_MAX_NAME ||
-	    (p == NULL && n > 0) || sha256 == NULL)
+	    (p == NULL && n > 0) || sha256 == NULL || (event != NULL && !artifact_event_ok(event)))
 		return BF_ERR_INVALID;
 	if (n > BF_MAX_ARTIFACT_PERF)
 		return BF_ERR_TOOBIG;
@@ -161,16 +171,17 @@ store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const 
 
 int
 store_run_artifact(struct store *s, int64_t run_id, const char *name, void **data,
-    size_t *n, char sha256[65])
+    size_t *n, char sha256[65], char event[STORE_MAX_EVENT])
 {
 	struct db_stmt *st = NULL;
 	const void *b;
-	const char *h;
+	const char *h, *ev;
 	size_t len;
 	int r;
 
 	*data = NULL;
 	*n = 0;
+	event[0] = '\0';
 	if (s == NULL || name == NULL)
 		return BF_ERR_INVALID;
 	store_lock(s);
@@ -184,9 +195,10 @@ store_run_artifact(struct store *s, int64_t run_id, const char *name, void **dat
 	len = db_col_bytes(st, 0);
 	b = db_col_blob(st, 0);
 	h = db_col_text(st, 2);
+	ev = db_col_text(st, 3);
 	/* what the row says it holds, or nothing: a short blob is not the artifact */
 	if ((int64_t)len != db_col_int64(st, 1) || h == NULL || !sha256_is_hex(h) ||
-	    (len > 0 && b == NULL)) {
+	    (len > 0 && b == NULL) || (ev != NULL && !artifact_event_ok(ev))) {
 		r = BF_ERR_DB;
 		goto out;
 	}
@@ -199,6 +211,8 @@ store_run_artifact(struct store *s, int64_t run_id, const char *name, void **dat
 	((char *)*data)[len] = '\0';
 	*n = len;
 	snprintf(sha256, 65, "%s", h);
+	if (ev != NULL)
+		snprintf(event, STORE_MAX_EVENT, "%s", ev);
 	r = 0;
 out:
 	if (st != NULL)

@@ -223,8 +223,10 @@ static const char *const store_migrations[] = {
 	/* 11: profiles as artifacts (issue 16): the bytes of each distinct
 	 * artifact once (sha256 computed by the store over exactly them,
 	 * size-capped before they get here), and the artifacts each run names
-	 * ("folded", "perf.data"). A retried or requeued run loses its names
-	 * with its samples; the bytes row is never changed. No REFERENCES, as for
+	 * ("folded", "perf.data") with the perf event they were sampled on
+	 * (cycles, cpu-clock; NULL when the agent did not say). A retried or
+	 * requeued run loses its names with its samples; the bytes row is
+	 * never changed. No REFERENCES, as for
 	 * snapshots: both rows are written in one transaction. */
 	"CREATE TABLE artifacts ("
 	" sha256 TEXT PRIMARY KEY,"
@@ -235,6 +237,7 @@ static const char *const store_migrations[] = {
 	" run_id INTEGER NOT NULL,"
 	" name TEXT NOT NULL,"
 	" sha256 TEXT NOT NULL,"
+	" event TEXT,"
 	" PRIMARY KEY (run_id, name));"
 	"PRAGMA user_version = 11;",
 };
@@ -423,6 +426,7 @@ static const char *const store_migrations_pg[] = {
 	" run_id BIGINT NOT NULL,"
 	" name TEXT NOT NULL,"
 	" sha256 TEXT NOT NULL,"
+	" event TEXT,"
 	" PRIMARY KEY (run_id, name));"
 	"UPDATE bf_schema SET version = 11;",
 };

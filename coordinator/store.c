@@ -129,8 +129,9 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_ART_ADD] = "INSERT INTO artifacts (sha256, bytes, size, created_at) VALUES (?1, ?2, ?3, ?4)"
 	    " ON CONFLICT DO NOTHING",
 	[Q_RA_DEL] = "DELETE FROM run_artifacts WHERE run_id = ?1 AND name = ?2",
-	[Q_RA_ADD] = "INSERT INTO run_artifacts (run_id, name, sha256) VALUES (?1, ?2, ?3)",
-	[Q_RA_GET] = "SELECT a.bytes, a.size, a.sha256 FROM run_artifacts ra"
+	[Q_RA_ADD] = "INSERT INTO run_artifacts (run_id, name, sha256, event)"
+	    " VALUES (?1, ?2, ?3, ?4)",
+	[Q_RA_GET] = "SELECT a.bytes, a.size, a.sha256, ra.event FROM run_artifacts ra"
 	    " JOIN artifacts a ON a.sha256 = ra.sha256 WHERE ra.run_id = ?1 AND ra.name = ?2",
 	[Q_R_SNAPSHOT] = "UPDATE runs SET snapshot_sha256 = ?2 WHERE id = ?1",
 	/* the same for the machine's fingerprint as the run starts (step 10) */

@@ -247,16 +247,20 @@ int store_fingerprint_get(struct store *s, const char *sha256, char **json_text)
  * An artifact of a run (a profile's "folded" or "perf.data", schema step
  * 11): the bytes p[0..n) stored once per distinct sha256, which the store
  * computes into sha256, and the run naming them as name (replacing what
- * it named so before). Only while the run is this coordinator's. A run
- * retried or requeued by recovery names none of its earlier attempt's,
- * as it keeps none of its samples. (store-evidence.c)
+ * it named so before) with the perf event they were sampled on (NULL: not
+ * said; else under STORE_MAX_EVENT characters of [a-z-]). Only while the
+ * run is this coordinator's. A run retried or requeued by recovery names
+ * none of its earlier attempt's, as it keeps none of its samples.
+ * (store-evidence.c)
  */
-int store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const void *p,
-    size_t n, char sha256[65]);
+int store_run_add_artifact(struct store *s, int64_t run_id, const char *name, const char *event,
+    const void *p, size_t n, char sha256[65]);
+#define STORE_MAX_EVENT	16	/* a perf event's name, with its NUL */
 /* The artifact a run names name: *data (malloc'd, the caller frees; never
- * NULL on success), *n and its sha256. BF_ERR_NOTFOUND when it has none. */
+ * NULL on success), *n, its sha256 and the event ("" when not said).
+ * BF_ERR_NOTFOUND when it has none. */
 int store_run_artifact(struct store *s, int64_t run_id, const char *name, void **data,
-    size_t *n, char sha256[65]);
+    size_t *n, char sha256[65], char event[STORE_MAX_EVENT]);
 /* Record a machine's fingerprint (JSON text) and its hash. */
 int store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
     const char *sha256);

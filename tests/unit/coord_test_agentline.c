@@ -194,6 +194,12 @@ static const struct al_case al_cases[] = {
 	  .field = "artifact_end" },
 	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,\"sha256\":\"XYZ\"}",
 	  .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT_END, .field = "artifact_end.sha256" },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,\"sha256\":\""
+	  SHA "\",\"event\":\"instructions\"}", .want = BF_ERR_INVALID,
+	  .type = AGENTLINE_ARTIFACT_END, .field = "artifact_end.event" },
+	{ .line = "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,\"sha256\":\""
+	  SHA "\",\"event\":7}", .want = BF_ERR_INVALID, .type = AGENTLINE_ARTIFACT_END,
+	  .field = "artifact_end.event" },
 	{ .line = "{\"type\":\"counters\",\"iteration\":0}", .want = BF_ERR_INVALID,
 	  .type = AGENTLINE_COUNTERS, .field = "counters.metrics" },
 	{ .line = "{\"type\":\"counters\",\"iteration\":0,\"metrics\":{\"pmu.cycles\":null}}",
@@ -446,11 +452,35 @@ test_evidence(void)
 	agentline_event_clear(&ev);
 }
 
+/* The perf event an artifact was sampled on is data: decoded, or absent. */
+static void
+test_artifact_event(void)
+{
+	static const char with[] = "{\"type\":\"artifact_end\",\"name\":\"perf.data\","
+	    "\"bytes\":6,\"sha256\":\"" SHA "\",\"event\":\"cpu-clock\"}";
+	static const char without[] = "{\"type\":\"artifact_end\",\"name\":\"folded\","
+	    "\"bytes\":0,\"dropped\":\"perf script failed\"}";
+	struct agentline_event ev;
+	struct bf_diag d;
+
+	T_EQ_INT(agentline_decode(with, strlen(with), &ev, &d), 0);
+	T_EQ_INT(ev.type, AGENTLINE_ARTIFACT_END);
+	T_EQ_STR(ev.u.artifact_end.event, "cpu-clock");
+	T_EQ_STR(ev.u.artifact_end.sha256, SHA);
+	T_EQ_INT(ev.u.artifact_end.bytes, 6);
+	agentline_event_clear(&ev);
+	T_EQ_INT(agentline_decode(without, strlen(without), &ev, &d), 0);
+	T_CHECK(ev.u.artifact_end.event == NULL);
+	T_EQ_STR(ev.u.artifact_end.dropped, "perf script failed");
+	agentline_event_clear(&ev);
+}
+
 int
 main(void)
 {
 	test_table();
 	test_evidence();
+	test_artifact_event();
 	test_fields();
 	test_caps();
 	return t_done();

@@ -143,8 +143,8 @@ rs_fingerprint(void *arg, const char *text, const char *sha)
 }
 
 static int
-rs_artifact(void *arg, int64_t run_id, const char *name, const void *p, size_t n, char *why,
-    size_t whysz)
+rs_artifact(void *arg, int64_t run_id, const char *name, const char *event, const void *p,
+    size_t n, char *why, size_t whysz)
 {
 	struct rec_sink *r = arg;
 	size_t used = strlen(r->artifact);
@@ -153,8 +153,8 @@ rs_artifact(void *arg, int64_t run_id, const char *name, const void *p, size_t n
 	(void)why;
 	(void)whysz;
 	r->artifacts++;
-	snprintf(r->artifact + used, sizeof(r->artifact) - used, "%s:%.*s ", name,
-	    (int)(n < 32 ? n : 32), (const char *)p);
+	snprintf(r->artifact + used, sizeof(r->artifact) - used, "%s@%s:%.*s ", name,
+	    event != NULL ? event : "-", (int)(n < 32 ? n : 32), (const char *)p);
 	return 0;
 }
 
@@ -534,7 +534,9 @@ test_execute_profile(void)
 		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
 		  "{\"type\":\"iteration\",\"iteration\":2,\"profile\":true,\"exit\":1,"
 		  "\"wall_s\":9}\n"
-		  ART("folded", 0, "YTti") ART("folded", 1, "IDMK") ART_END("folded", 6, FOLDED_SHA)
+		  ART("folded", 0, "YTti") ART("folded", 1, "IDMK")
+		  "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,"
+		  "\"sha256\":\"" FOLDED_SHA "\",\"event\":\"cpu-clock\"}\n"
 		  ART("perf.data", 0, "YTtiIDMK") ART_END("perf.data", 6, FIX_AGENT_SHA)
 		  ART("perf.data", 0, "YTti") ART("perf.data", 2, "IDMK")
 		  ART_END("perf.data", 6, FOLDED_SHA)
@@ -563,7 +565,7 @@ test_execute_profile(void)
 	T_EQ_INT(o.samples_stored, 2);
 	T_CHECK(strstr(rec.names, "2:") == NULL);
 	T_EQ_INT(o.artifacts_stored, 1);
-	T_EQ_STR(rec.artifact, "folded:a;b 3\n ");
+	T_EQ_STR(rec.artifact, "folded@cpu-clock:a;b 3\n ");
 	T_CONTAINS(rec.logs_all, "profile: the profiled iteration did not end well");
 	T_CONTAINS(rec.logs_all, "profile: perf.data refused: 6 bytes with sha256 044a3cc90b71...,"
 	    " the agent said 6 bytes, aaaaaaaaaaaa...");

@@ -609,7 +609,7 @@ test_migrate_artifacts(void)
 	struct store_claim *c = NULL;
 	struct store *s;
 	json_t *before = NULL, *after = NULL;
-	char *bt = NULL, *at = NULL, hex[65], want[65];
+	char *bt = NULL, *at = NULL, hex[65], want[65], ev[STORE_MAX_EVENT];
 	void *data = NULL;
 	int64_t job, first;
 	size_t n = 0;
@@ -644,28 +644,40 @@ test_migrate_artifacts(void)
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "12.5") != NULL);
 	T_EQ_STR(at, bt);
-	T_EQ_INT(store_run_artifact(s, first, "folded", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, first, "folded", &data, &n, hex, ev), BF_ERR_NOTFOUND);
 	T_CHECK(data == NULL);
 	/* a finished run is no one's: it cannot name an artifact */
-	T_CHECK(store_run_add_artifact(s, first, "folded", folded, strlen(folded), hex) != 0);
+	T_CHECK(store_run_add_artifact(s, first, "folded", NULL, folded, strlen(folded), hex) != 0);
 
 	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
 	if (c == NULL)
 		goto out;
-	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", pd, sizeof(pd) - 1, hex), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", "cpu-clock", pd, sizeof(pd) - 1,
+	    hex), 0);
 	sha256_hex(pd, sizeof(pd) - 1, want);
 	T_EQ_STR(hex, want);
-	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", folded, strlen(folded), hex), 0);
-	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "cycles", folded, strlen(folded),
+	    hex), 0);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex, ev), 0);
 	T_CHECK(data != NULL && n == sizeof(pd) - 1 && memcmp(data, pd, n) == 0);
 	T_EQ_STR(hex, want);
+	T_EQ_STR(ev, "cpu-clock");
+	free(data);
+	data = NULL;
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex, ev), 0);
+	T_EQ_STR(ev, "cycles");
+	/* an event that is not a short [a-z-] name never reaches a row */
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "cycles'; --", folded,
+	    strlen(folded), hex), BF_ERR_INVALID);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "", folded, strlen(folded), hex),
+	    BF_ERR_INVALID);
 	free(data);
 	data = NULL;
 	/* a retried run names nothing of its earlier attempt; the bytes stay */
 	T_EQ_INT(store_run_retry(s, c->run_id, "link lost", 3, &r), 0);
 	T_EQ_INT(r, 1);
-	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex), BF_ERR_NOTFOUND);
-	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex, ev), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex, ev), BF_ERR_NOTFOUND);
 	T_CHECK(data == NULL);
 	n = 0;
 	T_EQ_INT(count_rows("art.db", "run_artifacts", &n), 0);
@@ -678,31 +690,34 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
 	if (c == NULL)
 		goto out;
-	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "x;y 2\n", 6, hex), 0);
-	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", NULL, "x;y 2\n", 6, hex), 0);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex, ev), 0);
 	T_CHECK(data != NULL && n == 6 && memcmp(data, "x;y 2\n", 6) == 0);
+	T_EQ_STR(ev, "");
 	free(data);
 	data = NULL;
 	/* a run requeued by recovery likewise: its partial profile goes with
 	 * its partial samples, and the same bytes from another run are one row */
-	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", pd, sizeof(pd) - 1, hex), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", NULL, pd, sizeof(pd) - 1, hex),
+	    0);
 	T_EQ_INT(store_recover(s, &n), 0);
 	T_EQ_INT(n, 1);
-	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex), BF_ERR_NOTFOUND);
-	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, hex, ev), BF_ERR_NOTFOUND);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "perf.data", &data, &n, hex, ev), BF_ERR_NOTFOUND);
 	store_claim_free(c);
 	c = NULL;
 	T_EQ_INT(store_run_claim(s, "a1", "demo", 60, &c), 0);
 	if (c == NULL)
 		goto out;
-	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", pd, sizeof(pd) - 1, hex), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "perf.data", NULL, pd, sizeof(pd) - 1, hex),
+	    0);
 	n = 0;
 	T_EQ_INT(count_rows("art.db", "artifacts", &n), 0);
 	T_EQ_INT(n, 3);
 	n = 0;
 	T_EQ_INT(count_rows("art.db", "run_artifacts", &n), 0);
 	T_EQ_INT(n, 1);
-	T_EQ_INT(store_run_add_artifact(s, c->run_id, "", pd, 1, hex), BF_ERR_INVALID);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "", NULL, pd, 1, hex), BF_ERR_INVALID);
 out:
 	store_claim_free(c);
 	free(data);
