@@ -67,6 +67,7 @@ extern const struct cmd_entry cmd_labs_entry, cmd_labs_trust_entry, cmd_labs_unt
 extern const struct cmd_entry cmd_report_entry, cmd_log_entry, cmd_export_entry;
 extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_reproduce_entry, cmd_publish_entry;
+extern const struct cmd_entry cmd_profile_entry, cmd_profile_diff_entry;
 
 /* cmd.c: the table, lookup, parsing of a subcommand's line, usage. */
 const struct cmd_entry *cmd_find(int argc, char **argv, int *used);

@@ -22,6 +22,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_compare_entry,
 	&cmd_log_entry,
 	&cmd_export_entry,
+	&cmd_profile_entry,
+	&cmd_profile_diff_entry,
 	&cmd_publish_entry,
 	&cmd_reproduce_entry,
 	&cmd_machines_entry,

@@ -225,6 +225,28 @@ http_request(struct http *h, const char *method, const char *path,
 	return 0;
 }
 
+int
+http_header(struct http *h, const char *name, char *out, size_t outsz)
+{
+#if LIBCURL_VERSION_NUM >= 0x075400
+	struct curl_header *hd = NULL;
+
+	if (outsz > 0)
+		out[0] = '\0';
+	if (h->curl == NULL || outsz == 0 ||
+	    curl_easy_header(h->curl, name, 0, CURLH_HEADER, -1, &hd) != CURLHE_OK || hd == NULL)
+		return BF_ERR_NOTFOUND;
+	snprintf(out, outsz, "%s", hd->value);
+	return 0;
+#else
+	(void)h;
+	(void)name;
+	if (outsz > 0)
+		out[0] = '\0';
+	return BF_ERR_NOTFOUND;
+#endif
+}
+
 char *
 http_escape(struct http *h, const char *s)
 {

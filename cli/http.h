@@ -55,6 +55,13 @@ void http_resp_free(struct http_resp *resp);	/* accepts NULL */
 int http_request(struct http *h, const char *method, const char *path,
     const char *body, size_t bodylen, struct http_resp *resp);
 
+/*
+ * The value of response header name of h's last request into out (cut to
+ * outsz - 1 bytes): 0, or BF_ERR_NOTFOUND when it had none (or this
+ * libcurl cannot say: before 7.84).
+ */
+int http_header(struct http *h, const char *name, char *out, size_t outsz);
+
 /* URL-escape s for a path segment or a query value. Caller free()s;
  * NULL on ENOMEM. */
 char *http_escape(struct http *h, const char *s);

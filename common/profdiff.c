@@ -1,6 +1,7 @@
 /*
  * profdiff.c: self and inclusive shares of every symbol of two profiles,
- * and the symbols whose shares moved most.
+ * and the symbols whose shares moved most; or of one profile, its
+ * heaviest symbols.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -104,8 +105,22 @@ profdiff_put(struct profdiff *p, const struct fold_map *ma, const struct fold_ma
 	return 0;
 }
 
-int
-profdiff_compute(const char *a, size_t alen, const char *b, size_t blen,
+/* One profile: heaviest self share first, then inclusive, then name. */
+static int
+profdiff_top_cmp(const void *x, const void *y)
+{
+	const struct profdiff_row *a = x, *b = y;
+
+	if (a->self_a != b->self_a)
+		return a->self_a > b->self_a ? -1 : 1;
+	if (a->incl_a != b->incl_a)
+		return a->incl_a > b->incl_a ? -1 : 1;
+	return strcmp(a->symbol, b->symbol);
+}
+
+/* Both profiles' rows, or A's alone when b is NULL (B's shares stay 0). */
+static int
+profdiff_build(const char *a, size_t alen, const char *b, size_t blen,
     struct profdiff **out, struct bf_diag *d)
 {
 	struct fold_map ma, mb;
@@ -120,7 +135,8 @@ profdiff_compute(const char *a, size_t alen, const char *b, size_t blen,
 		goto out;
 	}
 	if ((r = profdiff_count(a, alen, &ma, &p->samples_a, &p->bad_a, "a", d)) != 0 ||
-	    (r = profdiff_count(b, blen, &mb, &p->samples_b, &p->bad_b, "b", d)) != 0)
+	    (b != NULL && (r = profdiff_count(b, blen, &mb, &p->samples_b, &p->bad_b, "b",
+	    d)) != 0))
 		goto out;
 	if ((p->rows = calloc(ma.n + mb.n + 1, sizeof(*p->rows))) == NULL) {
 		r = BF_ERR_ALLOC;
@@ -133,7 +149,7 @@ profdiff_compute(const char *a, size_t alen, const char *b, size_t blen,
 		if (mb.ent[i].key != NULL && fold_map_get(&ma, mb.ent[i].key,
 		    mb.ent[i].len) == NULL && (r = profdiff_put(p, &ma, &mb, &mb.ent[i])) != 0)
 			goto out;
-	qsort(p->rows, p->n, sizeof(*p->rows), profdiff_row_cmp);
+	qsort(p->rows, p->n, sizeof(*p->rows), b != NULL ? profdiff_row_cmp : profdiff_top_cmp);
 	*out = p;
 	p = NULL;
 	r = 0;
@@ -142,6 +158,76 @@ out:
 	fold_map_free(&mb);
 	profdiff_free(p);
 	return r;
+}
+
+int
+profdiff_compute(const char *a, size_t alen, const char *b, size_t blen,
+    struct profdiff **out, struct bf_diag *d)
+{
+	*out = NULL;
+	if (b == NULL)
+		b = "";
+	return profdiff_build(a, alen, b, blen, out, d);
+}
+
+int
+profdiff_one(const char *a, size_t alen, struct profdiff **out, struct bf_diag *d)
+{
+	*out = NULL;
+	return profdiff_build(a, alen, NULL, 0, out, d);
+}
+
+int
+profdiff_render_top(const struct profdiff *p, size_t top, const char *label, struct buf *out)
+{
+	size_t i, n = top > 0 && top < p->n ? top : p->n;
+	int r;
+
+	if ((r = buf_printf(out, "%s: %llu samples, %zu symbols\n"
+	    "shares in %% of the samples: self (innermost frame), inclusive (on the stack)\n\n"
+	    "%7s %7s  %s\n", label, (unsigned long long)p->samples_a, p->n, "self",
+	    "incl", "symbol")) != 0)
+		return r;
+	for (i = 0; i < n; i++)
+		if ((r = buf_printf(out, "%7.2f %7.2f  %s\n", p->rows[i].self_a, p->rows[i].incl_a,
+		    p->rows[i].symbol)) != 0)
+			return r;
+	if (n < p->n && (r = buf_printf(out, "(%zu more symbols; --top N shows more)\n",
+	    p->n - n)) != 0)
+		return r;
+	if (p->bad_a > 0 && (r = buf_printf(out, "skipped %zu lines that are not "
+	    "\"STACK COUNT\"\n", p->bad_a)) != 0)
+		return r;
+	return 0;
+}
+
+json_t *
+profdiff_json(const struct profdiff *p, size_t top, int one)
+{
+	size_t i, n = top > 0 && top < p->n ? top : p->n;
+	json_t *rows, *row;
+
+	if ((rows = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct profdiff_row *w = &p->rows[i];
+
+		row = one ? json_pack("{s:s,s:f,s:f}", "symbol", w->symbol, "self_pct", w->self_a,
+		    "incl_pct", w->incl_a) : json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:f}", "symbol",
+		    w->symbol, "self_a_pct", w->self_a, "self_b_pct", w->self_b, "self_change_pp",
+		    w->self_b - w->self_a, "incl_a_pct", w->incl_a, "incl_b_pct", w->incl_b,
+		    "incl_change_pp", w->incl_b - w->incl_a);
+		if (row == NULL || json_array_append_new(rows, row) != 0) {
+			json_decref(rows);
+			return NULL;
+		}
+	}
+	return one ? json_pack("{s:I,s:I,s:I,s:o}", "samples", (json_int_t)p->samples_a,
+	    "symbols", (json_int_t)p->n, "skipped_lines", (json_int_t)p->bad_a, "rows", rows) :
+	    json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "samples_a", (json_int_t)p->samples_a,
+	    "samples_b", (json_int_t)p->samples_b, "symbols", (json_int_t)p->n,
+	    "skipped_lines_a", (json_int_t)p->bad_a, "skipped_lines_b", (json_int_t)p->bad_b,
+	    "rows", rows);	/* "o" takes rows, or drops it when packing fails */
 }
 
 int

@@ -291,12 +291,79 @@ test_profdiff(void)
 	T_CONTAINS(out.data, "   9.52   40.00   +30.48     9.52   40.00   +30.48  walk\n");
 	T_CONTAINS(out.data, "(3 more symbols; --top N shows more)");
 	buf_free(&out);
+	{
+		json_t *j = profdiff_json(p, 0, 0), *row;
+
+		T_CHECK(j != NULL);
+		T_EQ_INT(json_integer_value(json_object_get(j, "samples_b")), 100);
+		T_EQ_INT(json_array_size(json_object_get(j, "rows")), p->n);
+		row = json_array_get(json_object_get(j, "rows"), 0);
+		T_EQ_STR(json_string_value(json_object_get(row, "symbol")), "walk");
+		T_NEAR(json_real_value(json_object_get(row, "self_change_pp")),
+		    40.0 - 100.0 * 10 / 105, 1e-9);
+		json_decref(j);
+	}
 	profdiff_free(p);
 	p = NULL;
 	T_EQ_INT(profdiff_compute(a, strlen(a), "bad\n", 4, &p, &d), BF_ERR_INVALID);
 	T_EQ_STR(d.field, "b");
 	T_CHECK(p == NULL);
 	profdiff_free(NULL);
+}
+
+/*
+ * One profile: rows by self share, then inclusive, then name; the top
+ * table and its JSON carry exactly those shares; no sample is an error.
+ */
+static void
+test_profdiff_one(void)
+{
+	static const char a[] = "w;main;work 90\nw;main;work;walk 10\nw;rec;rec 5\n"
+	    "garbage line\nw;zed;zed 5\n";
+	struct profdiff *p = NULL;
+	struct bf_diag d;
+	struct buf out;
+	json_t *j, *row;
+
+	T_EQ_INT(profdiff_one(a, strlen(a), &p, &d), 0);
+	if (p == NULL)
+		return;
+	T_EQ_INT(p->samples_a, 110);
+	T_EQ_INT(p->samples_b, 0);
+	T_EQ_INT(p->bad_a, 1);
+	/* work 81.82 self; walk 9.09; rec and zed tie at 4.55 (by name); main
+	 * last: no self sample, 90.91 inclusive */
+	T_EQ_INT(p->n, 5);
+	if (p->n == 5) {
+		T_EQ_STR(p->rows[0].symbol, "work");
+		T_EQ_STR(p->rows[1].symbol, "walk");
+		T_EQ_STR(p->rows[2].symbol, "rec");
+		T_EQ_STR(p->rows[3].symbol, "zed");
+		T_EQ_STR(p->rows[4].symbol, "main");
+		T_NEAR(p->rows[4].incl_a, 100.0 * 100 / 110, 1e-9);
+		T_CHECK(p->rows[0].self_b == 0 && p->rows[0].incl_b == 0);
+	}
+	buf_init(&out, 0);
+	T_EQ_INT(profdiff_render_top(p, 2, "run 7 (cpu-clock)", &out), 0);
+	T_CONTAINS(out.data, "run 7 (cpu-clock): 110 samples, 5 symbols\n");
+	T_CONTAINS(out.data, "  81.82   90.91  work\n   9.09    9.09  walk\n(3 more symbols");
+	T_CHECK(strstr(out.data, "  rec\n") == NULL);
+	T_CONTAINS(out.data, "skipped 1 lines that are not \"STACK COUNT\"");
+	buf_free(&out);
+	j = profdiff_json(p, 1, 1);
+	T_CHECK(j != NULL);
+	T_EQ_INT(json_integer_value(json_object_get(j, "samples")), 110);
+	T_EQ_INT(json_integer_value(json_object_get(j, "symbols")), 5);
+	T_EQ_INT(json_array_size(json_object_get(j, "rows")), 1);
+	row = json_array_get(json_object_get(j, "rows"), 0);
+	T_EQ_STR(json_string_value(json_object_get(row, "symbol")), "work");
+	T_NEAR(json_real_value(json_object_get(row, "self_pct")), 100.0 * 90 / 110, 1e-9);
+	json_decref(j);
+	profdiff_free(p);
+	p = NULL;
+	T_EQ_INT(profdiff_one("w;a 0\n", 6, &p, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "a");
+	T_CHECK(p == NULL);
 }
 
 int
@@ -307,5 +374,6 @@ main(void)
 	test_fold_parse();
 	test_flame();
 	test_profdiff();
+	test_profdiff_one();
 	return t_done();
 }
