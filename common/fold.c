@@ -463,8 +463,9 @@ fold_finish(struct fold *f, struct buf *out)
 	if (f->err == 0 && f->line.len > 0 && !f->line_over)
 		(void)fold_line(f, f->line.data, f->line.len);
 	buf_reset(&f->line);
-	if (f->err == 0)
-		(void)fold_flush(f);
+	/* the last event has no blank line after it: its failure is as sticky */
+	if (f->err == 0 && (r = fold_flush(f)) != 0)
+		f->err = r;
 	if (f->err != 0)
 		return f->err;
 	/* the exact size first: a profile that does not fit is dropped whole */

@@ -33,6 +33,8 @@ static const char script_real[] =
     "\t               0 [unknown] ([unknown])\n"
     "\n";
 
+static const char last_over[] = "a 1\n\t 1 x (/x)\n\nbb 2\n\t 2 yyyyyyyyyyyyyyyyyyyyyyyy (/y)\n";
+
 static char *
 fold_text(const char *in, size_t len, size_t chunk, size_t max, int *rp, struct fold *keep)
 {
@@ -146,6 +148,13 @@ test_fold_hostile(void)
 	free(s);
 	/* over the cap: BF_ERR_TOOBIG, nothing half-written */
 	s = fold_text(script_real, strlen(script_real), 50, 60, &r, NULL);
+	T_EQ_INT(r, BF_ERR_TOOBIG);
+	T_EQ_STR(s, "");
+	free(s);
+	/* the same when only the last event, with no blank line after it (perf
+	 * killed mid-write), passes the cap: not a profile short of a stack
+	 * (found by fuzz_fold) */
+	s = fold_text(last_over, strlen(last_over), 7, 24, &r, &st);
 	T_EQ_INT(r, BF_ERR_TOOBIG);
 	T_EQ_STR(s, "");
 	free(s);
