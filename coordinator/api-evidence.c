@@ -6,7 +6,8 @@
  * cached forever. GET /runs/{id}/profile serves a profiled run's artifacts:
  * the folded stacks, a flame graph drawn from them (common/flame.c) and
  * perf.data as perf wrote it; the perf event they were sampled on (cycles,
- * or cpu-clock where the machine has no PMU) in X-Benchfleet-Perf-Event.
+ * or cpu-clock where the machine has no PMU) in X-Benchfleet-Perf-Event, and
+ * the sha256 of the stored artifact in X-Benchfleet-Artifact-Sha256.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,8 @@ api_runs_profile(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	rs->status = MHD_HTTP_OK;
 	rs->ctype = api_profile_formats[i].ctype;
+	/* the stored artifact served, or (svg) drawn from: the store hashed it */
+	snprintf(rs->artifact_sha256, sizeof(rs->artifact_sha256), "%s", sha);
 	/* drawn from names a binary chose: nothing served here may run */
 	rs->csp = "default-src 'none'; script-src 'none'";
 	if (strcmp(fmt, "svg") == 0) {

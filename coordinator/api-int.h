@@ -74,6 +74,7 @@ struct api_resp {
 	const char *csp;		/* a Content-Security-Policy for text, or NULL */
 	const char *disposition;	/* a Content-Disposition for text, or NULL */
 	char perf_event[STORE_MAX_EVENT];	/* X-Benchfleet-Perf-Event for text, "" none */
+	char artifact_sha256[65];	/* X-Benchfleet-Artifact-Sha256 for text, "" none */
 	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
 };
 
