@@ -1,8 +1,9 @@
 /*
  * api-report.c: GET /api/v1/jobs/{id}/report, a job's comparison tables
  * (common/report.h) in text, markdown, csv or json: the job's samples per
- * cell and metric, the baseline cells ?baseline=AXIS:VALUE picks, and the
- * legend's context lines (machines, kernels, adaptive stopping).
+ * cell and metric, the MM counters ?counters=none|thp|all adds beside them
+ * (no better or worse), the baseline cells ?baseline=AXIS:VALUE picks, and
+ * the legend's context lines (machines, kernels, adaptive stopping).
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "api-int.h"
+#include "evidence.h"
 #include "job.h"
 #include "recipe.h"
 #include "report.h"
@@ -172,10 +174,103 @@ same_but(const json_t *a, const json_t *b, const char *skip)
 	return 1;
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The counter metrics mode shows, after the recipe's nrec metrics in
+ * mets[nrec..): every distinct counter name the job's samples have (names
+ * and units borrowed from samp), picked and ordered by
+ * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for; *nmore
+ * counts the rest. *nm gets the total.
+ */
+static int
+report_counters(const json_t *samp, enum evidence_counters mode, struct report_metric *mets,
+    size_t nrec, size_t *nm, size_t *nmore)
+{
+	const json_t *c, *s;
+	const char **names = NULL, *mn, *last;
+	size_t i, j, n = 0, cap = 0, u = 0, *idx = NULL, npick = 0, k;
+	int r = 0;
+
+	*nm = nrec;
+	*nmore = 0;
+	if (mode == EVIDENCE_COUNTERS_NONE)
+		return 0;
+	/* samples come ordered by metric: one name per run of them per cell */
+	json_array_foreach(json_object_get(samp, "cells"), i, c) {
+		last = NULL;
+		json_array_foreach(json_object_get(c, "samples"), j, s) {
+			mn = json_string_value(json_object_get(s, "metric"));
+			if (mn == NULL || !evidence_is_counter(mn) || (last != NULL &&
+			    strcmp(mn, last) == 0))
+				continue;
+			last = mn;
+			if (n == cap) {
+				const char **nn;
+
+				cap = cap ? 2 * cap : 64;
+				if ((nn = realloc(names, cap * sizeof(*names))) == NULL) {
+					r = BF_ERR_ALLOC;
+					goto out;
+				}
+				names = nn;
+			}
+			names[n++] = mn;
+		}
+	}
+	if (n == 0)
+		goto out;
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++)
+		if (u == 0 || strcmp(names[i], names[u - 1]) != 0)
+			names[u++] = names[i];
+	for (i = 0; i < u; i++)
+		for (k = 0; k < nrec; k++)
+			if (strcmp(names[i], mets[k].name) == 0)
+				names[i] = NULL;	/* a recipe metric already */
+	if ((idx = calloc(u, sizeof(*idx))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = evidence_counters_pick(names, u, mode, BF_MAX_METRICS - nrec, idx, &npick,
+	    nmore)) != 0)
+		goto out;
+	for (k = 0; k < npick; k++) {
+		struct report_metric *m = &mets[nrec + k];
+
+		m->name = names[idx[k]];
+		m->no_direction = 1;
+		m->unit = NULL;
+		/* the unit of its first sample: "count", "KiB" or "B" */
+		json_array_foreach(json_object_get(samp, "cells"), i, c) {
+			json_array_foreach(json_object_get(c, "samples"), j, s) {
+				mn = json_string_value(json_object_get(s, "metric"));
+				if (mn != NULL && strcmp(mn, m->name) == 0) {
+					m->unit = json_string_value(json_object_get(s, "unit"));
+					break;
+				}
+			}
+			if (m->unit != NULL)
+				break;
+		}
+	}
+	*nm = nrec + npick;
+out:
+	free(names);
+	free(idx);
+	return r;
+}
+
 void
 api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
+	const char *cntq = api_query(rq, "counters");
+	enum evidence_counters cmode;
 	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc, *axes;
 	struct recipe *rec = NULL;
 	struct report_input in;
@@ -188,15 +283,16 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	const char *bval = NULL, *colon;
 	struct bf_diag d;
 	struct buf out, ctx_machines, ctx_kernels;
-	const char *ctx[4];
-	struct buf ctx_adaptive;
-	size_t nc = 0, nm, i, k, j, ns, found_value = 0;
+	const char *ctx[5];
+	struct buf ctx_adaptive, ctx_counters;
+	size_t nc = 0, nm = 0, i, k, j, ns, found_value = 0, nmore = 0;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
 	buf_init(&ctx_machines, BF_MAX_STR);
 	buf_init(&ctx_kernels, BF_MAX_STR);
 	buf_init(&ctx_adaptive, BF_MAX_STR);
+	buf_init(&ctx_counters, BF_MAX_STR);
 	bf_diag_clear(&d);
 	memset(&in, 0, sizeof(in));
 	if (fmt == NULL)
@@ -205,6 +301,11 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
 		    "text, markdown, csv, json", fmt);
+		goto out;
+	}
+	if (evidence_counters_mode(cntq, &cmode) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
+		    "of none, thp, all", cntq);
 		goto out;
 	}
 	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
@@ -220,19 +321,24 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	cellsj = json_object_get(samp, "cells");
 	nc = json_array_size(cellsj);
-	nm = rec->nmetrics;
-	if ((mets = calloc(nm ? nm : 1, sizeof(*mets))) == NULL ||
-	    (cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
+	if ((mets = calloc(BF_MAX_METRICS, sizeof(*mets))) == NULL)
+		goto oom;
+	for (k = 0; k < rec->nmetrics && k < BF_MAX_METRICS; k++) {
+		mets[k].name = rec->metrics[k].name;
+		mets[k].unit = rec->metrics[k].unit;
+		mets[k].higher_better = rec->metrics[k].higher_better;
+	}
+	if (report_counters(samp, cmode, mets, k, &nm, &nmore) != 0)
+		goto oom;
+	if (nmore > 0 && buf_printf(&ctx_counters, "counters: %zu more not shown (a report "
+	    "has at most %d metrics)", nmore, BF_MAX_METRICS) != 0)
+		goto oom;
+	if ((cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
 	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
 	    (vals = calloc(nc * nm + 1, sizeof(*vals))) == NULL ||
 	    (boots = calloc(nc * nm + 1, sizeof(*boots))) == NULL ||
 	    (baseline_of = calloc(nc ? nc : 1, sizeof(*baseline_of))) == NULL)
 		goto oom;
-	for (k = 0; k < nm; k++) {
-		mets[k].name = rec->metrics[k].name;
-		mets[k].unit = rec->metrics[k].unit;
-		mets[k].higher_better = rec->metrics[k].higher_better;
-	}
 	for (i = 0; i < nc; i++) {
 		cj = json_array_get(cellsj, i);
 		cells[i].label = json_string_value(json_object_get(cj, "label"));
@@ -324,8 +430,12 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto oom;
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
-	ctx[2] = ctx_adaptive.len ? ctx_adaptive.data : NULL;
-	ctx[3] = NULL;
+	k = 2;
+	if (ctx_adaptive.len)
+		ctx[k++] = ctx_adaptive.data;
+	if (ctx_counters.len)
+		ctx[k++] = ctx_counters.data;
+	ctx[k] = NULL;
 	in.context = ctx;
 	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
@@ -358,6 +468,7 @@ out:
 	buf_free(&ctx_machines);
 	buf_free(&ctx_kernels);
 	buf_free(&ctx_adaptive);
+	buf_free(&ctx_counters);
 	recipe_free(rec);
 	json_decref(jobj);
 	json_decref(samp);

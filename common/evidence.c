@@ -1,0 +1,249 @@
+/*
+ * evidence.c: the report's evidence lines (evidence.h): the line list,
+ * which counters become report rows, the THP checks of each cell against
+ * its snapshot, and the recipe's expectations. Drift is evidence-drift.c.
+ * Snapshots are untrusted: every value is type-checked before use.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "caps.h"
+#include "evidence.h"
+#include "jx.h"
+#include "parse.h"
+
+/* ---- lines ---- */
+
+int
+evidence_lines_add(struct evidence_lines *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	if (w->n >= EVIDENCE_MAX_LINES) {
+		w->more++;
+		return 0;
+	}
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return BF_ERR_ALLOC;
+	if ((size_t)r > BF_MAX_STR)
+		s[BF_MAX_STR] = '\0';
+	w->line[w->n++] = s;
+	return 0;
+}
+
+int
+evidence_lines_vector(const struct evidence_lines *w, const char **vec, size_t nvec,
+    char **extra)
+{
+	size_t i, k = 0;
+
+	*extra = NULL;
+	for (i = 0; i < w->n && k + 2 < nvec; i++)
+		vec[k++] = w->line[i];
+	if (w->more + (w->n - i) > 0 && k + 1 < nvec) {
+		if (asprintf(extra, "%zu more warnings not shown", w->more + (w->n - i)) < 0) {
+			*extra = NULL;
+			return BF_ERR_ALLOC;
+		}
+		vec[k++] = *extra;
+	}
+	if (k < nvec)
+		vec[k] = NULL;
+	return 0;
+}
+
+void
+evidence_lines_free(struct evidence_lines *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->n; i++)
+		free(w->line[i]);
+	w->n = 0;
+	w->more = 0;
+}
+
+int
+evidence_put_value(struct buf *out, const char *v)
+{
+	size_t i, n;
+	int bare = 1, r = 0;
+
+	if (v == NULL)
+		return buf_puts(out, "(unreadable)");
+	n = strlen(v);
+	for (i = 0; i < n; i++)
+		if (v[i] <= ' ' || v[i] > '~' || v[i] == '"' || v[i] == '\\')
+			bare = 0;
+	if (n == 0 || v[0] == '(')
+		bare = 0;
+	if (bare && n <= EVIDENCE_MAX_VALUE)
+		return buf_puts(out, v);
+	if (!bare)
+		r = buf_puts(out, "\"");
+	for (i = 0; r == 0 && i < n && i < EVIDENCE_MAX_VALUE; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c < 0x20 || c > 0x7e || c == '"' || c == '\\')
+			r = buf_printf(out, "\\x%02x", c);
+		else
+			r = buf_append(out, &v[i], 1);
+	}
+	if (r == 0 && n > EVIDENCE_MAX_VALUE)
+		r = buf_puts(out, "...");
+	if (r == 0 && !bare)
+		r = buf_puts(out, "\"");
+	return r;
+}
+
+/* ---- counters ---- */
+
+static const char *const evidence_counter_prefix[] = {
+	"vmstat.", "hugepages-", "cgroup.", "smaps.", "pmu.", NULL
+};
+
+int
+evidence_is_counter(const char *metric)
+{
+	size_t i;
+
+	for (i = 0; metric != NULL && evidence_counter_prefix[i] != NULL; i++)
+		if (strncmp(metric, evidence_counter_prefix[i],
+		    strlen(evidence_counter_prefix[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * "hugepages-64kB.anon_fault_alloc" -> 64 and the part after the dot; 0 when
+ * metric is not hugepages-<N>kB.<stat> with N a decimal without sign or
+ * leading zero.
+ */
+static int
+mthp_split(const char *metric, int64_t *kb, const char **stat)
+{
+	const char *p, *dot;
+
+	if (strncmp(metric, "hugepages-", 10) != 0)
+		return 0;
+	p = metric + 10;
+	if ((dot = strchr(p, '.')) == NULL || dot - p < 3 || strncmp(dot - 2, "kB", 2) != 0 ||
+	    *p < '1' || *p > '9' ||
+	    parse_i64_n(p, (size_t)(dot - 2 - p), 1, INT64_MAX / 1024, kb) != 0)
+		return 0;
+	*stat = dot + 1;
+	return 1;
+}
+
+/* Display rank of a counter: 0, 1 the vmstat THP pair, 2 an mTHP pair, 3
+ * the rest; *kb and *sub order within rank 2. */
+static int
+counter_rank(const char *metric, int64_t *kb, int *sub)
+{
+	const char *stat;
+
+	*kb = 0;
+	*sub = 0;
+	if (strcmp(metric, "vmstat.thp_fault_alloc") == 0)
+		return 0;
+	if (strcmp(metric, "vmstat.thp_fault_fallback") == 0)
+		return 1;
+	if (mthp_split(metric, kb, &stat)) {
+		if (strcmp(stat, "anon_fault_alloc") == 0)
+			return 2;
+		if (strcmp(stat, "anon_fault_fallback") == 0) {
+			*sub = 1;
+			return 2;
+		}
+	}
+	return 3;
+}
+
+int
+evidence_is_thp_counter(const char *metric)
+{
+	int64_t kb;
+	int sub;
+
+	return metric != NULL && counter_rank(metric, &kb, &sub) < 3;
+}
+
+int
+evidence_counters_mode(const char *s, enum evidence_counters *out)
+{
+	if (s == NULL || strcmp(s, "thp") == 0)
+		*out = EVIDENCE_COUNTERS_THP;
+	else if (strcmp(s, "none") == 0)
+		*out = EVIDENCE_COUNTERS_NONE;
+	else if (strcmp(s, "all") == 0)
+		*out = EVIDENCE_COUNTERS_ALL;
+	else
+		return BF_ERR_INVALID;
+	return 0;
+}
+
+struct counter_key {
+	const char *name;
+	size_t idx;
+	int rank, sub;
+	int64_t kb;
+};
+
+static int
+counter_key_cmp(const void *a, const void *b)
+{
+	const struct counter_key *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->kb != y->kb)
+		return x->kb < y->kb ? -1 : 1;
+	if (x->sub != y->sub)
+		return x->sub < y->sub ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int
+evidence_counters_pick(const char *const *names, size_t n, enum evidence_counters mode,
+    size_t room, size_t *idx, size_t *npicked, size_t *nmore)
+{
+	struct counter_key *k;
+	size_t i, m = 0;
+
+	*npicked = 0;
+	*nmore = 0;
+	if (mode == EVIDENCE_COUNTERS_NONE || n == 0)
+		return 0;
+	if ((k = calloc(n, sizeof(*k))) == NULL)
+		return BF_ERR_ALLOC;
+	for (i = 0; i < n; i++) {
+		if (names[i] == NULL || !evidence_is_counter(names[i]))
+			continue;
+		k[m].name = names[i];
+		k[m].idx = i;
+		k[m].rank = counter_rank(names[i], &k[m].kb, &k[m].sub);
+		if (mode == EVIDENCE_COUNTERS_THP && k[m].rank == 3)
+			continue;
+		m++;
+	}
+	qsort(k, m, sizeof(*k), counter_key_cmp);
+	for (i = 0; i < m; i++) {
+		if (*npicked < room)
+			idx[(*npicked)++] = k[i].idx;
+		else
+			(*nmore)++;
+	}
+	free(k);
+	return 0;
+}
