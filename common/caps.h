@@ -93,6 +93,9 @@
 #define BF_MAX_PMU_EVENTS	16		/* of which the step may name 8 */
 #define BF_MAX_STEP_PMU		8
 #define BF_MAX_COUNTERS_LINE	(48 * 1024)
+/* Distinct snapshots one job report loads for its evidence checks (~80 KB
+ * of tree each); runs past it are counted in a warning, not checked. */
+#define BF_MAX_REPORT_SNAPSHOTS	512
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
 #define BF_STR_(x)		#x

@@ -1,7 +1,7 @@
 /*
  * evidence.c: the report's evidence lines (evidence.h): the line list,
  * which counters become report rows, the THP checks of each cell against
- * its snapshot, and the recipe's expectations. Drift is evidence-drift.c.
+ * its snapshot. Drift is evidence-drift.c.
  * Snapshots are untrusted: every value is type-checked before use.
  */
 #include <math.h>
@@ -247,3 +247,167 @@ evidence_counters_pick(const char *const *names, size_t n, enum evidence_counter
 	free(k);
 	return 0;
 }
+
+/* ---- THP checks ---- */
+
+const struct evidence_mean *
+evidence_cell_mean(const struct evidence_cell *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; c->means != NULL && i < c->nmeans; i++)
+		if (c->means[i].name != NULL && c->means[i].n > 0 &&
+		    strcmp(c->means[i].name, name) == 0)
+			return &c->means[i];
+	return NULL;
+}
+
+static const char *
+cell_label(const struct evidence_cell *c)
+{
+	return c->label != NULL ? c->label : "";
+}
+
+/*
+ * One page size of cell c: what says the kernel had it on (enabled, the
+ * snapshot's value or NULL) against its alloc and fallback counters. what
+ * is "THP" or "64kB mTHP", page "huge page" or "64kB folio".
+ */
+static int
+thp_size(const struct evidence_cell *c, const char *what, const char *page,
+    const char *enabled, const char *alloc, const char *fallback, struct evidence_lines *w)
+{
+	const struct evidence_mean *ma = evidence_cell_mean(c, alloc);
+	const struct evidence_mean *mf = evidence_cell_mean(c, fallback);
+	double a = ma != NULL ? ma->mean : 0, f = mf != NULL ? mf->mean : 0;
+	int r = 0;
+
+	if (enabled != NULL && strcmp(enabled, "always") == 0 && !(a > 0)) {
+		if (ma == NULL)
+			r = evidence_lines_add(w, "cell %s: %s enabled=always but no %s was "
+			    "faulted in (no %s samples): the workload did not get %s",
+			    cell_label(c), what, page, alloc, what);
+		else
+			r = evidence_lines_add(w, "cell %s: %s enabled=always but no %s was "
+			    "faulted in (%s %.4g): the workload did not get %s", cell_label(c),
+			    what, page, alloc, a, what);
+	}
+	if (r == 0 && a >= 0 && f > 0 && 100 * f / (a + f) > EVIDENCE_FALLBACK_PCT)
+		r = evidence_lines_add(w, "cell %s: %.1f%% of %s faults fell back to smaller "
+		    "pages (%s %.4g, %s %.4g per iteration)", cell_label(c), 100 * f / (a + f),
+		    what, fallback, f, alloc, a);
+	return r;
+}
+
+/* "transparent_hugepage/hugepages-64kB/enabled" -> 64, else 0. */
+static int64_t
+mthp_key_kb(const char *key)
+{
+	static const char pre[] = "transparent_hugepage/hugepages-", post[] = "kB/enabled";
+	size_t n = strlen(key), lp = sizeof(pre) - 1, ls = sizeof(post) - 1;
+	int64_t kb;
+
+	if (n <= lp + ls || strncmp(key, pre, lp) != 0 || strcmp(key + n - ls, post) != 0 ||
+	    key[lp] < '1' || key[lp] > '9' ||
+	    parse_i64_n(key + lp, n - lp - ls, 1, INT64_MAX / 1024, &kb) != 0)
+		return 0;
+	return kb;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Add kb to the set sizes[0..*n) (at most EVIDENCE_MAX_MTHP). */
+static void
+size_add(int64_t *sizes, size_t *n, int64_t kb)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (sizes[i] == kb)
+			return;
+	if (*n < EVIDENCE_MAX_MTHP)
+		sizes[(*n)++] = kb;
+}
+
+/* The string value of key in snapshot s, NULL when absent or unreadable;
+ * a value of another type is noted once and reads as NULL. */
+static int
+snap_str(const struct evidence_cell *c, const char *key, const char **out,
+    struct evidence_lines *w)
+{
+	const json_t *v = json_object_get(c->snapshot, key);
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (json_is_string(v)) {
+		*out = json_string_value(v);
+		return 0;
+	}
+	return evidence_lines_add(w, "cell %s: %s in its snapshot is %s, not a string: not "
+	    "checked", cell_label(c), key, jx_type_name(v));
+}
+
+static int
+thp_cell(const struct evidence_cell *c, struct evidence_lines *w)
+{
+	int64_t sizes[EVIDENCE_MAX_MTHP], kb;
+	char key[128], alloc[96], fb[96], what[48], page[48];
+	const char *k, *en, *stat;
+	const json_t *v;
+	size_t i, ns = 0;
+	int r;
+
+	if (!json_is_object(c->snapshot))
+		return evidence_lines_add(w, "cell %s: its snapshot is %s, not an object: THP "
+		    "checks skipped", cell_label(c), jx_type_name(c->snapshot));
+	if ((r = snap_str(c, "transparent_hugepage/enabled", &en, w)) != 0 ||
+	    (r = thp_size(c, "THP", "huge page", en, "vmstat.thp_fault_alloc",
+	    "vmstat.thp_fault_fallback", w)) != 0)
+		return r;
+	json_object_foreach((json_t *)c->snapshot, k, v)
+		if ((kb = mthp_key_kb(k)) > 0)
+			size_add(sizes, &ns, kb);
+	for (i = 0; i < c->nmeans; i++)
+		if (c->means[i].name != NULL && mthp_split(c->means[i].name, &kb, &stat) &&
+		    (strcmp(stat, "anon_fault_alloc") == 0 ||
+		    strcmp(stat, "anon_fault_fallback") == 0))
+			size_add(sizes, &ns, kb);
+	qsort(sizes, ns, sizeof(*sizes), cmp_i64);
+	for (i = 0; i < ns; i++) {
+		snprintf(key, sizeof(key), "transparent_hugepage/hugepages-%lldkB/enabled",
+		    (long long)sizes[i]);
+		snprintf(alloc, sizeof(alloc), "hugepages-%lldkB.anon_fault_alloc",
+		    (long long)sizes[i]);
+		snprintf(fb, sizeof(fb), "hugepages-%lldkB.anon_fault_fallback",
+		    (long long)sizes[i]);
+		snprintf(what, sizeof(what), "%lldkB mTHP", (long long)sizes[i]);
+		snprintf(page, sizeof(page), "%lldkB folio", (long long)sizes[i]);
+		if ((r = snap_str(c, key, &en, w)) != 0 ||
+		    (r = thp_size(c, what, page, en, alloc, fb, w)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+evidence_thp(const struct evidence_cell *cells, size_t n, struct evidence_lines *w)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		if (cells[i].snapshot == NULL || cells[i].nmeans == 0)
+			continue;
+		if ((r = thp_cell(&cells[i], w)) != 0)
+			return r;
+	}
+	return 0;
+}
+

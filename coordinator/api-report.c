@@ -55,14 +55,15 @@ set_add(struct buf *b, const char *v)
 
 /*
  * The legend's account of where the samples come from: the machines (and
- * their class) and the kernels the done runs were measured on. A set too
- * long for its line ends in "and more"; returns BF_ERR_ALLOC only.
+ * their class) and the kernels the done runs (of runs, may be NULL) were
+ * measured on. A set too long for its line ends in "and more"; returns
+ * BF_ERR_ALLOC only.
  */
 static int
-report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *machines,
+report_context(const json_t *runs, const json_t *jobj, struct buf *machines,
     struct buf *kernels)
 {
-	json_t *runs = NULL, *r;
+	json_t *r;
 	const char *klass = json_string_value(json_object_get(jobj, "machine_class"));
 	struct buf names, kset;
 	int more_m = 0, more_k = 0, r1, r2, rc = 0;
@@ -71,22 +72,20 @@ report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *ma
 	/* each set leaves its line (capped at BF_MAX_STR) room for the words */
 	buf_init(&names, BF_MAX_STR - 512);
 	buf_init(&kset, BF_MAX_STR - 512);
-	if (store_job_runs_json(a->st, job_id, &runs) == 0) {
-		json_array_foreach(json_object_get(runs, "runs"), i, r) {
-			if (!json_is_string(json_object_get(r, "state")) ||
-			    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
-				continue;
-			r1 = more_m ? 0 : set_add(&names, json_string_value(json_object_get(r,
-			    "machine")));
-			r2 = more_k ? 0 : set_add(&kset, json_string_value(json_object_get(r,
-			    "kernel")));
-			if (r1 == BF_ERR_ALLOC || r2 == BF_ERR_ALLOC) {
-				rc = BF_ERR_ALLOC;
-				goto out;
-			}
-			more_m |= r1 != 0;
-			more_k |= r2 != 0;
+	json_array_foreach(json_object_get(runs, "runs"), i, r) {
+		if (!json_is_string(json_object_get(r, "state")) ||
+		    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
+			continue;
+		r1 = more_m ? 0 : set_add(&names, json_string_value(json_object_get(r,
+		    "machine")));
+		r2 = more_k ? 0 : set_add(&kset, json_string_value(json_object_get(r,
+		    "kernel")));
+		if (r1 == BF_ERR_ALLOC || r2 == BF_ERR_ALLOC) {
+			rc = BF_ERR_ALLOC;
+			goto out;
 		}
+		more_m |= r1 != 0;
+		more_k |= r2 != 0;
 	}
 	if (buf_printf(machines, "machines: %s%s%s(%s%s)", klass ? "class " : "",
 	    klass ? klass : "", klass ? " " : "", names.len ? names.data : "none yet",
@@ -97,7 +96,6 @@ report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *ma
 out:
 	buf_free(&names);
 	buf_free(&kset);
-	json_decref(runs);
 	return rc;
 }
 
@@ -271,7 +269,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
 	const char *cntq = api_query(rq, "counters");
 	enum evidence_counters cmode;
-	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc, *axes;
+	json_t *jobj = NULL, *samp = NULL, *runs = NULL, *cellsj, *cj, *sj, *rdoc, *axes;
 	struct recipe *rec = NULL;
 	struct report_input in;
 	struct report_metric *mets = NULL;
@@ -283,7 +281,9 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	const char *bval = NULL, *colon;
 	struct bf_diag d;
 	struct buf out, ctx_machines, ctx_kernels;
-	const char *ctx[5];
+	const char *ctx[6 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
+	struct evidence_lines ev_warn, ev_ctx;
+	char *wextra = NULL;
 	struct buf ctx_adaptive, ctx_counters;
 	size_t nc = 0, nm = 0, i, k, j, ns, found_value = 0, nmore = 0;
 	int r;
@@ -295,6 +295,8 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	buf_init(&ctx_counters, BF_MAX_STR);
 	bf_diag_clear(&d);
 	memset(&in, 0, sizeof(in));
+	memset(&ev_warn, 0, sizeof(ev_warn));
+	memset(&ev_ctx, 0, sizeof(ev_ctx));
 	if (fmt == NULL)
 		fmt = "text";
 	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
@@ -425,8 +427,13 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
-	if (report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels) != 0 ||
-	    report_adaptive(jobj, &in, &ctx_adaptive) != 0)
+	/* a job without runs yet has none; the report says "none yet" */
+	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
+		runs = NULL;
+	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
+	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
+	    api_report_evidence(a, jobj, samp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
+	    evidence_lines_vector(&ev_warn, wvec, sizeof(wvec) / sizeof(wvec[0]), &wextra) != 0)
 		goto oom;
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
@@ -435,8 +442,11 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		ctx[k++] = ctx_adaptive.data;
 	if (ctx_counters.len)
 		ctx[k++] = ctx_counters.data;
+	for (i = 0; i < ev_ctx.n && k + 1 < sizeof(ctx) / sizeof(ctx[0]); i++)
+		ctx[k++] = ev_ctx.line[i];
 	ctx[k] = NULL;
 	in.context = ctx;
+	in.warnings = wvec;
 	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
@@ -469,6 +479,10 @@ out:
 	buf_free(&ctx_kernels);
 	buf_free(&ctx_adaptive);
 	buf_free(&ctx_counters);
+	evidence_lines_free(&ev_warn);
+	evidence_lines_free(&ev_ctx);
+	free(wextra);
+	json_decref(runs);
 	recipe_free(rec);
 	json_decref(jobj);
 	json_decref(samp);

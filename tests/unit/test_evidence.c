@@ -1,7 +1,9 @@
 /*
  * test_evidence.c: the report's evidence (common/evidence.h): which
- * counters become rows and in what order, the line list and its cap, and
- * how snapshot values are printed.
+ * counters become rows and in what order, the line list and its cap, how
+ * snapshot values are printed, the THP checks of a cell against its
+ * snapshot, and drift within a job with knob axes; hostile snapshots
+ * (not objects, values of other types, huge values) give notes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,19 @@
 #include "caps.h"
 #include "evidence.h"
 #include "t.h"
+
+/* The lines of w joined by "\n", for T_CONTAINS (static). */
+static const char *
+joined(const struct evidence_lines *w)
+{
+	static char out[64 * 1024];
+	size_t i, o = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < w->n; i++)
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%s\n", w->line[i]);
+	return out;
+}
 
 static void
 test_is_counter(void)
@@ -197,6 +212,324 @@ test_put_value(void)
 	buf_free(&b);
 }
 
+static json_t *
+snap(const char *text)
+{
+	json_t *j = json_loads(text, JSON_DECODE_ANY, NULL);
+
+	if (j == NULL)
+		fprintf(stderr, "bad fixture: %s\n", text);
+	return j;
+}
+
+/* One cell's THP evidence: enabled=always with no huge page, absent
+ * counters, fallbacks past 10%, per mTHP size. */
+static void
+test_thp(void)
+{
+	static const struct evidence_mean none[] = {
+		{ .name = "get_rps", .mean = 1000, .n = 2 },
+		{ .name = "vmstat.thp_fault_alloc", .mean = 0, .n = 2 },
+		{ .name = "vmstat.thp_fault_fallback", .mean = 0, .n = 2 },
+		{ .name = "hugepages-64kB.anon_fault_alloc", .mean = 0, .n = 2 },
+	};
+	static const struct evidence_mean good[] = {
+		{ .name = "vmstat.thp_fault_alloc", .mean = 200, .n = 2 },
+		{ .name = "vmstat.thp_fault_fallback", .mean = 5, .n = 2 },
+		{ .name = "hugepages-64kB.anon_fault_alloc", .mean = 40, .n = 2 },
+		{ .name = "hugepages-64kB.anon_fault_fallback", .mean = 60, .n = 2 },
+		{ .name = "hugepages-16kB.anon_fault_alloc", .mean = 0, .n = 2 },
+	};
+	static const struct evidence_mean nothp[] = {
+		{ .name = "get_rps", .mean = 1000, .n = 2 },
+	};
+	static const struct evidence_mean fb[] = {
+		{ .name = "vmstat.thp_fault_alloc", .mean = 70, .n = 2 },
+		{ .name = "vmstat.thp_fault_fallback", .mean = 30, .n = 2 },
+	};
+	json_t *s_always = snap("{\"transparent_hugepage/enabled\":\"always\","
+	    "\"transparent_hugepage/hugepages-64kB/enabled\":\"always\","
+	    "\"transparent_hugepage/hugepages-16kB/enabled\":\"never\","
+	    "\"transparent_hugepage/hugepages-2048kB/enabled\":\"inherit\"}");
+	json_t *s_never = snap("{\"transparent_hugepage/enabled\":\"never\"}");
+	struct evidence_cell c[5];
+	struct evidence_lines w;
+	const char *j;
+
+	memset(&w, 0, sizeof(w));
+	memset(c, 0, sizeof(c));
+	c[0] = (struct evidence_cell){ .label = "thp_enabled=always", .snapshot = s_always,
+	    .means = none, .nmeans = 4 };
+	c[1] = (struct evidence_cell){ .label = "thp_enabled=never", .snapshot = s_never,
+	    .means = none, .nmeans = 4 };
+	c[2] = (struct evidence_cell){ .label = "good", .snapshot = s_always, .means = good,
+	    .nmeans = 5 };
+	c[3] = (struct evidence_cell){ .label = "old agent", .snapshot = s_always,
+	    .means = nothp, .nmeans = 1 };
+	c[4] = (struct evidence_cell){ .label = "fb", .snapshot = s_never, .means = fb,
+	    .nmeans = 2 };
+	T_OK(evidence_thp(c, 5, &w));
+	j = joined(&w);
+	T_CONTAINS(j, "cell thp_enabled=always: THP enabled=always but no huge page was "
+	    "faulted in (vmstat.thp_fault_alloc 0): the workload did not get THP\n");
+	T_CONTAINS(j, "cell thp_enabled=always: 64kB mTHP enabled=always but no 64kB folio "
+	    "was faulted in (hugepages-64kB.anon_fault_alloc 0): the workload did not get "
+	    "64kB mTHP\n");
+	T_CHECK(strstr(j, "cell thp_enabled=never") == NULL);	/* never: nothing expected */
+	T_CHECK(strstr(j, "16kB") == NULL);			/* never, and inherit */
+	T_CHECK(strstr(j, "2048kB") == NULL);
+	/* good THP, but 60% of 64kB faults fell back; 5/205 of THP did not warn */
+	T_CONTAINS(j, "cell good: 60.0% of 64kB mTHP faults fell back to smaller pages "
+	    "(hugepages-64kB.anon_fault_fallback 60, hugepages-64kB.anon_fault_alloc 40 per "
+	    "iteration)\n");
+	T_CHECK(strstr(j, "cell good: THP") == NULL);
+	T_CHECK(strstr(j, "cell good: 2.4% of THP") == NULL);
+	T_CONTAINS(j, "cell old agent: THP enabled=always but no huge page was faulted in (no "
+	    "vmstat.thp_fault_alloc samples): the workload did not get THP\n");
+	T_CONTAINS(j, "cell old agent: 64kB mTHP enabled=always but no 64kB folio was faulted "
+	    "in (no hugepages-64kB.anon_fault_alloc samples)");
+	T_CONTAINS(j, "cell fb: 30.0% of THP faults fell back to smaller pages "
+	    "(vmstat.thp_fault_fallback 30, vmstat.thp_fault_alloc 70 per iteration)\n");
+	T_EQ_INT(w.n, 6);
+	evidence_lines_free(&w);
+	/* a cell without samples (no run done yet) or without a snapshot: nothing */
+	c[0].nmeans = 0;
+	c[1].snapshot = NULL;
+	T_OK(evidence_thp(c, 2, &w));
+	T_EQ_INT(w.n, 0);
+	evidence_lines_free(&w);
+	json_decref(s_always);
+	json_decref(s_never);
+}
+
+/* Snapshots as a hostile agent or a damaged store could leave them. */
+static void
+test_thp_hostile(void)
+{
+	static const struct evidence_mean zero[] = {
+		{ .name = "vmstat.thp_fault_alloc", .mean = 0, .n = 1 },
+		{ .name = "hugepages-99999999999999999999kB.anon_fault_alloc", .mean = 0, .n = 1 },
+		{ .name = "hugepages-0kB.anon_fault_fallback", .mean = 5, .n = 1 },
+		{ .name = NULL, .mean = 1, .n = 1 },
+	};
+	static const char *const texts[] = {
+		"[\"transparent_hugepage/enabled\", \"always\"]",
+		"\"always\"",
+		"{\"transparent_hugepage/enabled\": 1}",
+		"{\"transparent_hugepage/enabled\": null}",
+		"{\"transparent_hugepage/enabled\": {\"always\": true}}",
+		"{\"transparent_hugepage/hugepages-64kB/enabled\": [\"always\"]}",
+		"{\"transparent_hugepage/hugepages-0kB/enabled\": \"always\","
+		" \"transparent_hugepage/hugepages-064kB/enabled\": \"always\","
+		" \"transparent_hugepage/hugepages-kB/enabled\": \"always\","
+		" \"transparent_hugepage/hugepages-99999999999999999999kB/enabled\": \"always\","
+		" \"transparent_hugepage/hugepages-1kBkB/enabled\": \"always\"}",
+	};
+	struct evidence_cell c;
+	struct evidence_lines w;
+	json_t *s, *o;
+	char *big, key[96];
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		s = snap(texts[i]);
+		c = (struct evidence_cell){ .label = "x", .snapshot = s, .means = zero,
+		    .nmeans = 4 };
+		T_OK(evidence_thp(&c, 1, &w));
+		json_decref(s);
+	}
+	T_CONTAINS(joined(&w), "cell x: its snapshot is an array, not an object: THP checks "
+	    "skipped\n");
+	T_CONTAINS(joined(&w), "cell x: its snapshot is a string, not an object");
+	T_CONTAINS(joined(&w), "cell x: transparent_hugepage/enabled in its snapshot is an "
+	    "integer, not a string: not checked\n");
+	T_CONTAINS(joined(&w), "in its snapshot is an object, not a string");
+	T_CONTAINS(joined(&w), "cell x: transparent_hugepage/hugepages-64kB/enabled in its "
+	    "snapshot is an array, not a string");
+	/* the malformed sizes are no sizes: no mTHP line names them */
+	T_CHECK(strstr(joined(&w), "mTHP") == NULL);
+	T_EQ_INT(w.n, 5);
+	evidence_lines_free(&w);
+	/* a huge value is only compared, never printed */
+	big = malloc(1 << 20);
+	memset(big, 'a', (1 << 20) - 1);
+	big[(1 << 20) - 1] = '\0';
+	s = json_pack("{s:s}", "transparent_hugepage/enabled", big);
+	c = (struct evidence_cell){ .label = "x", .snapshot = s, .means = zero, .nmeans = 1 };
+	T_OK(evidence_thp(&c, 1, &w));
+	T_EQ_INT(w.n, 0);
+	json_decref(s);
+	free(big);
+	/* more mTHP sizes than the cap, every one always and never faulted */
+	o = json_object();
+	for (i = 1; i <= 3 * EVIDENCE_MAX_MTHP; i++) {
+		snprintf(key, sizeof(key), "transparent_hugepage/hugepages-%zukB/enabled", i * 4);
+		json_object_set_new(o, key, json_string("always"));
+	}
+	c = (struct evidence_cell){ .label = "x", .snapshot = o, .means = zero, .nmeans = 1 };
+	T_OK(evidence_thp(&c, 1, &w));
+	T_EQ_INT(w.n, EVIDENCE_MAX_LINES);
+	T_EQ_INT(w.n + w.more, EVIDENCE_MAX_MTHP);
+	json_decref(o);
+	evidence_lines_free(&w);
+}
+
+static void
+test_key_set_by(void)
+{
+	static const struct {
+		const char *key, *name;
+		int want;
+	} tab[] = {
+		{ .key = "transparent_hugepage/enabled", .name = "thp_enabled", .want = 1 },
+		{ .key = "transparent_hugepage/defrag", .name = "thp_enabled", .want = 0 },
+		{ .key = "transparent_hugepage/defrag", .name = "thp_defrag", .want = 1 },
+		{ .key = "transparent_hugepage/shmem_enabled", .name = "thp_shmem_enabled",
+		  .want = 1 },
+		{ .key = "transparent_hugepage/khugepaged/defrag", .name = "khugepaged_defrag",
+		  .want = 1 },
+		{ .key = "transparent_hugepage/hugepages-64kB/enabled", .name = "mthp_64kB",
+		  .want = 1 },
+		{ .key = "transparent_hugepage/hugepages-64kB/enabled", .name = "mthp_16kB",
+		  .want = 0 },
+		{ .key = "transparent_hugepage/hugepages-64kB/enabledx", .name = "mthp_64kB",
+		  .want = 0 },
+		{ .key = "transparent_hugepage/hugepages-64kB", .name = "mthp_64kB", .want = 0 },
+		{ .key = "transparent_hugepage/enabled", .name = "mthp_64kB", .want = 0 },
+		{ .key = "kernel.randomize_va_space", .name = "randomize_va_space", .want = 1 },
+		{ .key = "kernel.randomize_va_spacex", .name = "randomize_va_space", .want = 0 },
+		{ .key = "cpufreq.scaling_governor", .name = "governor", .want = 1 },
+		{ .key = "cpufreq.boost", .name = "boost", .want = 1 },
+		{ .key = "cpufreq.intel_pstate.no_turbo", .name = "boost", .want = 1 },
+		{ .key = "cpufreq.scaling_governor", .name = "boost", .want = 0 },
+		{ .key = "vm.drop_caches", .name = "drop_caches", .want = 0 },
+		{ .key = "kernel.release", .name = "kernel", .want = 1 },
+		{ .key = "kernel.config_sha256", .name = "kernel", .want = 1 },
+		{ .key = "kernel.numa_balancing", .name = "kernel", .want = 0 },
+		{ .key = "kernel.cmdline", .name = "cmdline", .want = 1 },
+		{ .key = "kernel.release", .name = "cmdline", .want = 0 },
+		{ .key = "vm.min_free_kbytes", .name = "thp_enabled", .want = 1 },
+		{ .key = "vm.min_free_kbytes", .name = "mthp_64kB", .want = 1 },
+		{ .key = "vm.min_free_kbytes", .name = "thp_defrag", .want = 0 },
+		{ .key = "vm.min_free_kbytes", .name = "governor", .want = 0 },
+		{ .key = "transparent_hugepage/enabled", .name = "threads", .want = 0 },
+		{ .key = "transparent_hugepage/enabled", .name = "", .want = 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (evidence_key_set_by(tab[i].key, tab[i].name) != tab[i].want)
+			fprintf(stderr, "key %s name %s\n", tab[i].key, tab[i].name);
+		T_EQ_INT(evidence_key_set_by(tab[i].key, tab[i].name), tab[i].want);
+	}
+	T_EQ_INT(evidence_key_set_by(NULL, "thp_enabled"), 0);
+	T_EQ_INT(evidence_key_set_by("transparent_hugepage/enabled", NULL), 0);
+}
+
+/* A snapshot of a run: enabled, defrag and boot_id. */
+static json_t *
+run_snap(const char *enabled, const char *defrag, const char *boot)
+{
+	return json_pack("{s:s,s:s,s:s,s:s}", "transparent_hugepage/enabled", enabled,
+	    "transparent_hugepage/defrag", defrag, "kernel.boot_id", boot,
+	    "kernel.release", "6.12.0");
+}
+
+static void
+test_drift(void)
+{
+	static const char *const thp_axis[] = { "thp_enabled" };
+	json_t *s[4];
+	struct evidence_run runs[5];
+	struct evidence_lines w;
+	const char *j;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	/* a THP-mode axis: enabled differs by design between the cells */
+	s[0] = run_snap("never", "madvise", "b1");
+	s[1] = run_snap("never", "madvise", "b2");
+	s[2] = run_snap("always", "madvise", "b3");
+	s[3] = run_snap("always", "madvise", "b4");
+	for (i = 0; i < 4; i++)
+		runs[i] = (struct evidence_run){ .id = (int64_t)i + 1, .cell = i / 2,
+		    .cell_label = i < 2 ? "thp_enabled=never" : "thp_enabled=always",
+		    .snapshot = s[i] };
+	runs[4] = (struct evidence_run){ .id = 9, .cell = 1, .cell_label = "thp_enabled=always",
+	    .snapshot = NULL };
+	T_OK(evidence_drift(runs, 5, thp_axis, 1, &w));
+	T_EQ_INT(w.n, 0);
+	/* without the axis the same snapshots drift */
+	T_OK(evidence_drift(runs, 5, NULL, 0, &w));
+	T_EQ_INT(w.n, 1);
+	T_CONTAINS(joined(&w), "environment changed within the job: "
+	    "transparent_hugepage/enabled (never in 2 runs from cell thp_enabled=never run 1, "
+	    "always in 2 runs from cell thp_enabled=always run 3)\n");
+	evidence_lines_free(&w);
+	/* defrag changed between runs: across cells, it is not an axis */
+	json_object_set_new(s[3], "transparent_hugepage/defrag", json_string("always"));
+	/* and one run of the always cell ran under never */
+	json_object_set_new(s[2], "transparent_hugepage/enabled", json_string("never"));
+	T_OK(evidence_drift(runs, 5, thp_axis, 1, &w));
+	j = joined(&w);
+	T_CONTAINS(j, "environment changed within the job: transparent_hugepage/defrag "
+	    "(madvise in 3 runs from cell thp_enabled=never run 1, always in 1 run from cell "
+	    "thp_enabled=always run 4)\n");
+	T_CONTAINS(j, "cell thp_enabled=always: environment changed within the cell: "
+	    "transparent_hugepage/enabled (never in 1 run from cell thp_enabled=always run 3, "
+	    "always in 1 run from cell thp_enabled=always run 4)\n");
+	T_CHECK(strstr(j, "boot_id") == NULL);
+	T_EQ_INT(w.n, 2);
+	evidence_lines_free(&w);
+	for (i = 0; i < 4; i++)
+		json_decref(s[i]);
+	T_OK(evidence_drift(runs, 0, NULL, 0, &w));
+	T_EQ_INT(w.n, 0);
+}
+
+/* Ten keys drift: four named, the rest counted; hostile values quoted; a
+ * snapshot envdiff refuses is left out with a note, the others compared. */
+static void
+test_drift_hostile(void)
+{
+	json_t *a = json_object(), *b = json_object(), *bad, *arr;
+	struct evidence_run runs[4];
+	struct evidence_lines w;
+	char key[32];
+	const char *j;
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	for (i = 0; i < 10; i++) {
+		snprintf(key, sizeof(key), "vm.k%d", i);
+		json_object_set_new(a, key, json_string("0"));
+		json_object_set_new(b, key, json_string(i == 0 ? "x\ny" : "1"));
+	}
+	bad = json_pack("{s:i}", "vm.k0", 3);
+	arr = json_array();
+	runs[0] = (struct evidence_run){ .id = 1, .cell = 0, .cell_label = "c", .snapshot = a };
+	runs[1] = (struct evidence_run){ .id = 2, .cell = 0, .cell_label = "c", .snapshot = b };
+	runs[2] = (struct evidence_run){ .id = 3, .cell = 0, .cell_label = "c", .snapshot = bad };
+	runs[3] = (struct evidence_run){ .id = 4, .cell = 0, .cell_label = NULL, .snapshot = arr };
+	T_OK(evidence_drift(runs, 4, NULL, 0, &w));
+	j = joined(&w);
+	T_CONTAINS(j, "run 3 (cell c): its snapshot is left out of the drift check: ");
+	T_CONTAINS(j, "vm.k0: an integer; expected a string or null");
+	T_CONTAINS(j, "run 4 (cell ): its snapshot is left out of the drift check: ");
+	T_CONTAINS(j, "environment changed within the job: vm.k0 (0 in 1 run from cell c run 1, "
+	    "\"x\\x0ay\" in 1 run from cell c run 2); vm.k1 (0 in 1 run");
+	T_CONTAINS(j, "vm.k3 (0 in 1 run from cell c run 1, 1 in 1 run from cell c run 2) "
+	    "and 6 more\n");
+	T_CHECK(strstr(j, "vm.k4") == NULL);
+	T_EQ_INT(w.n, 3);
+	evidence_lines_free(&w);
+	json_decref(a);
+	json_decref(b);
+	json_decref(bad);
+	json_decref(arr);
+}
+
 int
 main(void)
 {
@@ -205,5 +538,10 @@ main(void)
 	test_pick();
 	test_lines();
 	test_put_value();
+	test_thp();
+	test_thp_hostile();
+	test_key_set_by();
+	test_drift();
+	test_drift_hostile();
 	return t_done();
 }
