@@ -37,6 +37,8 @@
 #define BF_MAX_ARG		8192		/* one rendered argv element */
 #define BF_MAX_PARAMS		64		/* parameters of a recipe */
 #define BF_MAX_METRICS		32		/* metrics of a recipe */
+#define BF_MAX_EXPECT		32		/* expectations of a recipe */
+#define BF_MAX_EXPECT_WHEN	16		/* "when" keys of one */
 #define BF_MAX_AXES		16		/* axes of a matrix */
 #define BF_MAX_AXIS_VALUES	64		/* values on one axis */
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */

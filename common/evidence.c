@@ -1,7 +1,7 @@
 /*
  * evidence.c: the report's evidence lines (evidence.h): the line list,
  * which counters become report rows, the THP checks of each cell against
- * its snapshot. Drift is evidence-drift.c.
+ * its snapshot, and the recipe's expectations. Drift is evidence-drift.c.
  * Snapshots are untrusted: every value is type-checked before use.
  */
 #include <math.h>
@@ -411,3 +411,74 @@ evidence_thp(const struct evidence_cell *cells, size_t n, struct evidence_lines 
 	return 0;
 }
 
+/* ---- the recipe's expectations ---- */
+
+/* Does the cell's value of every key of when have the same text? A value
+ * without one (an object, null) never matches. BF_ERR_ALLOC only. */
+static int
+expect_match(const json_t *when, const json_t *values, int *match)
+{
+	struct buf a, b;
+	const char *k;
+	json_t *v, *cv;
+	int ra, rb, r = 0;
+
+	*match = 1;
+	buf_init(&a, BF_MAX_STR * 2);
+	buf_init(&b, BF_MAX_STR * 2);
+	json_object_foreach((json_t *)when, k, v) {
+		if ((cv = json_object_get(values, k)) == NULL) {
+			*match = 0;
+			break;
+		}
+		buf_reset(&a);
+		buf_reset(&b);
+		ra = recipe_append_value(&a, v);
+		rb = recipe_append_value(&b, cv);
+		if (ra == BF_ERR_ALLOC || rb == BF_ERR_ALLOC) {
+			r = BF_ERR_ALLOC;
+			break;
+		}
+		if (ra != 0 || rb != 0 || a.len != b.len || (a.len > 0 &&
+		    memcmp(a.data, b.data, a.len) != 0)) {
+			*match = 0;
+			break;
+		}
+	}
+	buf_free(&a);
+	buf_free(&b);
+	return r;
+}
+
+int
+evidence_expect(const struct recipe *rc, const struct evidence_cell *cells, size_t n,
+    struct evidence_lines *w)
+{
+	const struct recipe_expect *e;
+	const struct evidence_mean *m;
+	size_t c, i;
+	int r, match;
+
+	for (c = 0; rc != NULL && c < n; c++) {
+		if (cells[c].nmeans == 0)
+			continue;
+		for (i = 0; i < rc->nexpect; i++) {
+			e = &rc->expect[i];
+			if ((r = expect_match(e->when, cells[c].values, &match)) != 0)
+				return r;
+			if (!match)
+				continue;
+			if ((m = evidence_cell_mean(&cells[c], e->metric)) == NULL)
+				r = evidence_lines_add(w, "cell %s: expectation %s %s %.15g failed: "
+				    "no samples of %s", cell_label(&cells[c]), e->metric,
+				    recipe_expect_op_str(e->op), e->value, e->metric);
+			else if (!recipe_expect_holds(e, m->mean))
+				r = evidence_lines_add(w, "cell %s: expectation %s %s %.15g failed: "
+				    "mean %.6g", cell_label(&cells[c]), e->metric,
+				    recipe_expect_op_str(e->op), e->value, m->mean);
+			if (r != 0)
+				return r;
+		}
+	}
+	return 0;
+}

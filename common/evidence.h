@@ -4,7 +4,8 @@
  * network. Which MM counters the report shows beside the recipe's metrics
  * (evidence_counters_pick), whether THP really happened where the snapshot
  * says it was on (evidence_thp), whether the environment stayed the same
- * within the job (evidence_drift, evidence-drift.c). Each appends lines for the
+ * within the job (evidence_drift, evidence-drift.c), and whether the
+ * recipe's expectations hold (evidence_expect). Each appends lines for the
  * report's legend ("cell thp_enabled=always: ...") to a struct
  * evidence_lines.
  *
@@ -22,6 +23,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "recipe.h"
 
 #define EVIDENCE_MAX_LINES	31	/* lines kept; one more says how many were not */
 #define EVIDENCE_MAX_VALUE	64	/* bytes of a snapshot value in a line */
@@ -114,6 +116,16 @@ const struct evidence_mean *evidence_cell_mean(const struct evidence_cell *c,
  * and no check. BF_ERR_ALLOC only.
  */
 int evidence_thp(const struct evidence_cell *cells, size_t n, struct evidence_lines *w);
+
+/*
+ * The recipe's expectations (recipe.h "expect") against each cell with
+ * samples whose values match every "when": the metric's mean must satisfy
+ * the comparison; a cell without samples of it fails too ("no samples").
+ * Values match by their text (recipe_append_value: "64" matches 64).
+ * BF_ERR_ALLOC only.
+ */
+int evidence_expect(const struct recipe *rc, const struct evidence_cell *cells, size_t n,
+    struct evidence_lines *w);
 
 /* ---- drift within a job (evidence-drift.c) ---- */
 

@@ -290,6 +290,7 @@ api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp, const
 			axes[naxes++] = k;
 	}
 	if ((r = evidence_thp(ec, nc, warn)) != 0 ||
+	    (r = evidence_expect(rec, ec, nc, warn)) != 0 ||
 	    (r = evidence_drift(er, m, axes, naxes, warn)) != 0)
 		goto out;
 	if (past > 0 && (r = evidence_lines_add(warn, "%zu runs' snapshots were not checked: "

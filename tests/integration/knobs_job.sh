@@ -88,6 +88,12 @@ ndef=$(jq '[.metrics[] | select(.direction=="none")] | length' <<<"$jrep")
 check "report: some THP counter rows by default" test "$ndef" -ge 2
 check "report counters=all: more counter rows than the THP ones" test \
 	"$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=all&format=json" | jq '[.metrics[] | select(.direction=="none")] | length')" -gt "$ndef"
+# The stock redis recipe expects huge pages with THP always (recipes/redis.json):
+# carried in the job's spec, checked by the report, and it holds here.
+check_eq "job spec carries the recipe's expect" \
+	"$(curl -fsS "$URL/api/v1/jobs/$id" | jq -r '.spec.recipe.expect[0].metric')" vmstat.thp_fault_alloc
+check "report: the recipe's THP expectation holds" bash -c '! grep -q "expectation" <<<"$1"' _ "$rep"
+check "report: THP was faulted in under always" bash -c '! grep -q "did not get THP" <<<"$1"' _ "$rep"
 r=$(api GET "/api/v1/jobs/$id/report?counters=most")
 check_eq "report counters=most refused" "$(status_of "$r")" 400
 check_eq "report counters=most: names the field" "$(body_of "$r" | jq -r .detail.field)" counters

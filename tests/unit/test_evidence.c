@@ -2,7 +2,8 @@
  * test_evidence.c: the report's evidence (common/evidence.h): which
  * counters become rows and in what order, the line list and its cap, how
  * snapshot values are printed, the THP checks of a cell against its
- * snapshot, and drift within a job with knob axes; hostile snapshots
+ * snapshot, drift within a job with knob axes, and the recipe's
+ * expectations against cells; hostile snapshots
  * (not objects, values of other types, huge values) give notes.
  */
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "buf.h"
 #include "caps.h"
 #include "evidence.h"
+#include "recipe.h"
 #include "t.h"
 
 /* The lines of w joined by "\n", for T_CONTAINS (static). */
@@ -530,6 +532,83 @@ test_drift_hostile(void)
 	json_decref(arr);
 }
 
+/* The recipe's expectations against cells: "when" by the text of values,
+ * the mean compared, a cell without samples of the metric failing. */
+static void
+test_expect(void)
+{
+	static const char rtext[] = "{\"name\": \"r\", \"command\": [\"true\"],"
+	    " \"params\": {\"threads\": {\"type\": \"int\", \"min\": 1, \"max\": 64, \"default\": 2}},"
+	    " \"metrics\": [{\"name\": \"rps\", \"better\": \"higher\", \"source\": \"stdout\","
+	    " \"regex\": \"([0-9]+)\"}],"
+	    " \"expect\": [{\"when\": {\"thp_enabled\": \"always\"},"
+	    " \"metric\": \"vmstat.thp_fault_alloc\", \"gt\": 0},"
+	    " {\"when\": {\"threads\": 4, \"thp_enabled\": \"never\"}, \"metric\": \"rps\", \"ge\": 100},"
+	    " {\"metric\": \"pmu.cycles\", \"lt\": 1e9}]}";
+	static const struct evidence_mean m_zero[] = {
+		{ .name = "rps", .mean = 50, .n = 3 },
+		{ .name = "vmstat.thp_fault_alloc", .mean = 0, .n = 3 },
+	};
+	static const struct evidence_mean m_ok[] = {
+		{ .name = "rps", .mean = 150, .n = 3 },
+		{ .name = "vmstat.thp_fault_alloc", .mean = 12.5, .n = 3 },
+		{ .name = "pmu.cycles", .mean = 2e9, .n = 3 },
+	};
+	struct recipe *rc = NULL;
+	struct evidence_cell c[5];
+	struct evidence_lines w;
+	json_t *v[5];
+	struct bf_diag d;
+	const char *j;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	T_EQ_INT(recipe_parse(rtext, strlen(rtext), &rc, &d), 0);
+	v[0] = json_pack("{s:s,s:i}", "thp_enabled", "always", "threads", 2);
+	v[1] = json_pack("{s:s,s:i}", "thp_enabled", "always", "threads", 4);
+	v[2] = json_pack("{s:s,s:s}", "thp_enabled", "never", "threads", "4");	/* text 4 */
+	v[3] = json_pack("{s:s,s:i}", "thp_enabled", "never", "threads", 2);
+	v[4] = json_pack("{s:o,s:i}", "thp_enabled", json_object(), "threads", 2);
+	c[0] = (struct evidence_cell){ .label = "thp_enabled=always threads=2", .values = v[0],
+	    .means = m_zero, .nmeans = 2 };
+	c[1] = (struct evidence_cell){ .label = "thp_enabled=always threads=4", .values = v[1],
+	    .means = m_ok, .nmeans = 3 };
+	c[2] = (struct evidence_cell){ .label = "thp_enabled=never threads=4", .values = v[2],
+	    .means = m_zero, .nmeans = 2 };
+	c[3] = (struct evidence_cell){ .label = "thp_enabled=never threads=2", .values = v[3],
+	    .means = m_zero, .nmeans = 0 };	/* no samples yet: not checked */
+	c[4] = (struct evidence_cell){ .label = "odd", .values = v[4], .means = m_zero,
+	    .nmeans = 2 };
+	T_OK(evidence_expect(rc, c, 5, &w));
+	j = joined(&w);
+	T_CONTAINS(j, "cell thp_enabled=always threads=2: expectation vmstat.thp_fault_alloc > 0 "
+	    "failed: mean 0\n");
+	T_CONTAINS(j, "cell thp_enabled=always threads=2: expectation pmu.cycles < 1000000000 "
+	    "failed: no samples of pmu.cycles\n");
+	T_CONTAINS(j, "cell thp_enabled=always threads=4: expectation pmu.cycles < 1000000000 "
+	    "failed: mean 2e+09\n");
+	T_CONTAINS(j, "cell thp_enabled=never threads=4: expectation rps >= 100 failed: mean 50\n");
+	T_CHECK(strstr(j, "threads=4: expectation vmstat") == NULL);	/* 12.5 > 0 */
+	T_CHECK(strstr(j, "threads=2: expectation rps") == NULL);	/* threads 2 */
+	T_CHECK(strstr(j, "thp_enabled=never threads=2") == NULL);
+	/* an object never matches a "when" value; the unconditional one still runs */
+	T_CHECK(strstr(j, "cell odd: expectation vmstat") == NULL);
+	T_CONTAINS(j, "cell odd: expectation pmu.cycles < 1000000000 failed: no samples");
+	T_EQ_INT(w.n, 6);
+	evidence_lines_free(&w);
+	/* no recipe, or no values: nothing matches a "when", nothing crashes */
+	T_OK(evidence_expect(NULL, c, 5, &w));
+	T_EQ_INT(w.n, 0);
+	for (i = 0; i < 5; i++)
+		c[i].values = NULL;
+	T_OK(evidence_expect(rc, c, 5, &w));
+	T_EQ_INT(w.n, 4);	/* pmu.cycles, without "when", in 4 cells with samples */
+	evidence_lines_free(&w);
+	for (i = 0; i < 5; i++)
+		json_decref(v[i]);
+	recipe_free(rc);
+}
+
 int
 main(void)
 {
@@ -543,5 +622,6 @@ main(void)
 	test_key_set_by();
 	test_drift();
 	test_drift_hostile();
+	test_expect();
 	return t_done();
 }
