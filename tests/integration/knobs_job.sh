@@ -71,15 +71,20 @@ rep=$(curl -fsS "$URL/api/v1/jobs/$id/report?baseline=thp_enabled:never")
 check_contains "report compares THP modes" "$rep" "thp_enabled=always"
 # The report's evidence (docs/report.md): THP counter rows beside get_rps,
 # no better or worse; the THP mode is the axis, so its snapshots differ by
-# design and no drift is reported.
+# design (enabled, and the vm.min_free_kbytes khugepaged sets with it) and
+# no drift of those is reported. This kernel's sysfs is shared with
+# whatever else runs here: a setting another test changes mid-job (seen:
+# transparent_hugepage/defrag) is drift the report rightly names, so only
+# the keys the axis moves are asserted, the rest printed.
 echo "$rep"
 check_contains "report: thp_fault_alloc row" "$rep" "vmstat.thp_fault_alloc (count) - no better or worse"
-check "report: no drift warning" bash -c '! grep -q "environment changed" <<<"$1"' _ "$rep"
 jrep=$(curl -fsS "$URL/api/v1/jobs/$id/report?baseline=thp_enabled:never&format=json")
 check_eq "report json: thp_fault_alloc has no direction" \
 	"$(jq -r '.metrics[] | select(.name=="vmstat.thp_fault_alloc") | .direction' <<<"$jrep")" none
-check_eq "report json: no drift among its warnings" \
-	"$(jq '[.warnings[] | select(test("environment changed"))] | length' <<<"$jrep")" 0
+check_eq "report json: the THP axis is no drift" \
+	"$(jq '[.warnings[] | select(test("environment changed") and test("transparent_hugepage/enabled|vm.min_free_kbytes"))] | length' <<<"$jrep")" 0
+other=$(jq -r '.warnings[] | select(test("environment changed"))' <<<"$jrep")
+[ -z "$other" ] || echo "note: drift from outside the job (shared sysfs): $other"
 check_eq "report json: the never cell's THP counter is 0" \
 	"$(jq '.metrics[] | select(.name=="vmstat.thp_fault_alloc") | .rows[] | select(.cell=="thp_enabled=never") | .mean' <<<"$jrep")" 0
 check_eq "report counters=none: no counter rows" \
