@@ -37,6 +37,8 @@
 #define BF_MAX_ARG		8192		/* one rendered argv element */
 #define BF_MAX_PARAMS		64		/* parameters of a recipe */
 #define BF_MAX_METRICS		32		/* metrics of a recipe */
+#define BF_MAX_EXPECT		32		/* expectations of a recipe */
+#define BF_MAX_EXPECT_WHEN	16		/* "when" keys of one */
 #define BF_MAX_AXES		16		/* axes of a matrix */
 #define BF_MAX_AXIS_VALUES	64		/* values on one axis */
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */
@@ -93,6 +95,9 @@
 #define BF_MAX_PMU_EVENTS	16		/* of which the step may name 8 */
 #define BF_MAX_STEP_PMU		8
 #define BF_MAX_COUNTERS_LINE	(48 * 1024)
+/* Distinct snapshots one job report loads for its evidence checks (~80 KB
+ * of tree each); runs past it are counted in a warning, not checked. */
+#define BF_MAX_REPORT_SNAPSHOTS	512
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
 #define BF_STR_(x)		#x
