@@ -140,6 +140,24 @@ out:
 	return rc;
 }
 
+/* Every sample of metric name, in every cell, is 0. */
+static int
+all_zero(const json_t *samp, const char *name)
+{
+	const json_t *c, *s;
+	const char *mn;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(samp, "cells"), i, c)
+		json_array_foreach(json_object_get(c, "samples"), j, s) {
+			mn = json_string_value(json_object_get(s, "metric"));
+			if (mn != NULL && strcmp(mn, name) == 0 &&
+			    json_number_value(json_object_get(s, "value")) != 0)
+				return 0;
+		}
+	return 1;
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -155,7 +173,7 @@ cmp_str(const void *a, const void *b)
  */
 static int
 report_counters(const json_t *samp, enum evidence_counters mode, struct report_metric *mets,
-    size_t nrec, size_t *nm, size_t *nmore)
+    size_t nrec, size_t *nm, size_t *nmore, size_t *nzero)
 {
 	const json_t *c, *s;
 	const char **names = NULL, *mn, *last;
@@ -164,6 +182,7 @@ report_counters(const json_t *samp, enum evidence_counters mode, struct report_m
 
 	*nm = nrec;
 	*nmore = 0;
+	*nzero = 0;
 	if (mode == EVIDENCE_COUNTERS_NONE)
 		return 0;
 	/* samples come ordered by metric: one name per run of them per cell */
@@ -198,6 +217,16 @@ report_counters(const json_t *samp, enum evidence_counters mode, struct report_m
 		for (k = 0; k < nrec; k++)
 			if (strcmp(names[i], mets[k].name) == 0)
 				names[i] = NULL;	/* a recipe metric already */
+	/* By default an mTHP size none of whose samples counted anything says
+	 * nothing (a kernel has up to 9 sizes, most never enabled): it is
+	 * left out and counted; the vmstat pair always shows, since its zero
+	 * is what the THP check reads. */
+	for (i = 0; i < u && mode == EVIDENCE_COUNTERS_THP; i++)
+		if (names[i] != NULL && strncmp(names[i], "hugepages-", 10) == 0 &&
+		    all_zero(samp, names[i])) {
+			names[i] = NULL;
+			(*nzero)++;
+		}
 	if ((idx = calloc(u, sizeof(*idx))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -252,7 +281,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct evidence_lines ev_warn, ev_ctx;
 	char *wextra = NULL;
 	struct buf ctx_adaptive, ctx_counters;
-	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0;
+	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0, nzero = 0;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
@@ -297,10 +326,13 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		mets[k].unit = rec->metrics[k].unit;
 		mets[k].higher_better = rec->metrics[k].higher_better;
 	}
-	if (report_counters(samp, cmode, mets, k, &nm, &nmore) != 0)
+	if (report_counters(samp, cmode, mets, k, &nm, &nmore, &nzero) != 0)
 		goto oom;
 	if (nmore > 0 && buf_printf(&ctx_counters, "counters: %zu more not shown (a report "
 	    "has at most %d metrics)", nmore, BF_MAX_METRICS) != 0)
+		goto oom;
+	if (nzero > 0 && buf_printf(&ctx_counters, "%scounters: %zu mTHP counters zero in every "
+	    "sample not shown (?counters=all shows them)", nmore > 0 ? "; " : "", nzero) != 0)
 		goto oom;
 	if ((cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
 	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||

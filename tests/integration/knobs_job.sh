@@ -91,6 +91,14 @@ check_eq "report counters=none: no counter rows" \
 	"$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=none&format=json" | jq '[.metrics[] | select(.direction=="none")] | length')" 0
 ndef=$(jq '[.metrics[] | select(.direction=="none")] | length' <<<"$jrep")
 check "report: some THP counter rows by default" test "$ndef" -ge 2
+# mTHP sizes that counted nothing are left out by default and counted
+jall=$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=all&format=json")
+check_eq "report: no all-zero mTHP row by default" \
+	"$(jq '[.metrics[] | select(.name | startswith("hugepages-")) | select([.rows[].mean] | all(. == 0))] | length' <<<"$jrep")" 0
+nz=$(jq '[.metrics[] | select(.name | startswith("hugepages-")) | select([.rows[].mean] | all(. == 0))] | length' <<<"$jall")
+if [ "$nz" -gt 0 ]; then
+	check_contains "report: the left-out mTHP rows are counted" "$rep" "mTHP counters zero in every sample not shown"
+fi
 check "report counters=all: more counter rows than the THP ones" test \
 	"$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=all&format=json" | jq '[.metrics[] | select(.direction=="none")] | length')" -gt "$ndef"
 # The stock redis recipe expects huge pages with THP always (recipes/redis.json):
