@@ -127,6 +127,22 @@ r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"knobs"},"kn
 check_eq "bad knob value refused" "$(status_of "$r")" 400
 check_contains "bad knob value named" "$(body_of "$r")" "knobs.thp_enabled"
 
+# The evidence check fires where THP was asked for and did not happen:
+# 1 MiB of page-touch under enabled=always holds no 2 MiB-aligned range,
+# so no PMD huge page can be faulted in, whatever the setting says.
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfn1"]},
+	"params":{"mb":1,"passes":1},"knobs":{"thp_enabled":"always"},"repetitions":{"iterations":2}}')
+check_eq "small page-touch under always: submit" "$(status_of "$r")" 201
+sid=$(body_of "$r" | jq -r .id)
+check_eq "small page-touch under always: job" "$(wait_job "$sid" 120)" done
+srep=$(curl -fsS "$URL/api/v1/jobs/$sid/report?format=json")
+check_eq "small page-touch: no huge page faulted in" \
+	"$(jq '.metrics[] | select(.name=="vmstat.thp_fault_alloc") | .rows[0].mean' <<<"$srep")" 0
+check_contains "small page-touch: the evidence check fires" "$(jq -c .warnings <<<"$srep")" \
+	"THP enabled=always but no huge page was faulted in"
+check_contains "the text report says so too" \
+	"$(curl -fsS "$URL/api/v1/jobs/$sid/report?format=text")" "no huge page was faulted in"
+
 # Fingerprints: taken when a machine first connects, refreshed on request.
 m=$(curl -fsS "$URL/api/v1/machines/bfn1")
 check_eq "fingerprint stored" "$(jq -r .fingerprint.type <<<"$m")" fingerprint
