@@ -37,6 +37,8 @@
 #define BF_MAX_ARG		8192		/* one rendered argv element */
 #define BF_MAX_PARAMS		64		/* parameters of a recipe */
 #define BF_MAX_METRICS		32		/* metrics of a recipe */
+#define BF_MAX_EXPECT		32		/* expectations of a recipe */
+#define BF_MAX_EXPECT_WHEN	16		/* "when" keys of one */
 #define BF_MAX_AXES		16		/* axes of a matrix */
 #define BF_MAX_AXIS_VALUES	64		/* values on one axis */
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */
@@ -106,6 +108,9 @@
 #define BF_MAX_PERF_SCRIPT	(256 * 1024 * 1024)	/* perf script text read to fold */
 #define BF_MAX_FOLD_FRAMES	512		/* frames of one stack; deeper are cut */
 #define BF_MAX_FOLD_SYMBOL	1024		/* bytes of one frame's symbol */
+/* Distinct snapshots one job report loads for its evidence checks (~80 KB
+ * of tree each); runs past it are counted in a warning, not checked. */
+#define BF_MAX_REPORT_SNAPSHOTS	512
 
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
 #define BF_STR_(x)		#x

@@ -1,8 +1,8 @@
 /*
- * recipe-int.h: what the three files of the recipe module share, and no one
+ * recipe-int.h: what the files of the recipe module share, and no one
  * else: recipe.c (loading and validating a document), recipe-param.c
- * (parameter types and their values) and recipe-render.c (templates into
- * argv and the agent's step). The public interface is recipe.h.
+ * (parameter types and their values), recipe-expect.c (expectations) and
+ * recipe-render.c (templates into argv and the agent's step). The public interface is recipe.h.
  */
 #ifndef BF_RECIPE_INT_H
 #define BF_RECIPE_INT_H
@@ -35,6 +35,11 @@ int recipe_parse_presets(struct recipe *rc, const json_t *doc, struct bf_diag *d
 /* Each default checked again once the templates said which params lead. */
 int recipe_check_defaults(struct recipe *rc, struct bf_diag *d);
 const char *recipe_ptype_name(enum recipe_ptype t);
+
+/* recipe-expect.c */
+/* "expect" of doc into rc->expect (after the params and metrics). */
+int recipe_parse_expect(struct recipe *rc, const json_t *doc, struct bf_diag *d);
+void recipe_expect_clear(struct recipe_expect *e);
 
 /* recipe-render.c */
 /* Scan template tmpl: with values and out, render it into out; with both

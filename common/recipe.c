@@ -27,7 +27,7 @@
 
 static const char *const recipe_keys[] = {
 	"name", "description", "params", "presets", "command", "timeout_s", "metrics",
-	"setup", "pre_iteration", "services", NULL
+	"setup", "pre_iteration", "services", "expect", NULL
 };
 static const char *const recipe_metric_keys[] = {
 	"name", "unit", "better", "source", "regex", "csv", "json", NULL
@@ -104,6 +104,9 @@ recipe_free(struct recipe *r)
 		free(r->services[i].ready_tcp);
 	}
 	free(r->services);
+	for (i = 0; i < r->nexpect; i++)
+		recipe_expect_clear(&r->expect[i]);
+	free(r->expect);
 	json_decref(r->json);
 	free(r);
 }
@@ -466,7 +469,8 @@ recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
 	    (r = recipe_check_defaults(rc, d)) != 0 ||
 	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
 	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, STEP_MAX_TIMEOUT_S, &rc->timeout_s, "", d)) != 0 ||
-	    (r = recipe_parse_metrics(rc, doc, d)) != 0)
+	    (r = recipe_parse_metrics(rc, doc, d)) != 0 ||
+	    (r = recipe_parse_expect(rc, doc, d)) != 0)
 		goto out;
 	*out = rc;
 	rc = NULL;
@@ -657,6 +661,8 @@ recipe_to_json(const struct recipe *rc)
 		    &ok);
 	recipe_set(o, "metrics", metrics, &ok);
 	metrics = NULL;
+	if (rc->nexpect > 0)
+		recipe_set(o, "expect", json_deep_copy(json_object_get(rc->json, "expect")), &ok);
 	if (!ok)
 		goto out;
 	res = o;

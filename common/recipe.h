@@ -66,6 +66,19 @@
  *   "pre_iteration": [["make", "-C", "{dir}", "clean"]] before each iteration
  *   "services": [{"argv": ["redis-server", "--port", "{port}"],
  *                 "ready": {"tcp": "127.0.0.1:{port}", "timeout_s": 10}}]  <= 8
+ *
+ * Expectations (issue 16), checked by the job report (evidence.h), never by
+ * the run: what must hold of a cell's mean per iteration for its numbers to
+ * mean what the recipe says; a cell where one fails gets a legend warning.
+ *   "expect": [{"when": {"thp_enabled": "always"},    optional; every key a
+ *               "metric": "vmstat.thp_fault_alloc",  parameter or a knob of
+ *               "gt": 0}]                            the cell, all must match
+ * At most BF_MAX_EXPECT entries. "when" (<= BF_MAX_EXPECT_WHEN keys): a
+ * parameter's value passes recipe_check_value, a knob's knob_check. "metric":
+ * a metric of the recipe, an agent measure (wall_s, user_s, sys_s,
+ * maxrss_kb) or a counter (vmstat., hugepages-, cgroup., smaps., pmu.).
+ * Exactly one of "gt", "ge", "lt", "le", "eq" with a finite number. Unknown
+ * keys are refused, naming the field.
  */
 #ifndef BF_RECIPE_H
 #define BF_RECIPE_H
@@ -123,6 +136,17 @@ struct recipe_service {
 	int64_t ready_timeout_s;	/* default 10 */
 };
 
+enum recipe_expect_op {
+	RECIPE_EXPECT_GT, RECIPE_EXPECT_GE, RECIPE_EXPECT_LT, RECIPE_EXPECT_LE, RECIPE_EXPECT_EQ
+};
+
+struct recipe_expect {
+	json_t *when;			/* object name -> value (owned; {} when absent) */
+	char *metric;
+	enum recipe_expect_op op;
+	double value;
+};
+
 struct recipe {
 	char *name;
 	char *description;
@@ -140,6 +164,8 @@ struct recipe {
 	size_t npre;
 	struct recipe_service *services;
 	size_t nservices;
+	struct recipe_expect *expect;	/* "expect", in order */
+	size_t nexpect;
 	json_t *json;			/* the document as loaded (owned) */
 };
 
@@ -198,8 +224,13 @@ int recipe_metric_from_output(const struct recipe_metric *m);
  */
 int recipe_append_value(struct buf *b, const json_t *v);
 
+/* ">", ">=", "<", "<=", "==" */
+const char *recipe_expect_op_str(enum recipe_expect_op op);
+/* Does mean satisfy e's comparison? (NaN never does.) */
+int recipe_expect_holds(const struct recipe_expect *e, double mean);
+
 /* Public JSON description (name, description, params, presets, metrics,
- * command). New reference. */
+ * command, and expect as written). New reference. */
 json_t *recipe_to_json(const struct recipe *r);
 
 #endif

@@ -120,6 +120,17 @@ void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
 /* api-report.c */
 void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
 
+/* api-report-ev.c: the report's evidence for job jobj, from its samples
+ * (store_job_samples_json) and runs (store_job_runs_json): warnings (THP
+ * that did not happen, drift within the job, failed expectations of rec)
+ * into warn, context lines (cells on several machines) into ctx; both the
+ * caller's, freed with evidence_lines_free. BF_ERR_ALLOC only: a snapshot
+ * that cannot be loaded leaves its run without one. */
+struct evidence_lines;
+int api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp,
+    const json_t *runs, const struct recipe *rec, struct evidence_lines *warn,
+    struct evidence_lines *ctx);
+
 /* api-evidence.c */
 void api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 

@@ -1,8 +1,9 @@
 /*
  * api-report.c: GET /api/v1/jobs/{id}/report, a job's comparison tables
  * (common/report.h) in text, markdown, csv or json: the job's samples per
- * cell and metric, the baseline cells ?baseline=AXIS:VALUE picks, and the
- * legend's context lines (machines, kernels, adaptive stopping).
+ * cell and metric, the MM counters ?counters=none|thp|all adds beside them
+ * (no better or worse), the baseline cells ?baseline=AXIS:VALUE picks, and
+ * the legend's context lines (machines, kernels, adaptive stopping).
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "api-int.h"
+#include "evidence.h"
 #include "job.h"
 #include "matrix.h"
 #include "recipe.h"
@@ -37,14 +39,15 @@ set_add(struct buf *b, const char *v)
 
 /*
  * The legend's account of where the samples come from: the machines (and
- * their class) and the kernels the done runs were measured on. A set too
- * long for its line ends in "and more"; returns BF_ERR_ALLOC only.
+ * their class) and the kernels the done runs (of runs, may be NULL) were
+ * measured on. A set too long for its line ends in "and more"; returns
+ * BF_ERR_ALLOC only.
  */
 static int
-report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *machines,
+report_context(const json_t *runs, const json_t *jobj, struct buf *machines,
     struct buf *kernels)
 {
-	json_t *runs = NULL, *r;
+	json_t *r;
 	const char *klass = json_string_value(json_object_get(jobj, "machine_class"));
 	struct buf names, kset;
 	int more_m = 0, more_k = 0, r1, r2, rc = 0;
@@ -53,22 +56,20 @@ report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *ma
 	/* each set leaves its line (capped at BF_MAX_STR) room for the words */
 	buf_init(&names, BF_MAX_STR - 512);
 	buf_init(&kset, BF_MAX_STR - 512);
-	if (store_job_runs_json(a->st, job_id, &runs) == 0) {
-		json_array_foreach(json_object_get(runs, "runs"), i, r) {
-			if (!json_is_string(json_object_get(r, "state")) ||
-			    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
-				continue;
-			r1 = more_m ? 0 : set_add(&names, json_string_value(json_object_get(r,
-			    "machine")));
-			r2 = more_k ? 0 : set_add(&kset, json_string_value(json_object_get(r,
-			    "kernel")));
-			if (r1 == BF_ERR_ALLOC || r2 == BF_ERR_ALLOC) {
-				rc = BF_ERR_ALLOC;
-				goto out;
-			}
-			more_m |= r1 != 0;
-			more_k |= r2 != 0;
+	json_array_foreach(json_object_get(runs, "runs"), i, r) {
+		if (!json_is_string(json_object_get(r, "state")) ||
+		    strcmp(json_string_value(json_object_get(r, "state")), "done") != 0)
+			continue;
+		r1 = more_m ? 0 : set_add(&names, json_string_value(json_object_get(r,
+		    "machine")));
+		r2 = more_k ? 0 : set_add(&kset, json_string_value(json_object_get(r,
+		    "kernel")));
+		if (r1 == BF_ERR_ALLOC || r2 == BF_ERR_ALLOC) {
+			rc = BF_ERR_ALLOC;
+			goto out;
 		}
+		more_m |= r1 != 0;
+		more_k |= r2 != 0;
 	}
 	if (buf_printf(machines, "machines: %s%s%s(%s%s)", klass ? "class " : "",
 	    klass ? klass : "", klass ? " " : "", names.len ? names.data : "none yet",
@@ -79,7 +80,6 @@ report_context(struct api *a, int64_t job_id, const json_t *jobj, struct buf *ma
 out:
 	buf_free(&names);
 	buf_free(&kset);
-	json_decref(runs);
 	return rc;
 }
 
@@ -140,11 +140,133 @@ out:
 	return rc;
 }
 
+/* Every sample of metric name, in every cell, is 0. */
+static int
+all_zero(const json_t *samp, const char *name)
+{
+	const json_t *c, *s;
+	const char *mn;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(samp, "cells"), i, c)
+		json_array_foreach(json_object_get(c, "samples"), j, s) {
+			mn = json_string_value(json_object_get(s, "metric"));
+			if (mn != NULL && strcmp(mn, name) == 0 &&
+			    json_number_value(json_object_get(s, "value")) != 0)
+				return 0;
+		}
+	return 1;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The counter metrics mode shows, after the recipe's nrec metrics in
+ * mets[nrec..): every distinct counter name the job's samples have (names
+ * and units borrowed from samp), picked and ordered by
+ * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for; *nmore
+ * counts the rest. *nm gets the total.
+ */
+static int
+report_counters(const json_t *samp, enum evidence_counters mode, struct report_metric *mets,
+    size_t nrec, size_t *nm, size_t *nmore, size_t *nzero)
+{
+	const json_t *c, *s;
+	const char **names = NULL, *mn, *last;
+	size_t i, j, n = 0, cap = 0, u = 0, *idx = NULL, npick = 0, k;
+	int r = 0;
+
+	*nm = nrec;
+	*nmore = 0;
+	*nzero = 0;
+	if (mode == EVIDENCE_COUNTERS_NONE)
+		return 0;
+	/* samples come ordered by metric: one name per run of them per cell */
+	json_array_foreach(json_object_get(samp, "cells"), i, c) {
+		last = NULL;
+		json_array_foreach(json_object_get(c, "samples"), j, s) {
+			mn = json_string_value(json_object_get(s, "metric"));
+			if (mn == NULL || !evidence_is_counter(mn) || (last != NULL &&
+			    strcmp(mn, last) == 0))
+				continue;
+			last = mn;
+			if (n == cap) {
+				const char **nn;
+
+				cap = cap ? 2 * cap : 64;
+				if ((nn = realloc(names, cap * sizeof(*names))) == NULL) {
+					r = BF_ERR_ALLOC;
+					goto out;
+				}
+				names = nn;
+			}
+			names[n++] = mn;
+		}
+	}
+	if (n == 0)
+		goto out;
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++)
+		if (u == 0 || strcmp(names[i], names[u - 1]) != 0)
+			names[u++] = names[i];
+	for (i = 0; i < u; i++)
+		for (k = 0; k < nrec; k++)
+			if (strcmp(names[i], mets[k].name) == 0)
+				names[i] = NULL;	/* a recipe metric already */
+	/* By default an mTHP size none of whose samples counted anything says
+	 * nothing (a kernel has up to 9 sizes, most never enabled): it is
+	 * left out and counted; the vmstat pair always shows, since its zero
+	 * is what the THP check reads. */
+	for (i = 0; i < u && mode == EVIDENCE_COUNTERS_THP; i++)
+		if (names[i] != NULL && strncmp(names[i], "hugepages-", 10) == 0 &&
+		    all_zero(samp, names[i])) {
+			names[i] = NULL;
+			(*nzero)++;
+		}
+	if ((idx = calloc(u, sizeof(*idx))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((r = evidence_counters_pick(names, u, mode, BF_MAX_METRICS - nrec, idx, &npick,
+	    nmore)) != 0)
+		goto out;
+	for (k = 0; k < npick; k++) {
+		struct report_metric *m = &mets[nrec + k];
+
+		m->name = names[idx[k]];
+		m->no_direction = 1;
+		m->unit = NULL;
+		/* the unit of its first sample: "count", "KiB" or "B" */
+		json_array_foreach(json_object_get(samp, "cells"), i, c) {
+			json_array_foreach(json_object_get(c, "samples"), j, s) {
+				mn = json_string_value(json_object_get(s, "metric"));
+				if (mn != NULL && strcmp(mn, m->name) == 0) {
+					m->unit = json_string_value(json_object_get(s, "unit"));
+					break;
+				}
+			}
+			if (m->unit != NULL)
+				break;
+		}
+	}
+	*nm = nrec + npick;
+out:
+	free(names);
+	free(idx);
+	return r;
+}
+
 void
 api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
-	json_t *jobj = NULL, *samp = NULL, *cellsj, *cj, *sj, *rdoc;
+	const char *cntq = api_query(rq, "counters");
+	enum evidence_counters cmode;
+	json_t *jobj = NULL, *samp = NULL, *runs = NULL, *cellsj, *cj, *sj, *rdoc;
 	struct recipe *rec = NULL;
 	struct report_input in;
 	struct report_metric *mets = NULL;
@@ -155,23 +277,33 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	char title[256];
 	struct bf_diag d;
 	struct buf out, ctx_machines, ctx_kernels;
-	const char *ctx[4];
-	struct buf ctx_adaptive;
-	size_t nc = 0, nm, i, k, j, ns;
+	const char *ctx[6 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
+	struct evidence_lines ev_warn, ev_ctx;
+	char *wextra = NULL;
+	struct buf ctx_adaptive, ctx_counters;
+	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0, nzero = 0;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
 	buf_init(&ctx_machines, BF_MAX_STR);
 	buf_init(&ctx_kernels, BF_MAX_STR);
 	buf_init(&ctx_adaptive, BF_MAX_STR);
+	buf_init(&ctx_counters, BF_MAX_STR);
 	bf_diag_clear(&d);
 	memset(&in, 0, sizeof(in));
+	memset(&ev_warn, 0, sizeof(ev_warn));
+	memset(&ev_ctx, 0, sizeof(ev_ctx));
 	if (fmt == NULL)
 		fmt = "text";
 	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
 	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
 		    "text, markdown, csv, json", fmt);
+		goto out;
+	}
+	if (evidence_counters_mode(cntq, &cmode) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
+		    "of none, thp, all", cntq);
 		goto out;
 	}
 	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
@@ -187,19 +319,27 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	cellsj = json_object_get(samp, "cells");
 	nc = json_array_size(cellsj);
-	nm = rec->nmetrics;
-	if ((mets = calloc(nm ? nm : 1, sizeof(*mets))) == NULL ||
-	    (cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
+	if ((mets = calloc(BF_MAX_METRICS, sizeof(*mets))) == NULL)
+		goto oom;
+	for (k = 0; k < rec->nmetrics && k < BF_MAX_METRICS; k++) {
+		mets[k].name = rec->metrics[k].name;
+		mets[k].unit = rec->metrics[k].unit;
+		mets[k].higher_better = rec->metrics[k].higher_better;
+	}
+	if (report_counters(samp, cmode, mets, k, &nm, &nmore, &nzero) != 0)
+		goto oom;
+	if (nmore > 0 && buf_printf(&ctx_counters, "counters: %zu more not shown (a report "
+	    "has at most %d metrics)", nmore, BF_MAX_METRICS) != 0)
+		goto oom;
+	if (nzero > 0 && buf_printf(&ctx_counters, "%scounters: %zu mTHP counters zero in every "
+	    "sample not shown (?counters=all shows them)", nmore > 0 ? "; " : "", nzero) != 0)
+		goto oom;
+	if ((cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
 	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
 	    (vals = calloc(nc * nm + 1, sizeof(*vals))) == NULL ||
 	    (boots = calloc(nc * nm + 1, sizeof(*boots))) == NULL ||
 	    (baseline_of = calloc(nc ? nc : 1, sizeof(*baseline_of))) == NULL)
 		goto oom;
-	for (k = 0; k < nm; k++) {
-		mets[k].name = rec->metrics[k].name;
-		mets[k].unit = rec->metrics[k].unit;
-		mets[k].higher_better = rec->metrics[k].higher_better;
-	}
 	for (i = 0; i < nc; i++) {
 		cj = json_array_get(cellsj, i);
 		cells[i].label = json_string_value(json_object_get(cj, "label"));
@@ -251,14 +391,26 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
-	if (report_context(a, rq->id, jobj, &ctx_machines, &ctx_kernels) != 0 ||
-	    report_adaptive(jobj, &in, &ctx_adaptive) != 0)
+	/* a job without runs yet has none; the report says "none yet" */
+	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
+		runs = NULL;
+	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
+	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
+	    api_report_evidence(a, jobj, samp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
+	    evidence_lines_vector(&ev_warn, wvec, sizeof(wvec) / sizeof(wvec[0]), &wextra) != 0)
 		goto oom;
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
-	ctx[2] = ctx_adaptive.len ? ctx_adaptive.data : NULL;
-	ctx[3] = NULL;
+	k = 2;
+	if (ctx_adaptive.len)
+		ctx[k++] = ctx_adaptive.data;
+	if (ctx_counters.len)
+		ctx[k++] = ctx_counters.data;
+	for (i = 0; i < ev_ctx.n && k + 1 < sizeof(ctx) / sizeof(ctx[0]); i++)
+		ctx[k++] = ev_ctx.line[i];
+	ctx[k] = NULL;
 	in.context = ctx;
+	in.warnings = wvec;
 	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
@@ -290,6 +442,11 @@ out:
 	buf_free(&ctx_machines);
 	buf_free(&ctx_kernels);
 	buf_free(&ctx_adaptive);
+	buf_free(&ctx_counters);
+	evidence_lines_free(&ev_warn);
+	evidence_lines_free(&ev_ctx);
+	free(wextra);
+	json_decref(runs);
 	recipe_free(rec);
 	json_decref(jobj);
 	json_decref(samp);

@@ -764,6 +764,7 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	double edelta = 0;
 	char what[32];
 	struct buf b;
+	size_t moved = 0;
 	int r, ended;
 
 	bf_diag_clear(&d);
@@ -826,6 +827,10 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    (r = here_fingerprints(a, info, json_object_get(runs, "runs"), &fps)) != 0 ||
 		    (r = here_snapshots(a, json_object_get(runs, "runs"), &snaps)) != 0) {
 			api_store_error(rs, r, "the reproduction's job");
+			goto out;
+		}
+		if ((r = repro_align_cells(bundle, json_object_get(runs, "runs"), &moved)) != 0) {
+			api_store_error(rs, r, "the reproduction's cells");
 			goto out;
 		}
 		if ((r = repro_report_json(bundle, samples, json_object_get(runs, "runs"),

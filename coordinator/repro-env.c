@@ -12,26 +12,19 @@
 #include <string.h>
 
 #include "envdiff.h"
+#include "evidence.h"
 #include "jx.h"
 #include "repro.h"
 
 /* Keys and counters named under one metric that differs. */
 #define REPRO_EXPLAIN_MAX	5
 
-/* Samples the agent counted around the workload (docs/evidence.md), not
- * the recipe's metrics. */
-static const char *const counter_prefix[] = { "vmstat.", "hugepages-", "cgroup.", "smaps.",
-    "pmu.", NULL };
-
+/* Samples the agent counted around the workload, not the recipe's metrics:
+ * one rule for the report and the reproduction (evidence.h). */
 int
 repro_is_counter(const char *metric)
 {
-	size_t i;
-
-	for (i = 0; metric != NULL && counter_prefix[i] != NULL; i++)
-		if (strncmp(metric, counter_prefix[i], strlen(counter_prefix[i])) == 0)
-			return 1;
-	return 0;
+	return evidence_is_counter(metric);
 }
 
 /* The snapshot of the first run of cell (in the order given) that names one

@@ -560,6 +560,47 @@ out:
 	return r;
 }
 
+/* The one cell of runs whose axes equal axes, or -1 (none, or several). */
+static int64_t
+cell_by_axes(const json_t *runs, const json_t *axes)
+{
+	const json_t *run;
+	int64_t found = -1, c;
+	size_t i;
+
+	json_array_foreach(runs, i, run) {
+		if (!json_equal(json_object_get(run, "axes"), (json_t *)axes))
+			continue;
+		c = json_integer_value(json_object_get(run, "cell_index"));
+		if (found >= 0 && c != found)
+			return -1;
+		found = c;
+	}
+	return found;
+}
+
+int
+repro_align_cells(json_t *bundle, const json_t *here_runs, size_t *moved)
+{
+	json_t *run;
+	int64_t c;
+	size_t i;
+
+	*moved = 0;
+	if (!json_is_object(json_object_get(json_array_get(here_runs, 0), "axes")))
+		return 0;
+	json_array_foreach(json_object_get(bundle, "runs"), i, run) {
+		if (!json_is_object(json_object_get(run, "axes")) ||
+		    (c = cell_by_axes(here_runs, json_object_get(run, "axes"))) < 0 ||
+		    c == json_integer_value(json_object_get(run, "cell_index")))
+			continue;
+		if (json_object_set_new(run, "cell_index", json_integer(c)) != 0)
+			return BF_ERR_ALLOC;
+		(*moved)++;
+	}
+	return 0;
+}
+
 int
 repro_report_json(const json_t *bundle, const json_t *here_samples, const json_t *here_runs,
     const json_t *here_job, const json_t *here_machines, const json_t *here_snaps,

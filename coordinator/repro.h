@@ -80,6 +80,15 @@ int repro_diff(const json_t *a, const json_t *b, const char *prefix, const char 
     json_t *diff);
 
 /*
+ * Renumber the bundle's runs to the cells here with the same axes: the
+ * stored job document has its keys sorted, so a matrix written as
+ * {"passes":…,"mb":…} expands here in another order than it did there,
+ * and cells paired by index would compare the wrong numbers. A run whose
+ * axes match no cell here, or several, keeps its index. *moved counts the
+ * runs renumbered. Call once, before the report and effects.
+ */
+int repro_align_cells(json_t *bundle, const json_t *here_runs, size_t *moved);
+/*
  * The report of reproduction (stored row info, bundle doc, local job's
  * samples and runs, local machines' fingerprints, and here_snaps: the
  * snapshots the local runs name, {sha256: snapshot}, or NULL): as JSON

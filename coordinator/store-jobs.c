@@ -158,8 +158,11 @@ store_job_create_plan(struct store *s, const struct job_spec *job, const struct 
 		rn->warmup = pr->warmup;
 		rn->timeout_s = pr->timeout_s;
 	}
+	/* Keys in the order submitted: the matrix expands in its axes' order,
+	 * and the runner expands this text again to check each run against
+	 * its cell (runner_claim_cell). */
 	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
-	    (spec = json_dumps(specj, JSON_COMPACT | JSON_SORT_KEYS)) == NULL)
+	    (spec = json_dumps(specj, JSON_COMPACT)) == NULL)
 		goto out;
 	r = store_job_create_owned(s, job->recipe, job->name, spec, machine_class,
 	    machine_names_json, runs, p->nruns, owner_token, idp);

@@ -129,6 +129,11 @@ export function resultsView(root, [idText, baselineParam]) {
 		const cellList = [...byCell.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
 		clear(body,
 			job.state !== 'done' ? h('p', { class: 'hint' }, `The job is ${job.state}; numbers cover the runs done so far.`) : null,
+			// the report's evidence checks (THP that did not happen, a
+			// setting that drifted, a failed expectation), before any number
+			report.warnings && report.warnings.length ? h('div', { id: 'evidence', class: 'evidence', role: 'alert' },
+				h('h3', {}, 'Evidence warnings'),
+				h('ul', {}, report.warnings.map((w) => h('li', {}, w)))) : null,
 			report.metrics.map((m) => {
 				const cells = cellList.map((c) => ({ label: c.label, samples: c.runs.filter((r) => r.state === 'done')
 					.flatMap((r) => (r.samples || []).filter((s) => s.metric === m.name)) }));

@@ -211,6 +211,9 @@ try {
 		const nsamp = runs.reduce((a, r) => a + r.samples.filter((s) => s.metric === m.name).length, 0);
 		check(`${m.name}: one dot per sample`, dots === nsamp, `${dots} vs ${nsamp}`);
 	}
+	const warned = await page.$$eval('#evidence li', (lis) => lis.map((li) => li.textContent));
+	check('the evidence warnings are the report\'s, as text', JSON.stringify(warned) === JSON.stringify(rep.warnings || []),
+		`${JSON.stringify(warned)} vs ${JSON.stringify(rep.warnings)}`);
 	check('the baseline selector shows the chosen baseline', (await page.inputValue('#baseline')) === 'passes:1');
 	check('the environment table lists every run', (await page.locator('#environment tbody tr').count()) === runs.length);
 	await shot('results');

@@ -69,6 +69,47 @@ check "snapshot name with a path is refused" test "$code" -ge 400 -a "$code" -lt
 check_eq "THP restored after the job" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")" "$orig"
 rep=$(curl -fsS "$URL/api/v1/jobs/$id/report?baseline=thp_enabled:never")
 check_contains "report compares THP modes" "$rep" "thp_enabled=always"
+# The report's evidence (docs/report.md): THP counter rows beside get_rps,
+# no better or worse; the THP mode is the axis, so its snapshots differ by
+# design (enabled, and the vm.min_free_kbytes khugepaged sets with it) and
+# no drift of those is reported. This kernel's sysfs is shared with
+# whatever else runs here: a setting another test changes mid-job (seen:
+# transparent_hugepage/defrag) is drift the report rightly names, so only
+# the keys the axis moves are asserted, the rest printed.
+echo "$rep"
+check_contains "report: thp_fault_alloc row" "$rep" "vmstat.thp_fault_alloc (count) - no better or worse"
+jrep=$(curl -fsS "$URL/api/v1/jobs/$id/report?baseline=thp_enabled:never&format=json")
+check_eq "report json: thp_fault_alloc has no direction" \
+	"$(jq -r '.metrics[] | select(.name=="vmstat.thp_fault_alloc") | .direction' <<<"$jrep")" none
+check_eq "report json: the THP axis is no drift" \
+	"$(jq '[.warnings[] | select(test("environment changed") and test("transparent_hugepage/enabled|vm.min_free_kbytes"))] | length' <<<"$jrep")" 0
+other=$(jq -r '.warnings[] | select(test("environment changed"))' <<<"$jrep")
+[ -z "$other" ] || echo "note: drift from outside the job (shared sysfs): $other"
+check_eq "report json: the never cell's THP counter is 0" \
+	"$(jq '.metrics[] | select(.name=="vmstat.thp_fault_alloc") | .rows[] | select(.cell=="thp_enabled=never") | .mean' <<<"$jrep")" 0
+check_eq "report counters=none: no counter rows" \
+	"$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=none&format=json" | jq '[.metrics[] | select(.direction=="none")] | length')" 0
+ndef=$(jq '[.metrics[] | select(.direction=="none")] | length' <<<"$jrep")
+check "report: some THP counter rows by default" test "$ndef" -ge 2
+# mTHP sizes that counted nothing are left out by default and counted
+jall=$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=all&format=json")
+check_eq "report: no all-zero mTHP row by default" \
+	"$(jq '[.metrics[] | select(.name | startswith("hugepages-")) | select([.rows[].mean] | all(. == 0))] | length' <<<"$jrep")" 0
+nz=$(jq '[.metrics[] | select(.name | startswith("hugepages-")) | select([.rows[].mean] | all(. == 0))] | length' <<<"$jall")
+if [ "$nz" -gt 0 ]; then
+	check_contains "report: the left-out mTHP rows are counted" "$rep" "mTHP counters zero in every sample not shown"
+fi
+check "report counters=all: more counter rows than the THP ones" test \
+	"$(curl -fsS "$URL/api/v1/jobs/$id/report?counters=all&format=json" | jq '[.metrics[] | select(.direction=="none")] | length')" -gt "$ndef"
+# The stock redis recipe expects huge pages with THP always (recipes/redis.json):
+# carried in the job's spec, checked by the report, and it holds here.
+check_eq "job spec carries the recipe's expect" \
+	"$(curl -fsS "$URL/api/v1/jobs/$id" | jq -r '.spec.recipe.expect[0].metric')" vmstat.thp_fault_alloc
+check "report: the recipe's THP expectation holds" bash -c '! grep -q "expectation" <<<"$1"' _ "$rep"
+check "report: THP was faulted in under always" bash -c '! grep -q "did not get THP" <<<"$1"' _ "$rep"
+r=$(api GET "/api/v1/jobs/$id/report?counters=most")
+check_eq "report counters=most refused" "$(status_of "$r")" 400
+check_eq "report counters=most: names the field" "$(body_of "$r" | jq -r .detail.field)" counters
 
 # A knob that cannot be set: fails the run, names the size, measures nothing.
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"names":["bfn2"]},
@@ -85,6 +126,22 @@ fi
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"knobs"},"knobs":{"thp_enabled":"alwayz"}}')
 check_eq "bad knob value refused" "$(status_of "$r")" 400
 check_contains "bad knob value named" "$(body_of "$r")" "knobs.thp_enabled"
+
+# The evidence check fires where THP was asked for and did not happen:
+# 1 MiB of page-touch under enabled=always holds no 2 MiB-aligned range,
+# so no PMD huge page can be faulted in, whatever the setting says.
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfn1"]},
+	"params":{"mb":1,"passes":1},"knobs":{"thp_enabled":"always"},"repetitions":{"iterations":2}}')
+check_eq "small page-touch under always: submit" "$(status_of "$r")" 201
+sid=$(body_of "$r" | jq -r .id)
+check_eq "small page-touch under always: job" "$(wait_job "$sid" 120)" done
+srep=$(curl -fsS "$URL/api/v1/jobs/$sid/report?format=json")
+check_eq "small page-touch: no huge page faulted in" \
+	"$(jq '.metrics[] | select(.name=="vmstat.thp_fault_alloc") | .rows[0].mean' <<<"$srep")" 0
+check_contains "small page-touch: the evidence check fires" "$(jq -c .warnings <<<"$srep")" \
+	"THP enabled=always but no huge page was faulted in"
+check_contains "the text report says so too" \
+	"$(curl -fsS "$URL/api/v1/jobs/$sid/report?format=text")" "no huge page was faulted in"
 
 # Fingerprints: taken when a machine first connects, refreshed on request.
 m=$(curl -fsS "$URL/api/v1/machines/bfn1")

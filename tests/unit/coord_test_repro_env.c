@@ -202,9 +202,54 @@ test_hostile(void)
 	json_decref(rep);
 }
 
+/*
+ * A bundle whose job expanded its cells in another order than the rerun
+ * here (a bundle from a release that stored specs with sorted keys): its
+ * runs are renumbered to the cells here with the same axes; a run whose
+ * axes match no cell, or two, keeps its number.
+ */
+static void
+test_align_cells(void)
+{
+	json_t *b = json_loads("{\"runs\":["
+	    "{\"id\":1,\"cell_index\":0,\"axes\":{\"passes\":1,\"mb\":8}},"
+	    "{\"id\":2,\"cell_index\":1,\"axes\":{\"passes\":1,\"mb\":16}},"
+	    "{\"id\":3,\"cell_index\":2,\"axes\":{\"passes\":2,\"mb\":8}},"
+	    "{\"id\":4,\"cell_index\":3,\"axes\":{\"passes\":2,\"mb\":16}},"
+	    "{\"id\":5,\"cell_index\":3,\"axes\":{\"passes\":9,\"mb\":16}},"
+	    "{\"id\":6,\"cell_index\":2,\"axes\":{\"passes\":3,\"mb\":3}}]}", 0, NULL);
+	json_t *here = json_loads("["
+	    "{\"cell_index\":0,\"axes\":{\"mb\":8,\"passes\":1}},"
+	    "{\"cell_index\":1,\"axes\":{\"mb\":8,\"passes\":2}},"
+	    "{\"cell_index\":2,\"axes\":{\"mb\":16,\"passes\":1}},"
+	    "{\"cell_index\":3,\"axes\":{\"mb\":16,\"passes\":2}},"
+	    "{\"cell_index\":3,\"axes\":{\"mb\":16,\"passes\":2}},"
+	    "{\"cell_index\":4,\"axes\":{\"mb\":3,\"passes\":3}},"
+	    "{\"cell_index\":5,\"axes\":{\"mb\":3,\"passes\":3}}]", 0, NULL);
+	static const int want[] = { 0, 2, 1, 3, 3, 2 };
+	size_t moved = 99, i;
+
+	T_CHECK(b != NULL && here != NULL);
+	if (b == NULL || here == NULL)
+		goto out;
+	T_EQ_INT(repro_align_cells(b, here, &moved), 0);
+	T_EQ_INT((long long)moved, 2);
+	for (i = 0; i < 6; i++)
+		T_EQ_INT(json_integer_value(json_object_get(json_array_get(json_object_get(b,
+		    "runs"), i), "cell_index")), want[i]);
+	/* nothing here to align with: nothing moves */
+	json_array_clear(here);
+	T_EQ_INT(repro_align_cells(b, here, &moved), 0);
+	T_EQ_INT((long long)moved, 0);
+out:
+	json_decref(b);
+	json_decref(here);
+}
+
 int
 main(void)
 {
+	test_align_cells();
 	test_groups_and_explanations();
 	test_no_snapshots();
 	test_hostile();

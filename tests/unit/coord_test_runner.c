@@ -875,6 +875,62 @@ test_claim_load(void)
 	store_claim_free(c);
 }
 
+/*
+ * A matrix whose axes are not in alphabetical order expands in the order
+ * written, and the stored spec keeps it: every run of the job loads. A
+ * store written before specs kept their order holds the spec sorted, so
+ * its cells expand in another order than they were numbered: each run is
+ * still found in the validated plan by what it holds, never refused for
+ * its number alone.
+ */
+static void
+test_claim_axis_order(void)
+{
+	struct store_claim *c = NULL;
+	struct runner_claim *rc;
+	struct bf_diag d;
+	json_t *spec;
+	char *sorted = NULL, *orig;
+	int64_t job = 0;
+	size_t i;
+
+	c = claim("{\"recipe\":\"page-touch\",\"machines\":{\"class\":\"fake\"},"
+	    "\"matrix\":{\"passes\":[1,2],\"mb\":[8,16]},\"repetitions\":{\"iterations\":1}}",
+	    &job);
+	if (c == NULL)
+		return;
+	T_CHECK(strstr(c->spec_json, "{\"passes\":[1,2],\"mb\":[8,16]}") != NULL);
+	spec = json_loads(c->spec_json, 0, NULL);
+	sorted = spec != NULL ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(spec);
+	T_CHECK(sorted != NULL && strstr(sorted, "{\"mb\":[8,16],\"passes\":[1,2]}") != NULL);
+	for (i = 0; i < 4 && c != NULL && sorted != NULL; i++) {
+		rc = NULL;
+		bf_diag_clear(&d);
+		T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+		runner_claim_free(rc);
+		rc = NULL;
+		orig = c->spec_json;
+		c->spec_json = sorted;		/* as an older release stored it */
+		T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+		if (d.msg[0] != '\0')
+			fprintf(stderr, "axis order, cell %lld: %s\n", (long long)c->cell_index,
+			    d.msg);
+		runner_claim_free(rc);
+		c->spec_json = orig;
+		T_EQ_INT(store_run_finish(st, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+		c = NULL;
+		if (i < 3) {
+			T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+			T_CHECK(c != NULL && c->job_id == job);
+		}
+	}
+	T_EQ_INT((long long)i, 4);
+	store_claim_free(c);
+	free(sorted);
+}
+
 int
 main(void)
 {
@@ -898,6 +954,7 @@ main(void)
 	}
 	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
 	test_claim_load();
+	test_claim_axis_order();
 	test_execute_done();
 	test_execute_lost();
 	test_execute_failed();

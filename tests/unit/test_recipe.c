@@ -1,9 +1,10 @@
 /*
  * test_recipe.c: recipe parsing and validation (table driven: one key of a
  * good recipe replaced by a bad value per row), caps, malformed documents,
- * argv rendering with hostile values, recipe files and the step parts a
- * recipe gives. Parameter types and values: test_recipe_param.c.
+ * argv rendering with hostile values, recipe files, the step parts a
+ * recipe gives and its expectations. Parameter types and values: test_recipe_param.c.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,46 @@ static const struct {
 	    " \"unit\": 5}]", BF_ERR_INVALID, "metrics[0].unit: expected a string, got an integer"},
 	{"metrics", "[{\"name\": \"w\", \"better\": \"lower\", \"source\": \"wall_s\","
 	    " \"regx\": \"(x)\"}]", BF_ERR_INVALID, "metrics[0].regx: unknown key; expected one of"},
+	/* expectations (issue 16) */
+	{"expect", "{}", BF_ERR_INVALID, "expect: expected an array, got an object"},
+	{"expect", "[]", BF_ERR_INVALID, "expect: has 0 elements; at least 1 needed"},
+	{"expect", "[5]", BF_ERR_INVALID, "expect[0]: expected an object, got an integer"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"why\": 1}]", BF_ERR_INVALID,
+	    "expect[0].why: unknown key; expected one of when, metric, gt, ge, lt, le, eq"},
+	{"expect", "[{\"gt\": 0}]", BF_ERR_INVALID, "expect[0].metric: is required"},
+	{"expect", "[{\"metric\": \"a b\", \"gt\": 0}]", BF_ERR_INVALID,
+	    "expect[0].metric: \"a b\" is not a valid name"},
+	{"expect", "[{\"metric\": 7, \"gt\": 0}]", BF_ERR_INVALID,
+	    "expect[0].metric: expected a string, got an integer"},
+	{"expect", "[{\"metric\": \"thp_fault_alloc\", \"gt\": 0}]", BF_ERR_INVALID,
+	    "expect[0].metric: \"thp_fault_alloc\" is no metric of the recipe, agent measure"},
+	{"expect", "[{\"metric\": \"ops\"}]", BF_ERR_INVALID,
+	    "expect[0]: needs exactly one of gt, ge, lt, le, eq; has 0"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"lt\": 9}]", BF_ERR_INVALID,
+	    "expect[0]: needs exactly one of gt, ge, lt, le, eq; has 2"},
+	{"expect", "[{\"metric\": \"ops\", \"ge\": \"0\"}]", BF_ERR_INVALID,
+	    "expect[0].ge: expected a number, got a string"},
+	{"expect", "[{\"metric\": \"ops\", \"eq\": null}]", BF_ERR_INVALID,
+	    "expect[0].eq: expected a number, got null"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0}, {\"metric\": \"ops\", \"gt\": 0,"
+	    " \"when\": []}]", BF_ERR_INVALID, "expect[1].when: expected an object, got an array"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"threads\": 2}}]",
+	    BF_ERR_INVALID, "expect[0].when.threads: names neither a parameter of the recipe nor "
+	    "a knob"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"a b\": 2}}]",
+	    BF_ERR_INVALID, "expect[0].when.a b: \"a b\" is not a valid name"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"thp_enabled\": \"alwayz\"}}]",
+	    BF_ERR_INVALID, "expect[0].when.thp_enabled: \"alwayz\" is not one of never, madvise, "
+	    "always"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"thp_enabled\": true}}]",
+	    BF_ERR_INVALID, "expect[0].when.thp_enabled: expected a knob value (a string or an "
+	    "integer), got a boolean"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"mode\": \"x\"}}]",
+	    BF_ERR_INVALID, "expect[0].when.mode: \"x\" is not one of a, b"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"loops\": 0}}]",
+	    BF_ERR_RANGE, "expect[0].when.loops: 0 is out of range 1..1000000000"},
+	{"expect", "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {\"mthp_3kB\": \"sometimes\"}}]",
+	    BF_ERR_INVALID, "expect[0].when.mthp_3kB: \"sometimes\" is not one of"},
 };
 
 /* The base recipe with key replaced by val (or removed), as text. */
@@ -616,6 +657,108 @@ test_step_parts(void)
 	}
 }
 
+/* A good "expect": every comparison, a "when" of a knob and a parameter,
+ * kept in the recipe's JSON as written; the caps on entries and keys. */
+static void
+test_expect(void)
+{
+	static const char ex[] = "[{\"when\": {\"thp_enabled\": \"always\", \"mode\": \"b\","
+	    " \"randomize_va_space\": 0}, \"metric\": \"vmstat.thp_fault_alloc\", \"gt\": 0},"
+	    " {\"metric\": \"ops\", \"ge\": 1.5}, {\"metric\": \"wall_s\", \"lt\": 10},"
+	    " {\"metric\": \"maxrss_kb\", \"le\": 1e6},"
+	    " {\"metric\": \"hugepages-64kB.anon_fault_fallback\", \"eq\": 0,"
+	    " \"when\": {\"mthp_64kB\": \"always\"}}]";
+	static const struct {
+		enum recipe_expect_op op;
+		double value, mean;
+		int holds;
+	} cmp[] = {
+		{ RECIPE_EXPECT_GT, 0, 0, 0 }, { RECIPE_EXPECT_GT, 0, 1e-9, 1 },
+		{ RECIPE_EXPECT_GE, 1.5, 1.5, 1 }, { RECIPE_EXPECT_GE, 1.5, 1.4, 0 },
+		{ RECIPE_EXPECT_LT, 10, 10, 0 }, { RECIPE_EXPECT_LT, 10, -3, 1 },
+		{ RECIPE_EXPECT_LE, 10, 10, 1 }, { RECIPE_EXPECT_LE, 10, 10.5, 0 },
+		{ RECIPE_EXPECT_EQ, 0, 0, 1 }, { RECIPE_EXPECT_EQ, 0, 1, 0 },
+		{ RECIPE_EXPECT_GT, 0, NAN, 0 }, { RECIPE_EXPECT_LE, 0, NAN, 0 },
+	};
+	struct recipe_expect e;
+	struct recipe *r = NULL;
+	struct bf_diag d;
+	struct buf b;
+	json_t *j, *want;
+	char *text;
+	size_t i;
+
+	text = mutate("expect", ex);
+	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), 0);
+	free(text);
+	T_CHECK(r != NULL && r->nexpect == 5);
+	if (r != NULL && r->nexpect == 5) {
+		T_EQ_STR(r->expect[0].metric, "vmstat.thp_fault_alloc");
+		T_EQ_INT(r->expect[0].op, RECIPE_EXPECT_GT);
+		T_EQ_INT(json_object_size(r->expect[0].when), 3);
+		T_EQ_INT(r->expect[1].op, RECIPE_EXPECT_GE);
+		T_NEAR(r->expect[1].value, 1.5, 0);
+		T_EQ_INT(json_object_size(r->expect[1].when), 0);	/* {} when absent */
+		T_EQ_INT(r->expect[2].op, RECIPE_EXPECT_LT);
+		T_EQ_INT(r->expect[3].op, RECIPE_EXPECT_LE);
+		T_NEAR(r->expect[3].value, 1e6, 0);
+		T_EQ_INT(r->expect[4].op, RECIPE_EXPECT_EQ);
+		j = recipe_to_json(r);
+		want = json_loads(ex, 0, NULL);
+		T_CHECK(json_equal(json_object_get(j, "expect"), want));
+		json_decref(j);
+		json_decref(want);
+	}
+	recipe_free(r);
+	T_EQ_STR(recipe_expect_op_str(RECIPE_EXPECT_GT), ">");
+	T_EQ_STR(recipe_expect_op_str(RECIPE_EXPECT_LE), "<=");
+	T_EQ_STR(recipe_expect_op_str(RECIPE_EXPECT_EQ), "==");
+	memset(&e, 0, sizeof(e));
+	for (i = 0; i < sizeof(cmp) / sizeof(cmp[0]); i++) {
+		e.op = cmp[i].op;
+		e.value = cmp[i].value;
+		T_EQ_INT(recipe_expect_holds(&e, cmp[i].mean), cmp[i].holds);
+	}
+	/* a recipe without "expect" has none, and its JSON says nothing */
+	r = NULL;
+	T_EQ_INT(recipe_parse(base, strlen(base), &r, &d), 0);
+	T_CHECK(r != NULL && r->nexpect == 0);
+	j = r != NULL ? recipe_to_json(r) : NULL;
+	T_CHECK(j != NULL && json_object_get(j, "expect") == NULL);
+	json_decref(j);
+	recipe_free(r);
+	/* caps: BF_MAX_EXPECT entries, BF_MAX_EXPECT_WHEN keys of "when" */
+	buf_init(&b, 0);
+	T_OK(buf_puts(&b, "["));
+	for (i = 0; i < BF_MAX_EXPECT; i++)
+		T_OK(buf_printf(&b, "%s{\"metric\": \"ops\", \"gt\": %zu}", i ? "," : "", i));
+	T_OK(buf_puts(&b, "]"));
+	text = mutate("expect", b.data);
+	r = NULL;
+	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), 0);
+	recipe_free(r);
+	free(text);
+	b.data[b.len - 1] = ',';
+	T_OK(buf_puts(&b, "{\"metric\": \"ops\", \"gt\": 0}]"));
+	text = mutate("expect", b.data);
+	r = NULL;
+	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
+	expect_msg("expect past the cap", &d, "expect: has 33 elements; at most 32 allowed");
+	T_CHECK(r == NULL);
+	free(text);
+	buf_reset(&b);
+	T_OK(buf_puts(&b, "[{\"metric\": \"ops\", \"gt\": 0, \"when\": {"));
+	for (i = 0; i <= BF_MAX_EXPECT_WHEN; i++)
+		T_OK(buf_printf(&b, "%s\"mthp_%zukB\": \"always\"", i ? "," : "", (size_t)4 << i));
+	T_OK(buf_puts(&b, "}}]"));
+	text = mutate("expect", b.data);
+	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), BF_ERR_TOOBIG);
+	expect_msg("when past the cap", &d, "expect[0].when: has 17 keys; at most 16");
+	T_CHECK(r == NULL);
+	free(text);
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -626,5 +769,6 @@ main(void)
 	test_render();
 	test_file();
 	test_step_parts();
+	test_expect();
 	return t_done();
 }
