@@ -136,7 +136,7 @@ artifact_tx(struct store *s, void *arg)
 
 	if ((r = store_run_held(s, a->run_id)) != 0 ||
 	    (r = store_q_exec(s, Q_ART_ADD, NULL, "tbId", a->sha256, a->p, a->n, (int64_t)a->n,
-	    store_now_s())) != 0 ||
+	    store_now())) != 0 ||
 	    (r = store_q_exec(s, Q_RA_DEL, NULL, "It", a->run_id, a->name)) != 0)
 		return r;
 	return store_q_exec(s, Q_RA_ADD, NULL, "Ittt", a->run_id, a->name, a->sha256, a->event);
