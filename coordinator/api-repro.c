@@ -682,31 +682,22 @@ here_snapshots(struct api *a, const json_t *runs, json_t **out)
 	return 0;
 }
 
-/* The fingerprint document the first of `runs` on machine `name` started
- * under (schema step 10), parsed; NULL when none names one. */
+/* The fingerprint of machine name as the first of runs found it, parsed;
+ * NULL when none names one. */
 static json_t *
 run_time_fp(struct api *a, const json_t *runs, const char *name)
 {
-	const char *sha;
-	json_t *run, *fp = NULL;
+	json_t *fp = NULL;
 	char *text = NULL;
-	size_t i;
 
-	json_array_foreach(runs, i, run) {
-		if (!json_is_string(json_object_get(run, "machine")) ||
-		    strcmp(json_string_value(json_object_get(run, "machine")), name) != 0 ||
-		    (sha = json_string_value(json_object_get(run, "fingerprint_doc_sha256"))) == NULL)
-			continue;
-		if (store_fingerprint_get(a->st, sha, &text) == 0)
-			fp = json_loads(text, 0, NULL);
-		free(text);
-		if (fp != NULL && !json_is_object(fp)) {
-			json_decref(fp);
-			fp = NULL;
-		}
-		return fp;
+	if (bundle_run_fingerprint(a->st, runs, name, &text) == 0 && text != NULL)
+		fp = json_loads(text, 0, NULL);
+	free(text);
+	if (fp != NULL && !json_is_object(fp)) {
+		json_decref(fp);
+		fp = NULL;
 	}
-	return NULL;
+	return fp;
 }
 
 /* {name: fingerprint} of the matched machines here: as the rerun's runs

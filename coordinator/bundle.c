@@ -257,11 +257,8 @@ fp_get(const json_t *fp, const char *key)
 	return v != NULL ? json_deep_copy(v) : json_null();
 }
 
-/* The fingerprint document the job's first run on machine `name` started
- * under (schema step 10), JSON text the caller frees; NULL for a job from
- * before, whose runs name none. */
-static int
-run_fingerprint(struct store *st, const json_t *runs, const char *name, char **text)
+int
+bundle_run_fingerprint(struct store *st, const json_t *runs, const char *name, char **text)
 {
 	const char *sha;
 	json_t *run;
@@ -291,7 +288,7 @@ machine_entry(struct store *st, const json_t *runs, const char *name, json_t **o
 
 	if ((e = json_object()) == NULL)
 		return BF_ERR_ALLOC;
-	if ((r = run_fingerprint(st, runs, name, &then)) != 0)
+	if ((r = bundle_run_fingerprint(st, runs, name, &then)) != 0)
 		goto out;
 	r = store_machine_get(st, name, &m);
 	if (r != 0 && r != BF_ERR_NOTFOUND)

@@ -109,4 +109,11 @@ int bundle_parse(const char *text, size_t len, size_t max, json_t **out, struct 
 /* The bundle's machine entry named name, or NULL (borrowed). */
 const json_t *bundle_machine(const json_t *doc, const char *name);
 
+/* The fingerprint document the first of runs (a job's run objects) on
+ * machine name started under (schema step 10), JSON text the caller frees;
+ * *text NULL when none names one (a job from before, a machine never
+ * probed). BF_ERR_* from the store. */
+int bundle_run_fingerprint(struct store *st, const json_t *runs, const char *name,
+    char **text);
+
 #endif
