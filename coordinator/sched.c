@@ -14,12 +14,15 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "runner.h"
 #include "sched.h"
 #include "sha256.h"
 #include "transport.h"
+
+#define SCHED_RECONCILE_S	5	/* the manager re-reads the machine list at least this often */
 
 struct worker {
 	struct sched *s;
@@ -100,15 +103,41 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
 	t->connect_timeout_ms = s->cfg.connect_timeout_ms;
 }
 
-/* Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max. */
+/*
+ * Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max,
+ * each step of 4 s or more spread by +-25% with a jitter fixed by the
+ * worker's seed and the failure count, so that a lab's machines, offline
+ * together after a power cut, do not come back in lock-step. Reset to 0 by
+ * a connection that works.
+ */
 static time_t
-retry_delay(int fails, int max)
+retry_delay(int fails, int max, uint32_t seed)
 {
+	time_t d;
+	uint32_t h;
+
 	if (fails <= 0)
 		return 0;
-	if (fails > 20 || (1L << (fails - 1)) > max)
-		return max;
-	return (time_t)1 << (fails - 1);
+	d = fails > 20 || (1L << (fails - 1)) > max ? max : (time_t)1 << (fails - 1);
+	if (d < 4)
+		return d;
+	h = seed ^ ((uint32_t)fails * 2654435761u);
+	h ^= h >> 15;
+	h *= 2246822519u;
+	h ^= h >> 13;
+	return d - d / 4 + (time_t)(h % (uint32_t)(d / 2 + 1));
+}
+
+/* A probe request pending for w (kept for the fingerprint state). */
+static int
+worker_probe_pending(struct worker *w)
+{
+	int r;
+
+	pthread_mutex_lock(&w->s->mu);
+	r = w->probe_wanted;
+	pthread_mutex_unlock(&w->s->mu);
+	return r;
 }
 
 /* Take a pending probe request; 1 if there was one. */
@@ -150,7 +179,9 @@ worker_set_run(struct worker *w, int64_t run_id)
  *                the health probe when it is due          failed)
  *   RUN          check the claim, boot, execute, then     REFRESH
  *                worker_apply() the outcome
- *   WAIT         until kicked, stopped or 1 s passed      REFRESH
+ *   WAIT         until kicked, stopped or 1 s passed;     REFRESH
+ *                without a link, its back-off (a probe
+ *                request or stop ends it; kicks do not)
  *
  * Periodic timers (struct worker_timer): "connect" spaces reconnections by
  * retry_delay(); "health" the `true` probe of an idle link; "fingerprint"
@@ -191,6 +222,8 @@ struct worker_ctx {
 	int store_warned;		/* a streamed write failed (said once per run) */
 	uint64_t gen;
 	time_t now;
+	uint32_t seed;			/* retry_delay()'s jitter */
+	time_t sleep_until;		/* WAIT: back-off of a link-less worker, or 0 */
 	struct worker_timer timer[WT_COUNT];
 };
 
@@ -459,21 +492,36 @@ ws_connect(struct worker_ctx *x)
 	struct sched *s = x->s;
 	struct ssh_target t;
 	struct bf_diag d;
-	int r, rm;
+	const char *state, *msg;
+	time_t delay;
+	int r, rm, forced;
 
-	if (!timer_due(x, WT_CONNECT, retry_delay(x->fails, s->cfg.probe_interval_s)))
+	/* a probe asked for (POST .../probe) tries at once, back-off or not */
+	forced = worker_probe_pending(x->w);
+	delay = retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+	if (!forced && !timer_due(x, WT_CONNECT, delay)) {
+		x->sleep_until = x->timer[WT_CONNECT].last + delay;
 		return WS_WAIT;
+	}
 	timer_fire(x, WT_CONNECT, x->now);
 	worker_target(s, x->m, &t);
 	bf_diag_clear(&d);
 	if ((r = s->connect(s->cfg.connect_arg, &t, &x->tr, &d)) != 0) {
 		x->tr = NULL;
 		x->fails++;
-		rm = store_machine_update(s->st, x->m->name,
-		    x->fails >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL,
-		    NULL, NULL, NULL, d.msg[0] ? d.msg : bf_err_str(r), 0);
-		worker_store_check(x, rm, 0, "updating the machine");
-		events_machine(s->cfg.ev, x->m->name);
+		if (forced)
+			(void)worker_take_probe(x->w);	/* answered: it is down */
+		state = x->fails >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL;
+		msg = d.msg[0] ? d.msg : bf_err_str(r);
+		/* an offline machine failing again as before changes nothing:
+		 * no write, no event (a large lab's dead machines stay cheap) */
+		if (state == NULL || strcmp(x->m->state, state) != 0 || x->m->last_error == NULL ||
+		    strcmp(x->m->last_error, msg) != 0) {
+			rm = store_machine_update(s->st, x->m->name, state, NULL, NULL, NULL, msg, 0);
+			worker_store_check(x, rm, 0, "updating the machine");
+			events_machine(s->cfg.ev, x->m->name);
+		}
+		x->sleep_until = x->now + retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
 		return WS_WAIT;
 	}
 	x->fails = 0;
@@ -619,9 +667,43 @@ out:
 	return WS_REFRESH;
 }
 
+/* Sleep up to timeout_ms, until stopped or a probe of w is asked for:
+ * kicks about new runs do not concern a machine without a link. */
+static void
+worker_sleep(struct worker *w, int timeout_ms)
+{
+	struct sched *s = w->s;
+	struct timespec ts;
+
+	bf_abstime(CLOCK_REALTIME, timeout_ms, &ts);
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping && !w->stop && !w->probe_wanted)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
+			break;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/*
+ * A worker with a link (or none yet to wait for) looks again when kicked or
+ * after a second. One without a link sleeps out its back-off instead, so
+ * that a thousand offline machines cost a coordinator a thousand wake-ups
+ * per back-off interval, not per second; it still refreshes a third of a
+ * lease apart, which renews its machine lease in time.
+ */
 static enum worker_state
 ws_wait(struct worker_ctx *x)
 {
+	time_t left, cap;
+
+	if (x->sleep_until != 0) {
+		cap = x->s->cfg.lease_s / 3 > 1 ? x->s->cfg.lease_s / 3 : 1;
+		left = x->sleep_until - time(NULL);
+		x->sleep_until = 0;
+		if (left > 0) {
+			worker_sleep(x->w, (int)(left < cap ? left : cap) * 1000);
+			return WS_REFRESH;
+		}
+	}
 	sched_wait(x->s, x->gen, 1000);
 	return WS_REFRESH;
 }
@@ -651,6 +733,10 @@ worker_main(void *arg)
 	memset(&x, 0, sizeof(x));
 	x.w = w;
 	x.s = s;
+	x.seed = 2166136261u;
+	for (const char *p = w->name; *p != '\0'; p++)	/* FNV-1a */
+		x.seed = (x.seed ^ (unsigned char)*p) * 16777619u;
+	x.seed ^= (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	x.timer[WT_CONNECT].name = "connect";
 	x.timer[WT_HEALTH].name = "health";
 	x.timer[WT_FINGERPRINT].name = "fingerprint";
@@ -688,28 +774,67 @@ worker_free(struct worker *w)
 	free(w);
 }
 
-/* Start workers for new machines, stop those of deleted ones, reap. */
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is name in the sorted array v[0..n)? */
+static int
+name_in(char *const *v, size_t n, const char *name)
+{
+	return n > 0 && bsearch(&name, v, n, sizeof(*v), name_cmp) != NULL;
+}
+
+/*
+ * Start workers for new machines, stop those of deleted ones, reap. Every
+ * kick comes here, and registering a lab of N machines kicks N times: the
+ * two sides are matched by sorted names, N log N, not N * N.
+ */
 static void
 sched_reconcile(struct sched *s)
 {
 	struct store_machine *ms = NULL;
 	struct worker *w, **wp, *nw;
-	size_t n = 0, i;
-	int found;
+	char **mnames = NULL, **wnames = NULL;
+	size_t n = 0, nw_live = 0, i;
+	int stopped = 0;
 
 	if (store_machine_list(s->st, &ms, &n) != 0)
 		return;
-	pthread_mutex_lock(&s->mu);
-	for (w = s->workers; w != NULL; w = w->next) {
-		for (found = 0, i = 0; i < n && !found; i++)
-			found = strcmp(ms[i].name, w->name) == 0;
-		if (!found)
-			w->stop = 1;
+	if (n > 0 && (mnames = calloc(n, sizeof(*mnames))) == NULL) {
+		store_machines_free(ms, n);
+		return;
 	}
+	for (i = 0; i < n; i++)
+		mnames[i] = ms[i].name;
+	if (n > 1)
+		qsort(mnames, n, sizeof(*mnames), name_cmp);
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		nw_live++;
+	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
+		pthread_mutex_unlock(&s->mu);
+		free(mnames);
+		store_machines_free(ms, n);
+		return;
+	}
+	nw_live = 0;
+	for (w = s->workers; w != NULL; w = w->next) {
+		if (!w->stop && !name_in(mnames, n, w->name)) {
+			w->stop = 1;
+			stopped = 1;
+		}
+		if (!w->stop)
+			wnames[nw_live++] = w->name;
+	}
+	if (stopped)	/* a sleeping worker of a deleted machine ends now */
+		pthread_cond_broadcast(&s->cv);
+	if (nw_live > 1)
+		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
 	for (i = 0; i < n && !s->stopping; i++) {
-		for (found = 0, w = s->workers; w != NULL && !found; w = w->next)
-			found = strcmp(ms[i].name, w->name) == 0 && !w->stop;
-		if (found)
+		if (name_in(wnames, nw_live, ms[i].name))
 			continue;
 		if ((nw = calloc(1, sizeof(*nw))) == NULL ||
 		    (nw->name = strdup(ms[i].name)) == NULL) {
@@ -740,6 +865,8 @@ sched_reconcile(struct sched *s)
 		wp = &w->next;
 	}
 	pthread_mutex_unlock(&s->mu);
+	free(wnames);
+	free(mnames);
 	store_machines_free(ms, n);
 }
 
@@ -781,13 +908,21 @@ static void *
 manager_main(void *arg)
 {
 	struct sched *s = arg;
-	time_t last_renew = 0;
-	uint64_t gen;
+	time_t last_renew = 0, last_reconcile = 0;
+	uint64_t gen, seen = 0;
 	int stopping;
 
 	for (;;) {
+		/* the machine list on every kick (an API change kicks), and every
+		 * few seconds for what a kick does not announce (a machine
+		 * another coordinator of a shared store registered) */
 		gen = sched_gen(s);
-		sched_reconcile(s);
+		if (gen != seen || last_reconcile == 0 ||
+		    time(NULL) - last_reconcile >= SCHED_RECONCILE_S) {
+			seen = gen;
+			last_reconcile = time(NULL);
+			sched_reconcile(s);
+		}
 		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
 			size_t nre = 0;
 
