@@ -285,7 +285,7 @@ graph500_main(int argc, char **argv)
 	int64_t roots[GRAPH500_MAX_ROOTS], *parent = NULL, m;
 	double teps[GRAPH500_MAX_ROOTS], times[GRAPH500_MAX_ROOTS], t0, tgen, tcsr, tsum = 0;
 	struct graph g = { 0 };
-	size_t pb;
+	size_t pb = 0;
 	int thp, r, i, n;
 
 	if ((r = wlx_thp_arg("graph500", &argc, argv, &thp)) != 0 ||
@@ -309,6 +309,7 @@ graph500_main(int argc, char **argv)
 	n = graph500_roots(&g, (uint64_t)seed, (int)nroots, roots);
 	if (n == 0) {
 		fprintf(stderr, "benchfleet-agent: graph500: no vertex with an edge\n");
+		wlx_free(parent, pb);
 		graph_free(&g);
 		return 1;
 	}
@@ -318,6 +319,7 @@ graph500_main(int argc, char **argv)
 			goto oom;
 		times[i] = wl_now() - t0;
 		if (graph500_validate(&g, roots[i], parent) != 0) {
+			wlx_free(parent, pb);
 			graph_free(&g);
 			return 1;
 		}
@@ -338,6 +340,7 @@ graph500_main(int argc, char **argv)
 	return 0;
 oom:
 	fprintf(stderr, "benchfleet-agent: graph500: out of memory\n");
+	wlx_free(parent, pb);
 	graph_free(&g);
 	return 1;
 }

@@ -121,6 +121,8 @@ hint_main(int argc, char **argv)
 	if ((r = wlx_thp_arg("hint", &argc, argv, &thp)) != 0 ||
 	    (r = wl_parse("hint", argc, argv, o, 2)) != 0)
 		return r;
+	if ((r = wlx_cap("hint", (double)max_kb * 1024)) != 0)
+		return r;
 	bytes = (size_t)max_kb << 10;
 	if ((buf = wlx_alloc(bytes, thp)) == NULL) {
 		fprintf(stderr, "benchfleet-agent: hint: out of memory\n");

@@ -80,8 +80,7 @@ if [ -w "$THP" ]; then
 	orig=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")
 	for thp in madvise nohugepage; do
 		render hint '{"thp_enabled":"madvise"}' |
-			jq -c --arg t "$thp" '.argv |= (to_entries | map(if .key > 0 and
-			    .value == "madvise" then .value = $t else .value end) | map(.value))' \
+			jq -c --arg t "$thp" 'if .argv[-2] == "--thp" then .argv[-1] = $t else . end' \
 			>"$work/hint-$thp.step"
 		"$A" step <"$work/hint-$thp.step" >"$work/hint-$thp.out" 2>/dev/null
 		check_eq "hint thp=$thp: exit" "$?" 0
