@@ -136,7 +136,8 @@ pagerank_main(int argc, char **argv)
 	    (r = wlx_num("pagerank", &argc, argv, "--tolerance", 1e-12, 1, &tol)) != 0 ||
 	    (r = wl_parse("pagerank", argc, argv, o, 6)) != 0)
 		return r;
-	if ((r = wlx_cap("pagerank", (double)((int64_t)1 << scale) * (double)(16 * degree + 32))) != 0)
+	/* edge list and adjacency 8 B each per tuple; CSR, labels, scores per vertex */
+	if ((r = wlx_cap("pagerank", (double)((int64_t)1 << scale) * (double)(16 * degree + 40))) != 0)
 		return r;
 	t0 = wl_now();
 	if (graph_generate(&g, kind, (int)scale, (int)degree, (uint64_t)seed, (int)threads,
