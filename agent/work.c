@@ -28,6 +28,16 @@ static const struct work_cmd work_cmds[] = {
 	{ .name = "gups", .usage = "gups --log2 N --updates U", .fn = gups_main },
 	{ .name = "ebizzy", .usage = "ebizzy --chunks C --seconds S [--chunk-kb K] [--threads T]",
 	  .fn = ebizzy_main },
+	{ .name = "xsbench", .usage = "xsbench [--isotopes N] [--gridpoints G] [--lookups L] "
+	  "[--threads T] [--seed S] [--thp MODE]", .fn = xsbench_main },
+	{ .name = "graph500", .usage = "graph500 --scale S [--edgefactor E] [--roots R] "
+	  "[--threads T] [--seed S] [--thp MODE]", .fn = graph500_main },
+	{ .name = "pagerank", .usage = "pagerank --scale S [--degree D] [--graph kronecker|uniform] "
+	  "[--tolerance X] [--max-iters I] [--trials N] [--threads T] [--seed S] [--thp MODE]",
+	  .fn = pagerank_main },
+	{ .name = "hashjoin", .usage = "hashjoin --r-tuples R --s-tuples S [--selectivity PCT] "
+	  "[--threads T] [--repeat N] [--thp MODE]", .fn = hashjoin_main },
+	{ .name = "hint", .usage = "hint --max-kb K [--trial-ms MS] [--thp MODE]", .fn = hint_main },
 	{ .name = "unpack", .usage = "unpack --tar FILE --dir /DIR (once; cached)", .fn = unpack_main },
 };
 

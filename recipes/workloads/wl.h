@@ -39,5 +39,11 @@ int btree_main(int argc, char **argv);
 int gups_main(int argc, char **argv);
 int ebizzy_main(int argc, char **argv);
 int unpack_main(int argc, char **argv);
+/* The algorithm workloads (wlx.h has their testable cores). */
+int xsbench_main(int argc, char **argv);
+int graph500_main(int argc, char **argv);
+int pagerank_main(int argc, char **argv);
+int hashjoin_main(int argc, char **argv);
+int hint_main(int argc, char **argv);
 
 #endif

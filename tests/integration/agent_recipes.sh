@@ -62,6 +62,38 @@ run_recipe btree lookups_per_s 1000 1e10
 run_recipe btree seconds 0.0001 60
 run_recipe gups gups 0.00001 100
 run_recipe ebizzy records_per_s 1 1e9
+# our own implementations of the seeds' algorithms (issue 20)
+run_recipe xsbench lookups_per_s 1000 1e10
+run_recipe graph500 harmonic_mean_TEPS 1e4 1e12
+run_recipe graph500 mean_time_s 0.000001 60
+run_recipe pagerank average_time_s 0.0001 60
+run_recipe pagerank iterations 2 20
+run_recipe hashjoin seconds 0.0001 60
+run_recipe hashjoin tuples_per_s 1e4 1e11
+for m in quips_4KiB quips_64KiB quips_1MiB quips_16MiB peak_quips mean_quips; do
+	run_recipe hint $m 1e3 1e12
+done
+# their thp=madvise default makes a thp_enabled=madvise cell fault huge
+# pages into the workload's own data (hint's test preset maps 16 MiB)
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+if [ -w "$THP" ]; then
+	orig=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")
+	for thp in madvise nohugepage; do
+		render hint '{"thp_enabled":"madvise"}' |
+			jq -c --arg t "$thp" 'if .argv[-2] == "--thp" then .argv[-1] = $t else . end' \
+			>"$work/hint-$thp.step"
+		"$A" step <"$work/hint-$thp.step" >"$work/hint-$thp.out" 2>/dev/null
+		check_eq "hint thp=$thp: exit" "$?" 0
+		check_eq "hint thp=$thp: argv" "$(jq -r '.argv[-1]' "$work/hint-$thp.step")" "$thp"
+		check_eq "hint thp=$thp: knob" \
+			"$(grep '"type":"knobs"' "$work/hint-$thp.out" | jq -r .after.thp_enabled)" madvise
+	done
+	# vmstat is machine-wide, so only the madvise side can be asserted
+	check "hint thp=madvise: thp_fault_alloc > 0 in every iteration" test \
+		"$(grep '"type":"counters"' "$work/hint-madvise.out" |
+		   jq -r '.metrics["vmstat.thp_fault_alloc"] > 0' | sort -u)" = true
+	check_eq "hint: THP restored" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")" "$orig"
+fi
 
 install_missing() {
 	local p miss=()

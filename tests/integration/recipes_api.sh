@@ -23,6 +23,10 @@ recipes=$(curl -fsS "$URL/api/v1/recipes")
 n=$(jq '.recipes | length' <<<"$recipes")
 echo "recipes: $(jq -r '[.recipes[].name] | join(" ")' <<<"$recipes")"
 check "GET /recipes lists >= 8" test "$n" -ge 8
+# our own implementations of the seeds' algorithms (issue 20)
+for want in xsbench graph500 pagerank hashjoin hint; do
+	check "GET /recipes lists $want" grep -qx "$want" <<<"$(jq -r '.recipes[].name' <<<"$recipes")"
+done
 declare -A job
 for name in $(jq -r '.recipes[].name' <<<"$recipes"); do
 	preset=$(jq -r --arg n "$name" '.recipes[] | select(.name==$n) | if .presets.test then "test" else "" end' <<<"$recipes")

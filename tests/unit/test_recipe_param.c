@@ -431,6 +431,7 @@ test_shipped(void)
 	static const char *const names[] = {
 		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
 		"redis", "memcached", "kernel-build", "cpu-loop", "echo", "page-touch",
+		"xsbench", "graph500", "pagerank", "hashjoin", "hint",
 	};
 	const char *src = getenv("BF_SRC");
 	const struct recipe_param *p;
