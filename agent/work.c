@@ -35,6 +35,10 @@ static const struct work_cmd work_cmds[] = {
 	  .fn = gups_main },
 	{ .name = "ebizzy", .usage = "ebizzy --chunks C --seconds S [--chunk-kb K] [--threads N] "
 	  "[--record-size B] [--searches Q] [--thp T]", .fn = ebizzy_main },
+	{ .name = "serve", .usage = "serve --instances N --base-port P [--cpus-per C] -- ARGV",
+	  .fn = multi_serve },
+	{ .name = "fanout", .usage = "fanout --instances N --base-port P "
+	  "(--sum-csv COLUMN | --sum-after TOKEN) -- ARGV", .fn = multi_fanout },
 	{ .name = "unpack", .usage = "unpack --tar FILE --dir /DIR (once; cached)", .fn = unpack_main },
 };
 

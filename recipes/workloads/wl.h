@@ -68,5 +68,7 @@ int btree_main(int argc, char **argv);
 int gups_main(int argc, char **argv);
 int ebizzy_main(int argc, char **argv);
 int unpack_main(int argc, char **argv);
+int multi_serve(int argc, char **argv);
+int multi_fanout(int argc, char **argv);
 
 #endif

@@ -3,13 +3,18 @@
  * built-ins), run through the real agent binary: --thp gives the memory
  * the THP mode asked for (the workload's own AnonHugePages, read from
  * /proc/self/smaps_rollup while mapped), gups threads take disjoint runs
- * of one HPCC stream, ebizzy's record options, and pagefault's lmbench
- * mode against the file mode.
+ * of one HPCC stream, ebizzy's record options, pagefault's lmbench
+ * mode against the file mode, and serve/fanout (N servers pinned, N
+ * clients summed).
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -230,6 +235,104 @@ test_pagefault(void)
 	T_EQ_INT((long)num("anon_huge_kb"), 0);
 }
 
+/* Two listening loopback ports in a row; the first, or -1. */
+static int
+two_ports(int fds[2])
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int p, i;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (p = 31000 + (int)(getpid() % 20000); p < 65000; p += 7) {
+		for (i = 0; i < 2; i++) {
+			int one = 1;
+
+			fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+			setsockopt(fds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			sa.sin_port = htons((uint16_t)(p + i));
+			if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+			    listen(fds[i], 8) != 0)
+				break;
+		}
+		if (i == 2)
+			return p;
+		while (i >= 0) {
+			if (fds[i] >= 0)
+				close(fds[i]);
+			i--;
+		}
+	}
+	return -1;
+}
+
+/* fanout sums what each instance printed, with "%PORT%" its own port;
+ * serve pins each instance to its CPUs. */
+static void
+test_multi(void)
+{
+	char bp[16], want[128];
+	int fds[2], port = two_ports(fds), i;
+	cpu_set_t have;
+
+	T_CHECK(port > 0);
+	if (port < 0)
+		return;
+	snprintf(bp, sizeof(bp), "%d", port);
+	{
+		const char *const after[] = { "fanout", "--instances", "2", "--base-port", bp,
+			"--sum-after", "TPS: ", "--", agent, "work", "echo", "x TPS: 12.5 y",
+			"TPS: %PORT%", NULL };
+		const char *const csv[] = { "fanout", "--instances", "2", "--base-port", bp,
+			"--sum-csv", "rps", "--", agent, "work", "echo", "\"test\",\"rps\",\"p50\"",
+			"\"SET\",\"10.5\",\"1\"", "\"GET\",\"%PORT%\",\"1\"", NULL };
+		const char *const miss[] = { "fanout", "--instances", "2", "--base-port", bp,
+			"--sum-csv", "qps", "--", agent, "work", "echo", "\"test\",\"rps\"", NULL };
+		const char *const fails[] = { "fanout", "--instances", "2", "--base-port", bp,
+			"--sum-after", "TPS: ", "--", agent, "work", "nosuch", NULL };
+		const char *const both[] = { "fanout", "--instances", "1", "--base-port", bp,
+			"--", agent, "work", "echo", NULL };
+
+		/* the last "TPS: " of each: its own port */
+		T_EQ_INT(work(after), 0);
+		snprintf(want, sizeof(want), "TPS: %d.00", 2 * port + 1);
+		T_CONTAINS(out, want);
+		T_CONTAINS(out, "instances: 2");
+		T_EQ_INT(work(csv), 0);
+		T_CONTAINS(out, "\"test\",\"rps\"\n\"SET\",\"21.00\"\n");
+		snprintf(want, sizeof(want), "\"GET\",\"%d.00\"", 2 * port + 1);
+		T_CONTAINS(out, want);
+		T_EQ_INT(work(miss), 1);
+		T_CONTAINS(out, "instance 0: no CSV column \"qps\"");
+		T_EQ_INT(work(fails), 1);
+		T_CONTAINS(out, "instance 0 (port");
+		T_EQ_INT(work(both), 2);
+		T_CONTAINS(out, "needs one of --sum-csv COLUMN, --sum-after TOKEN");
+	}
+	close(fds[0]);
+	close(fds[1]);
+	{
+		const char *const pin[] = { "serve", "--instances", "1", "--base-port", "1",
+			"--cpus-per", "1", "--", "grep", "Cpus_allowed_list", "/proc/self/status", NULL };
+		const char *const nodash[] = { "serve", "--instances", "1", "--base-port", "1",
+			"grep", NULL };
+		const char *const wide[] = { "serve", "--instances", "2", "--base-port", "65535",
+			"--", "true", NULL };
+
+		/* instance 0 on the first CPU this process may use; then it ends */
+		T_OK(sched_getaffinity(0, sizeof(have), &have));
+		for (i = 0; i < CPU_SETSIZE && !CPU_ISSET(i, &have); i++)
+			;
+		T_EQ_INT(work(pin), 1);
+		snprintf(want, sizeof(want), "Cpus_allowed_list:\t%d\n", i);
+		T_CONTAINS(out, want);
+		T_CONTAINS(out, "an instance");
+		T_EQ_INT(work(nodash), 2);
+		T_CONTAINS(out, "needs -- and the program to run");
+		T_EQ_INT(work(wide), 2);
+		T_CONTAINS(out, "ports 65535..65536 go past 65535");
+	}
+}
+
 int
 main(void)
 {
@@ -242,5 +345,6 @@ main(void)
 	test_gups();
 	test_ebizzy();
 	test_pagefault();
+	test_multi();
 	return t_done();
 }
