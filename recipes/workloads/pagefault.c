@@ -115,6 +115,8 @@ pagefault_lmbench(int fd, size_t len, int64_t passes, int thp)
 	(void)sink;
 	free(perm);
 	faults = pagefault_faults(&r0, &r1);
+	/* raw: what a timer around map-touch-unmap says, before the map cost goes */
+	printf("raw_us: %.4f\n", touch * 1e6 / ((double)pages * (double)passes));
 	touch -= bare;
 	if (touch < 0)
 		touch = 0;

@@ -228,6 +228,9 @@ test_pagefault(void)
 	T_CHECK(lf >= 3.5 * ff && lf <= 4.5 * ff + 64);
 	T_CHECK(num("mmap_us") > 0);
 	T_CHECK(num("pagefault_us") >= 0);
+	/* the map cost is taken off: below the raw figure, by mmap_us per pass */
+	T_CHECK(num("pagefault_us") < num("raw_us"));
+	T_NEAR(num("raw_us") - num("pagefault_us"), num("mmap_us") * 4 / (16.0 * 256 * 4), 0.001);
 	T_EQ_INT(work(bad), 2);
 	T_CONTAINS(out, "--passes is for --mode lmbench");
 	T_EQ_INT(work(anon), 0);
