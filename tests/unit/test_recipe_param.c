@@ -536,6 +536,22 @@ test_from_knob(void)
 		T_CHECK(recipe_param_from_knob(p, NULL) == NULL);
 		json_decref(k);
 		T_CHECK(recipe_param_from_knob(recipe_param(r, "thp"), NULL) == NULL);
+		/* the job spec carries the recipe as recipe_to_json writes it: the
+		 * mapping must survive, or a replanned cell differs from the run */
+		{
+			json_t *j = recipe_to_json(r), *kk = json_pack("{s:s}", "thp_enabled",
+			    "madvise");
+			struct recipe *r2 = NULL;
+			struct bf_diag d2;
+
+			T_CHECK(j != NULL && recipe_from_json(j, &r2, &d2) == 0);
+			T_CHECK(r2 != NULL && json_is_string(recipe_param_from_knob(
+			    recipe_param(r2, "thp"), kk)) && strcmp(json_string_value(
+			    recipe_param_from_knob(recipe_param(r2, "thp"), kk)), "madvise") == 0);
+			recipe_free(r2);
+			json_decref(j);
+			json_decref(kk);
+		}
 		recipe_free(r);
 	}
 	/* without "*", an unmapped value keeps the default */
