@@ -59,6 +59,20 @@ fn=$(jq '[.runs[] | select(.axes.thp_enabled=="never") | .samples[] | select(.me
 echo "faults: madvise max $fm, never min $fn"
 check "madvise cell faults far less than never" test "$fm" -lt "$((fn / 4))" -a "$fn" -gt 0
 check_eq "THP restored after the job" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")" "$orig"
+# The recipe's expectation (thp_enabled=madvise and thp=madvise: huge pages
+# faulted in) holds here, and the report derives the cell's thp as the plan
+# did: 1 MiB cannot hold a huge page, so there it fails, named.
+rep=$(curl -fsS "$URL/api/v1/jobs/$id/report?format=json")
+check_eq "report: the madvise expectation holds" \
+	"$(jq '[.warnings[] | select(test("expectation"))] | length' <<<"$rep")" 0
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfh1"]},
+	"params":{"mb":1},"matrix":{"thp_enabled":["madvise"]},"repetitions":{"iterations":1}}')
+check_eq "1 MiB page-touch: submit" "$(status_of "$r")" 201
+sid=$(body_of "$r" | jq -r .id)
+check_eq "1 MiB page-touch: job" "$(wait_job "$sid" 120)" done
+srep=$(curl -fsS "$URL/api/v1/jobs/$sid/report?format=json")
+check_contains "1 MiB page-touch: the expectation fails, named" \
+	"$(jq -c '.warnings' <<<"$srep")" "expectation vmstat.thp_fault_alloc"
 
 # An explicit param wins over the knob's mapping.
 r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"names":["bfh1"]},
