@@ -94,6 +94,10 @@ if [ -w "$THP" ]; then
 		   jq -r '.metrics["vmstat.thp_fault_alloc"] > 0' | sort -u)" = true
 	check_eq "hint: THP restored" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")" "$orig"
 fi
+run_recipe page-touch pages_per_s 1 1e12
+# the test presets run the new options: gups on 2 threads, redis and
+# memcached as 2 instances (serve/fanout) whose rates are summed
+check_eq "gups: 2 threads" "$(jq -r '.argv | join(" ")' "$work/gups.step" | grep -c -- '--threads 2 ')" 1
 
 install_missing() {
 	local p miss=()
@@ -109,7 +113,9 @@ if install_missing redis-server redis-tools; then
 	# the Debian package may start its own server on 6379; ours is on 16379
 	run_recipe redis get_rps 1000 1e9
 	run_recipe redis set_rps 1000 1e9
-	check_eq "redis: server gone after the step" "$(pgrep -f 'redis-server .*:16379' | wc -l)" 0
+	check_eq "redis: servers gone after the step" "$(pgrep -f 'redis-server .*:(16379|16380)' | wc -l)" 0
+	check_contains "redis: two instances summed" "$(cat "$work/redis.out")" 'instances: 2'
+	check_contains "redis: the second instance on its own port" "$(cat "$work/redis.out")" 'instance 1 (port 16380)' 
 	# the THP mode of a matrix cell is in force for the service too
 	THP=/sys/kernel/mm/transparent_hugepage/enabled
 	if [ -w "$THP" ]; then
@@ -131,7 +137,8 @@ else
 fi
 if install_missing memcached libmemcached-tools; then
 	run_recipe memcached tps 100 1e9
-	check_eq "memcached: server gone after the step" "$(pgrep -x memcached -a | grep -c 21211)" 0
+	check_eq "memcached: servers gone after the step" "$(pgrep -x memcached -a | grep -c '2121[12]')" 0
+	check_contains "memcached: two instances summed" "$(cat "$work/memcached.out")" 'instances: 2' 
 else
 	fail "memcached could not be installed"
 fi
