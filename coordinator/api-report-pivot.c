@@ -220,7 +220,8 @@ static int
 msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 {
 	struct store_repro *x = NULL;
-	json_t *samp = NULL;
+	json_t *samp = NULL, *sig;
+	char labname[BF_MAX_NAME + 32];
 	struct bf_diag d;
 	int64_t id;
 	int r, repro = w[0] == 'r';
@@ -258,11 +259,19 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 		return BF_ERR_INVALID;
 	}
 	s->recipe = json_object_get(s->doc, "recipe");
-	snprintf(s->ctx, sizeof(s->ctx), "%s: the samples of lab %s (their job %" JSON_INTEGER_FORMAT
-	    "), from the bundle it was reproduced from (here: job %" PRId64 ")", s->name,
-	    json_string_value(json_object_get(json_object_get(s->doc, "signature"), "lab")) ?
-	    json_string_value(json_object_get(json_object_get(s->doc, "signature"), "lab")) :
-	    "?", json_integer_value(json_object_get(json_object_get(s->doc, "origin"), "job_id")),
+	/* the lab as this keyring names it (it verified the signature); the
+	 * bundle's own word for itself otherwise */
+	sig = json_object_get(s->doc, "signature");
+	if (json_string_value(json_object_get(sig, "public_key")) == NULL ||
+	    store_lab_by_key(a->st, json_string_value(json_object_get(sig, "public_key")),
+	    labname, sizeof(labname)) != 0)
+		snprintf(labname, sizeof(labname), "%s (its own name)",
+		    json_string_value(json_object_get(sig, "lab")) ?
+		    json_string_value(json_object_get(sig, "lab")) : "?");
+	snprintf(s->ctx, sizeof(s->ctx), "%s: the samples of lab %s (their job %"
+	    JSON_INTEGER_FORMAT "), from the bundle it was reproduced from (here: job %"
+	    PRId64 ")", s->name, labname,
+	    json_integer_value(json_object_get(json_object_get(s->doc, "origin"), "job_id")),
 	    x->job_id);
 	store_repro_free(x);
 	return 0;
