@@ -91,6 +91,15 @@ api_report_columns(const json_t *cellsj, const char *colq, const char *base, cha
 		snprintf(axis, axsz, "%s", default_axes[i]);
 		return 0;
 	}
+	/* a suite (cells with a workload axis) compared on another axis is
+	 * side by side on it, so that it ends with its summary */
+	if (colon != NULL && (size_t)(colon - base) < axsz && json_array_size(cellsj) > 0 &&
+	    axis_values(cellsj, "workload", &nc) > 0 && nc == json_array_size(cellsj)) {
+		snprintf(axis, axsz, "%.*s", (int)(colon - base), base);
+		nv = axis_values(cellsj, axis, &nc);
+		if (strcmp(axis, "workload") == 0 || nv < 2 || nc != json_array_size(cellsj))
+			axis[0] = '\0';
+	}
 	return 0;
 }
 
