@@ -373,10 +373,11 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 			snprintf(lab, sizeof(lab), "%s: %s", src[i].name,
 			    json_string_value(json_object_get(c, "label")) ?
 			    json_string_value(json_object_get(c, "label")) : "");
+			/* "job" last: it is the columns, whatever the cells' axes say */
 			if ((axes = json_object()) == NULL ||
+			    (json_object_get(c, "axes") != NULL &&
+			    json_object_update(axes, json_object_get(c, "axes")) != 0) ||
 			    json_object_set_new(axes, "job", json_string(src[i].name)) != 0 ||
-			    json_object_update(axes, json_object_get(c, "axes") != NULL ?
-			    json_object_get(c, "axes") : axes) != 0 ||
 			    (cc = json_pack("{s:s, s:o, s:O}", "label", lab, "axes", axes,
 			    "samples", json_object_get(c, "samples") ?
 			    json_object_get(c, "samples") : json_array())) == NULL ||
