@@ -145,6 +145,7 @@ check "summary: geometric mean $got of wall_s B/A is exp(mean log ratio) $want" 
 check_eq "summary: its CI brackets it" "$(jq -r --arg b "job $J1" '.summary.geomeans[] |
 	select(.metric=="wall_s" and .b==$b) | (.ci_lo <= .ratio and .ratio <= .ci_hi)' <<<"$rep")" true
 txt=$(curl -fsS "$URL_B/api/v1/report?jobs=r$R1,$J1")
+echo "$txt"
 check_contains "multi text: side by side" "$txt" "job $J1 vs repro $R1"
 check_contains "multi text: summary" "$txt" "Summary: A = repro $R1, B against it"
 check_contains "multi text: geometric mean" "$txt" "Geometric mean of B/A, wall_s, B = job $J1:"
