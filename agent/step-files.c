@@ -104,12 +104,13 @@ step_f_files(const struct ajson *v, struct step *st, struct bf_diag *d)
 	size_t i, j;
 	int r;
 
-	if (v->type != AJSON_ARR || v->n < 1 || v->n > STEP_MAX_FILES) {
-		bf_diag_set(d, STEP_FIELD_FILES, "expected an array of 1 to %d files",
+	if (v->type != AJSON_ARR || v->n > STEP_MAX_FILES) {
+		bf_diag_set(d, STEP_FIELD_FILES, "expected an array of at most %d files",
 		    STEP_MAX_FILES);
 		return BF_ERR_INVALID;
 	}
-	if ((st->files = calloc(v->n, sizeof(*st->files))) == NULL)
+	st->workdir = 1;
+	if ((st->files = calloc(v->n + 1, sizeof(*st->files))) == NULL)
 		return BF_ERR_ALLOC;
 	for (i = 0; i < v->n; i++) {
 		snprintf(ef, sizeof(ef), "files[%zu]", i);
@@ -142,13 +143,13 @@ step_files_check(const struct step *st, struct bf_diag *d)
 	char ef[48];
 	size_t i;
 
-	if (st->nfiles > 0 && st->cwd != NULL) {
+	if (st->workdir && st->cwd != NULL) {
 		bf_diag_set(d, STEP_FIELD_FILES, "a step with files runs in its own workdir; "
 		    "it cannot have a cwd too");
 		return BF_ERR_INVALID;
 	}
 	for (i = 0; i < st->nmetrics; i++)
-		if (st->metrics[i].source == STEP_FILE && st->nfiles == 0) {
+		if (st->metrics[i].source == STEP_FILE && !st->workdir) {
 			snprintf(ef, sizeof(ef), "metrics[%zu].file", i);
 			bf_diag_set(d, ef, "source file needs a workdir: the step has no files");
 			return BF_ERR_INVALID;

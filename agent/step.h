@@ -102,6 +102,7 @@ struct step {
 	size_t npackages;
 	struct step_file *files;
 	size_t nfiles;
+	int workdir;			/* "files" present, even [] */
 	/* With files: cwd is set to the private workdir when it is made
 	 * (workdir.c), and the workdir is removed after the step. */
 };

@@ -54,7 +54,7 @@ workdir_make(struct step *st, const char *base, struct bf_diag *d)
 	size_t i;
 	int dfd = -1, r;
 
-	if (st->nfiles == 0)
+	if (!st->workdir)
 		return 0;
 	if ((size_t)snprintf(tmpl, sizeof(tmpl), "%s/benchfleet-step.XXXXXX", base) >=
 	    sizeof(tmpl)) {
@@ -128,7 +128,7 @@ workdir_remove(struct step *st)
 {
 	int fd, r;
 
-	if (st == NULL || st->nfiles == 0 || st->cwd == NULL)
+	if (st == NULL || !st->workdir || st->cwd == NULL)
 		return 0;
 	if ((fd = open(st->cwd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : BF_ERR_SYS;

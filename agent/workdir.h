@@ -16,7 +16,8 @@
 #define WORKDIR_DEPTH	16	/* levels a workload's own subdirectories may nest */
 
 /* Make the workdir below base (WORKDIR_BASE; a test's own directory),
- * write st->files and set st->cwd to it. Nothing to do without files. */
+ * write st->files and set st->cwd to it. Nothing to do unless the step
+ * has "files" (which may be []). */
 int workdir_make(struct step *st, const char *base, struct bf_diag *d);
 /* Remove the workdir (st->cwd) and all below it, never following a
  * symbolic link; 0 when the step has none. */

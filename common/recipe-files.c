@@ -3,7 +3,8 @@
  * "package", the Debian packages whose binaries it runs (the agent checks
  * each binary before anything runs and records the package's version), and
  * "files", the files written into the step's private working directory
- * (hpcc reads hpccinf.txt from its cwd). File lines are templates like argv
+ * (hpcc reads hpccinf.txt from its cwd; "workdir": true alone gives the
+ * directory without files). File lines are templates like argv
  * elements; a rendered line may not hold a newline or a control byte, so a
  * parameter value can never add a line the recipe did not write.
  */
@@ -151,8 +152,15 @@ recipe_parse_files(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	size_t i;
 	int r;
 
+	if ((r = jx_bool(doc, "workdir", JX_OPTIONAL, &rc->workdir, "", d)) != 0)
+		return r;
+	if (json_object_get(doc, "workdir") != NULL && !rc->workdir) {
+		bf_diag_set(d, "workdir", "only true is meaningful (leave it out otherwise)");
+		return BF_ERR_INVALID;
+	}
 	if ((r = jx_obj(doc, "files", JX_OPTIONAL, &obj, "", d)) != 0 || obj == NULL)
 		return r;
+	rc->workdir = 1;
 	if (json_object_size(obj) < 1 || json_object_size(obj) > STEP_MAX_FILES) {
 		bf_diag_set(d, "files", "%zu files; 1 to %d allowed", json_object_size(obj),
 		    STEP_MAX_FILES);
@@ -287,7 +295,7 @@ recipe_files_step_json(const struct recipe *rc, const json_t *values, json_t *st
 			goto out;
 		}
 	}
-	if (rc->nfiles > 0) {
+	if (rc->workdir) {
 		if ((arr = json_array()) == NULL) {
 			r = BF_ERR_ALLOC;
 			goto out;
@@ -336,6 +344,8 @@ recipe_files_to_json(const struct recipe *rc, json_t *o)
 	}
 	if (rc->nfiles > 0 && json_object_set_new(o, "files",
 	    json_deep_copy(json_object_get(rc->json, "files"))) != 0)
+		return BF_ERR_ALLOC;
+	if (rc->workdir && json_object_set_new(o, "workdir", json_true()) != 0)
 		return BF_ERR_ALLOC;
 	return 0;
 }

@@ -27,7 +27,8 @@
 
 static const char *const recipe_keys[] = {
 	"name", "description", "params", "presets", "command", "timeout_s", "metrics",
-	"setup", "pre_iteration", "services", "expect", "package", "files", NULL
+	"setup", "pre_iteration", "services", "expect", "package", "files",
+	"workdir", NULL
 };
 static const char *const recipe_metric_keys[] = {
 	"name", "unit", "better", "source", "regex", "csv", "json", "file", NULL
@@ -298,8 +299,9 @@ recipe_parse_metric_file(struct recipe *rc, struct recipe_metric *m, const json_
 		bf_diag_set(d, fp, "\"%.64s\" is not a file name of the workdir", s);
 		return BF_ERR_INVALID;
 	}
-	if (rc->nfiles == 0) {
-		bf_diag_set(d, fp, "source file needs a workdir: the recipe has no \"files\"");
+	if (!rc->workdir) {
+		bf_diag_set(d, fp, "source file needs a workdir: the recipe has no \"files\" "
+		    "and no \"workdir\": true");
 		return BF_ERR_INVALID;
 	}
 	if ((m->file = strdup(s)) == NULL)

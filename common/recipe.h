@@ -78,6 +78,8 @@
  *            into a private directory (mode 0700) that becomes the cwd of
  *            every command and service of the step, and removes it after.
  *            A rendered line may not hold a control byte (tab excepted).
+ *   "workdir": true   the private directory without files (dbench, fio and
+ *            stress-ng --yaml write theirs there); implied by "files".
  *
  * Optional step parts, each a template like "command" (agent-protocol.md):
  *   "setup": [["mkdir", "-p", "{dir}"], ...]          once, untimed, <= 32
@@ -202,6 +204,7 @@ struct recipe {
 	size_t npackages;
 	struct recipe_file *files;	/* "files", in the document's order */
 	size_t nfiles;
+	int workdir;			/* "workdir": true, or "files": a private cwd */
 	json_t *json;			/* the document as loaded (owned) */
 };
 

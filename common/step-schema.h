@@ -33,7 +33,7 @@
 #define STEP_FIELD_PATHS	"paths"
 #define STEP_FIELD_PROFILE	"profile"	/* {"perf": "record", "freq": Hz} */
 #define STEP_FIELD_PACKAGES	"packages"	/* [{debian, binary}]: checked first */
-#define STEP_FIELD_FILES	"files"		/* [{name, text}]: a private workdir */
+#define STEP_FIELD_FILES	"files"		/* [{name, text}], maybe []: a private workdir */
 
 /* packages[i]: the binary must be on PATH, the version goes in the snapshot */
 #define STEP_PACKAGE_DEBIAN	"debian"
