@@ -3,6 +3,7 @@
  * (package.h). The lookup is execvp's: each PATH entry in order, an empty
  * entry being the current directory, which a step never relies on here.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,26 @@ package_check(const struct step *st, struct bf_diag *d)
 {
 	char found[4096], field[48];
 	const char *path = getenv("PATH");
+	struct stat sb;
 	size_t i;
 
+	/* a program the lab installs itself, at a path a parameter gave */
+	if (st->argv[0][0] == '/') {
+		const char *why = NULL;
+
+		if (stat(st->argv[0], &sb) != 0)
+			why = strerror(errno);
+		else if (!S_ISREG(sb.st_mode))
+			why = "not a regular file";
+		else if (access(st->argv[0], X_OK) != 0)
+			why = strerror(errno);
+		if (why != NULL) {
+			bf_diag_set(d, "argv[0]", "\"%.200s\" is not an executable file on this "
+			    "machine (%s); a program benchfleet does not install must be installed "
+			    "there by the lab", st->argv[0], why);
+			return BF_ERR_NOTFOUND;
+		}
+	}
 	for (i = 0; i < st->npackages; i++) {
 		if (package_which(st->packages[i].binary, path, found, sizeof(found)) == 0)
 			continue;

@@ -19,7 +19,8 @@
 int package_which(const char *name, const char *path, char *found, size_t fsz);
 /* Every st->packages[i].binary on $PATH, else an error naming the package
  * (packages[1].binary: "tbench_srv" is not on PATH (...); install the
- * Debian package dbench). */
+ * Debian package dbench); and an absolute argv[0] (an upstream program at
+ * a configured path) an executable regular file, else an error naming it. */
 int package_check(const struct step *st, struct bf_diag *d);
 
 #endif
