@@ -614,6 +614,10 @@ test_shipped_presets(void)
 	static const char *const names[] = {
 		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
 		"redis", "memcached", "kernel-build", "cpu-loop", "echo", "page-touch",
+		"hpcc", "dbench", "tbench", "stress-ng", "sysbench-memory", "hackbench", "ab",
+		"fio-pagecache", "xsbench-upstream", "graph500-upstream", "gapbs-pr", "memtier",
+		"lmbench-lat-pagefault", "lmbench-lat-ctx", "lmbench-lat-syscall", "mitosis-btree",
+		"mitosis-hashjoin",
 	};
 	struct recipe *r;
 	struct bf_diag d;
