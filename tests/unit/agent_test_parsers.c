@@ -25,36 +25,35 @@ struct parse_case {
 
 static const struct parse_case cases[] = {
 	/* XSBench: thousands separators in Lookups/s */
-	{ "xsbench-upstream", "lookups_per_s",
+	{ .recipe = "xsbench-upstream", .metric = "lookups_per_s", .text =
 	  "================================================================================\n"
 	  "                                     RESULTS\n"
 	  "================================================================================\n"
 	  "Threads:     128\nRuntime:     13.712 seconds\nLookups:     17,000,000\n"
-	  "Lookups/s:   1,239,772\nVerification checksum: 74966788162 (Valid)\n", 1239772 },
-	{ "xsbench-upstream", "runtime_s", "Threads:     2\nRuntime:     0.542 seconds\n"
-	  "Lookups/s:   1,211,226\n", 0.542 },
-	{ "xsbench-upstream", "lookups_per_s", "Lookups/s: N/A\n", 0 },
+	  "Lookups/s:   1,239,772\nVerification checksum: 74966788162 (Valid)\n", .want = 1239772 },
+	{ .recipe = "xsbench-upstream", .metric = "runtime_s", .text = "Threads:     2\nRuntime:     0.542 seconds\n"
+	  "Lookups/s:   1,211,226\n", .want = 0.542 },
+	{ .recipe = "xsbench-upstream", .metric = "lookups_per_s", .text = "Lookups/s: N/A\n", .want = 0 },
 	/* Graph500 3.0 (bfs then sssp) and 2.x (no kernel prefix) */
-	{ "graph500-upstream", "harmonic_mean_teps",
+	{ .recipe = "graph500-upstream", .metric = "harmonic_mean_teps", .text =
 	  "SCALE:                          26\nedgefactor:                     16\n"
 	  "NBFS:                           64\ngraph_generation:               12.3\n"
 	  "construction_time:              4.56\nbfs  min_time:                  0.198\n"
 	  "bfs  mean_time:                 0.215\nbfs  harmonic_mean_TEPS:     7.60421e+09\n"
-	  "bfs  harmonic_stddev_TEPS:   1.1e+06\nsssp harmonic_mean_TEPS:     2.1e+08\n",
-	  7.60421e9 },
-	{ "graph500-upstream", "mean_time_s", "bfs  min_time:                  0.198\n"
-	  "bfs  mean_time:                 0.215\n", 0.215 },
-	{ "graph500-upstream", "harmonic_mean_teps", "min_time: 1.2e-01\nmean_time: 1.5e-01\n"
-	  "harmonic_mean_TEPS: 1.23456e+08\nharmonic_stddev_TEPS: 2e+05\n", 1.23456e8 },
-	{ "graph500-upstream", "harmonic_mean_teps", "harmonic_mean_TEPS: !\n", 0 },
+	  "bfs  harmonic_stddev_TEPS:   1.1e+06\nsssp harmonic_mean_TEPS:     2.1e+08\n", .want = 7.60421e9 },
+	{ .recipe = "graph500-upstream", .metric = "mean_time_s", .text = "bfs  min_time:                  0.198\n"
+	  "bfs  mean_time:                 0.215\n", .want = 0.215 },
+	{ .recipe = "graph500-upstream", .metric = "harmonic_mean_teps", .text = "min_time: 1.2e-01\nmean_time: 1.5e-01\n"
+	  "harmonic_mean_TEPS: 1.23456e+08\nharmonic_stddev_TEPS: 2e+05\n", .want = 1.23456e8 },
+	{ .recipe = "graph500-upstream", .metric = "harmonic_mean_teps", .text = "harmonic_mean_TEPS: !\n", .want = 0 },
 	/* GAPBS pr */
-	{ "gapbs-pr", "average_time_s", "Generate Time:       0.01234\nBuild Time:          0.00567\n"
+	{ .recipe = "gapbs-pr", .metric = "average_time_s", .text = "Generate Time:       0.01234\nBuild Time:          0.00567\n"
 	  "Graph has 1024 nodes and 16384 directed edges for degree: 16\n"
 	  "Trial Time:          0.00123\nTrial Time:          0.00145\n"
-	  "Average Time:        0.00134\n", 0.00134 },
-	{ "gapbs-pr", "average_time_s", "Trial Time:          0.00123\n", 0 },
+	  "Average Time:        0.00134\n", .want = 0.00134 },
+	{ .recipe = "gapbs-pr", .metric = "average_time_s", .text = "Trial Time:          0.00123\n", .want = 0 },
 	/* memtier_benchmark: the Totals line of ALL STATS */
-	{ "memtier", "ops_per_s",
+	{ .recipe = "memtier", .metric = "ops_per_s", .text =
 	  "ALL STATS\n==========================================================================\n"
 	  "Type         Ops/sec     Hits/sec   Misses/sec    Avg. Latency     p50 Latency"
 	  "     p99 Latency   p99.9 Latency       KB/sec \n"
@@ -66,60 +65,58 @@ static const struct parse_case cases[] = {
 	  "Waits           0.00          ---          ---             ---             ---"
 	  "             ---             ---          --- \n"
 	  "Totals     125001.68     113637.70         0.00         0.81010         0.75900"
-	  "         2.43100         5.08700      5301.86 \n", 125001.68 },
-	{ "memtier", "avg_latency_ms",
+	  "         2.43100         5.08700      5301.86 \n", .want = 125001.68 },
+	{ .recipe = "memtier", .metric = "avg_latency_ms", .text =
 	  "Totals     125001.68     113637.70         0.00         0.81010         0.75900"
-	  "         2.43100         5.08700      5301.86 \n", 0.8101 },
-	{ "memtier", "ops_per_s", "Gets       113637.70     113637.70         0.00\n", 0 },
+	  "         2.43100         5.08700      5301.86 \n", .want = 0.8101 },
+	{ .recipe = "memtier", .metric = "ops_per_s", .text = "Gets       113637.70     113637.70         0.00\n", .want = 0 },
 	/* lmbench, on stderr */
-	{ "lmbench-lat-pagefault", "pagefault_us", "Pagefaults on lat_pagefault.dat: 0.1524 microseconds\n",
-	  0.1524 },
-	{ "lmbench-lat-pagefault", "pagefault_us", "Pagefaults on /tmp/f: microseconds\n", 0 },
-	{ "lmbench-lat-ctx", "ctx_us", "\n\"size=0k ovr=1.05\n2 3.21\n", 3.21 },
-	{ "lmbench-lat-ctx", "ctx_us", "\n\"size=64k ovr=7.10\n16 12.40\n", 12.40 },
-	{ "lmbench-lat-ctx", "ctx_us", "2 3.21\n", 0 },
-	{ "lmbench-lat-syscall", "syscall_us", "Simple syscall: 0.0442 microseconds\n", 0.0442 },
-	{ "lmbench-lat-syscall", "syscall_us", "Simple open/close: 1.2057 microseconds\n", 1.2057 },
-	{ "lmbench-lat-syscall", "syscall_us", "Simple syscall: fast\n", 0 },
+	{ .recipe = "lmbench-lat-pagefault", .metric = "pagefault_us", .text = "Pagefaults on lat_pagefault.dat: 0.1524 microseconds\n", .want = 0.1524 },
+	{ .recipe = "lmbench-lat-pagefault", .metric = "pagefault_us", .text = "Pagefaults on /tmp/f: microseconds\n", .want = 0 },
+	{ .recipe = "lmbench-lat-ctx", .metric = "ctx_us", .text = "\n\"size=0k ovr=1.05\n2 3.21\n", .want = 3.21 },
+	{ .recipe = "lmbench-lat-ctx", .metric = "ctx_us", .text = "\n\"size=64k ovr=7.10\n16 12.40\n", .want = 12.40 },
+	{ .recipe = "lmbench-lat-ctx", .metric = "ctx_us", .text = "2 3.21\n", .want = 0 },
+	{ .recipe = "lmbench-lat-syscall", .metric = "syscall_us", .text = "Simple syscall: 0.0442 microseconds\n", .want = 0.0442 },
+	{ .recipe = "lmbench-lat-syscall", .metric = "syscall_us", .text = "Simple open/close: 1.2057 microseconds\n", .want = 1.2057 },
+	{ .recipe = "lmbench-lat-syscall", .metric = "syscall_us", .text = "Simple syscall: fast\n", .want = 0 },
 	/* Debian 12's programs, as they printed it */
-	{ "dbench", "throughput_mbs", "   2  cleanup   2 sec\n\n Operation      Count    AvgLat    MaxLat\n"
+	{ .recipe = "dbench", .metric = "throughput_mbs", .text = "   2  cleanup   2 sec\n\n Operation      Count    AvgLat    MaxLat\n"
 	  " Flush            473     4.826    93.749\n\nThroughput 149.622 MB/sec  2 clients  "
-	  "2 procs  max_latency=93.763 ms\n", 149.622 },
-	{ "dbench", "max_latency_ms", "Throughput 149.622 MB/sec  2 clients  2 procs  "
-	  "max_latency=93.763 ms\n", 93.763 },
-	{ "tbench", "throughput_mbs", "Throughput 132.567 MB/sec  2 clients  2 procs  "
-	  "max_latency=34.446 ms\n", 132.567 },
-	{ "tbench", "max_latency_ms", "Throughput 132.567 MB/sec  2 clients  2 procs  "
-	  "max_latency=34.446 ms\n", 34.446 },
-	{ "sysbench-memory", "ops_per_s", "Total operations: 2048 ( 6060.01 per second)\n\n"
-	  "2048.00 MiB transferred (6060.01 MiB/sec)\n", 6060.01 },
-	{ "sysbench-memory", "mib_per_s", "2048.00 MiB transferred (6060.01 MiB/sec)\n", 6060.01 },
-	{ "hackbench", "time_s", "Running in process mode with 2 groups using 40 file descriptors "
-	  "each (== 80 tasks)\nEach sender will pass 200 messages of 100 bytes\nTime: 1.335\n", 1.335 },
-	{ "ab", "requests_per_s", "Complete requests:      2000\nFailed requests:        0\n"
+	  "2 procs  max_latency=93.763 ms\n", .want = 149.622 },
+	{ .recipe = "dbench", .metric = "max_latency_ms", .text = "Throughput 149.622 MB/sec  2 clients  2 procs  "
+	  "max_latency=93.763 ms\n", .want = 93.763 },
+	{ .recipe = "tbench", .metric = "throughput_mbs", .text = "Throughput 132.567 MB/sec  2 clients  2 procs  "
+	  "max_latency=34.446 ms\n", .want = 132.567 },
+	{ .recipe = "tbench", .metric = "max_latency_ms", .text = "Throughput 132.567 MB/sec  2 clients  2 procs  "
+	  "max_latency=34.446 ms\n", .want = 34.446 },
+	{ .recipe = "sysbench-memory", .metric = "ops_per_s", .text = "Total operations: 2048 ( 6060.01 per second)\n\n"
+	  "2048.00 MiB transferred (6060.01 MiB/sec)\n", .want = 6060.01 },
+	{ .recipe = "sysbench-memory", .metric = "mib_per_s", .text = "2048.00 MiB transferred (6060.01 MiB/sec)\n", .want = 6060.01 },
+	{ .recipe = "hackbench", .metric = "time_s", .text = "Running in process mode with 2 groups using 40 file descriptors "
+	  "each (== 80 tasks)\nEach sender will pass 200 messages of 100 bytes\nTime: 1.335\n", .want = 1.335 },
+	{ .recipe = "ab", .metric = "requests_per_s", .text = "Complete requests:      2000\nFailed requests:        0\n"
 	  "Requests per second:    61.79 [#/sec] (mean)\nTime per request:       64.734 [ms] (mean)\n"
-	  "Time per request:       16.184 [ms] (mean, across all concurrent requests)\n", 61.79 },
-	{ "ab", "time_per_request_ms", "Time per request:       64.734 [ms] (mean)\n"
-	  "Time per request:       16.184 [ms] (mean, across all concurrent requests)\n", 64.734 },
-	{ "ab", "failed_requests", "Failed requests:        3\n   (Connect: 0, Receive: 0, "
-	  "Length: 3, Exceptions: 0)\n", 3 },
-	{ "stress-ng", "bogo_ops_per_s", "metrics:\n    - stressor: vm\n      bogo-ops: 19615\n"
+	  "Time per request:       16.184 [ms] (mean, across all concurrent requests)\n", .want = 61.79 },
+	{ .recipe = "ab", .metric = "time_per_request_ms", .text = "Time per request:       64.734 [ms] (mean)\n"
+	  "Time per request:       16.184 [ms] (mean, across all concurrent requests)\n", .want = 64.734 },
+	{ .recipe = "ab", .metric = "failed_requests", .text = "Failed requests:        3\n   (Connect: 0, Receive: 0, "
+	  "Length: 3, Exceptions: 0)\n", .want = 3 },
+	{ .recipe = "stress-ng", .metric = "bogo_ops_per_s", .text = "metrics:\n    - stressor: vm\n      bogo-ops: 19615\n"
 	  "      bogo-ops-per-second-usr-sys-time: 69471.499508\n"
-	  "      bogo-ops-per-second-real-time: 19402.764683\n", 19402.764683 },
-	{ "stress-ng", "bogo_ops", "    - stressor: vm\n      bogo-ops: 19615\n", 19615 },
-	{ "hpcc", "gups", "HPL_Tflops=0.00134417\nStarRandomAccess_GUPs=0.0363007\n"
-	  "SingleRandomAccess_GUPs=0.0432927\nStarSTREAM_Triad=46.8901\n", 0.0432927 },
-	{ "hpcc", "star_gups", "StarRandomAccess_GUPs=0.0363007\nSingleRandomAccess_GUPs=0.04\n",
-	  0.0363007 },
-	{ "hpcc", "stream_copy_gbs", "StarSTREAM_Copy=142.0\nSingleSTREAM_Copy=142.025\n", 142.025 },
-	{ "hpcc", "stream_triad_gbs", "StarSTREAM_Triad=46.8901\nSingleSTREAM_Triad=46.8901\n", 46.8901 },
-	{ "hpcc", "hpl_tflops", "HPL_Tflops=1.34417e-03\n", 1.34417e-3 },
-	{ "fio-pagecache", "read_kib_per_s", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": "
+	  "      bogo-ops-per-second-real-time: 19402.764683\n", .want = 19402.764683 },
+	{ .recipe = "stress-ng", .metric = "bogo_ops", .text = "    - stressor: vm\n      bogo-ops: 19615\n", .want = 19615 },
+	{ .recipe = "hpcc", .metric = "gups", .text = "HPL_Tflops=0.00134417\nStarRandomAccess_GUPs=0.0363007\n"
+	  "SingleRandomAccess_GUPs=0.0432927\nStarSTREAM_Triad=46.8901\n", .want = 0.0432927 },
+	{ .recipe = "hpcc", .metric = "star_gups", .text = "StarRandomAccess_GUPs=0.0363007\nSingleRandomAccess_GUPs=0.04\n", .want = 0.0363007 },
+	{ .recipe = "hpcc", .metric = "stream_copy_gbs", .text = "StarSTREAM_Copy=142.0\nSingleSTREAM_Copy=142.025\n", .want = 142.025 },
+	{ .recipe = "hpcc", .metric = "stream_triad_gbs", .text = "StarSTREAM_Triad=46.8901\nSingleSTREAM_Triad=46.8901\n", .want = 46.8901 },
+	{ .recipe = "hpcc", .metric = "hpl_tflops", .text = "HPL_Tflops=1.34417e-03\n", .want = 1.34417e-3 },
+	{ .recipe = "fio-pagecache", .metric = "read_kib_per_s", .text = "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": "
 	  "\"pagecache\", \"read\": {\"io_bytes\": 67108864, \"bw\": 102721, \"iops\": "
-	  "25680.25}}]}\n", 102721 },
-	{ "fio-pagecache", "read_iops", "{\"jobs\": [{\"read\": {\"bw\": 102721, \"iops\": "
-	  "25680.25}}]}\n", 25680.25 },
-	{ "fio-pagecache", "read_iops", "fio: pid=1, err=2/file:filesetup.c\n", 0 },
+	  "25680.25}}]}\n", .want = 102721 },
+	{ .recipe = "fio-pagecache", .metric = "read_iops", .text = "{\"jobs\": [{\"read\": {\"bw\": 102721, \"iops\": "
+	  "25680.25}}]}\n", .want = 25680.25 },
+	{ .recipe = "fio-pagecache", .metric = "read_iops", .text = "fio: pid=1, err=2/file:filesetup.c\n", .want = 0 },
 };
 
 /* The recipe file's metrics that come from output, as a step the agent
