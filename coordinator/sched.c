@@ -14,43 +14,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
-#include "runner.h"
-#include "sched.h"
+#include "events.h"
+#include "sched-int.h"
 #include "sha256.h"
-#include "transport.h"
-
-struct worker {
-	struct sched *s;
-	char *name;
-	pthread_t th;
-	int started;
-	int stop;		/* under s->mu */
-	int exited;		/* under s->mu */
-	int64_t current_run;	/* under s->mu; 0 when idle */
-	atomic_int lease_lost;	/* the store gave current_run to another coordinator */
-	int probe_wanted;	/* under s->mu: fingerprint again when idle */
-	struct worker *next;
-};
-
-struct sched {
-	struct sched_config cfg;
-	char *known_hosts, *agent_remote;
-	struct runner_agent agents[2];
-	char *agent_paths[2];
-	size_t nagents;
-	char *native_arch;
-	struct store *st;
-	transport_connect_fn connect;	/* cfg.connect, or the SSH backend */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint64_t gen;		/* bumped by every kick */
-	int stopping;
-	pthread_t manager;
-	int manager_started;
-	struct worker *workers;
-};
 
 /* Wait until kicked, stopped or timeout_ms passed. */
 static void
@@ -100,15 +69,41 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
 	t->connect_timeout_ms = s->cfg.connect_timeout_ms;
 }
 
-/* Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max. */
+/*
+ * Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max,
+ * each step of 4 s or more spread by +-25% with a jitter fixed by the
+ * worker's seed and the failure count, so that a lab's machines, offline
+ * together after a power cut, do not come back in lock-step. Reset to 0 by
+ * a connection that works.
+ */
 static time_t
-retry_delay(int fails, int max)
+retry_delay(int fails, int max, uint32_t seed)
 {
+	time_t d;
+	uint32_t h;
+
 	if (fails <= 0)
 		return 0;
-	if (fails > 20 || (1L << (fails - 1)) > max)
-		return max;
-	return (time_t)1 << (fails - 1);
+	d = fails > 20 || (1L << (fails - 1)) > max ? max : (time_t)1 << (fails - 1);
+	if (d < 4)
+		return d;
+	h = seed ^ ((uint32_t)fails * 2654435761u);
+	h ^= h >> 15;
+	h *= 2246822519u;
+	h ^= h >> 13;
+	return d - d / 4 + (time_t)(h % (uint32_t)(d / 2 + 1));
+}
+
+/* A probe request pending for w (kept for the fingerprint state). */
+static int
+worker_probe_pending(struct worker *w)
+{
+	int r;
+
+	pthread_mutex_lock(&w->s->mu);
+	r = w->probe_wanted;
+	pthread_mutex_unlock(&w->s->mu);
+	return r;
 }
 
 /* Take a pending probe request; 1 if there was one. */
@@ -150,49 +145,14 @@ worker_set_run(struct worker *w, int64_t run_id)
  *                the health probe when it is due          failed)
  *   RUN          check the claim, boot, execute, then     REFRESH
  *                worker_apply() the outcome
- *   WAIT         until kicked, stopped or 1 s passed      REFRESH
+ *   WAIT         until kicked, stopped or 1 s passed;     REFRESH
+ *                without a link, its back-off (a probe
+ *                request or stop ends it; kicks do not)
  *
  * Periodic timers (struct worker_timer): "connect" spaces reconnections by
  * retry_delay(); "health" the `true` probe of an idle link; "fingerprint"
  * the agent probe of a machine without a fingerprint.
  */
-enum worker_state {
-	WS_REFRESH,
-	WS_CONNECT,
-	WS_FINGERPRINT,
-	WS_CLAIM,
-	WS_RUN,
-	WS_WAIT,
-	WS_EXIT,
-};
-
-enum worker_timer_id {
-	WT_CONNECT,
-	WT_HEALTH,
-	WT_FINGERPRINT,
-	WT_COUNT,
-};
-
-struct worker_timer {
-	const char *name;
-	time_t last;		/* when it last fired */
-};
-
-struct worker_ctx {
-	struct worker *w;
-	struct sched *s;
-	struct store_machine *m;	/* this pass's row */
-	struct store_claim *c;		/* the claim in hand (CLAIM -> RUN) */
-	struct transport *tr;		/* NULL: no link */
-	struct runner_env env;
-	int agent_ok;			/* the agent on the link is ours */
-	int fails;			/* connection failures in a row */
-	int boot_fails;			/* boot failures in a row */
-	int store_warned;		/* a streamed write failed (said once per run) */
-	uint64_t gen;
-	time_t now;
-	struct worker_timer timer[WT_COUNT];
-};
 
 static int
 timer_due(const struct worker_ctx *x, enum worker_timer_id id, time_t interval)
@@ -214,133 +174,6 @@ worker_drop_link(struct worker_ctx *x)
 	x->agent_ok = 0;
 }
 
-/* Say a store write that failed on stderr, once per run. BF_ERR_STATE is no
- * failure: the run was taken over by another coordinator or has ended. */
-static void
-worker_store_check(struct worker_ctx *x, int r, int64_t run_id, const char *what)
-{
-	if (r == 0 || r == BF_ERR_STATE || x->store_warned)
-		return;
-	x->store_warned = 1;
-	fprintf(stderr, "benchfleetd: %s, run %lld: %s: %s (%s)\n", x->w->name,
-	    (long long)run_id, what, bf_err_str(r), store_last_error());
-}
-
-/* --- the sink: what a step streams goes to the store as it arrives --- */
-
-static void
-wsink_log(void *arg, int64_t run_id, const char *stream, const char *line)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_run_log_add(x->s->st, run_id, stream, line), run_id,
-	    "storing a log line");
-}
-
-static int
-wsink_samples(void *arg, const struct store_claim *c, int iteration,
-    const struct store_sample *s, size_t n, char *why, size_t whysz)
-{
-	struct worker_ctx *x = arg;
-	int r;
-
-	if ((r = store_samples_add(x->s->st, c->run_id, c->boot, iteration, s, n)) != 0)
-		snprintf(why, whysz, "%s", r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
-	return r;
-}
-
-static void
-wsink_hello(void *arg, int64_t run_id, const char *hostname, const char *kernel,
-    const char *arch, const char *boot_id, const char *cmdline)
-{
-	struct worker_ctx *x = arg;
-	struct store *st = x->s->st;
-
-	worker_store_check(x, store_run_set_info(st, run_id, hostname, kernel, boot_id), run_id,
-	    "storing the agent's hello");
-	if (cmdline != NULL)
-		worker_store_check(x, store_run_set_cmdline(st, run_id, cmdline), run_id,
-		    "storing the run's cmdline");
-	worker_store_check(x, store_machine_update(st, x->w->name, NULL, hostname, kernel, arch,
-	    NULL, 1), run_id, "updating the machine");
-	events_run(x->s->cfg.ev, run_id);
-	events_machine(x->s->cfg.ev, x->w->name);
-}
-
-static void
-wsink_knobs(void *arg, int64_t run_id, const char *json_text)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_run_set_knobs(x->s->st, run_id, json_text), run_id,
-	    "storing the knobs");
-}
-
-static int
-wsink_snapshot(void *arg, int64_t run_id, const char *json_text, char *why, size_t whysz)
-{
-	struct worker_ctx *x = arg;
-	char sha[65];
-	int r;
-
-	if ((r = store_run_set_snapshot(x->s->st, run_id, json_text, sha)) != 0)
-		snprintf(why, whysz, "the environment snapshot: %s", r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
-	return r;
-}
-
-static int
-wsink_artifact(void *arg, int64_t run_id, const char *name, const char *event, const void *p,
-    size_t n, char *why, size_t whysz)
-{
-	struct worker_ctx *x = arg;
-	char sha[65];
-	int r;
-
-	if ((r = store_run_add_artifact(x->s->st, run_id, name, event, p, n, sha)) != 0)
-		snprintf(why, whysz, "the profile's %s: %s", name, r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
-	return r;
-}
-
-static void
-wsink_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_machine_update(x->s->st, x->w->name, state, NULL, kernel,
-	    NULL, error, seen), x->c != NULL ? x->c->run_id : 0, "updating the machine");
-}
-
-static void
-wsink_boot_key(void *arg, const char *key)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_machine_set_boot_key(x->s->st, x->w->name, key),
-	    x->c != NULL ? x->c->run_id : 0, "storing the boot key");
-}
-
-static int
-wsink_fingerprint(void *arg, const char *json_text, const char *sha256)
-{
-	struct worker_ctx *x = arg;
-
-	return store_machine_set_fingerprint(x->s->st, x->w->name, json_text, sha256);
-}
-
-static const struct runner_sink_ops worker_sink_ops = {
-	.log = wsink_log,
-	.samples = wsink_samples,
-	.hello = wsink_hello,
-	.knobs = wsink_knobs,
-	.snapshot = wsink_snapshot,
-	.machine = wsink_machine,
-	.boot_key = wsink_boot_key,
-	.fingerprint = wsink_fingerprint,
-	.artifact = wsink_artifact,
-};
 
 /*
  * The one place a run's end is written: finish (with the add-a-boot
@@ -371,7 +204,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 			r = store_run_finish_adaptive(s->st, c->run_id, o->state, o->exit_status,
 			    NULL, ad.metric, runner_adaptive_decide, &ad);
 			if (r == 0 && ad.note[0] != '\0')
-				worker_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
+				sched_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
 				    ad.note), c->run_id, "storing the adaptive decision");
 		} else
 			r = store_run_finish(s->st, c->run_id, o->state ? o->state : "failed",
@@ -398,7 +231,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		rm = store_machine_update(s->st, x->w->name, o->machine_state, NULL, NULL, NULL,
 		    o->machine_error, 0);
 		x->store_warned = 0;
-		worker_store_check(x, rm, c->run_id, "updating the machine");
+		sched_store_check(x, rm, c->run_id, "updating the machine");
 	}
 	if (o->action == RUN_QUARANTINE && ++x->boot_fails >= s->cfg.boot_failures) {
 		char why[160];
@@ -406,7 +239,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		snprintf(why, sizeof(why), "quarantined after %d boot failures in a row; "
 		    "clear with POST /api/v1/machines/%s/clear", x->boot_fails, x->w->name);
 		x->store_warned = 0;
-		worker_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
+		sched_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
 		    NULL, NULL, NULL, why, 0), c->run_id, "quarantining the machine");
 	}
 	/* whatever the outcome, the run, its job and the machine changed */
@@ -459,27 +292,42 @@ ws_connect(struct worker_ctx *x)
 	struct sched *s = x->s;
 	struct ssh_target t;
 	struct bf_diag d;
-	int r, rm;
+	const char *state, *msg;
+	time_t delay;
+	int r, rm, forced;
 
-	if (!timer_due(x, WT_CONNECT, retry_delay(x->fails, s->cfg.probe_interval_s)))
+	/* a probe asked for (POST .../probe) tries at once, back-off or not */
+	forced = worker_probe_pending(x->w);
+	delay = retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+	if (!forced && !timer_due(x, WT_CONNECT, delay)) {
+		x->sleep_until = x->timer[WT_CONNECT].last + delay;
 		return WS_WAIT;
+	}
 	timer_fire(x, WT_CONNECT, x->now);
 	worker_target(s, x->m, &t);
 	bf_diag_clear(&d);
 	if ((r = s->connect(s->cfg.connect_arg, &t, &x->tr, &d)) != 0) {
 		x->tr = NULL;
 		x->fails++;
-		rm = store_machine_update(s->st, x->m->name,
-		    x->fails >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL,
-		    NULL, NULL, NULL, d.msg[0] ? d.msg : bf_err_str(r), 0);
-		worker_store_check(x, rm, 0, "updating the machine");
-		events_machine(s->cfg.ev, x->m->name);
+		if (forced)
+			(void)worker_take_probe(x->w);	/* answered: it is down */
+		state = x->fails >= s->cfg.probe_failures || r == BF_ERR_HOSTKEY ? "offline" : NULL;
+		msg = d.msg[0] ? d.msg : bf_err_str(r);
+		/* an offline machine failing again as before changes nothing:
+		 * no write, no event (a large lab's dead machines stay cheap) */
+		if (state == NULL || strcmp(x->m->state, state) != 0 || x->m->last_error == NULL ||
+		    strcmp(x->m->last_error, msg) != 0) {
+			rm = store_machine_update(s->st, x->m->name, state, NULL, NULL, NULL, msg, 0);
+			sched_store_check(x, rm, 0, "updating the machine");
+			events_machine(s->cfg.ev, x->m->name);
+		}
+		x->sleep_until = x->now + retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
 		return WS_WAIT;
 	}
 	x->fails = 0;
 	rm = store_machine_update(s->st, x->m->name, strcmp(x->m->state, "running") == 0 ?
 	    NULL : "idle", NULL, NULL, NULL, "", 1);
-	worker_store_check(x, rm, 0, "updating the machine");
+	sched_store_check(x, rm, 0, "updating the machine");
 	events_machine(s->cfg.ev, x->m->name);
 	timer_fire(x, WT_HEALTH, x->now);
 	return WS_FINGERPRINT;
@@ -499,7 +347,7 @@ ws_fingerprint(struct worker_ctx *x)
 	if ((r = runner_probe(&x->env, x->tr, &x->agent_ok, &pd)) == 0)
 		return WS_CLAIM;
 	x->store_warned = 0;
-	worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
+	sched_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
 	    pd.msg[0] ? pd.msg : bf_err_str(r), 0), 0, "updating the machine");
 	if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
 		worker_drop_link(x);
@@ -523,11 +371,11 @@ worker_health(struct worker_ctx *x)
 	    &d);
 	x->store_warned = 0;
 	if (r == 0 && status == 0) {
-		worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL,
+		sched_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL,
 		    NULL, NULL, 1), 0, "updating the machine");
 		return 0;
 	}
-	worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
+	sched_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
 	    d.msg[0] ? d.msg : "health probe failed", 0), 0, "updating the machine");
 	return r != 0 ? r : BF_ERR_PROTO;
 }
@@ -549,7 +397,7 @@ ws_claim(struct worker_ctx *x)
 	    s->cfg.lease_s, &x->c)) == 0 && x->c != NULL)
 		return WS_RUN;
 	x->c = NULL;
-	worker_store_check(x, r, 0, "claiming a run");
+	sched_store_check(x, r, 0, "claiming a run");
 	if (timer_due(x, WT_HEALTH, s->cfg.probe_interval_s)) {
 		timer_fire(x, WT_HEALTH, x->now);
 		if (worker_health(x) != 0) {
@@ -606,7 +454,7 @@ ws_run(struct worker_ctx *x)
 		worker_drop_link(x);
 		x->fails = s->cfg.probe_failures;	/* it just failed us mid-run */
 		x->store_warned = 0;
-		worker_store_check(x, store_machine_update(s->st, x->w->name, "offline", NULL,
+		sched_store_check(x, store_machine_update(s->st, x->w->name, "offline", NULL,
 		    NULL, NULL, "connection lost during a run", 0), c->run_id,
 		    "updating the machine");
 		events_machine(s->cfg.ev, x->w->name);
@@ -619,9 +467,43 @@ out:
 	return WS_REFRESH;
 }
 
+/* Sleep up to timeout_ms, until stopped or a probe of w is asked for:
+ * kicks about new runs do not concern a machine without a link. */
+static void
+worker_sleep(struct worker *w, int timeout_ms)
+{
+	struct sched *s = w->s;
+	struct timespec ts;
+
+	bf_abstime(CLOCK_REALTIME, timeout_ms, &ts);
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping && !w->stop && !w->probe_wanted)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
+			break;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/*
+ * A worker with a link (or none yet to wait for) looks again when kicked or
+ * after a second. One without a link sleeps out its back-off instead, so
+ * that a thousand offline machines cost a coordinator a thousand wake-ups
+ * per back-off interval, not per second; it still refreshes a third of a
+ * lease apart, which renews its machine lease in time.
+ */
 static enum worker_state
 ws_wait(struct worker_ctx *x)
 {
+	time_t left, cap;
+
+	if (x->sleep_until != 0) {
+		cap = x->s->cfg.lease_s / 3 > 1 ? x->s->cfg.lease_s / 3 : 1;
+		left = x->sleep_until - time(NULL);
+		x->sleep_until = 0;
+		if (left > 0) {
+			worker_sleep(x->w, (int)(left < cap ? left : cap) * 1000);
+			return WS_REFRESH;
+		}
+	}
 	sched_wait(x->s, x->gen, 1000);
 	return WS_REFRESH;
 }
@@ -651,11 +533,15 @@ worker_main(void *arg)
 	memset(&x, 0, sizeof(x));
 	x.w = w;
 	x.s = s;
+	x.seed = 2166136261u;
+	for (const char *p = w->name; *p != '\0'; p++)	/* FNV-1a */
+		x.seed = (x.seed ^ (unsigned char)*p) * 16777619u;
+	x.seed ^= (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	x.timer[WT_CONNECT].name = "connect";
 	x.timer[WT_HEALTH].name = "health";
 	x.timer[WT_FINGERPRINT].name = "fingerprint";
 	x.env.st = s->st;
-	x.env.sink.ops = &worker_sink_ops;
+	x.env.sink.ops = &sched_sink_ops;
 	x.env.sink.arg = &x;
 	x.env.machine = w->name;
 	x.env.agents = s->agents;
@@ -688,28 +574,67 @@ worker_free(struct worker *w)
 	free(w);
 }
 
-/* Start workers for new machines, stop those of deleted ones, reap. */
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is name in the sorted array v[0..n)? */
+static int
+name_in(char *const *v, size_t n, const char *name)
+{
+	return n > 0 && bsearch(&name, v, n, sizeof(*v), name_cmp) != NULL;
+}
+
+/*
+ * Start workers for new machines, stop those of deleted ones, reap. Every
+ * kick comes here, and registering a lab of N machines kicks N times: the
+ * two sides are matched by sorted names, N log N, not N * N.
+ */
 static void
 sched_reconcile(struct sched *s)
 {
 	struct store_machine *ms = NULL;
 	struct worker *w, **wp, *nw;
-	size_t n = 0, i;
-	int found;
+	char **mnames = NULL, **wnames = NULL;
+	size_t n = 0, nw_live = 0, i;
+	int stopped = 0;
 
 	if (store_machine_list(s->st, &ms, &n) != 0)
 		return;
-	pthread_mutex_lock(&s->mu);
-	for (w = s->workers; w != NULL; w = w->next) {
-		for (found = 0, i = 0; i < n && !found; i++)
-			found = strcmp(ms[i].name, w->name) == 0;
-		if (!found)
-			w->stop = 1;
+	if (n > 0 && (mnames = calloc(n, sizeof(*mnames))) == NULL) {
+		store_machines_free(ms, n);
+		return;
 	}
+	for (i = 0; i < n; i++)
+		mnames[i] = ms[i].name;
+	if (n > 1)
+		qsort(mnames, n, sizeof(*mnames), name_cmp);
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		nw_live++;
+	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
+		pthread_mutex_unlock(&s->mu);
+		free(mnames);
+		store_machines_free(ms, n);
+		return;
+	}
+	nw_live = 0;
+	for (w = s->workers; w != NULL; w = w->next) {
+		if (!w->stop && !name_in(mnames, n, w->name)) {
+			w->stop = 1;
+			stopped = 1;
+		}
+		if (!w->stop)
+			wnames[nw_live++] = w->name;
+	}
+	if (stopped)	/* a sleeping worker of a deleted machine ends now */
+		pthread_cond_broadcast(&s->cv);
+	if (nw_live > 1)
+		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
 	for (i = 0; i < n && !s->stopping; i++) {
-		for (found = 0, w = s->workers; w != NULL && !found; w = w->next)
-			found = strcmp(ms[i].name, w->name) == 0 && !w->stop;
-		if (found)
+		if (name_in(wnames, nw_live, ms[i].name))
 			continue;
 		if ((nw = calloc(1, sizeof(*nw))) == NULL ||
 		    (nw->name = strdup(ms[i].name)) == NULL) {
@@ -740,6 +665,8 @@ sched_reconcile(struct sched *s)
 		wp = &w->next;
 	}
 	pthread_mutex_unlock(&s->mu);
+	free(wnames);
+	free(mnames);
 	store_machines_free(ms, n);
 }
 
@@ -781,13 +708,21 @@ static void *
 manager_main(void *arg)
 {
 	struct sched *s = arg;
-	time_t last_renew = 0;
-	uint64_t gen;
+	time_t last_renew = 0, last_reconcile = 0;
+	uint64_t gen, seen = 0;
 	int stopping;
 
 	for (;;) {
+		/* the machine list on every kick (an API change kicks), and every
+		 * few seconds for what a kick does not announce (a machine
+		 * another coordinator of a shared store registered) */
 		gen = sched_gen(s);
-		sched_reconcile(s);
+		if (gen != seen || last_reconcile == 0 ||
+		    time(NULL) - last_reconcile >= SCHED_RECONCILE_S) {
+			seen = gen;
+			last_reconcile = time(NULL);
+			sched_reconcile(s);
+		}
 		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
 			size_t nre = 0;
 

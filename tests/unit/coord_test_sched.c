@@ -8,7 +8,8 @@
  * cycles and comes back counts towards quarantine until the machine is
  * quarantined; an adaptive job gets its extra boot; and a coordinator
  * killed mid-run (its lease lapses) has its run taken over by another and
- * re-queued without a duplicate sample.
+ * re-queued without a duplicate sample; an offline machine sleeps out its
+ * back-off, kicks or not, and a probe brings it back at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,59 @@ test_retry_after_lost_link(void)
 	store_close(st);
 }
 
+/*
+ * An offline machine backs off and sleeps it out: after three refused
+ * connects (t = 0, 1, 3 s; offline at the third) the next is not before
+ * t = 6 s, and a kick about new work does not bring it forward. A probe
+ * asked for (POST .../probe) connects at once, and the machine, back,
+ * is idle well before its back-off would have allowed.
+ */
+static void
+test_offline_backoff(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched *s;
+	char *state;
+	int i;
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	fs.connect_fails = 3;
+	s = start(st, &fs, 30);
+	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
+	state = machine_field(st, "state");
+	T_EQ_STR(state, "offline");
+	free(state);
+	/* kicks (a job submitted, a machine edited) do not wake it */
+	for (i = 0; i < 10; i++) {
+		sched_kick(s);
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	}
+	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
+	T_EQ_INT(sched_probe(s, "fake1"), 0);
+	for (i = 0; i < 30; i++) {
+		state = machine_field(st, "state");
+		if (strcmp(state, "idle") == 0)
+			break;
+		free(state);
+		state = NULL;
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
+	T_EQ_STR(state ? state : "(not idle within 1.5 s of the probe)", "idle");
+	free(state);
+	T_EQ_INT(fake_count(&fs, &fs.connects), 4);
+	T_EQ_INT(sched_stop(s), 0);
+	store_close(st);
+}
+
 static void
 test_quarantine(void)
 {
@@ -443,6 +497,7 @@ main(void)
 	}
 	test_once();
 	test_retry_after_lost_link();
+	test_offline_backoff();
 	test_quarantine();
 	test_adaptive();
 	test_lease_takeover();
