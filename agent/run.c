@@ -20,10 +20,12 @@
 #include "service.h"
 #include "caps.h"
 #include "metric.h"
+#include "package.h"
 #include "profile.h"
 #include "run.h"
 #include "snapshot.h"
 #include "step.h"
+#include "workdir.h"
 
 /* Read all of stdin, refusing more than BF_MAX_STEP bytes. */
 static int
@@ -90,9 +92,14 @@ static int
 run_snapshot(const struct step *st)
 {
 	const char *bins[2 * STEP_MAX_CMDS + 2 * STEP_MAX_SERVICES + 3], *w;
+	const char *pkgs[STEP_MAX_PACKAGES + 1];
 	struct snapshot_opts o = { .root = "", .bins = bins, .cwd = st->cwd,
-		.run = run_snapshot_cmd, .arg = (void *)st };
+		.pkgs = pkgs, .run = run_snapshot_cmd, .arg = (void *)st };
 	size_t i, n = 0;
+
+	for (i = 0; i < st->npackages; i++)
+		pkgs[i] = st->packages[i].debian;
+	pkgs[i] = NULL;
 
 	bins[n++] = st->argv[0];
 	if ((w = run_wrapped(st->argv, st->argc)) != NULL)
@@ -122,7 +129,7 @@ static int
 run_iteration_line(const struct step *st, int64_t it, int warmup, int profile,
     const struct exec_result *res)
 {
-	struct buf b, missing;
+	struct buf b, missing, file;
 	char msg[128];
 	double v;
 	size_t i, nfound = 0, nmissing = 0;
@@ -130,6 +137,7 @@ run_iteration_line(const struct step *st, int64_t it, int warmup, int profile,
 
 	buf_init(&b, EMIT_MAX_LINE);
 	buf_init(&missing, EMIT_MAX_LINE);
+	buf_init(&file, BF_MAX_CAPTURE);
 	if ((r = buf_printf(&b, "{\"type\":\"iteration\",\"iteration\":%lld,\"warmup\":%s,%s"
 	    "\"exit\":%d,\"signal\":%d,\"timeout\":%s,\"wall_s\":", (long long)it,
 	    warmup ? "true" : "false", profile ? "\"profile\":true," : "", res->exit_code,
@@ -146,6 +154,13 @@ run_iteration_line(const struct step *st, int64_t it, int warmup, int profile,
 		const struct step_metric *m = &st->metrics[i];
 		const struct buf *src = m->source == STEP_STDOUT ? &res->out : &res->err;
 
+		if (m->source == STEP_FILE) {
+			/* what the program wrote in the workdir; no file, no metric */
+			buf_reset(&file);
+			if (res->exec_errno != 0 || workdir_read(st, m->file, &file) != 0)
+				buf_reset(&file);
+			src = &file;
+		}
 		if (res->exec_errno == 0 &&
 		    metric_extract(m, src->data != NULL ? src->data : "", src->len, &v) == 0) {
 			if ((r = buf_puts(&b, nfound++ ? "," : "")) != 0 ||
@@ -173,7 +188,20 @@ run_iteration_line(const struct step *st, int64_t it, int warmup, int profile,
 out:
 	buf_free(&b);
 	buf_free(&missing);
+	buf_free(&file);
 	return r;
+}
+
+/* Before an iteration: the files "file" metrics read are removed, so one
+ * the program fails to write is missing, never the last iteration's. */
+static void
+run_unlink_results(const struct step *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nmetrics; i++)
+		if (st->metrics[i].source == STEP_FILE)
+			workdir_unlink(st, st->metrics[i].file);
 }
 
 /* env entries are set in the agent itself, so execvp's PATH search sees a
@@ -276,6 +304,7 @@ run_profile(const struct step *st, struct profile *prof, int64_t it, struct bf_d
 		goto out;
 	if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, d)) != 0)
 		goto out;
+	run_unlink_results(st);
 	if ((r = profile_record(prof, st, it, &res, d)) != 0) {
 		if (d->msg[0] == '\0')
 			bf_diag_set(d, "profile", "agent: %s", bf_err_str(r));
@@ -332,6 +361,9 @@ run_step(void)
 		goto out;
 	if ((r = run_setenv(st, &d)) != 0)
 		goto out;
+	/* a missing program fails the step before any knob is touched */
+	if ((r = package_check(st, &d)) != 0 || (r = workdir_make(st, WORKDIR_BASE, &d)) != 0)
+		goto out;
 	/* a machine without perf fails this run before anything runs */
 	if (st->profile && (r = profile_find(&prof, &d)) != 0)
 		goto out;
@@ -363,6 +395,7 @@ run_step(void)
 			goto out;
 		if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, &d)) != 0)
 			goto out;
+		run_unlink_results(st);
 		counters_before(&ctr);
 		if ((r = exec_run(st, it, &res)) != 0) {
 			bf_diag_set(&d, NULL, "agent: iteration %lld: %s", (long long)it,
@@ -404,6 +437,13 @@ out:
 	/* services first: they may hold knob-governed memory */
 	service_stop_all();
 	bf_diag_clear(&d);
+	if (workdir_remove(st) != 0) {
+		bf_diag_set(&d, STEP_FIELD_FILES, "cannot remove the workdir %s", st->cwd);
+		(void)emit_error(d.msg);
+		ok = 0;
+		status = RUN_EXIT_ERROR;
+		bf_diag_clear(&d);
+	}
 	if (knobset_restore(&d) != 0) {
 		(void)emit_error(d.msg);
 		ok = 0;

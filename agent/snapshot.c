@@ -696,37 +696,67 @@ out:
 	return r;
 }
 
-/* "pkg version" of the file into s->val, from dpkg's files or rpm -qf;
- * BF_ERR_NOTFOUND when neither knows it. */
-static int
-snapshot_package(struct snapshot_set *s, const char *path)
+/* The version of installed package pkg (no ":arch") into ver, "" when
+ * dpkg's status file does not say it is installed: what dpkg-query -W
+ * -f '${Version}' says, read from the file itself. */
+static void
+snapshot_dpkg_version(struct snapshot_set *s, const char *pkg, char *ver, size_t vsz)
 {
-	char pkg[256], want[300], ver[256], *arch;
+	char want[300];
 	const char *st, *end, *v;
 	struct buf b;
 	size_t vl;
 
-	if (snapshot_dpkg(s, path, pkg, sizeof(pkg)) != 0)
-		return snapshot_cmd(s, (char *const[]){ "/usr/bin/rpm", "-qf", "--qf",
-		    "%{NAME} %{VERSION}-%{RELEASE}", (char *)path, NULL });
 	ver[0] = '\0';
 	buf_init(&b, SNAPSHOT_MAX_LIST);
-	if ((arch = strchr(pkg, ':')) != NULL)	/* "libc6:amd64" */
-		*arch = '\0';
 	snprintf(want, sizeof(want), "\nPackage: %s\n", pkg);
 	if (snapshot_slurp(s, "/var/lib/dpkg/status", &b) == 0 &&
 	    (st = memmem(b.data, b.len, want, strlen(want))) != NULL) {
 		if ((end = memmem(st + 1, b.len - (size_t)(st + 1 - b.data), "\n\n", 2)) == NULL)
 			end = b.data + b.len;
-		if ((v = memmem(st, (size_t)(end - st), "\nVersion: ", 10)) != NULL) {
+		if ((v = memmem(st, (size_t)(end - st), "\nVersion: ", 10)) != NULL &&
+		    memmem(st, (size_t)(end - st), "\nStatus: install ok installed\n", 30) != NULL) {
 			v += 10;
 			for (vl = 0; v + vl < end && v[vl] != '\n'; vl++)
 				;
-			snprintf(ver, sizeof(ver), "%.*s", (int)(vl < 200 ? vl : 200), v);
+			snprintf(ver, vsz, "%.*s", (int)(vl < 200 ? vl : 200), v);
 		}
 	}
 	buf_free(&b);
+}
+
+/* "pkg version" of the file into s->val, from dpkg's files or rpm -qf;
+ * BF_ERR_NOTFOUND when no package owns it. */
+static int
+snapshot_package(struct snapshot_set *s, const char *path)
+{
+	char pkg[256], ver[256], *arch;
+
+	if (snapshot_dpkg(s, path, pkg, sizeof(pkg)) != 0)
+		return snapshot_cmd(s, (char *const[]){ "/usr/bin/rpm", "-qf", "--qf",
+		    "%{NAME} %{VERSION}-%{RELEASE}", (char *)path, NULL });
+	if ((arch = strchr(pkg, ':')) != NULL)	/* "libc6:amd64" */
+		*arch = '\0';
+	snapshot_dpkg_version(s, pkg, ver, sizeof(ver));
 	snprintf(s->val, sizeof(s->val), "%s%s%s", pkg, ver[0] ? " " : "", ver);
+	return 0;
+}
+
+/* "pkg.NAME": the installed version of each package the step declares
+ * (null when dpkg does not have it installed). */
+static int
+snapshot_pkgs(struct snapshot_set *s)
+{
+	char key[SNAPSHOT_MAX_KEY + 8];
+	size_t i;
+	int r;
+
+	for (i = 0; s->o->pkgs != NULL && s->o->pkgs[i] != NULL; i++) {
+		snapshot_dpkg_version(s, s->o->pkgs[i], s->val, sizeof(s->val));
+		snprintf(key, sizeof(key), "pkg.%.*s", SNAPSHOT_MAX_KEY - 8, s->o->pkgs[i]);
+		if ((r = snapshot_add(s, key, s->val[0] != '\0' ? s->val : NULL)) != 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -836,7 +866,7 @@ snapshot_collect(struct snapshot_set *s)
 	    (r = snapshot_walk(s, "/proc/sys/vm", "vm.", 0, snapshot_vm_skip, 0)) != 0 ||
 	    (r = snapshot_kernel(s)) != 0 || (r = snapshot_cpu(s)) != 0 ||
 	    (r = snapshot_cpufreq(s)) != 0 || (r = snapshot_cpuidle(s)) != 0 ||
-	    (r = snapshot_numa(s)) != 0)
+	    (r = snapshot_numa(s)) != 0 || (r = snapshot_pkgs(s)) != 0)
 		return r;
 	return snapshot_bins(s);
 }

@@ -6,7 +6,8 @@
  * hardware identity; this is what a reboot, a sysctl or an upgrade changes.
  * Keys (docs/evidence.md): transparent_hugepage/..., hugetlb/..., vm.*,
  * kernel.*, cpu.*, cpufreq.*, cpuidle.*, numa.*, dmi.*, cgroup.*, os.*,
- * sw.*, bin.<argv0>.{path,package,sha256}.
+ * sw.*, bin.<argv0>.{path,package,sha256}, pkg.<debian package> (the
+ * installed version of each package the step declares).
  */
 #ifndef BF_AGENT_SNAPSHOT_H
 #define BF_AGENT_SNAPSHOT_H
@@ -24,6 +25,9 @@ struct snapshot_opts {
 	 * most BF_MAX_SNAPSHOT_BINS used; NULL for none. "@agent" is the agent. */
 	const char *const *bins;
 	const char *cwd;	/* base of a relative argv[0] with a '/'; NULL: ours */
+	/* Debian packages the step declares (NULL-terminated, may repeat;
+	 * NULL for none): "pkg.NAME" is each one's installed version. */
+	const char *const *pkgs;
 	/*
 	 * Runs argv (argv[0] absolute, never a shell) for at most
 	 * BF_SNAPSHOT_CMD_S and appends its stdout to out; returns 0 only when

@@ -583,9 +583,9 @@ static int
 step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *d)
 {
 	static const char *const keys[] = { STEP_METRIC_NAME, STEP_METRIC_SOURCE, STEP_METRIC_REGEX,
-	    STEP_METRIC_CSV, STEP_METRIC_JSON, NULL };
+	    STEP_METRIC_CSV, STEP_METRIC_JSON, STEP_METRIC_FILE, NULL };
 	struct step_metric *m = &st->metrics[idx];
-	const struct ajson *name, *src, *rx, *csv, *jp;
+	const struct ajson *name, *src, *rx, *csv, *jp, *file;
 	char field[48], err[128];
 	const char *why = NULL;
 	size_t i;
@@ -600,7 +600,7 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 				break;
 		if (keys[rc] == NULL) {
 			bf_diag_set(d, field, "unknown field \"%.64s\" (expected name, source, "
-			    "and one of regex, csv, json)", v->items[i]->key);
+			    "file, and one of regex, csv, json)", v->items[i]->key);
 			return BF_ERR_INVALID;
 		}
 	}
@@ -609,6 +609,7 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 	rx = ajson_get(v, STEP_METRIC_REGEX);
 	csv = ajson_get(v, STEP_METRIC_CSV);
 	jp = ajson_get(v, STEP_METRIC_JSON);
+	file = ajson_get(v, STEP_METRIC_FILE);
 	if (name == NULL || src == NULL) {
 		snprintf(field, sizeof(field), "metrics[%zu].%s", idx,
 		    name == NULL ? STEP_METRIC_NAME : STEP_METRIC_SOURCE);
@@ -643,9 +644,25 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 		m->source = STEP_STDOUT;
 	else if (strcmp(src->str, "stderr") == 0)
 		m->source = STEP_STDERR;
+	else if (strcmp(src->str, "file") == 0)
+		m->source = STEP_FILE;
 	else {
-		bf_diag_set(d, field, "\"%.64s\" is not one of stdout, stderr", src->str);
+		bf_diag_set(d, field, "\"%.64s\" is not one of stdout, stderr, file", src->str);
 		return BF_ERR_INVALID;
+	}
+	snprintf(field, sizeof(field), "metrics[%zu].file", idx);
+	if ((file != NULL) != (m->source == STEP_FILE)) {
+		bf_diag_set(d, field, file != NULL ? "only for source file" :
+		    "missing (source file names a file of the workdir)");
+		return BF_ERR_INVALID;
+	}
+	if (file != NULL) {
+		if ((r = step_str(file, field, STEP_MAX_FILE_NAME, &m->file, d)) != 0)
+			return r;
+		if (!step_name_ok(m->file, STEP_MAX_FILE_NAME, 0)) {
+			bf_diag_set(d, field, "\"%.64s\" is not a file name", m->file);
+			return BF_ERR_INVALID;
+		}
 	}
 	if (csv != NULL) {
 		m->rule = STEP_RULE_CSV;
@@ -824,6 +841,8 @@ static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_PATHS,	.required = 0,	.fn = step_f_paths },
 	{ .name = "pmu",		.required = 0,	.fn = step_f_pmu },
 	{ .name = STEP_FIELD_PROFILE,	.required = 0,	.fn = step_f_profile },
+	{ .name = STEP_FIELD_PACKAGES,	.required = 0,	.fn = step_f_packages },
+	{ .name = STEP_FIELD_FILES,	.required = 0,	.fn = step_f_files },
 };
 #define STEP_NFIELDS (sizeof(step_fields) / sizeof(step_fields[0]))
 
@@ -872,10 +891,12 @@ step_free(struct step *st)
 		free(st->metrics[i].row_match);
 		free(st->metrics[i].column);
 		free(st->metrics[i].path);
+		free(st->metrics[i].file);
 		if (st->metrics[i].re_ok)
 			regfree(&st->metrics[i].re);
 	}
 	free(st->metrics);
+	step_files_free(st);
 	free(st);
 }
 
@@ -924,6 +945,8 @@ step_parse(const char *text, size_t len, struct step **out, struct bf_diag *d)
 		if ((r = step_fields[k].fn(v, st, d)) != 0)
 			goto out;
 	}
+	if ((r = step_files_check(st, d)) != 0)
+		goto out;
 	*out = st;
 	st = NULL;
 	r = 0;

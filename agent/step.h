@@ -16,7 +16,8 @@
 
 enum step_source {
 	STEP_STDOUT,
-	STEP_STDERR
+	STEP_STDERR,
+	STEP_FILE		/* a file of the workdir, read after the iteration */
 };
 
 enum step_rule {
@@ -35,6 +36,20 @@ struct step_metric {
 	char *row_match;	/* csv */
 	char *column;		/* csv: header name of the column */
 	char *path;		/* json: "a.b.0.c" */
+	char *file;		/* STEP_FILE: a file name of the workdir */
+};
+
+/* "packages": a Debian package and the binary of it the step runs. */
+struct step_package {
+	char *debian;
+	char *binary;
+};
+
+/* "files": written into the private workdir before anything runs. */
+struct step_file {
+	char *name;
+	char *text;
+	size_t len;
 };
 
 /* A command: NULL-terminated argv. */
@@ -83,6 +98,13 @@ struct step {
 	size_t npmu;
 	int profile;			/* "profile": one more iteration under perf record */
 	int profile_freq;		/* its -F, Hz */
+	struct step_package *packages;
+	size_t npackages;
+	struct step_file *files;
+	size_t nfiles;
+	int workdir;			/* "files" present, even [] */
+	/* With files: cwd is set to the private workdir when it is made
+	 * (workdir.c), and the workdir is removed after the step. */
 };
 
 /*
@@ -92,5 +114,16 @@ struct step {
  */
 int step_parse(const char *text, size_t len, struct step **out, struct bf_diag *d);
 void step_free(struct step *st);	/* accepts NULL */
+
+/* step-files.c: the "packages" and "files" fields, and the checks that
+ * need the whole step (a "file" metric needs files; files and cwd exclude
+ * each other). */
+struct ajson;
+int step_f_packages(const struct ajson *v, struct step *st, struct bf_diag *d);
+int step_f_files(const struct ajson *v, struct step *st, struct bf_diag *d);
+int step_files_check(const struct step *st, struct bf_diag *d);
+void step_files_free(struct step *st);
+/* A name in one directory, [A-Za-z0-9_][A-Za-z0-9_.-]* (plus: '+' too). */
+int step_name_ok(const char *s, size_t max, int plus);
 
 #endif

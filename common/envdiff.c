@@ -76,6 +76,7 @@ static const struct envdiff_rule envdiff_rules[] = {
 	{ .prefix = "os.", .exact = 0, .group = ENVDIFF_G_SOFTWARE },
 	{ .prefix = "sw.", .exact = 0, .group = ENVDIFF_G_SOFTWARE },
 	{ .prefix = "bin.", .exact = 0, .group = ENVDIFF_G_SOFTWARE },
+	{ .prefix = "pkg.", .exact = 0, .group = ENVDIFF_G_SOFTWARE },
 	{ .prefix = "cgroup.", .exact = 0, .group = ENVDIFF_G_SOFTWARE },
 };
 

@@ -41,6 +41,19 @@ const char *recipe_ptype_name(enum recipe_ptype t);
 int recipe_parse_expect(struct recipe *rc, const json_t *doc, struct bf_diag *d);
 void recipe_expect_clear(struct recipe_expect *e);
 
+/* recipe-files.c */
+/* "package" (after the commands) and "files" (after the params). */
+int recipe_parse_packages(struct recipe *rc, const json_t *doc, struct bf_diag *d);
+int recipe_parse_files(struct recipe *rc, const json_t *doc, struct bf_diag *d);
+void recipe_files_clear(struct recipe *rc);
+/* A name in one directory (plus: '+' allowed too, as in a command name). */
+int recipe_file_name_ok(const char *s, int plus);
+/* The step's "packages" and "files". */
+int recipe_files_step_json(const struct recipe *rc, const json_t *values, json_t *step,
+    struct bf_diag *d);
+/* "package" and "files" of recipe_to_json. */
+int recipe_files_to_json(const struct recipe *rc, json_t *o);
+
 /* recipe-render.c */
 /* Scan template tmpl: with values and out, render it into out; with both
  * NULL (at load), only check its {param} slots against rc. */

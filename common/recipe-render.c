@@ -335,6 +335,7 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 
 	buf_init(&b, BF_MAX_ARG);
 	if ((r = recipe_paths_json(rc, values, root, step, d)) != 0 ||
+	    (r = recipe_files_step_json(rc, values, step, d)) != 0 ||
 	    (r = recipe_cmds_json(rc, rc->setup, rc->nsetup, STEP_FIELD_SETUP, values, step, d)) != 0 ||
 	    (r = recipe_cmds_json(rc, rc->pre, rc->npre, STEP_FIELD_PRE, values, step, d)) != 0)
 		goto out;
@@ -388,6 +389,11 @@ recipe_step_json(const struct recipe *rc, const json_t *values, const char *root
 			    STEP_METRIC_SOURCE, m->source, STEP_METRIC_JSON, m->json_path);
 		else
 			continue;	/* measured by the agent for every iteration */
+		if (o != NULL && m->file != NULL &&
+		    json_object_set_new(o, STEP_METRIC_FILE, json_string(m->file)) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
 		if (o == NULL || json_array_append_new(metrics, o) != 0) {
 			r = BF_ERR_ALLOC;
 			goto out;

@@ -27,10 +27,11 @@
 
 static const char *const recipe_keys[] = {
 	"name", "description", "params", "presets", "command", "timeout_s", "metrics",
-	"setup", "pre_iteration", "services", "expect", NULL
+	"setup", "pre_iteration", "services", "expect", "package", "files",
+	"workdir", NULL
 };
 static const char *const recipe_metric_keys[] = {
-	"name", "unit", "better", "source", "regex", "csv", "json", NULL
+	"name", "unit", "better", "source", "regex", "csv", "json", "file", NULL
 };
 static const char *const recipe_csv_keys[] = { "row_match", "column", NULL };
 static const char *const recipe_service_keys[] = { "argv", "ready", NULL };
@@ -49,6 +50,7 @@ static const struct recipe_source_row recipe_sources[] = {
 	{ .name = "maxrss_kb", .needs_regex = 0 },
 	{ .name = "stdout", .needs_regex = 1 },
 	{ .name = "stderr", .needs_regex = 1 },
+	{ .name = "file", .needs_regex = 1 },
 };
 #define RECIPE_NSOURCES	(sizeof(recipe_sources) / sizeof(recipe_sources[0]))
 
@@ -62,6 +64,7 @@ recipe_metric_clear(struct recipe_metric *m)
 	free(m->csv_row);
 	free(m->csv_column);
 	free(m->json_path);
+	free(m->file);
 }
 
 static void
@@ -107,6 +110,7 @@ recipe_free(struct recipe *r)
 	for (i = 0; i < r->nexpect; i++)
 		recipe_expect_clear(&r->expect[i]);
 	free(r->expect);
+	recipe_files_clear(r);
 	json_decref(r->json);
 	free(r);
 }
@@ -271,6 +275,40 @@ recipe_parse_services(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 	return 0;
 }
 
+/* "file" of a metric: required with source "file", refused otherwise; the
+ * name of one of the recipe's "files" or of a file its program writes. */
+static int
+recipe_parse_metric_file(struct recipe *rc, struct recipe_metric *m, const json_t *spec,
+    const char *path, struct bf_diag *d)
+{
+	char fp[BF_DIAG_FIELD];
+	const char *s;
+	int r;
+
+	jx_path(fp, sizeof(fp), path, "file");
+	if (strcmp(m->source, "file") != 0) {
+		if (json_object_get(spec, "file") != NULL) {
+			bf_diag_set(d, fp, "only for source file");
+			return BF_ERR_INVALID;
+		}
+		return 0;
+	}
+	if ((r = jx_str(spec, "file", JX_REQUIRED, STEP_MAX_FILE_NAME, &s, path, d)) != 0)
+		return r;
+	if (!recipe_file_name_ok(s, 0)) {
+		bf_diag_set(d, fp, "\"%.64s\" is not a file name of the workdir", s);
+		return BF_ERR_INVALID;
+	}
+	if (!rc->workdir) {
+		bf_diag_set(d, fp, "source file needs a workdir: the recipe has no \"files\" "
+		    "and no \"workdir\": true");
+		return BF_ERR_INVALID;
+	}
+	if ((m->file = strdup(s)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
 static int
 recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *spec,
     const char *path, struct bf_diag *d)
@@ -325,11 +363,13 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 	}
 	if ((m->source = strdup(s)) == NULL)
 		return BF_ERR_ALLOC;
+	if ((r = recipe_parse_metric_file(rc, m, spec, path, d)) != 0)
+		return r;
 	jx_path(fp, sizeof(fp), path, "regex");
 	if (!recipe_sources[i].needs_regex) {
 		if (json_object_get(spec, "regex") != NULL || json_object_get(spec, "csv") != NULL ||
 		    json_object_get(spec, "json") != NULL) {
-			bf_diag_set(d, fp, "only for source stdout or stderr");
+			bf_diag_set(d, fp, "only for source stdout, stderr or file");
 			return BF_ERR_INVALID;
 		}
 		return 0;
@@ -466,6 +506,8 @@ recipe_from_json(json_t *doc, struct recipe **out, struct bf_diag *d)
 	    (r = recipe_parse_cmds(rc, doc, "setup", &rc->setup, &rc->nsetup, d)) != 0 ||
 	    (r = recipe_parse_cmds(rc, doc, "pre_iteration", &rc->pre, &rc->npre, d)) != 0 ||
 	    (r = recipe_parse_services(rc, doc, d)) != 0 ||
+	    (r = recipe_parse_packages(rc, doc, d)) != 0 ||
+	    (r = recipe_parse_files(rc, doc, d)) != 0 ||
 	    (r = recipe_check_defaults(rc, d)) != 0 ||
 	    (r = recipe_parse_presets(rc, doc, d)) != 0 ||
 	    (r = jx_int(doc, "timeout_s", JX_OPTIONAL, 1, STEP_MAX_TIMEOUT_S, &rc->timeout_s, "", d)) != 0 ||
@@ -653,7 +695,11 @@ recipe_to_json(const struct recipe *rc)
 			    "column", rm->csv_column), &ok);
 		if (rm->json_path != NULL)
 			recipe_set(m, "json", json_string(rm->json_path), &ok);
+		if (rm->file != NULL)
+			recipe_set(m, "file", json_string(rm->file), &ok);
 	}
+	if (recipe_files_to_json(rc, o) != 0)
+		ok = 0;
 	/* setup, pre_iteration and services as written (templates) */
 	if (rc->nsetup > 0)
 		recipe_set(o, "setup", json_deep_copy(json_object_get(rc->json, "setup")), &ok);

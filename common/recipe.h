@@ -72,6 +72,26 @@
  *   "json": "a.b.0.c": a dotted path into one JSON document (array indexes
  *            as numbers).
  *
+ * A metric may also come from a file of the step's workdir (hpcc writes its
+ * results to hpccoutf.txt): "source": "file", "file": "hpccoutf.txt" and a
+ * regex, csv or json rule; the recipe must have "files". The agent removes
+ * the file before each iteration, so a stale one is never read.
+ *
+ * Programs from Debian (recipe-files.c):
+ *   "package": {"debian": "dbench", "binary": "dbench"}   or an array of
+ *            such (<= STEP_MAX_PACKAGES); binary is argv[0] of some command
+ *            of the recipe. The recipe installs nothing: the agent refuses
+ *            the step before anything runs when a binary is not on PATH,
+ *            naming the package to install, and records each package's
+ *            dpkg version in the snapshot ("pkg.dbench": "4.0-2.1").
+ *   "files": {"hpccinf.txt": ["line {n}", ...]}   <= STEP_MAX_FILES files of
+ *            <= STEP_MAX_FILE_LINES line templates: the agent writes them
+ *            into a private directory (mode 0700) that becomes the cwd of
+ *            every command and service of the step, and removes it after.
+ *            A rendered line may not hold a control byte (tab excepted).
+ *   "workdir": true   the private directory without files (dbench, fio and
+ *            stress-ng --yaml write theirs there); implied by "files".
+ *
  * Optional step parts, each a template like "command" (agent-protocol.md):
  *   "setup": [["mkdir", "-p", "{dir}"], ...]          once, untimed, <= 32
  *   "pre_iteration": [["make", "-C", "{dir}", "clean"]] before each iteration
@@ -136,6 +156,20 @@ struct recipe_metric {
 	char *regex;			/* stdout/stderr: one of regex, csv_*, json_path */
 	char *csv_row, *csv_column;	/* csv rule */
 	char *json_path;		/* json rule */
+	char *file;			/* source "file": a workdir file's name */
+};
+
+/* "package": a Debian package and the binary of it the recipe runs. */
+struct recipe_package {
+	char *debian;
+	char *binary;
+};
+
+/* "files": a file of the step's private workdir, one template per line. */
+struct recipe_file {
+	char *name;
+	char **lines;
+	size_t nlines;
 };
 
 struct recipe_cmd {
@@ -179,6 +213,11 @@ struct recipe {
 	size_t nservices;
 	struct recipe_expect *expect;	/* "expect", in order */
 	size_t nexpect;
+	struct recipe_package *packages;	/* "package", in order */
+	size_t npackages;
+	struct recipe_file *files;	/* "files", in the document's order */
+	size_t nfiles;
+	int workdir;			/* "workdir": true, or "files": a private cwd */
 	json_t *json;			/* the document as loaded (owned) */
 };
 
@@ -239,6 +278,14 @@ int recipe_metric_from_output(const struct recipe_metric *m);
  * BF_ERR_INVALID for objects, arrays and null.
  */
 int recipe_append_value(struct buf *b, const json_t *v);
+
+/* The workdir file named name, or NULL. */
+const struct recipe_file *recipe_file(const struct recipe *r, const char *name);
+/* Append file f rendered for values (every parameter present) to b: each
+ * line and "\n". BF_ERR_INVALID, naming files.NAME[i], when a value puts a
+ * control byte in a line. */
+int recipe_render_file(const struct recipe *r, const struct recipe_file *f,
+    const json_t *values, struct buf *b, struct bf_diag *d);
 
 /* ">", ">=", "<", "<=", "==" */
 const char *recipe_expect_op_str(enum recipe_expect_op op);

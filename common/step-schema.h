@@ -32,6 +32,17 @@
 #define STEP_FIELD_SERVICES	"services"
 #define STEP_FIELD_PATHS	"paths"
 #define STEP_FIELD_PROFILE	"profile"	/* {"perf": "record", "freq": Hz} */
+#define STEP_FIELD_PACKAGES	"packages"	/* [{debian, binary}]: checked first */
+#define STEP_FIELD_FILES	"files"		/* [{name, text}], maybe []: a private workdir */
+
+/* packages[i]: the binary must be on PATH, the version goes in the snapshot */
+#define STEP_PACKAGE_DEBIAN	"debian"
+#define STEP_PACKAGE_BINARY	"binary"
+
+/* files[i]: written into the step's private workdir, which is the cwd of
+ * every command; the workdir and all in it is removed after the step */
+#define STEP_FILE_NAME		"name"		/* [A-Za-z0-9_][A-Za-z0-9_.-]*, <= 64 */
+#define STEP_FILE_TEXT		"text"
 
 /* profile */
 #define STEP_PROFILE_PERF	"perf"		/* "record": perf record -g */
@@ -46,6 +57,7 @@
 #define STEP_METRIC_CSV_ROW	"row_match"
 #define STEP_METRIC_CSV_COLUMN	"column"
 #define STEP_METRIC_JSON	"json"		/* a dotted path */
+#define STEP_METRIC_FILE	"file"		/* source "file": a workdir file's name */
 
 /* services[i] */
 #define STEP_SERVICE_ARGV	"argv"
@@ -77,5 +89,11 @@
 #define STEP_MAX_PATH		BF_MAX_STR	/* cwd; PATH_MAX on Linux */
 #define STEP_MAX_METRICS	BF_MAX_METRICS
 #define STEP_MAX_PATHS		BF_MAX_PARAMS	/* one per path parameter at most */
+#define STEP_MAX_PACKAGES	8		/* declared Debian packages */
+#define STEP_MAX_FILES		8		/* workdir files */
+#define STEP_MAX_FILE_LINES	512		/* lines of one file's template */
+#define STEP_MAX_FILE_TEXT	BF_MAX_ARG	/* one rendered workdir file (one JSON string) */
+#define STEP_MAX_FILE_NAME	64
+#define STEP_MAX_PKG_NAME	64		/* a Debian package or binary name */
 
 #endif

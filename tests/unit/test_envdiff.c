@@ -103,6 +103,7 @@ static const struct group_case group_cases[] = {
 	{ .key = "os.pretty_name", .group = "software" },
 	{ .key = "sw.cc", .group = "software" },
 	{ .key = "bin.stress-ng.sha256", .group = "software" },
+	{ .key = "pkg.hpcc", .group = "software" },
 	{ .key = "cgroup.version", .group = "software" },
 	/* fails closed: nothing filed, or only something like a filed key */
 	{ .key = "~dropped", .group = "other" },

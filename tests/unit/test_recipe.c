@@ -137,7 +137,7 @@ static const struct {
 	    " \"regex\": \"([0-9]+\"}]", BF_ERR_INVALID, "metrics[0].regex: does not compile: "},
 	{"metrics", "[{\"name\": \"w\", \"better\": \"lower\", \"source\": \"wall_s\","
 	    " \"regex\": \"(x)\"}]", BF_ERR_INVALID,
-	    "metrics[0].regex: only for source stdout or stderr"},
+	    "metrics[0].regex: only for source stdout, stderr or file"},
 	{"metrics", "[{\"name\": \"w\", \"better\": \"lower\", \"source\": \"wall_s\","
 	    " \"unit\": 5}]", BF_ERR_INVALID, "metrics[0].unit: expected a string, got an integer"},
 	{"metrics", "[{\"name\": \"w\", \"better\": \"lower\", \"source\": \"wall_s\","
@@ -605,7 +605,7 @@ test_step_parts(void)
 		{ "\"json\": \"a.b\"", "\"json\": \"a..b\"", "metrics[1].json: \"a..b\" is not a path" },
 		{ "\"json\": \"a.b\"", "\"json\": \"a.b\", \"regex\": \"(x)\"", "metrics[1]: give one of" },
 		{ "\"source\": \"wall_s\"}", "\"source\": \"wall_s\", \"json\": \"a\"}",
-		  "metrics[2].regex: only for source stdout or stderr" },
+		  "metrics[2].regex: only for source stdout, stderr or file" },
 	};
 	struct recipe *r = NULL;
 	struct bf_diag d;

@@ -432,6 +432,10 @@ test_shipped(void)
 		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
 		"redis", "memcached", "kernel-build", "cpu-loop", "echo", "page-touch",
 		"xsbench", "graph500", "pagerank", "hashjoin", "hint",
+		"hpcc", "dbench", "tbench", "stress-ng", "sysbench-memory", "hackbench", "ab",
+		"fio-pagecache", "xsbench-upstream", "graph500-upstream", "gapbs-pr", "memtier",
+		"lmbench-lat-pagefault", "lmbench-lat-ctx", "lmbench-lat-syscall", "mitosis-btree",
+		"mitosis-hashjoin",
 	};
 	const char *src = getenv("BF_SRC");
 	const struct recipe_param *p;
