@@ -25,6 +25,7 @@ static const struct {
 	{ .path = "/sys/kernel/mm/transparent_hugepage/", .key = "transparent_hugepage/" },
 	{ .path = "/proc/sys/kernel/", .key = "kernel." },
 	{ .path = "/proc/sys/vm/", .key = "vm." },
+	{ .path = "/sys/kernel/mm/hugepages/", .key = "hugetlb/" },
 };
 
 /*
@@ -62,9 +63,10 @@ int
 evidence_key_set_by(const char *key, const char *name)
 {
 	const struct knob *k;
-	char path[KNOB_MAX_PATH];
+	char path[KNOB_MAX_PATH], want[KNOB_MAX_PATH];
+	const char *hp;
+	long long node;
 	size_t n;
-	int len;
 
 	if (key == NULL || name == NULL)
 		return 0;
@@ -85,19 +87,27 @@ evidence_key_set_by(const char *key, const char *name)
 	case KNOB_BOOST:
 		return strcmp(key, "cpufreq.boost") == 0 ||
 		    strcmp(key, "cpufreq.intel_pstate.no_turbo") == 0;
+	case KNOB_SMT:
+		return strncmp(key, "cpu.smt.", 8) == 0;
+	case KNOB_CPUIDLE:
+		n = strlen(key);
+		return strncmp(key, "cpuidle.state", 13) == 0 && n > 8 &&
+		    strcmp(key + n - 8, ".disable") == 0;
 	case KNOB_BRACKET:
 	case KNOB_INT:
 		break;
 	}
-	if (k->family) {
-		/* mthp_<N>kB: knob_find checked the form; the number is the size */
-		n = strlen(name);
-		len = snprintf(path, sizeof(path), "%s%.*s%s", k->path, (int)(n - 7), name + 5,
-		    k->tail != NULL ? k->tail : "");
-	} else {
-		len = snprintf(path, sizeof(path), "%s", k->path);
+	if (knob_path(name, path, sizeof(path), &node) != 0)
+		return 0;
+	if (node >= 0) {
+		/* a node's pool: hugetlb/node<M>/hugepages-<N>kB/nr_hugepages */
+		if ((hp = strstr(path, "/hugepages/")) == NULL ||
+		    (size_t)snprintf(want, sizeof(want), "hugetlb/node%lld%s", node,
+		    hp + 10) >= sizeof(want))
+			return 0;
+		return strcmp(key, want) == 0;
 	}
-	return len > 0 && (size_t)len < sizeof(path) && path_is_key(path, (size_t)len, key);
+	return path_is_key(path, strlen(path), key);
 }
 
 /* Does some axis set key? */

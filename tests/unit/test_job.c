@@ -130,7 +130,7 @@ static const struct {
 	{J(", \"cmdline\": \"console=ttyS0,115200n8 root=UUID=0a-1 isolcpus=1-3 "
 	    "crashkernel=256M@16M acpi_osi=!Linux rd.break a=50%~x+y/z:w\""), 0, ""},
 	{J(", \"matrx\": {}"), BF_ERR_INVALID, "matrx: unknown key; expected one of recipe, name, "
-	    "preset, machines, matrix, params, repetitions, order, knobs, bind, aslr, drop_caches, "
+	    "preset, machines, matrix, params, repetitions, order, knobs, knobs_optional, bind, aslr, drop_caches, "
 	    "kernel, cmdline, boot, profile"},
 	{J(", \"name\": 5"), BF_ERR_INVALID, "name: expected a string, got an integer"},
 	{J(", \"name\": \"a\\u0000b\""), BF_ERR_INVALID, "name: contains a NUL byte"},
