@@ -242,7 +242,7 @@ knobset_restore_signal(void)
 	for (i = knobset_nundo; i > 0; i--) {
 		const struct knobset_undo *u = &knobset_undo[i - 1];
 
-		if ((fd = open(u->path, O_WRONLY | O_CLOEXEC)) < 0)
+		if ((fd = open(u->path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
 			continue;
 		n = write(fd, u->value, strlen(u->value));
 		(void)n;

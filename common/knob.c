@@ -584,7 +584,7 @@ knob_file_put(const char *path, const char *value, char *why, size_t whysz)
 	ssize_t n;
 	int fd, r;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0) {
 		snprintf(why, whysz, "cannot open %s: %s", path, strerror(errno));
 		r = BF_ERR_SYS;
 		goto out;
