@@ -25,7 +25,6 @@ static const struct {
 	{ .path = "/sys/kernel/mm/transparent_hugepage/", .key = "transparent_hugepage/" },
 	{ .path = "/proc/sys/kernel/", .key = "kernel." },
 	{ .path = "/proc/sys/vm/", .key = "vm." },
-	{ .path = "/sys/kernel/mm/hugepages/", .key = "hugetlb/" },
 };
 
 /*
@@ -63,7 +62,7 @@ int
 evidence_key_set_by(const char *key, const char *name)
 {
 	const struct knob *k;
-	char path[KNOB_MAX_PATH], want[KNOB_MAX_PATH];
+	char path[KNOB_MAX_PATH];
 	const char *hp;
 	long long node;
 	size_t n;
@@ -99,13 +98,16 @@ evidence_key_set_by(const char *key, const char *name)
 	}
 	if (knob_path(name, path, sizeof(path), &node) != 0)
 		return 0;
-	if (node >= 0) {
-		/* a node's pool: hugetlb/node<M>/hugepages-<N>kB/nr_hugepages */
-		if ((hp = strstr(path, "/hugepages/")) == NULL ||
-		    (size_t)snprintf(want, sizeof(want), "hugetlb/node%lld%s", node,
-		    hp + 10) >= sizeof(want))
+	/*
+	 * A pool of one size moves every pool of that size: the global count is
+	 * the sum of the nodes', and a global request is spread over the nodes.
+	 * hugetlb/[nodeM/]hugepages-<N>kB/nr_hugepages.
+	 */
+	if (k->pool) {
+		if ((hp = strstr(path, "/hugepages-")) == NULL || strncmp(key, "hugetlb/", 8) != 0)
 			return 0;
-		return strcmp(key, want) == 0;
+		n = strlen(key);
+		return n >= strlen(hp) && strcmp(key + n - strlen(hp), hp) == 0;
 	}
 	return path_is_key(path, strlen(path), key);
 }
