@@ -1,8 +1,11 @@
 /*
  * knobset.c: the step's knobs on the machine. The order is fixed: read
- * every knob (a missing one fails before anything is written), write the
- * ones that differ (each file's old value saved first), read every one
- * back, report. Restoring replays the undo list newest first.
+ * every knob (a missing one fails before anything is written, unless the
+ * step lists it in knobs_optional: then it reads back "absent" and is left
+ * alone), write the ones that differ (each file's old value saved first),
+ * read every one back, report. Restoring replays the undo list newest
+ * first. Actions (drop_caches, compact_memory) are checked to exist here
+ * and done before each iteration by knobset_actions.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +84,15 @@ out:
 }
 
 static int
+knobset_is_action(const char *name)
+{
+	const struct knob *k = knob_find(name);
+
+	return k != NULL && k->kind == KNOB_ACTION;
+}
+
+/* An action appears in requested only, unless it is absent here. */
+static int
 knobset_put_obj(struct buf *b, const char *key, const struct step *st, char (*vals)[256],
     int all)
 {
@@ -90,7 +102,7 @@ knobset_put_obj(struct buf *b, const char *key, const struct step *st, char (*va
 	if ((r = buf_printf(b, ",\"%s\":{", key)) != 0)
 		return r;
 	for (i = 0; i < st->nknobs; i++) {
-		if (!all && strcmp(st->knobs[i].name, "drop_caches") == 0)
+		if (!all && !st->knobs[i].absent && knobset_is_action(st->knobs[i].name))
 			continue;
 		if ((r = buf_puts(b, n++ ? "," : "")) != 0 ||
 		    (r = ajson_put_str(b, st->knobs[i].name, strlen(st->knobs[i].name))) != 0 ||
@@ -101,8 +113,30 @@ knobset_put_obj(struct buf *b, const char *key, const struct step *st, char (*va
 	return buf_puts(b, "}");
 }
 
+/* Before: the knob's value, or absent (optional and missing), or an error. */
+static int
+knobset_before(struct step_knob *k, char *out, size_t outsz, struct bf_diag *d)
+{
+	char why[KNOB_MAX_WHY];
+	int r;
+
+	if (knobset_is_action(k->name)) {
+		if (knob_action_exists(k->name, why, sizeof(why)))
+			return 0;
+		r = BF_ERR_NOTFOUND;
+	} else if ((r = knob_read(k->name, out, outsz, why, sizeof(why))) == 0)
+		return 0;
+	if (r == BF_ERR_NOTFOUND && k->optional) {
+		k->absent = 1;
+		snprintf(out, outsz, "%s", KNOB_ABSENT);
+		return 0;
+	}
+	bf_diag_set(d, NULL, "knobs.%s: cannot set \"%s\": %s", k->name, k->value, why);
+	return r;
+}
+
 int
-knobset_apply(const struct step *st, struct bf_diag *d)
+knobset_apply(struct step *st, struct bf_diag *d)
 {
 	char (*before)[256] = NULL, (*after)[256] = NULL, (*req)[256] = NULL;
 	char why[KNOB_MAX_WHY];
@@ -122,21 +156,25 @@ knobset_apply(const struct step *st, struct bf_diag *d)
 		goto out;
 	}
 	for (i = 0; i < st->nknobs; i++) {
-		const struct step_knob *k = &st->knobs[i];
+		struct step_knob *k = &st->knobs[i];
 
 		snprintf(req[i], sizeof(req[i]), "%s", k->value);
-		if (strcmp(k->name, "drop_caches") == 0)
-			continue;
-		if ((r = knob_read(k->name, before[i], sizeof(before[i]), why, sizeof(why))) != 0) {
-			bf_diag_set(d, NULL, "knobs.%s: cannot set \"%s\": %s", k->name, k->value,
-			    why);
+		if ((r = knobset_before(k, before[i], sizeof(before[i]), d)) != 0)
 			goto out;
+		if (k->absent) {
+			snprintf(after[i], sizeof(after[i]), "%s", KNOB_ABSENT);
+			/* an absent action is not done */
+			if (strcmp(k->name, "drop_caches") == 0)
+				st->drop_caches = 0;
+			if (strcmp(k->name, "compact_memory") == 0)
+				st->compact_memory = 0;
 		}
 	}
 	for (i = 0; i < st->nknobs; i++) {
 		const struct step_knob *k = &st->knobs[i];
 
-		if (strcmp(k->name, "drop_caches") == 0 || knob_same(k->name, k->value, before[i]))
+		if (k->absent || knobset_is_action(k->name) ||
+		    knob_same(k->name, k->value, before[i]))
 			continue;
 		if ((r = knobset_set(k, d)) != 0)
 			goto out;
@@ -144,7 +182,7 @@ knobset_apply(const struct step *st, struct bf_diag *d)
 	for (i = 0; i < st->nknobs; i++) {
 		const struct step_knob *k = &st->knobs[i];
 
-		if (strcmp(k->name, "drop_caches") == 0)
+		if (k->absent || knobset_is_action(k->name))
 			continue;
 		if ((r = knob_read(k->name, after[i], sizeof(after[i]), why, sizeof(why))) != 0) {
 			bf_diag_set(d, NULL, "knobs.%s: cannot read back: %s", k->name, why);
@@ -161,8 +199,9 @@ knobset_apply(const struct step *st, struct bf_diag *d)
 	    (r = emit_line(&b)) != 0)
 		goto out;
 	if (bad != (size_t)-1) {
-		bf_diag_set(d, NULL, "knobs.%s: set to \"%s\" but reads back \"%s\"",
-		    st->knobs[bad].name, st->knobs[bad].value, after[bad]);
+		knob_mismatch(st->knobs[bad].name, st->knobs[bad].value, after[bad], why,
+		    sizeof(why));
+		bf_diag_set(d, NULL, "knobs.%s: %s", st->knobs[bad].name, why);
 		r = BF_ERR_STATE;
 		goto out;
 	}
@@ -203,7 +242,7 @@ knobset_restore_signal(void)
 	for (i = knobset_nundo; i > 0; i--) {
 		const struct knobset_undo *u = &knobset_undo[i - 1];
 
-		if ((fd = open(u->path, O_WRONLY | O_CLOEXEC)) < 0)
+		if ((fd = open(u->path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
 			continue;
 		n = write(fd, u->value, strlen(u->value));
 		(void)n;
@@ -213,13 +252,21 @@ knobset_restore_signal(void)
 }
 
 int
-knobset_drop_caches(int level, struct bf_diag *d)
+knobset_actions(const struct step *st, struct bf_diag *d)
 {
-	char why[KNOB_MAX_WHY], v[2] = { (char)('0' + level), '\0' };
+	char why[KNOB_MAX_WHY], v[2] = { (char)('0' + st->drop_caches), '\0' };
 	int r;
 
-	sync();
-	if ((r = knob_file_put("/proc/sys/vm/drop_caches", v, why, sizeof(why))) != 0)
-		bf_diag_set(d, NULL, "drop_caches: %s", why);
-	return r;
+	if (st->drop_caches > 0) {
+		sync();
+		if ((r = knob_write("drop_caches", v, why, sizeof(why))) != 0) {
+			bf_diag_set(d, NULL, "drop_caches: %s", why);
+			return r;
+		}
+	}
+	if (st->compact_memory && (r = knob_write("compact_memory", "1", why, sizeof(why))) != 0) {
+		bf_diag_set(d, NULL, "compact_memory: %s", why);
+		return r;
+	}
+	return 0;
 }

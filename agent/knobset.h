@@ -16,15 +16,19 @@
  * Read every knob, set those that differ, read every one back and print
  * {"type":"knobs","before":{},"requested":{},"after":{}}. A knob the machine
  * lacks, a write the kernel refuses, or a read-back that differs from the
- * request fails with d naming the knob, the value and the reason. Whatever
- * was written is in the undo list either way.
+ * request fails with d naming the knob, the value and the reason (a hugetlb
+ * pool short of the request: the pages asked and obtained). A knob in
+ * knobs_optional that the machine lacks is marked absent in st and reads
+ * "absent" in before and after. Whatever was written is in the undo list
+ * either way.
  */
-int knobset_apply(const struct step *st, struct bf_diag *d);
+int knobset_apply(struct step *st, struct bf_diag *d);
 /* Put back every file written, newest first. 0, or BF_ERR_SYS with d. */
 int knobset_restore(struct bf_diag *d);
 /* The same from a signal handler: no allocation, no stdio. */
 void knobset_restore_signal(void);
-/* sync(2), then write level (1..3) to /proc/sys/vm/drop_caches. */
-int knobset_drop_caches(int level, struct bf_diag *d);
+/* The step's actions before an iteration: sync(2) and drop_caches (1..3)
+ * when asked, then compact_memory when asked. */
+int knobset_actions(const struct step *st, struct bf_diag *d);
 
 #endif

@@ -302,7 +302,7 @@ run_profile(const struct step *st, struct profile *prof, int64_t it, struct bf_d
 	exec_result_init(&res);
 	if ((r = run_cmds(st, st->pre, st->npre, "pre_iteration", it, d)) != 0)
 		goto out;
-	if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, d)) != 0)
+	if ((r = knobset_actions(st, d)) != 0)
 		goto out;
 	run_unlink_results(st);
 	if ((r = profile_record(prof, st, it, &res, d)) != 0) {
@@ -393,7 +393,7 @@ run_step(void)
 		exec_result_init(&res);
 		if ((r = run_cmds(st, st->pre, st->npre, "pre_iteration", it, &d)) != 0)
 			goto out;
-		if (st->drop_caches > 0 && (r = knobset_drop_caches(st->drop_caches, &d)) != 0)
+		if ((r = knobset_actions(st, &d)) != 0)
 			goto out;
 		run_unlink_results(st);
 		counters_before(&ctr);

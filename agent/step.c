@@ -351,9 +351,43 @@ step_f_knobs(const struct ajson *v, struct step *st, struct bf_diag *d)
 		    (st->knobs[i].value = strdup(val)) == NULL) {
 			return BF_ERR_ALLOC;
 		}
-		/* drop_caches is an action before each iteration, not state */
+		/* drop_caches and compact_memory are actions before each iteration */
 		if (strcmp(e->key, "drop_caches") == 0)
 			st->drop_caches = (int)(val[0] - '0');
+		if (strcmp(e->key, "compact_memory") == 0)
+			st->compact_memory = 1;
+	}
+	return 0;
+}
+
+/* "knobs_optional": names of the step's knobs (parsed before this field)
+ * that a machine may lack: they read back absent instead of failing. */
+static int
+step_f_knobs_optional(const struct ajson *v, struct step *st, struct bf_diag *d)
+{
+	char ef[BF_MAX_NAME + 32];
+	const struct ajson *e;
+	size_t i, k;
+	int r;
+
+	if ((r = step_want(v, AJSON_ARR, STEP_FIELD_KNOBS_OPTIONAL, d)) != 0)
+		return r;
+	for (i = 0; i < v->n; i++) {
+		e = v->items[i];
+		snprintf(ef, sizeof(ef), "%s[%zu]", STEP_FIELD_KNOBS_OPTIONAL, i);
+		if (e->type != AJSON_STR) {
+			bf_diag_set(d, ef, "%s where a knob name is expected",
+			    ajson_type_name(e->type));
+			return BF_ERR_INVALID;
+		}
+		for (k = 0; k < st->nknobs; k++)
+			if (strcmp(st->knobs[k].name, e->str) == 0)
+				break;
+		if (k == st->nknobs) {
+			bf_diag_set(d, ef, "\"%.64s\" is not one of the step's knobs", e->str);
+			return BF_ERR_INVALID;
+		}
+		st->knobs[k].optional = 1;
 	}
 	return 0;
 }
@@ -832,6 +866,8 @@ static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_CWD,	.required = 0,	.fn = step_f_cwd },
 	{ .name = STEP_FIELD_METRICS,	.required = 0,	.fn = step_f_metrics },
 	{ .name = STEP_FIELD_KNOBS,	.required = 0,	.fn = step_f_knobs },
+	/* after knobs: it names them */
+	{ .name = STEP_FIELD_KNOBS_OPTIONAL, .required = 0, .fn = step_f_knobs_optional },
 	{ .name = STEP_FIELD_BIND,	.required = 0,	.fn = step_f_bind },
 	{ .name = STEP_FIELD_ASLR,	.required = 0,	.fn = step_f_aslr },
 	{ .name = STEP_FIELD_DROP_CACHES, .required = 0, .fn = step_f_drop_caches },

@@ -68,6 +68,8 @@ struct step_service {
 struct step_knob {
 	char *name;
 	char *value;		/* as text: integers are written in decimal */
+	int optional;		/* in knobs_optional: a machine without it records absent */
+	int absent;		/* set by knobset_apply: optional and missing here */
 };
 
 struct step {
@@ -87,6 +89,7 @@ struct step {
 	size_t nknobs;
 	struct bind bind;		/* bind, aslr */
 	int drop_caches;		/* 0, or the value written before each iteration */
+	int compact_memory;		/* 1: compact_memory before each iteration */
 	struct step_cmd *setup;
 	size_t nsetup;
 	struct step_cmd *pre;		/* pre_iteration */

@@ -63,8 +63,9 @@ evidence_key_set_by(const char *key, const char *name)
 {
 	const struct knob *k;
 	char path[KNOB_MAX_PATH];
+	const char *hp;
+	long long node;
 	size_t n;
-	int len;
 
 	if (key == NULL || name == NULL)
 		return 0;
@@ -85,19 +86,30 @@ evidence_key_set_by(const char *key, const char *name)
 	case KNOB_BOOST:
 		return strcmp(key, "cpufreq.boost") == 0 ||
 		    strcmp(key, "cpufreq.intel_pstate.no_turbo") == 0;
+	case KNOB_SMT:
+		return strncmp(key, "cpu.smt.", 8) == 0;
+	case KNOB_CPUIDLE:
+		n = strlen(key);
+		return strncmp(key, "cpuidle.state", 13) == 0 && n > 8 &&
+		    strcmp(key + n - 8, ".disable") == 0;
 	case KNOB_BRACKET:
 	case KNOB_INT:
 		break;
 	}
-	if (k->family) {
-		/* mthp_<N>kB: knob_find checked the form; the number is the size */
-		n = strlen(name);
-		len = snprintf(path, sizeof(path), "%s%.*s%s", k->path, (int)(n - 7), name + 5,
-		    k->tail != NULL ? k->tail : "");
-	} else {
-		len = snprintf(path, sizeof(path), "%s", k->path);
+	if (knob_path(name, path, sizeof(path), &node) != 0)
+		return 0;
+	/*
+	 * A pool of one size moves every pool of that size: the global count is
+	 * the sum of the nodes', and a global request is spread over the nodes.
+	 * hugetlb/[nodeM/]hugepages-<N>kB/nr_hugepages.
+	 */
+	if (k->pool) {
+		if ((hp = strstr(path, "/hugepages-")) == NULL || strncmp(key, "hugetlb/", 8) != 0)
+			return 0;
+		n = strlen(key);
+		return n >= strlen(hp) && strcmp(key + n - strlen(hp), hp) == 0;
 	}
-	return len > 0 && (size_t)len < sizeof(path) && path_is_key(path, (size_t)len, key);
+	return path_is_key(path, strlen(path), key);
 }
 
 /* Does some axis set key? */

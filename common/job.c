@@ -20,7 +20,8 @@
 
 static const char *const job_keys[] = {
 	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
-	"knobs", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot", "profile", NULL
+	"knobs", "knobs_optional", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot",
+	"profile", NULL
 };
 static const char *const job_profile_keys[] = { "perf", "freq", NULL };
 /* Matrix axes that are boot configuration, not recipe parameters. */
@@ -161,6 +162,7 @@ job_free(struct job_spec *job)
 	json_decref(job->matrix);
 	json_decref(job->params);
 	json_decref(job->knobs);
+	json_decref(job->knobs_optional);
 	json_decref(job->bind);
 	json_decref(job->json);
 	free(job);
@@ -466,6 +468,45 @@ job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	return 0;
 }
 
+/*
+ * "knobs_optional": ["mthp_16kB"]: knobs of this job (fixed or an axis) that
+ * a machine may lack; the agent records them absent there instead of
+ * failing the run. Parsed after knobs and matrix.
+ */
+static int
+job_parse_knobs_optional(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+{
+	char kp[BF_DIAG_FIELD];
+	const char *name;
+	json_t *arr = NULL, *v;
+	size_t i, j;
+	int r;
+
+	if ((r = jx_arr(doc, "knobs_optional", JX_OPTIONAL, 0, JOB_MAX_KNOBS, &arr, "", d)) != 0)
+		return r;
+	if (arr == NULL)
+		return 0;
+	json_array_foreach(arr, i, v) {
+		snprintf(kp, sizeof(kp), "knobs_optional[%zu]", i);
+		if ((r = jx_as_str(v, BF_MAX_NAME, &name, kp, d)) != 0)
+			return r;
+		if (knob_find(name) == NULL ||
+		    (json_object_get(job->knobs, name) == NULL &&
+		    json_object_get(job->matrix, name) == NULL)) {
+			bf_diag_set(d, kp, "\"%.64s\" is not a knob of this job (its knobs or "
+			    "a knob axis of its matrix)", name);
+			return BF_ERR_INVALID;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(json_string_value(json_array_get(arr, j)), name) == 0) {
+				bf_diag_set(d, kp, "\"%.64s\" is listed twice", name);
+				return BF_ERR_INVALID;
+			}
+	}
+	job->knobs_optional = json_incref(arr);
+	return 0;
+}
+
 /* "0-3,8": digits, commas and dashes; the agent checks it against the machine. */
 static int
 job_check_list(const json_t *v, const char *path, struct bf_diag *d)
@@ -608,6 +649,7 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_matrix(job, doc, d)) != 0 ||
 	    (r = job_parse_params(job, doc, d)) != 0 ||
 	    (r = job_parse_knobs(job, doc, d)) != 0 ||
+	    (r = job_parse_knobs_optional(job, doc, d)) != 0 ||
 	    (r = job_parse_bind(job, doc, d)) != 0 ||
 	    (r = job_parse_profile(job, doc, d)) != 0 ||
 	    (r = job_parse_reps(job, doc, d)) != 0 ||

@@ -28,6 +28,9 @@
  *                                              (plan.h)
  *   "knobs": {"thp_enabled": "madvise",        optional; every name and value
  *             "randomize_va_space": 0},        passes knob_check() (knob.h)
+ *   "knobs_optional": ["mthp_16kB"],           optional; knobs of the job (fixed or
+ *                                              an axis) a machine may lack: recorded
+ *                                              "absent" there, not a failed run
  *   "bind": {"cpus": "0-3", "membind": "0",    optional; lists like "0-3,8"
  *            "cpunodebind": "0"},
  *   "aslr": false,                             optional; false: the workload
@@ -82,6 +85,7 @@ struct job_spec {
 	char *cmdline_base;		/* boot.cmdline_base: added to every boot, or NULL */
 	int interleaved;		/* order: "interleaved" (the default) or not */
 	json_t *knobs;			/* object knob -> value (owned; {} when absent) */
+	json_t *knobs_optional;		/* array of knob names (owned) or NULL */
 	json_t *bind;			/* object (owned) or NULL */
 	int aslr;			/* -1 absent, 0 off, 1 on */
 	int drop_caches;		/* 0/1 */

@@ -15,12 +15,15 @@
 
 #include "err.h"
 #include "knob.h"
+#include "knob-int.h"
 #include "parse.h"
 
 #define KNOB_THP	"/sys/kernel/mm/transparent_hugepage"
-#define KNOB_CPU	"/sys/devices/system/cpu"
+#define KNOB_HUGETLB	"/sys/kernel/mm/hugepages"
+#define KNOB_NODE	"/sys/devices/system/node/node"
 #define KNOB_MAX_MTHP_KB	((int64_t)16 * 1024 * 1024)	/* 16 GiB pages */
-#define KNOB_MAX_READ	4096
+#define KNOB_MAX_NODE	1023
+#define KNOB_MAX_POOL	((int64_t)1 << 30)	/* pages in one hugetlb pool */
 #define KNOB_MAX_CPUS	KNOB_MAX_FILES
 
 static const char *const knob_v_thp[] = { "never", "madvise", "always", NULL };
@@ -31,6 +34,10 @@ static const char *const knob_v_shmem[] = {
 	"never", "advise", "within_size", "always", "deny", "force", NULL
 };
 static const char *const knob_v_mthp[] = { "never", "madvise", "inherit", "always", NULL };
+static const char *const knob_v_mthp_shmem[] = {
+	"never", "always", "within_size", "advise", "inherit", NULL
+};
+static const char *const knob_v_smt[] = { "on", "off", NULL };
 static const char *const knob_v_gov[] = {
 	"performance", "powersave", "schedutil", "ondemand", "conservative", "userspace", NULL
 };
@@ -47,9 +54,30 @@ static const struct knob knob_tab[] = {
 	  .help = "pages khugepaged scans per pass" },
 	{ .name = "khugepaged_defrag", .kind = KNOB_INT, .path = KNOB_THP "/khugepaged/defrag",
 	  .min = 0, .max = 1, .help = "khugepaged may compact" },
-	{ .name = "mthp_", .family = 1, .kind = KNOB_BRACKET, .path = KNOB_THP "/hugepages-",
-	  .tail = "kB/enabled", .values = knob_v_mthp,
-	  .help = "per-size mTHP: mthp_<N>kB, sizes found on the machine" },
+	{ .name = "khugepaged_scan_sleep_ms", .kind = KNOB_INT,
+	  .path = KNOB_THP "/khugepaged/scan_sleep_millisecs", .min = 0, .max = 86400000,
+	  .help = "khugepaged's sleep between scan passes, ms" },
+	{ .name = "khugepaged_alloc_sleep_ms", .kind = KNOB_INT,
+	  .path = KNOB_THP "/khugepaged/alloc_sleep_millisecs", .min = 0, .max = 86400000,
+	  .help = "khugepaged's sleep after a failed huge page allocation, ms" },
+	{ .name = "use_zero_page", .kind = KNOB_INT, .path = KNOB_THP "/use_zero_page",
+	  .min = 0, .max = 1, .help = "THP read faults may map the huge zero page" },
+	{ .name = "mthp_", .family = KNOB_FAM_SIZE, .kind = KNOB_BRACKET,
+	  .path = KNOB_THP "/hugepages-", .tail = "kB/enabled", .sizes = KNOB_THP,
+	  .values = knob_v_mthp, .help = "per-size mTHP: mthp_<N>kB, sizes found on the machine" },
+	{ .name = "mthp_shmem_", .family = KNOB_FAM_SIZE, .kind = KNOB_BRACKET,
+	  .path = KNOB_THP "/hugepages-", .tail = "kB/shmem_enabled", .sizes = KNOB_THP,
+	  .values = knob_v_mthp_shmem, .help = "per-size mTHP for shmem: mthp_shmem_<N>kB" },
+	{ .name = "nr_hugepages_", .family = KNOB_FAM_SIZE, .kind = KNOB_INT, .pool = 1,
+	  .path = KNOB_HUGETLB "/hugepages-", .tail = "kB/nr_hugepages", .sizes = KNOB_HUGETLB,
+	  .min = 0, .max = KNOB_MAX_POOL,
+	  .help = "hugetlb pool of one size: nr_hugepages_<N>kB, pages obtained read back" },
+	{ .name = "nr_hugepages_", .family = KNOB_FAM_SIZE_NODE, .kind = KNOB_INT, .pool = 1,
+	  .path = KNOB_NODE, .mid = "/hugepages/hugepages-", .tail = "kB/nr_hugepages",
+	  .sizes = KNOB_HUGETLB, .min = 0, .max = KNOB_MAX_POOL,
+	  .help = "hugetlb pool of one size on one node: nr_hugepages_<N>kB_node<M>" },
+	{ .name = "numa_balancing", .kind = KNOB_INT, .path = "/proc/sys/kernel/numa_balancing",
+	  .min = 0, .max = 3, .help = "automatic NUMA balancing (kernel.numa_balancing)" },
 	{ .name = "randomize_va_space", .kind = KNOB_INT,
 	  .path = "/proc/sys/kernel/randomize_va_space", .min = 0, .max = 2,
 	  .help = "system-wide ASLR (kernel.randomize_va_space)" },
@@ -58,9 +86,17 @@ static const struct knob knob_tab[] = {
 	  .help = "cpufreq governor of every cpu" },
 	{ .name = "boost", .kind = KNOB_BOOST, .path = KNOB_CPU "/cpufreq/boost", .min = 0, .max = 1,
 	  .help = "turbo/boost: 1 on, 0 off (cpufreq/boost or intel_pstate/no_turbo)" },
+	{ .name = "smt", .kind = KNOB_SMT, .path = KNOB_CPU "/smt/control", .values = knob_v_smt,
+	  .help = "SMT siblings on or off (smt/control; smt/active read back)" },
+	{ .name = "cpuidle_max_latency_us", .kind = KNOB_CPUIDLE,
+	  .path = KNOB_CPU "/cpu", .tail = "/cpuidle", .min = 0, .max = 100000000,
+	  .help = "disable every C-state whose exit latency exceeds N us, on every cpu" },
 	{ .name = "drop_caches", .kind = KNOB_ACTION, .path = "/proc/sys/vm/drop_caches",
 	  .min = 1, .max = 3,
 	  .help = "sync and write this to drop_caches before each iteration" },
+	{ .name = "compact_memory", .kind = KNOB_ACTION, .path = "/proc/sys/vm/compact_memory",
+	  .min = 1, .max = 1,
+	  .help = "1: compact all zones before each iteration (after drop_caches)" },
 };
 #define KNOB_N	(sizeof(knob_tab) / sizeof(knob_tab[0]))
 
@@ -84,28 +120,58 @@ knob_set_root(const char *root)
 	return 0;
 }
 
-/* "mthp_64kB" -> 64; BF_ERR_PARSE unless it is exactly mthp_<digits>kB. */
-static int
-knob_mthp_kb(const char *name, int64_t *kb)
+/* Leading decimal digits of s, no leading zero unless the number is 0. */
+static size_t
+knob_digits(const char *s)
 {
-	size_t n = strlen(name);
+	size_t n = 0;
 
-	if (n < 8 || strncmp(name, "mthp_", 5) != 0 || strcmp(name + n - 2, "kB") != 0 ||
-	    name[5] == '0' || name[5] == '+' || name[5] == '-')
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n > 1 && s[0] == '0' ? 0 : n;
+}
+
+/*
+ * name as a member of family k: "mthp_64kB" -> kb 64; for a _NODE family
+ * "nr_hugepages_2048kB_node1" -> kb 2048, node 1. BF_ERR_PARSE unless it
+ * is exactly <prefix><digits>kB[_node<digits>].
+ */
+static int
+knob_fam_parse(const struct knob *k, const char *name, int64_t *kb, int64_t *node)
+{
+	size_t pre = strlen(k->name), n;
+	const char *p;
+
+	*kb = 0;
+	*node = 0;
+	if (strncmp(name, k->name, pre) != 0)
 		return BF_ERR_PARSE;
-	return parse_i64_n(name + 5, n - 7, 1, KNOB_MAX_MTHP_KB, kb);
+	p = name + pre;
+	if ((n = knob_digits(p)) == 0 || p[0] == '0' || strncmp(p + n, "kB", 2) != 0 ||
+	    parse_i64_n(p, n, 1, KNOB_MAX_MTHP_KB, kb) != 0)
+		return BF_ERR_PARSE;
+	p += n + 2;
+	if (k->family == KNOB_FAM_SIZE)
+		return *p == '\0' ? 0 : BF_ERR_PARSE;
+	if (strncmp(p, "_node", 5) != 0)
+		return BF_ERR_PARSE;
+	p += 5;
+	if ((n = knob_digits(p)) == 0 || p[n] != '\0' ||
+	    parse_i64_n(p, n, 0, KNOB_MAX_NODE, node) != 0)
+		return BF_ERR_PARSE;
+	return 0;
 }
 
 const struct knob *
 knob_find(const char *name)
 {
-	int64_t kb;
+	int64_t kb, node;
 	size_t i;
 
 	for (i = 0; i < KNOB_N; i++) {
 		if (!knob_tab[i].family && strcmp(name, knob_tab[i].name) == 0)
 			return &knob_tab[i];
-		if (knob_tab[i].family && knob_mthp_kb(name, &kb) == 0)
+		if (knob_tab[i].family && knob_fam_parse(&knob_tab[i], name, &kb, &node) == 0)
 			return &knob_tab[i];
 	}
 	return NULL;
@@ -147,19 +213,31 @@ knob_list(const char *const *vals, char *out, size_t outsz)
 		o += (size_t)snprintf(out + o, outsz - o, "%s%s", i ? ", " : "", vals[i]);
 }
 
+/* Every knob's name, families as mthp_<N>kB, for the "is not a knob" message. */
+static void
+knob_names(char *out, size_t outsz)
+{
+	static const char *const fam[] = { "", "<N>kB", "<N>kB_node<M>" };
+	size_t i, o = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < KNOB_N && o < outsz; i++)
+		o += (size_t)snprintf(out + o, outsz - o, "%s%s%s", i ? ", " : "",
+		    knob_tab[i].name, fam[knob_tab[i].family]);
+}
+
 int
 knob_check(const char *name, const char *value, char *why, size_t whysz)
 {
 	const struct knob *k;
-	char rep[64], list[256];
+	char rep[64], list[400];
 	int64_t v;
 	size_t i;
 
 	if ((k = knob_find(name)) == NULL) {
 		knob_repr(name, rep, sizeof(rep));
-		snprintf(why, whysz, "%s is not a knob (thp_enabled, thp_defrag, "
-		    "thp_shmem_enabled, khugepaged_pages_to_scan, khugepaged_defrag, "
-		    "mthp_<N>kB, randomize_va_space, governor, boost, drop_caches)", rep);
+		knob_names(list, sizeof(list));
+		snprintf(why, whysz, "%s is not a knob (%s)", rep, list);
 		return BF_ERR_NOTFOUND;
 	}
 	knob_repr(value, rep, sizeof(rep));
@@ -224,8 +302,7 @@ knob_bracket(const char *text, size_t len, char *out, size_t outsz)
 	return 0;
 }
 
-/* Read a small file into buf (NUL-terminated, trailing whitespace cut). */
-static int
+int
 knob_slurp(const char *path, char *buf, size_t bufsz, char *why, size_t whysz)
 {
 	size_t len = 0;
@@ -260,8 +337,7 @@ out:
 	return r;
 }
 
-/* root + head [+ arg + tail]: a numbered path (cpuN, hugepages-NkB) has a tail. */
-static int
+int
 knob_mkpath(char *out, size_t outsz, const char *head, const char *tail, long long arg)
 {
 	int n;
@@ -281,8 +357,9 @@ knob_cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int
-knob_mthp_sizes(char *out, size_t outsz)
+/* The hugepages-<N>kB entries of directory head (under the root), ascending. */
+static int
+knob_sizes(const char *head, char *out, size_t outsz)
 {
 	char dir[KNOB_MAX_PATH];
 	int64_t kb[64];
@@ -292,7 +369,7 @@ knob_mthp_sizes(char *out, size_t outsz)
 	int r;
 
 	out[0] = '\0';
-	if ((r = knob_mkpath(dir, sizeof(dir), KNOB_THP, NULL, 0)) != 0)
+	if ((r = knob_mkpath(dir, sizeof(dir), head, NULL, 0)) != 0)
 		goto out;
 	if ((d = opendir(dir)) == NULL) {
 		snprintf(out, outsz, "none");
@@ -319,10 +396,80 @@ out:
 	return r;
 }
 
-static int
+int
+knob_mthp_sizes(char *out, size_t outsz)
+{
+	return knob_sizes(KNOB_THP, out, outsz);
+}
+
+int
 knob_exists(const char *path)
 {
 	return access(path, F_OK) == 0;
+}
+
+int
+knob_path(const char *name, char *out, size_t outsz, long long *node)
+{
+	const struct knob *k = knob_find(name);
+	int64_t kb = 0, nd = 0;
+	int n;
+
+	*node = -1;
+	if (k == NULL)
+		return BF_ERR_NOTFOUND;
+	if (k->kind == KNOB_GOVERNOR || k->kind == KNOB_CPUIDLE)
+		return BF_ERR_INVALID;
+	if (k->family && knob_fam_parse(k, name, &kb, &nd) != 0)
+		return BF_ERR_NOTFOUND;
+	if (k->family == KNOB_FAM_SIZE_NODE) {
+		*node = (long long)nd;
+		n = snprintf(out, outsz, "%s%lld%s%lld%s", k->path, (long long)nd, k->mid,
+		    (long long)kb, k->tail);
+	} else if (k->family)
+		n = snprintf(out, outsz, "%s%lld%s", k->path, (long long)kb, k->tail);
+	else
+		n = snprintf(out, outsz, "%s", k->path);
+	return n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
+}
+
+/* The file of a family member: "mthp_64kB" -> .../hugepages-64kB/enabled. A
+ * missing one is named with what the machine has instead. */
+static int
+knob_fam_file(const struct knob *k, const char *name, char *path, char *why, size_t whysz)
+{
+	char sizes[256], dir[KNOB_MAX_PATH];
+	int64_t kb, node;
+	int r;
+
+	if ((r = knob_fam_parse(k, name, &kb, &node)) != 0) {
+		snprintf(why, whysz, "not a member of %s", k->name);
+		return r;
+	}
+	if (k->family == KNOB_FAM_SIZE_NODE) {
+		if ((r = knob_mkpath(dir, sizeof(dir), k->path, k->mid, (long long)node)) != 0)
+			return r;
+		if ((size_t)snprintf(path, KNOB_MAX_PATH, "%s%lld%s", dir, (long long)kb,
+		    k->tail) >= KNOB_MAX_PATH)
+			return BF_ERR_TOOBIG;
+		if ((r = knob_mkpath(dir, sizeof(dir), k->path, "", (long long)node)) != 0)
+			return r;
+		if (!knob_exists(dir)) {
+			snprintf(why, whysz, "no NUMA node %lld on this machine", (long long)node);
+			return BF_ERR_NOTFOUND;
+		}
+	} else if ((r = knob_mkpath(path, KNOB_MAX_PATH, k->path, k->tail, (long long)kb)) != 0)
+		return r;
+	if (knob_exists(path))
+		return 0;
+	(void)knob_sizes(k->sizes, sizes, sizeof(sizes));
+	if (k->pool)
+		snprintf(why, whysz, "no hugetlb pool of %lldkB pages on this machine; "
+		    "available: %s", (long long)kb, sizes);
+	else
+		snprintf(why, whysz, "no such mTHP size %lldkB on this machine; available: %s",
+		    (long long)kb, sizes);
+	return BF_ERR_NOTFOUND;
 }
 
 int
@@ -330,8 +477,8 @@ knob_files(const char *name, char (*paths)[KNOB_MAX_PATH], size_t max, size_t *n
     char *why, size_t whysz)
 {
 	const struct knob *k;
-	char sizes[256], probe[KNOB_MAX_PATH];
-	int64_t kb = 0, cpu;
+	char probe[KNOB_MAX_PATH];
+	int64_t cpu;
 	size_t n = 0;
 	int r;
 
@@ -374,22 +521,25 @@ knob_files(const char *name, char (*paths)[KNOB_MAX_PATH], size_t max, size_t *n
 		}
 		n = 1;
 		break;
+	case KNOB_SMT:
+		if ((r = knob_smt_files(paths, &n, why, whysz)) != 0)
+			return r;
+		break;
+	case KNOB_CPUIDLE:
+		if ((r = knob_cpuidle_files(paths, max, &n, why, whysz)) != 0)
+			return r;
+		break;
 	default:
-		if (k->family && (r = knob_mthp_kb(name, &kb)) != 0) {
-			snprintf(why, whysz, "not an mTHP size");
-			return r;
-		}
-		if ((r = knob_mkpath(paths[0], KNOB_MAX_PATH, k->path, k->tail,
-		    (long long)kb)) != 0)
-			return r;
-		if (!knob_exists(paths[0])) {
-			if (k->family) {
-				(void)knob_mthp_sizes(sizes, sizeof(sizes));
-				snprintf(why, whysz, "no such mTHP size %lldkB on this machine; "
-				    "available: %s", (long long)kb, sizes);
-			} else
+		if (k->family) {
+			if ((r = knob_fam_file(k, name, paths[0], why, whysz)) != 0)
+				return r;
+		} else {
+			if ((r = knob_mkpath(paths[0], KNOB_MAX_PATH, k->path, NULL, 0)) != 0)
+				return r;
+			if (!knob_exists(paths[0])) {
 				snprintf(why, whysz, "%s does not exist on this machine", paths[0]);
-			return BF_ERR_NOTFOUND;
+				return BF_ERR_NOTFOUND;
+			}
 		}
 		n = 1;
 		break;
@@ -434,7 +584,7 @@ knob_file_put(const char *path, const char *value, char *why, size_t whysz)
 	ssize_t n;
 	int fd, r;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0) {
 		snprintf(why, whysz, "cannot open %s: %s", path, strerror(errno));
 		r = BF_ERR_SYS;
 		goto out;
@@ -487,6 +637,14 @@ knob_read(const char *name, char *out, size_t outsz, char *why, size_t whysz)
 		r = BF_ERR_INVALID;
 		goto out;
 	}
+	if (k->kind == KNOB_SMT) {
+		r = knob_smt_read(out, outsz, why, whysz);
+		goto out;
+	}
+	if (k->kind == KNOB_CPUIDLE) {
+		r = knob_cpuidle_read(out, outsz, why, whysz);
+		goto out;
+	}
 	if ((paths = knob_paths_alloc()) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -536,6 +694,10 @@ knob_write(const char *name, const char *value, char *why, size_t whysz)
 	if ((r = knob_check(name, value, why, whysz)) != 0)
 		goto out;
 	k = knob_find(name);
+	if (k->kind == KNOB_CPUIDLE) {
+		r = knob_cpuidle_write(value, why, whysz);
+		goto out;
+	}
 	if ((paths = knob_paths_alloc()) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -563,9 +725,42 @@ knob_same(const char *name, const char *want, const char *got)
 	const struct knob *k = knob_find(name);
 	int64_t a, b;
 
+	if (k != NULL && k->kind == KNOB_CPUIDLE)
+		return knob_cpuidle_same(want, got);
 	if (k != NULL && k->values == NULL &&
 	    parse_i64(want, INT64_MIN, INT64_MAX, &a) == 0 &&
 	    parse_i64(got, INT64_MIN, INT64_MAX, &b) == 0)
 		return a == b;
 	return strcmp(want, got) == 0;
+}
+
+void
+knob_mismatch(const char *name, const char *want, const char *got, char *why, size_t whysz)
+{
+	const struct knob *k = knob_find(name);
+	int64_t a, b;
+
+	if (k != NULL && k->pool && parse_i64(want, 0, KNOB_MAX_POOL, &a) == 0 &&
+	    parse_i64(got, 0, INT64_MAX, &b) == 0 && b < a) {
+		snprintf(why, whysz, "asked for %lld pages, the kernel gave %lld (%lld short: "
+		    "not enough free contiguous memory; compact_memory, or reserve the pool at "
+		    "boot)", (long long)a, (long long)b, (long long)(a - b));
+		return;
+	}
+	snprintf(why, whysz, "set to \"%s\" but reads back \"%s\"", want, got);
+}
+
+int
+knob_action_exists(const char *name, char *why, size_t whysz)
+{
+	const struct knob *k = knob_find(name);
+	char path[KNOB_MAX_PATH];
+
+	if (k == NULL || k->kind != KNOB_ACTION ||
+	    knob_mkpath(path, sizeof(path), k->path, NULL, 0) != 0)
+		return 0;
+	if (knob_exists(path))
+		return 1;
+	snprintf(why, whysz, "%s does not exist on this machine", path);
+	return 0;
 }

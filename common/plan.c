@@ -116,9 +116,25 @@ plan_step_machine_state(const struct plan_step_in *in, json_t *step)
 {
 	const struct job_spec *job = in->job;
 
+	const char *name;
+	json_t *opt, *v;
+	size_t i;
+
 	if (in->knobs != NULL && json_object_size(in->knobs) > 0 &&
 	    json_object_set(step, "knobs", (json_t *)in->knobs) != 0)
 		return BF_ERR_ALLOC;
+	/* knobs_optional names the cell's knobs only: the agent refuses others */
+	if (in->knobs != NULL && json_array_size(job->knobs_optional) > 0) {
+		if ((opt = json_array()) == NULL ||
+		    json_object_set_new(step, STEP_FIELD_KNOBS_OPTIONAL, opt) != 0)
+			return BF_ERR_ALLOC;
+		json_array_foreach(job->knobs_optional, i, v) {
+			name = json_string_value(v);
+			if (name != NULL && json_object_get(in->knobs, name) != NULL &&
+			    json_array_append(opt, v) != 0)
+				return BF_ERR_ALLOC;
+		}
+	}
 	if (json_is_object(job->bind) && json_object_set(step, "bind", job->bind) != 0)
 		return BF_ERR_ALLOC;
 	if (job->aslr == 0 && json_object_set_new(step, "aslr", json_false()) != 0)

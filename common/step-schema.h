@@ -24,6 +24,7 @@
 #define STEP_FIELD_CWD		"cwd"
 #define STEP_FIELD_METRICS	"metrics"	/* array of metric rules */
 #define STEP_FIELD_KNOBS	"knobs"		/* object knob -> string or integer */
+#define STEP_FIELD_KNOBS_OPTIONAL "knobs_optional"	/* names of knobs: absent is no error */
 #define STEP_FIELD_BIND		"bind"
 #define STEP_FIELD_ASLR		"aslr"		/* false: ASLR off for the workload */
 #define STEP_FIELD_DROP_CACHES	"drop_caches"	/* true */

@@ -68,6 +68,21 @@ static const struct {
 	{J(", \"knobs\": {\"mthp_64kB\": \"always\"}, \"matrix\": {\"mthp_64kB\": [\"never\"]}"),
 	    BF_ERR_INVALID, "knobs.mthp_64kB: is also a matrix axis"},
 	{J(", \"knobs\": []"), BF_ERR_INVALID, "knobs: expected an object"},
+	/* knobs_optional: knobs of this job, fixed or an axis, each once */
+	{J(", \"knobs\": {\"mthp_16kB\": \"always\"}, \"matrix\": {\"mthp_64kB\": [\"never\"]},"
+	    " \"knobs_optional\": [\"mthp_16kB\", \"mthp_64kB\"]"), 0, ""},
+	{J(", \"knobs\": {\"mthp_16kB\": \"always\"}, \"knobs_optional\": [\"mthp_32kB\"]"),
+	    BF_ERR_INVALID, "knobs_optional[0]: \"mthp_32kB\" is not a knob of this job"},
+	{J(", \"matrix\": {\"loops\": [1]}, \"knobs_optional\": [\"loops\"]"), BF_ERR_INVALID,
+	    "knobs_optional[0]: \"loops\" is not a knob of this job"},
+	{J(", \"knobs\": {\"smt\": \"off\"}, \"knobs_optional\": [\"smt\", \"smt\"]"),
+	    BF_ERR_INVALID, "knobs_optional[1]: \"smt\" is listed twice"},
+	{J(", \"knobs\": {\"smt\": \"off\"}, \"knobs_optional\": [7]"), BF_ERR_INVALID,
+	    "knobs_optional[0]: expected a string"},
+	{J(", \"knobs\": {\"smt\": \"off\"}, \"knobs_optional\": \"smt\""), BF_ERR_INVALID,
+	    "knobs_optional: expected an array"},
+	{J(", \"knobs\": {\"nr_hugepages_2048kB_node0\": 16, \"compact_memory\": 1,"
+	    " \"cpuidle_max_latency_us\": 20, \"numa_balancing\": 0}"), 0, ""},
 	{J(", \"bind\": {\"cpus\": \"0-3,8\", \"membind\": 0, \"cpunodebind\": \"0\"}, "
 	    "\"aslr\": false, \"drop_caches\": true"), 0, ""},
 	{J(", \"bind\": {\"cpus\": \"0-3;id\"}"), BF_ERR_INVALID,
@@ -130,7 +145,7 @@ static const struct {
 	{J(", \"cmdline\": \"console=ttyS0,115200n8 root=UUID=0a-1 isolcpus=1-3 "
 	    "crashkernel=256M@16M acpi_osi=!Linux rd.break a=50%~x+y/z:w\""), 0, ""},
 	{J(", \"matrx\": {}"), BF_ERR_INVALID, "matrx: unknown key; expected one of recipe, name, "
-	    "preset, machines, matrix, params, repetitions, order, knobs, bind, aslr, drop_caches, "
+	    "preset, machines, matrix, params, repetitions, order, knobs, knobs_optional, bind, aslr, drop_caches, "
 	    "kernel, cmdline, boot, profile"},
 	{J(", \"name\": 5"), BF_ERR_INVALID, "name: expected a string, got an integer"},
 	{J(", \"name\": \"a\\u0000b\""), BF_ERR_INVALID, "name: contains a NUL byte"},

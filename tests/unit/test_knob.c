@@ -74,6 +74,50 @@ static const struct vcase vcases[] = {
 	{ .name = "drop_caches", .value = "0", .r = BF_ERR_INVALID, .msg = "1..3" },
 	{ .name = "thp", .value = "always", .r = BF_ERR_NOTFOUND,
 	  .msg = "\"thp\" is not a knob" },
+	/* the message lists the table, families with their form */
+	{ .name = "thp", .value = "always", .r = BF_ERR_NOTFOUND,
+	  .msg = "nr_hugepages_<N>kB, nr_hugepages_<N>kB_node<M>, numa_balancing" },
+	{ .name = "thp", .value = "always", .r = BF_ERR_NOTFOUND,
+	  .msg = "smt, cpuidle_max_latency_us, drop_caches, compact_memory)" },
+	{ .name = "numa_balancing", .value = "0", .r = 0, .msg = NULL },
+	{ .name = "numa_balancing", .value = "2", .r = 0, .msg = NULL },
+	{ .name = "numa_balancing", .value = "4", .r = BF_ERR_INVALID, .msg = "0..3" },
+	{ .name = "use_zero_page", .value = "0", .r = 0, .msg = NULL },
+	{ .name = "use_zero_page", .value = "2", .r = BF_ERR_INVALID, .msg = "0..1" },
+	{ .name = "khugepaged_scan_sleep_ms", .value = "0", .r = 0, .msg = NULL },
+	{ .name = "khugepaged_scan_sleep_ms", .value = "-1", .r = BF_ERR_INVALID,
+	  .msg = "0..86400000" },
+	{ .name = "khugepaged_alloc_sleep_ms", .value = "60000", .r = 0, .msg = NULL },
+	{ .name = "mthp_shmem_64kB", .value = "within_size", .r = 0, .msg = NULL },
+	{ .name = "mthp_shmem_64kB", .value = "madvise", .r = BF_ERR_INVALID,
+	  .msg = "never, always, within_size, advise, inherit" },
+	{ .name = "mthp_shmem_kB", .value = "always", .r = BF_ERR_NOTFOUND, .msg = "is not a knob" },
+	{ .name = "nr_hugepages_2048kB", .value = "512", .r = 0, .msg = NULL },
+	{ .name = "nr_hugepages_1048576kB", .value = "0", .r = 0, .msg = NULL },
+	{ .name = "nr_hugepages_2048kB", .value = "-1", .r = BF_ERR_INVALID, .msg = "0..1073741824" },
+	{ .name = "nr_hugepages_2048kB_node0", .value = "16", .r = 0, .msg = NULL },
+	{ .name = "nr_hugepages_2048kB_node12", .value = "16", .r = 0, .msg = NULL },
+	{ .name = "nr_hugepages_2048kB_node", .value = "16", .r = BF_ERR_NOTFOUND,
+	  .msg = "is not a knob" },
+	{ .name = "nr_hugepages_2048kB_node01", .value = "16", .r = BF_ERR_NOTFOUND,
+	  .msg = "is not a knob" },
+	{ .name = "nr_hugepages_2048kB_node1024", .value = "16", .r = BF_ERR_NOTFOUND,
+	  .msg = "is not a knob" },
+	{ .name = "nr_hugepages_2048kB_node-1", .value = "16", .r = BF_ERR_NOTFOUND,
+	  .msg = "is not a knob" },
+	{ .name = "nr_hugepages_2048kB_node0/../x", .value = "16", .r = BF_ERR_NOTFOUND,
+	  .msg = "is not a knob" },
+	{ .name = "nr_hugepages_2048", .value = "16", .r = BF_ERR_NOTFOUND, .msg = "is not a knob" },
+	{ .name = "nr_hugepages_0kB", .value = "16", .r = BF_ERR_NOTFOUND, .msg = "is not a knob" },
+	{ .name = "nr_hugepages", .value = "16", .r = BF_ERR_NOTFOUND, .msg = "is not a knob" },
+	{ .name = "smt", .value = "off", .r = 0, .msg = NULL },
+	{ .name = "smt", .value = "forceoff", .r = BF_ERR_INVALID, .msg = "is not one of on, off" },
+	{ .name = "cpuidle_max_latency_us", .value = "0", .r = 0, .msg = NULL },
+	{ .name = "cpuidle_max_latency_us", .value = "20", .r = 0, .msg = NULL },
+	{ .name = "cpuidle_max_latency_us", .value = "ten", .r = BF_ERR_INVALID,
+	  .msg = "not an integer" },
+	{ .name = "compact_memory", .value = "1", .r = 0, .msg = NULL },
+	{ .name = "compact_memory", .value = "2", .r = BF_ERR_INVALID, .msg = "1..1" },
 	{ .name = "../thp_enabled", .value = "always", .r = BF_ERR_NOTFOUND,
 	  .msg = "is not a knob" },
 	{ .name = "thp_enabled\n", .value = "always", .r = BF_ERR_NOTFOUND,
@@ -240,6 +284,232 @@ test_fake_sysfs(void)
 	T_EQ_INT(system(cmd), 0);
 }
 
+/* hugetlb pools, per size and per node: paths, missing sizes and nodes,
+ * and a shortfall named with the pages asked and obtained. */
+static void
+test_pools(const char *root)
+{
+	char out[256], why[KNOB_MAX_WHY], path[KNOB_MAX_PATH];
+	long long node;
+
+	put(root, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0\n");
+	put(root, "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "0\n");
+	put(root, "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "3\n");
+	T_EQ_INT(knob_read("nr_hugepages_2048kB", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "0");
+	T_EQ_INT(knob_write("nr_hugepages_2048kB", "64", why, sizeof(why)), 0);
+	T_EQ_INT(knob_read("nr_hugepages_2048kB", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "64");
+	T_EQ_INT(knob_read("nr_hugepages_2048kB_node0", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "3");
+	T_EQ_INT(knob_read("nr_hugepages_4096kB", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_NOTFOUND);
+	T_EQ_STR(why, "no hugetlb pool of 4096kB pages on this machine; available: 2048kB, "
+	    "1048576kB");
+	T_EQ_INT(knob_read("nr_hugepages_2048kB_node1", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_NOTFOUND);
+	T_EQ_STR(why, "no NUMA node 1 on this machine");
+	T_EQ_INT(knob_read("nr_hugepages_1048576kB_node0", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_NOTFOUND);
+	T_CONTAINS(why, "no hugetlb pool of 1048576kB pages");
+	/* the table's own paths, no root */
+	T_EQ_INT(knob_path("nr_hugepages_2048kB_node1", path, sizeof(path), &node), 0);
+	T_EQ_STR(path, "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages");
+	T_EQ_INT(node, 1);
+	T_EQ_INT(knob_path("mthp_shmem_64kB", path, sizeof(path), &node), 0);
+	T_EQ_STR(path, "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/shmem_enabled");
+	T_EQ_INT(node, -1);
+	T_EQ_INT(knob_path("governor", path, sizeof(path), &node), BF_ERR_INVALID);
+	T_EQ_INT(knob_path("nope", path, sizeof(path), &node), BF_ERR_NOTFOUND);
+	/* shortfall: fewer pages than asked is named; anything else is the plain mismatch */
+	knob_mismatch("nr_hugepages_2048kB", "512", "100", why, sizeof(why));
+	T_CONTAINS(why, "asked for 512 pages, the kernel gave 100 (412 short");
+	knob_mismatch("nr_hugepages_2048kB_node0", "8", "7", why, sizeof(why));
+	T_CONTAINS(why, "asked for 8 pages, the kernel gave 7 (1 short");
+	knob_mismatch("thp_enabled", "always", "never", why, sizeof(why));
+	T_EQ_STR(why, "set to \"always\" but reads back \"never\"");
+	T_CHECK(knob_same("nr_hugepages_2048kB", "512", "512"));
+	T_CHECK(!knob_same("nr_hugepages_2048kB", "512", "511"));
+}
+
+/* SMT: written through control, read back from active; control states no
+ * write can leave are refused with the reason. */
+static void
+test_smt(const char *root)
+{
+	char out[64], why[KNOB_MAX_WHY];
+	char paths[1][KNOB_MAX_PATH];
+	size_t n;
+
+	T_EQ_INT(knob_read("smt", out, sizeof(out), why, sizeof(why)), BF_ERR_NOTFOUND);
+	T_CONTAINS(why, "no SMT control on this machine");
+	put(root, "/sys/devices/system/cpu/smt/control", "on\n");
+	put(root, "/sys/devices/system/cpu/smt/active", "1\n");
+	T_EQ_INT(knob_read("smt", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "on");
+	T_EQ_INT(knob_write("smt", "off", why, sizeof(why)), 0);
+	put(root, "/sys/devices/system/cpu/smt/active", "0\n");	/* as the kernel would */
+	T_EQ_INT(knob_read("smt", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "off");
+	T_EQ_INT(knob_files("smt", paths, 1, &n, why, sizeof(why)), 0);
+	T_EQ_INT(n, 1);
+	T_CONTAINS(paths[0], "/sys/devices/system/cpu/smt/control");
+	put(root, "/sys/devices/system/cpu/smt/control", "forceoff\n");
+	T_EQ_INT(knob_write("smt", "on", why, sizeof(why)), BF_ERR_STATE);
+	T_CONTAINS(why, "SMT was forced off at boot");
+	/* read back still works: SMT is off */
+	T_EQ_INT(knob_read("smt", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "off");
+	put(root, "/sys/devices/system/cpu/smt/control", "notsupported\n");
+	T_EQ_INT(knob_write("smt", "on", why, sizeof(why)), BF_ERR_NOTFOUND);
+	T_CONTAINS(why, "this CPU has no SMT");
+	put(root, "/sys/devices/system/cpu/smt/control", "2\n");	/* threads per core */
+	T_EQ_INT(knob_files("smt", paths, 1, &n, why, sizeof(why)), 0);
+	put(root, "/sys/devices/system/cpu/smt/control", "on\n");
+	put(root, "/sys/devices/system/cpu/smt/active", "yes\n");
+	T_EQ_INT(knob_read("smt", out, sizeof(out), why, sizeof(why)), BF_ERR_PARSE);
+	put(root, "/sys/devices/system/cpu/smt/active", "1\n");
+}
+
+static void
+idle_state(const char *root, int cpu, int st, const char *lat, const char *dis)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/latency", cpu, st);
+	put(root, rel, lat);
+	snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", cpu, st);
+	put(root, rel, dis);
+}
+
+static void
+slurp(const char *root, const char *rel, char *out, size_t outsz)
+{
+	char path[512];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	out[0] = '\0';
+	if ((f = fopen(path, "r")) != NULL) {
+		n = fread(out, 1, outsz - 1, f);
+		fclose(f);
+	}
+	out[n] = '\0';
+	if (n > 0 && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+}
+
+/* The C-state limit: states above N us disabled on every cpu, the others
+ * enabled; read back as the range of limits the state corresponds to. */
+static void
+test_cpuidle(const char *root)
+{
+	static const char *const lat[] = { "0", "2", "10", "100" };
+	char out[64], why[KNOB_MAX_WHY], got[16], rel[128];
+	int cpu, st;
+
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_NOTFOUND);
+	T_CONTAINS(why, "no cpuidle states");
+	for (cpu = 0; cpu < 2; cpu++)
+		for (st = 0; st < 4; st++)
+			idle_state(root, cpu, st, lat[st], "0\n");
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "100..");
+	T_CHECK(knob_same("cpuidle_max_latency_us", "100", out));
+	T_CHECK(knob_same("cpuidle_max_latency_us", "5000", out));
+	T_CHECK(!knob_same("cpuidle_max_latency_us", "99", out));
+	T_EQ_INT(knob_write("cpuidle_max_latency_us", "5", why, sizeof(why)), 0);
+	for (cpu = 0; cpu < 2; cpu++)
+		for (st = 0; st < 4; st++) {
+			snprintf(rel, sizeof(rel),
+			    "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", cpu, st);
+			slurp(root, rel, got, sizeof(got));
+			T_EQ_STR(got, st >= 2 ? "1" : "0");
+		}
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "2..10");
+	T_CHECK(knob_same("cpuidle_max_latency_us", "5", out));
+	T_CHECK(knob_same("cpuidle_max_latency_us", "2", out));
+	T_CHECK(!knob_same("cpuidle_max_latency_us", "10", out));
+	T_CHECK(!knob_same("cpuidle_max_latency_us", "1", out));
+	/* a limit of 0: only the 0 us state (POLL) stays */
+	T_EQ_INT(knob_write("cpuidle_max_latency_us", "0", why, sizeof(why)), 0);
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "0..2");
+	/* a shallow state disabled under an enabled deeper one: no limit is in force */
+	idle_state(root, 1, 3, "100", "0\n");
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "mixed");
+	T_CHECK(!knob_same("cpuidle_max_latency_us", "100", out));
+	/* everything off */
+	for (cpu = 0; cpu < 2; cpu++)
+		for (st = 0; st < 4; st++)
+			idle_state(root, cpu, st, lat[st], "1\n");
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "..0");
+	T_CHECK(!knob_same("cpuidle_max_latency_us", "0", out));
+	idle_state(root, 0, 1, "fast", "0\n");
+	T_EQ_INT(knob_read("cpuidle_max_latency_us", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_PARSE);
+	T_CONTAINS(why, "not a latency");
+	idle_state(root, 0, 1, "2", "0\n");
+}
+
+/* The rest of the new knobs are plain files; actions exist or not. */
+static void
+test_new_plain(const char *root)
+{
+	char out[64], why[KNOB_MAX_WHY];
+
+	put(root, "/proc/sys/kernel/numa_balancing", "1\n");
+	put(root, "/sys/kernel/mm/transparent_hugepage/use_zero_page", "1\n");
+	put(root, "/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs", "10000\n");
+	put(root, "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/shmem_enabled",
+	    "always inherit within_size advise [never]\n");
+	T_EQ_INT(knob_write("numa_balancing", "0", why, sizeof(why)), 0);
+	T_EQ_INT(knob_read("numa_balancing", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "0");
+	T_EQ_INT(knob_read("use_zero_page", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "1");
+	T_EQ_INT(knob_read("khugepaged_scan_sleep_ms", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "10000");
+	T_EQ_INT(knob_read("khugepaged_alloc_sleep_ms", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_NOTFOUND);
+	T_CONTAINS(why, "alloc_sleep_millisecs does not exist on this machine");
+	T_EQ_INT(knob_read("mthp_shmem_64kB", out, sizeof(out), why, sizeof(why)), 0);
+	T_EQ_STR(out, "never");
+	T_EQ_INT(knob_read("mthp_shmem_32kB", out, sizeof(out), why, sizeof(why)),
+	    BF_ERR_NOTFOUND);
+	T_CONTAINS(why, "no such mTHP size 32kB on this machine");
+	T_EQ_INT(knob_action_exists("compact_memory", why, sizeof(why)), 0);
+	T_CONTAINS(why, "/proc/sys/vm/compact_memory does not exist on this machine");
+	put(root, "/proc/sys/vm/compact_memory", "");
+	T_EQ_INT(knob_action_exists("compact_memory", why, sizeof(why)), 1);
+	T_EQ_INT(knob_write("compact_memory", "1", why, sizeof(why)), 0);
+	T_EQ_INT(knob_read("compact_memory", out, sizeof(out), why, sizeof(why)), BF_ERR_INVALID);
+}
+
+static void
+test_new_knobs(void)
+{
+	char root[] = "/tmp/bf-knob2-XXXXXX", cmd[600];
+
+	if (mkdtemp(root) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	T_EQ_INT(knob_set_root(root), 0);
+	test_pools(root);
+	test_smt(root);
+	test_cpuidle(root);
+	test_new_plain(root);
+	T_EQ_INT(knob_set_root(""), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	T_EQ_INT(system(cmd), 0);
+}
+
 static void
 test_table(void)
 {
@@ -262,6 +532,7 @@ main(void)
 	test_long_value();
 	test_bracket();
 	test_fake_sysfs();
+	test_new_knobs();
 	test_table();
 	return t_done();
 }

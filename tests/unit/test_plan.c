@@ -391,6 +391,31 @@ test_step(void)
 		json_decref(step);
 	}
 
+	/* knobs_optional goes to the step for the cell's knobs only */
+	{
+		struct job_spec *oj = job_of("{\"recipe\":\"cpu-loop\",\"machines\":"
+		    "{\"class\":\"x\"},\"knobs\":{\"mthp_16kB\":\"always\"},\"matrix\":"
+		    "{\"mthp_64kB\":[\"never\"]},\"knobs_optional\":[\"mthp_64kB\",\"mthp_16kB\"]}");
+		json_t *ck = json_pack("{s:s}", "mthp_16kB", "always"), *opt;
+
+		run.iterations = 2;
+		run.warmup = 0;
+		run.timeout_s = 5;
+		in.job = oj;
+		in.knobs = ck;
+		step = NULL;
+		T_CHECK(oj != NULL && ck != NULL);
+		if (oj != NULL && ck != NULL)
+			T_EQ_INT(plan_step(&in, &step, &d), 0);
+		opt = json_object_get(step, "knobs_optional");
+		T_EQ_INT(json_array_size(opt), 1);
+		T_EQ_STR(json_string_value(json_array_get(opt, 0)), "mthp_16kB");
+		json_decref(step);
+		json_decref(ck);
+		job_free(oj);
+		in.knobs = knobs;
+	}
+
 	/* no knobs, {} knobs and a plain job: none of the machine-state keys */
 	run.iterations = 2;
 	run.warmup = 0;
@@ -401,6 +426,7 @@ test_step(void)
 	T_CHECK(step != NULL && json_object_get(step, "knobs") == NULL &&
 	    json_object_get(step, "bind") == NULL && json_object_get(step, "aslr") == NULL &&
 	    json_object_get(step, "drop_caches") == NULL &&
+	    json_object_get(step, "knobs_optional") == NULL &&
 	    json_object_get(step, "profile") == NULL);
 	json_decref(step);
 	in.knobs = NULL;
