@@ -323,6 +323,89 @@ test_quarantine(void)
 	store_close(st);
 }
 
+/*
+ * A suite of three workloads over two kernels, two boots: every boot
+ * serves all three before the next reboot, so the machine reboots
+ * exactly kernels x boots = 4 times, not x workloads, and each run ran
+ * its own entry's recipe.
+ */
+static void
+test_suite_boots(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "boot_id", .out = "b-0\n" },
+		{ .match = " step", .out = HELLO "{\"type\":\"iteration\",\"iteration\":0,"
+		  "\"wall_s\":0.5,\"metrics\":{\"loops_per_s\":7.0},\"missing\":[]}\n" DONE_OK },
+		{ .match = "true" },
+	};
+	/* the fake's boot_id never changes: the boot key (group@boot_id)
+	 * alone tells a boot group's runs that they need no reboot */
+	const struct fake_boot boots[] = {
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store("{\"method\":\"kexec\",\"kernels\":{"
+	    "\"6.1\":{\"image\":\"/boot/vmlinuz-6.1\"},\"6.2\":{\"image\":\"/boot/vmlinuz-6.2\"}},"
+	    "\"timeout_s\":60}");
+	struct sched *s;
+	json_t *runs, *run, *samp = NULL;
+	int64_t job = 0;
+	size_t ns = 0, i, per[3] = { 0 };
+	char buf[32];
+	const char *w;
+
+	if (st == NULL)
+		return;
+	fake_script_init(&fs, rules, NELEM(rules), boots, NELEM(boots));
+	T_EQ_INT(fix_submit(st, rs, "{\"suite\":[{\"recipe\":\"echo\"},"
+	    "{\"recipe\":\"cpu-loop\",\"preset\":\"test\"},"
+	    "{\"recipe\":\"echo\",\"label\":\"echo-b\",\"params\":{\"msg\":\"b\"}}],"
+	    "\"machines\":{\"class\":\"fake\"},\"matrix\":{\"kernel\":[\"6.1\",\"6.2\"]},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 60, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	/* 2 kernels x 2 boots, whatever the number of workloads */
+	T_EQ_INT(fs.boots_tried, 4);
+	T_EQ_INT(fix_count(st, job, NULL, NULL), 12);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 12);
+	T_EQ_INT(rules[4].used, 12);
+	runs = fix_runs(st, job);
+	json_array_foreach(json_object_get(runs, "runs"), i, run) {
+		w = json_string_value(json_object_get(json_object_get(run, "axes"), "workload"));
+		T_CHECK(w != NULL);
+		per[w == NULL ? 0 : strcmp(w, "echo") == 0 ? 0 : strcmp(w, "cpu-loop") == 0 ? 1 : 2]++;
+	}
+	json_decref(runs);
+	T_EQ_INT(per[0], 4);
+	T_EQ_INT(per[1], 4);
+	T_EQ_INT(per[2], 4);
+	/* cpu-loop's cells carry its own metric; echo's do not */
+	T_EQ_INT(store_job_samples_json(st, job, &samp), 0);
+	json_array_foreach(json_object_get(samp, "cells"), i, run) {
+		json_t *sm;
+		size_t k, nl = 0;
+
+		json_array_foreach(json_object_get(run, "samples"), k, sm)
+			nl += strcmp(json_string_value(json_object_get(sm, "metric")),
+			    "loops_per_s") == 0;
+		w = json_string_value(json_object_get(json_object_get(run, "axes"), "workload"));
+		T_EQ_INT(nl, w != NULL && strcmp(w, "cpu-loop") == 0 ? 2 : 0);
+	}
+	T_EQ_INT(json_array_size(json_object_get(samp, "cells")), 6);
+	json_decref(samp);
+	T_EQ_INT(samples_unique(st, job), 1);
+	store_close(st);
+}
+
 static void
 test_adaptive(void)
 {
@@ -445,6 +528,7 @@ main(void)
 	test_retry_after_lost_link();
 	test_quarantine();
 	test_adaptive();
+	test_suite_boots();
 	test_lease_takeover();
 	recipes_free(rs);
 	snprintf(path, sizeof(path), "rm -rf -- '%s'", tmpdir);
