@@ -14,6 +14,7 @@
 #include "store.h"
 #include "store-int.h"
 #include "job.h"
+#include "jx.h"
 #include "plan.h"
 #include "recipe.h"
 
@@ -98,8 +99,8 @@ job_args_ok(const char *recipe, const char *name, const char *spec_json,
 		    rn->warmup > BF_MAX_WARMUP || rn->timeout_s < 1 ||
 		    rn->timeout_s > BF_MAX_TIMEOUT_S ||
 		    !text_ok(rn->label, BF_MAX_STR) ||
-		    store_check_str(rn->recipe, "recipe", BF_MAX_NAME, 0, NULL) != 0 ||
-		    store_check_str(rn->workload, "workload", BF_MAX_NAME, 0, NULL) != 0 ||
+		    (rn->recipe != NULL && jx_check_name(rn->recipe, "recipe", NULL) != 0) ||
+		    (rn->workload != NULL && jx_check_name(rn->workload, "workload", NULL) != 0) ||
 		    !json_text_is(rn->axes_json, JSON_OBJECT, BF_MAX_API_BODY) ||
 		    !json_text_is(rn->values_json, JSON_OBJECT, BF_MAX_API_BODY))
 			return BF_ERR_INVALID;
