@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "buf.h"
 #include "caps.h"
+#include "evidence.h"
 
 /* --allow-host NAME[:PORT]; port 0: any */
 struct api_allow_host {
@@ -119,6 +120,18 @@ void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report.c */
 void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* One job report (api-report.c): jobj, samp, runs (may be NULL) as the
+ * store gives them; what: the title's subject (NULL: the recipe's name).
+ * 0, or the error is answered in rs. */
+int api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
+    const json_t *runs, const char *fmt, const char *base, enum evidence_counters cmode,
+    const char *what, struct buf *out, struct api_resp *rs);
+/* A suite's report (api-report-suite.c): one section per workload, each
+ * api_report_one of that workload's cells and runs under its own recipe,
+ * in one document. */
+int api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
+    const json_t *runs, const char *fmt, const char *base, enum evidence_counters cmode,
+    struct buf *out, struct api_resp *rs);
 
 /* api-report-ev.c: the report's evidence for job jobj, from its samples
  * (store_job_samples_json) and runs (store_job_runs_json): warnings (THP
