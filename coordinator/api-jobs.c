@@ -153,7 +153,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct job_spec *job = NULL;
 	const struct recipe *rec = NULL, *recs[BF_MAX_SUITE];
 	struct plan *p = NULL;
-	char *names = NULL, known[1024], ep[32];
+	char *names = NULL, known[1024], ep[48];
 	json_t *namesj = NULL;
 	size_t i;
 	int64_t id;
@@ -172,8 +172,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	for (i = 0; i < job->nsuite; i++)
 		if ((recs[i] = recipes_get(a->rs, job->suite[i].job->recipe)) == NULL) {
-			jx_path_idx(ep, sizeof(ep), "suite", i);
-			api_error(rs, MHD_HTTP_BAD_REQUEST, ep, "%s.recipe: unknown recipe \"%s\"; "
+			snprintf(ep, sizeof(ep), "suite[%zu].recipe", i);
+			api_error(rs, MHD_HTTP_BAD_REQUEST, ep, "%s: unknown recipe \"%s\"; "
 			    "known recipes: %s", ep, job->suite[i].job->recipe,
 			    recipes_names(a->rs, known, sizeof(known)));
 			goto out;
