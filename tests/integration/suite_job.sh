@@ -88,6 +88,10 @@ r=$(api GET "/api/v1/jobs/$job/report?baseline=mb:8")
 check_eq "baseline on page-touch's axis" "$(status_of "$r")" 200
 r=$(api GET "/api/v1/jobs/$job/report?baseline=nosuch:1")
 check_eq "baseline on no workload's axis" "$(status_of "$r")" 400
+# a bundle holds one recipe: a suite says so, and exports nothing
+r=$(api GET "/api/v1/jobs/$job/bundle")
+check_eq "suite bundle: not implemented" "$(status_of "$r")" 501
+check_eq "suite bundle: names the suite" "$(body_of "$r" | jq -r .detail.field)" suite
 # a single-recipe job still reports as before: no suite heading
 r=$(api POST /api/v1/jobs '{"recipe":"echo","machines":{"class":"suite"},"repetitions":{"iterations":1}}')
 one=$(body_of "$r" | jq -r .id)

@@ -876,92 +876,6 @@ test_claim_load(void)
 }
 
 /*
- * A suite's runs load as their own entry's job and recipe; a row that
- * names another entry's workload, another recipe, no workload or another
- * entry's cell is refused before it runs.
- */
-static void
-test_claim_suite(void)
-{
-	static const struct {
-		const char *what, *workload, *recipe;
-		int64_t cell;
-	} bad[] = {
-		{ .what = "other workload", .workload = "echo-b", .cell = -1 },
-		{ .what = "no workload", .workload = "", .cell = -1 },
-		{ .what = "unknown workload", .workload = "nope", .cell = -1 },
-		{ .what = "other recipe", .recipe = "cpu-loop", .cell = -1 },
-		{ .what = "other entry's cell", .cell = 2 },
-		{ .what = "cell past the plan", .cell = 3 },
-	};
-	struct store_claim *c = NULL, saved;
-	struct runner_claim *rc;
-	struct bf_diag d;
-	char seen[3][32] = { "", "", "" };
-	int64_t job = 0;
-	size_t i, k;
-
-	c = claim("{\"suite\":[{\"recipe\":\"echo\"},{\"recipe\":\"cpu-loop\","
-	    "\"preset\":\"test\"},{\"recipe\":\"echo\",\"label\":\"echo-b\","
-	    "\"params\":{\"msg\":\"b\"}}],\"machines\":{\"class\":\"fake\"},"
-	    "\"repetitions\":{\"iterations\":1,\"warmup\":1}}", &job);
-	for (i = 0; i < 3 && c != NULL; i++) {
-		rc = NULL;
-		bf_diag_clear(&d);
-		T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
-		if (d.msg[0] != '\0')
-			fprintf(stderr, "suite claim %zu: %s\n", i, d.msg);
-		T_CHECK(rc != NULL && rc->suite != NULL);
-		if (rc != NULL) {
-			T_EQ_STR(rc->recipe->name, c->recipe);
-			T_EQ_STR(rc->job->recipe, c->recipe);
-			T_EQ_INT(rc->run.order, c->cell_index);
-			T_EQ_INT(rc->run.timeout_s, strcmp(c->recipe, "echo") == 0 ? 60 : 600);
-			T_EQ_STR(json_string_value(json_object_get(rc->recipe_json, "name")),
-			    c->recipe);
-			if (strcmp(c->workload, "echo-b") == 0)
-				T_EQ_STR(json_string_value(json_object_get(rc->values, "msg")), "b");
-		}
-		runner_claim_free(rc);
-		snprintf(seen[c->cell_index >= 0 && c->cell_index < 3 ? c->cell_index : 0],
-		    sizeof(seen[0]), "%s", c->workload ? c->workload : "-");
-		if (i == 0) {
-			saved = *c;
-			for (k = 0; k < NELEM(bad); k++) {
-				*c = saved;
-				if (bad[k].workload != NULL)
-					c->workload = bad[k].workload[0] ? (char *)bad[k].workload :
-					    NULL;
-				if (bad[k].recipe != NULL)
-					c->recipe = (char *)bad[k].recipe;
-				if (bad[k].cell >= 0)
-					c->cell_index = bad[k].cell;
-				rc = NULL;
-				bf_diag_clear(&d);
-				T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), BF_ERR_INVALID);
-				T_CHECK(rc == NULL);
-				if (d.msg[0] == '\0')
-					fprintf(stderr, "suite claim %s: no message\n", bad[k].what);
-				T_CHECK(d.msg[0] != '\0');
-				runner_claim_free(rc);
-			}
-			*c = saved;
-		}
-		T_EQ_INT(store_run_finish(st, c->run_id, "done", 0, NULL), 0);
-		store_claim_free(c);
-		c = NULL;
-		if (i < 2) {
-			T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
-			T_CHECK(c != NULL && c->job_id == job);
-		}
-	}
-	T_EQ_STR(seen[0], "echo");
-	T_EQ_STR(seen[1], "cpu-loop");
-	T_EQ_STR(seen[2], "echo-b");
-	store_claim_free(c);
-}
-
-/*
  * A matrix whose axes are not in alphabetical order expands in the order
  * written, and the stored spec keeps it: every run of the job loads. A
  * store written before specs kept their order holds the spec sorted, so
@@ -1041,7 +955,6 @@ main(void)
 	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
 	test_claim_load();
 	test_claim_axis_order();
-	test_claim_suite();
 	test_execute_done();
 	test_execute_lost();
 	test_execute_failed();

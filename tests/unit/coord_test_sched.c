@@ -8,7 +8,9 @@
  * cycles and comes back counts towards quarantine until the machine is
  * quarantined; an adaptive job gets its extra boot; and a coordinator
  * killed mid-run (its lease lapses) has its run taken over by another and
- * re-queued without a duplicate sample.
+ * re-queued without a duplicate sample. Suites: a 3-workload suite over two
+ * kernels reboots kernels x boots times, and each of its runs loads as its
+ * own entry's (a row naming another entry is refused).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 
 #include "coord_fixture.h"
 #include "db.h"
+#include "runner.h"
 #include "sched.h"
 #include "sha256.h"
 #include "transport-fake.h"
@@ -406,6 +409,98 @@ test_suite_boots(void)
 	store_close(st);
 }
 
+/*
+ * A suite's runs load as their own entry's job and recipe; a row that
+ * names another entry's workload, another recipe, no workload or another
+ * entry's cell is refused before it runs.
+ */
+static void
+test_claim_suite(void)
+{
+	static const struct {
+		const char *what, *workload, *recipe;
+		int64_t cell;
+	} bad[] = {
+		{ .what = "other workload", .workload = "echo-b", .cell = -1 },
+		{ .what = "no workload", .workload = "", .cell = -1 },
+		{ .what = "unknown workload", .workload = "nope", .cell = -1 },
+		{ .what = "other recipe", .recipe = "cpu-loop", .cell = -1 },
+		{ .what = "other entry's cell", .cell = 2 },
+		{ .what = "cell past the plan", .cell = 3 },
+	};
+	struct store_claim *c = NULL, saved;
+	struct runner_claim *rc;
+	struct bf_diag d;
+	char seen[3][32] = { "", "", "" };
+	int64_t job = 0;
+	size_t i, k;
+
+	struct store *st = fresh_store(NULL);
+
+	if (st == NULL)
+		return;
+	T_EQ_INT(fix_submit(st, rs, "{\"suite\":[{\"recipe\":\"echo\"},{\"recipe\":\"cpu-loop\","
+	    "\"preset\":\"test\"},{\"recipe\":\"echo\",\"label\":\"echo-b\","
+	    "\"params\":{\"msg\":\"b\"}}],\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"warmup\":1}}", &job), 0);
+	T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+	for (i = 0; i < 3 && c != NULL; i++) {
+		rc = NULL;
+		bf_diag_clear(&d);
+		T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+		if (d.msg[0] != '\0')
+			fprintf(stderr, "suite claim %zu: %s\n", i, d.msg);
+		T_CHECK(rc != NULL && rc->suite != NULL);
+		if (rc != NULL) {
+			T_EQ_STR(rc->recipe->name, c->recipe);
+			T_EQ_STR(rc->job->recipe, c->recipe);
+			T_EQ_INT(rc->run.order, c->cell_index);
+			T_EQ_INT(rc->run.timeout_s, strcmp(c->recipe, "echo") == 0 ? 60 : 600);
+			T_EQ_STR(json_string_value(json_object_get(rc->recipe_json, "name")),
+			    c->recipe);
+			if (strcmp(c->workload, "echo-b") == 0)
+				T_EQ_STR(json_string_value(json_object_get(rc->values, "msg")), "b");
+		}
+		runner_claim_free(rc);
+		snprintf(seen[c->cell_index >= 0 && c->cell_index < 3 ? c->cell_index : 0],
+		    sizeof(seen[0]), "%s", c->workload ? c->workload : "-");
+		if (i == 0) {
+			saved = *c;
+			for (k = 0; k < NELEM(bad); k++) {
+				*c = saved;
+				if (bad[k].workload != NULL)
+					c->workload = bad[k].workload[0] ? (char *)bad[k].workload :
+					    NULL;
+				if (bad[k].recipe != NULL)
+					c->recipe = (char *)bad[k].recipe;
+				if (bad[k].cell >= 0)
+					c->cell_index = bad[k].cell;
+				rc = NULL;
+				bf_diag_clear(&d);
+				T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), BF_ERR_INVALID);
+				T_CHECK(rc == NULL);
+				if (d.msg[0] == '\0')
+					fprintf(stderr, "suite claim %s: no message\n", bad[k].what);
+				T_CHECK(d.msg[0] != '\0');
+				runner_claim_free(rc);
+			}
+			*c = saved;
+		}
+		T_EQ_INT(store_run_finish(st, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+		c = NULL;
+		if (i < 2) {
+			T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+			T_CHECK(c != NULL && c->job_id == job);
+		}
+	}
+	T_EQ_STR(seen[0], "echo");
+	T_EQ_STR(seen[1], "cpu-loop");
+	T_EQ_STR(seen[2], "echo-b");
+	store_claim_free(c);
+	store_close(st);
+}
+
 static void
 test_adaptive(void)
 {
@@ -529,6 +624,7 @@ main(void)
 	test_quarantine();
 	test_adaptive();
 	test_suite_boots();
+	test_claim_suite();
 	test_lease_takeover();
 	recipes_free(rs);
 	snprintf(path, sizeof(path), "rm -rf -- '%s'", tmpdir);
