@@ -46,7 +46,7 @@ check_eq "submit the suite" "$(status_of "$r")" 201
 id=$(body_of "$r" | jq -r .id)
 check_eq "3 workloads x 2 kernels x 2 boots" "$(body_of "$r" | jq -r .runs)" 12
 t0=$(date +%s.%N)
-check_eq "suite job" "$(wait_job "$id" 1500)" done
+check_eq "suite job" "$(wait_job "$id" 780)" done
 echo "12 runs over 4 boots took $(echo "$(date +%s.%N) - $t0" | bc) s"
 bf_sql "$work" "select id, boot, workload, kernel, substr(boot_id,1,8) from runs where job_id=$id order by started_at"
 
