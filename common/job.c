@@ -21,7 +21,7 @@
 static const char *const job_keys[] = {
 	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
 	"knobs", "knobs_optional", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot",
-	"profile", NULL
+	"profile", "suite", NULL
 };
 static const char *const job_profile_keys[] = { "perf", "freq", NULL };
 /* Matrix axes that are boot configuration, not recipe parameters. */
@@ -148,6 +148,7 @@ job_free(struct job_spec *job)
 
 	if (job == NULL)
 		return;
+	job_suite_free(job);
 	free(job->recipe);
 	free(job->target_metric);
 	free(job->kernel);
@@ -626,7 +627,7 @@ int
 job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 {
 	struct job_spec *job = NULL;
-	int r;
+	int r, suite;
 
 	bf_diag_clear(d);
 	if (!json_is_object(doc)) {
@@ -642,9 +643,12 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 		goto out;
 	}
 	job->json = json_incref(doc);
-	if ((r = job_dup_str(doc, "recipe", JX_REQUIRED, BF_MAX_NAME, 1, &job->recipe, d)) != 0 ||
+	suite = json_object_get(doc, "suite") != NULL;
+	if ((!suite &&
+	    (r = job_dup_str(doc, "recipe", JX_REQUIRED, BF_MAX_NAME, 1, &job->recipe, d)) != 0) ||
 	    (r = job_dup_str(doc, "name", JX_OPTIONAL, JOB_NAME_MAX, 0, &job->name, d)) != 0 ||
-	    (r = job_dup_str(doc, "preset", JX_OPTIONAL, BF_MAX_NAME, 1, &job->preset, d)) != 0 ||
+	    (!suite &&
+	    (r = job_dup_str(doc, "preset", JX_OPTIONAL, BF_MAX_NAME, 1, &job->preset, d)) != 0) ||
 	    (r = job_parse_machines(job, doc, d)) != 0 ||
 	    (r = job_parse_matrix(job, doc, d)) != 0 ||
 	    (r = job_parse_params(job, doc, d)) != 0 ||
@@ -654,7 +658,8 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_profile(job, doc, d)) != 0 ||
 	    (r = job_parse_reps(job, doc, d)) != 0 ||
 	    (r = job_parse_order(job, doc, d)) != 0 ||
-	    (r = job_parse_boot(job, doc, d)) != 0)
+	    (r = job_parse_boot(job, doc, d)) != 0 ||
+	    (suite && (r = job_suite_parse(job, doc, d)) != 0))
 		goto out;
 	*out = job;
 	job = NULL;
@@ -749,6 +754,11 @@ job_validate(const struct job_spec *job, const struct recipe *rc, const char *wo
 	int r;
 
 	bf_diag_clear(d);
+	if (job_is_suite(job)) {
+		bf_diag_set(d, "suite", "a suite is validated entry by entry "
+		    "(job_validate_suite)");
+		return BF_ERR_INVALID;
+	}
 	if (strcmp(job->recipe, rc->name) != 0) {
 		bf_diag_set(d, "recipe", "job names \"%s\" but the recipe is \"%s\"", job->recipe,
 		    rc->name);

@@ -51,6 +51,20 @@
  * that is both a recipe parameter and a knob is refused. The reserved keys
  * "kernel", "boot" and "cmdline" are refused for now.
  *
+ * A suite (several workloads on the same boots; job-suite.c):
+ *   "suite": [{"recipe": "btree", "preset": "paper", "params": {...}},
+ *             {"recipe": "xsbench", "matrix": {"thp_enabled": ["never"]}},
+ *             {"recipe": "redis", "label": "redis-mad", "knobs": {...}}]
+ * 1..BF_MAX_SUITE entries, each with only recipe (required), label (a
+ * name, default the recipe's; no two entries share one), preset, params,
+ * knobs (over the job's) and matrix (crossed with the job's; no boot axis
+ * and no axis of the job's matrix). A suite job has no recipe, preset or
+ * params of its own, and no adaptive repetitions; everything else
+ * (machines, repetitions, order, bind, kernel, boot, ...) is the job's and
+ * every entry shares it. job->recipe is JOB_SUITE_RECIPE; each entry is a
+ * single-recipe job of its own (suite[i].job), whose cells carry the axis
+ * "workload" = its label in the suite's plan (plan_suite, plan.h).
+ *
  * Unknown keys are refused, naming the key. A parameter may be an axis or a
  * fixed value, not both. Values of a cell are resolved as:
  * recipe defaults <- a "from_knob" default following the cell's knobs
@@ -65,8 +79,20 @@
 #include "err.h"
 #include "recipe.h"
 
+struct job_spec;
+
+#define BF_MAX_SUITE		16	/* workloads of one suite job */
+#define JOB_SUITE_RECIPE	"suite"	/* jobs.recipe of a suite job */
+
+struct job_suite_entry {
+	char *label;			/* the entry's "label", or its recipe's name */
+	struct job_spec *job;		/* the entry as a single-recipe job (owned) */
+};
+
 struct job_spec {
-	char *recipe;
+	char *recipe;			/* JOB_SUITE_RECIPE for a suite */
+	struct job_suite_entry *suite;	/* a suite's entries, or NULL */
+	size_t nsuite;
 	char *name;			/* may be NULL */
 	char *preset;			/* may be NULL */
 	char *machine_class;		/* exactly one of class / names */
@@ -105,6 +131,20 @@ int job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d);
 int job_validate(const struct job_spec *job, const struct recipe *r, const char *workdir_root,
     struct bf_diag *d);
 void job_free(struct job_spec *job);
+
+/* A suite job (nsuite > 0). */
+int job_is_suite(const struct job_spec *job);
+/* job_validate() of each entry against recs[i] (nsuite of them), errors
+ * named "suite[i].<field>". */
+int job_validate_suite(const struct job_spec *job, const struct recipe *const *recs,
+    const char *workdir_root, struct bf_diag *d);
+/* The entry labelled label, or -1. */
+int job_suite_find(const struct job_spec *job, const char *label);
+/* d's field and message, put under prefix ("suite[1]" + "params.x"). */
+void job_diag_prefix(struct bf_diag *d, const char *prefix);
+/* For job.c: parse doc's "suite" into job; frees job's entries. */
+int job_suite_parse(struct job_spec *job, json_t *doc, struct bf_diag *d);
+void job_suite_free(struct job_spec *job);
 
 #define JOB_MAX_RELEASE		64	/* a kernel release as uname -r prints it */
 #define JOB_MAX_CMDLINE		2048	/* requested command-line parameters */

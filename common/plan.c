@@ -53,6 +53,8 @@ plan_free(struct plan *p)
 	if (p == NULL)
 		return;
 	matrix_free(p->cells, p->ncells);
+	free(p->cell_entry);
+	free(p->entry_base);
 	free(p->runs);
 	free(p);
 }

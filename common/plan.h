@@ -60,6 +60,11 @@ struct plan {
 	size_t ncells;
 	struct plan_run *runs;		/* owned; boot-major (claims go by .order) */
 	size_t nruns;			/* ncells * job->boots */
+	/* a suite (plan_suite): cell i is of entry cell_entry[i]; entry e's
+	 * cells are entry_base[e] .. entry_base[e + 1] - 1. NULL otherwise. */
+	size_t *cell_entry;
+	size_t *entry_base;		/* nentries + 1 of them */
+	size_t nentries;
 	/* the machine selector, borrowed from the job: a class or names */
 	const char *machine_class;
 	char *const *machine_names;
@@ -76,6 +81,16 @@ struct plan {
 int plan_job(const struct job_spec *job, const struct recipe *r, struct plan **out,
     struct bf_diag *d);
 void plan_free(struct plan *p);			/* accepts NULL */
+/*
+ * The plan of a suite job that passed job_validate_suite() against recs
+ * (one recipe per entry): each entry's cells as its own job's, numbered on
+ * across the entries (entry 0's first), each with the axis "workload" =
+ * the entry's label first and a label "workload=LABEL ..."; runs boot-major
+ * like plan_job's, each ranked plan_run_of(entry's job, its recipe, global
+ * cell, boot). At most BF_MAX_CELLS cells and runs in all.
+ */
+int plan_suite(const struct job_spec *job, const struct recipe *const *recs,
+    struct plan **out, struct bf_diag *d);
 
 /* The job's claim order ("order", default interleaved). */
 enum plan_order plan_order_of(const struct job_spec *job);

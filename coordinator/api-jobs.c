@@ -151,9 +151,9 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	struct bf_diag d;
 	struct job_spec *job = NULL;
-	const struct recipe *rec;
+	const struct recipe *rec = NULL, *recs[BF_MAX_SUITE];
 	struct plan *p = NULL;
-	char *names = NULL, known[1024];
+	char *names = NULL, known[1024], ep[48];
 	json_t *namesj = NULL;
 	size_t i;
 	int64_t id;
@@ -170,12 +170,21 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
-	if ((rec = recipes_get(a->rs, job->recipe)) == NULL) {
+	for (i = 0; i < job->nsuite; i++)
+		if ((recs[i] = recipes_get(a->rs, job->suite[i].job->recipe)) == NULL) {
+			snprintf(ep, sizeof(ep), "suite[%zu].recipe", i);
+			api_error(rs, MHD_HTTP_BAD_REQUEST, ep, "%s: unknown recipe \"%s\"; "
+			    "known recipes: %s", ep, job->suite[i].job->recipe,
+			    recipes_names(a->rs, known, sizeof(known)));
+			goto out;
+		}
+	if (!job_is_suite(job) && (rec = recipes_get(a->rs, job->recipe)) == NULL) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "recipe", "recipe: unknown recipe \"%s\"; "
 		    "known recipes: %s", job->recipe, recipes_names(a->rs, known, sizeof(known)));
 		goto out;
 	}
-	if ((r = job_validate(job, rec, a->cfg.workdir_root, &d)) != 0) {
+	if ((r = job_is_suite(job) ? job_validate_suite(job, recs, a->cfg.workdir_root, &d) :
+	    job_validate(job, rec, a->cfg.workdir_root, &d)) != 0) {
 		api_error(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
@@ -187,7 +196,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machines");
 		goto out;
 	}
-	if ((r = plan_job(job, rec, &p, &d)) != 0) {
+	if ((r = job_is_suite(job) ? plan_suite(job, recs, &p, &d) :
+	    plan_job(job, rec, &p, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
@@ -209,7 +219,9 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if ((names = json_dumps(namesj, JSON_COMPACT)) == NULL)
 			goto oom;
 	}
-	if ((r = api_plan_store(a, rq, job, rec, p, names, &id, &d)) != 0) {
+	if ((r = job_is_suite(job) ? store_job_create_suite(a->st, job, recs, p,
+	    p->machine_class, names, auth_job_owner(&rq->who), &id) :
+	    api_plan_store(a, rq, job, rec, p, names, &id, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
 		api_store_error(rs, r, "job");

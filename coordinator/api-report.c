@@ -261,16 +261,20 @@ out:
 	return r;
 }
 
-void
-api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+/*
+ * One report of job id (jobj, samp and runs as the store gives them; a
+ * suite's section gets them cut to one workload, api-report-suite.c)
+ * rendered in fmt onto out. 0, or an error already answered in rs.
+ */
+int
+api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
+    const json_t *runs, const char *fmt, const char *base, const char *colq,
+    enum evidence_counters cmode, const char *what, struct buf *out, struct api_resp *rs)
 {
-	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
-	const char *cntq = api_query(rq, "counters"), *colq = api_query(rq, "columns");
+	const json_t *cellsj, *cj, *sj, *rdoc;
 	struct report_pivot *pv = NULL;
 	struct report_model *model = NULL;
 	char axis[BF_MAX_NAME + 1], bdesc[BF_MAX_NAME + 160];
-	enum evidence_counters cmode;
-	json_t *jobj = NULL, *samp = NULL, *runs = NULL, *cellsj, *cj, *sj, *rdoc;
 	struct recipe *rec = NULL;
 	struct report_input in;
 	struct report_metric *mets = NULL;
@@ -280,15 +284,14 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	int **boots = NULL, *baseline_of = NULL;
 	char title[256];
 	struct bf_diag d;
-	struct buf out, ctx_machines, ctx_kernels;
+	struct buf ctx_machines, ctx_kernels;
 	const char *ctx[6 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
 	struct evidence_lines ev_warn, ev_ctx;
 	char *wextra = NULL;
 	struct buf ctx_adaptive, ctx_counters;
 	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0, nzero = 0;
-	int r;
+	int r, ret = -1;
 
-	buf_init(&out, 16 * 1024 * 1024);
 	buf_init(&ctx_machines, BF_MAX_STR);
 	buf_init(&ctx_kernels, BF_MAX_STR);
 	buf_init(&ctx_adaptive, BF_MAX_STR);
@@ -297,28 +300,10 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	memset(&in, 0, sizeof(in));
 	memset(&ev_warn, 0, sizeof(ev_warn));
 	memset(&ev_ctx, 0, sizeof(ev_ctx));
-	if (fmt == NULL)
-		fmt = "text";
-	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
-	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
-		    "text, markdown, csv, json", fmt);
-		goto out;
-	}
-	if (evidence_counters_mode(cntq, &cmode) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
-		    "of none, thp, all", cntq);
-		goto out;
-	}
-	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
-	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
-		api_store_error(rs, r, "job");
-		goto out;
-	}
 	rdoc = json_object_get(json_object_get(jobj, "spec"), "recipe");
-	if (rdoc == NULL || recipe_from_json(rdoc, &rec, &d) != 0) {
+	if (rdoc == NULL || recipe_from_json((json_t *)rdoc, &rec, &d) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "job %lld: stored recipe "
-		    "does not load: %s", (long long)rq->id, d.msg);
+		    "does not load: %s", (long long)id, d.msg);
 		goto out;
 	}
 	cellsj = json_object_get(samp, "cells");
@@ -385,16 +370,17 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		snprintf(bdesc, sizeof(bdesc), "%s:%.150s", axis, pv->cols[0]);
 		base = bdesc;
 	} else if (base != NULL) {
-		char what[32];
+		char bwhat[32];
 
-		snprintf(what, sizeof(what), "job %lld", (long long)rq->id);
+		snprintf(bwhat, sizeof(bwhat), "job %lld", (long long)id);
 		if (matrix_baselines(json_object_get(json_object_get(json_object_get(jobj, "spec"),
-		    "job"), "matrix"), cellsj, base, what, baseline_of, &d) != 0) {
+		    "job"), "matrix"), cellsj, base, bwhat, baseline_of, &d) != 0) {
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
 		}
 	}
-	snprintf(title, sizeof(title), "job %lld: %s%s%s", (long long)rq->id, rec->name,
+	snprintf(title, sizeof(title), "job %lld: %s%s%s", (long long)id,
+	    what != NULL ? what : rec->name,
 	    json_string_value(json_object_get(jobj, "name")) ? " - " : "",
 	    json_string_value(json_object_get(jobj, "name")) ?
 	    json_string_value(json_object_get(jobj, "name")) : "");
@@ -406,9 +392,6 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
-	/* a job without runs yet has none; the report says "none yet" */
-	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
-		runs = NULL;
 	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
 	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
 	    api_report_evidence(a, jobj, samp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
@@ -427,24 +410,17 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.context = ctx;
 	in.warnings = wvec;
 	if (pv != NULL && ((r = report_compute(&in, &model, &d)) != 0 ||
-	    (r = report_pivot_render(model, pv, fmt, &out, &d)) != 0)) {
+	    (r = report_pivot_render(model, pv, fmt, out, &d)) != 0)) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
 		goto out;
 	}
-	if (pv == NULL && (r = report_render(&in, fmt, &out, &d)) != 0) {
+	if (pv == NULL && (r = report_render(&in, fmt, out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
 		goto out;
 	}
-	rs->status = MHD_HTTP_OK;
-	rs->text_len = out.len;
-	rs->ctype = strcmp(fmt, "json") == 0 ? "application/json" :
-	    strcmp(fmt, "csv") == 0 ? "text/csv; charset=utf-8" :
-	    strcmp(fmt, "markdown") == 0 ? "text/markdown; charset=utf-8" :
-	    "text/plain; charset=utf-8";
-	if ((rs->text = buf_steal(&out)) == NULL)
-		goto oom;
+	ret = 0;
 	goto out;
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
@@ -461,7 +437,6 @@ out:
 	free(baseline_of);
 	report_model_free(model);
 	report_pivot_free(pv);
-	buf_free(&out);
 	buf_free(&ctx_machines);
 	buf_free(&ctx_kernels);
 	buf_free(&ctx_adaptive);
@@ -469,8 +444,60 @@ out:
 	evidence_lines_free(&ev_warn);
 	evidence_lines_free(&ev_ctx);
 	free(wextra);
-	json_decref(runs);
 	recipe_free(rec);
+	return ret;
+}
+
+void
+api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
+	const char *cntq = api_query(rq, "counters"), *colq = api_query(rq, "columns");
+	enum evidence_counters cmode;
+	json_t *jobj = NULL, *samp = NULL, *runs = NULL;
+	struct buf out;
+	int r;
+
+	buf_init(&out, 16 * 1024 * 1024);
+	if (fmt == NULL)
+		fmt = "text";
+	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
+	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
+		    "text, markdown, csv, json", fmt);
+		goto out;
+	}
+	if (evidence_counters_mode(cntq, &cmode) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
+		    "of none, thp, all", cntq);
+		goto out;
+	}
+	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
+	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
+		api_store_error(rs, r, "job");
+		goto out;
+	}
+	/* a job without runs yet has none; the report says "none yet" */
+	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
+		runs = NULL;
+	if (json_object_get(json_object_get(jobj, "spec"), "recipes") != NULL) {
+		if (api_report_suite(a, rq->id, jobj, samp, runs, fmt, base, colq, cmode, &out,
+		    rs) != 0)
+			goto out;
+	} else if (api_report_one(a, rq->id, jobj, samp, runs, fmt, base, colq, cmode, NULL,
+	    &out, rs) != 0)
+		goto out;
+	rs->status = MHD_HTTP_OK;
+	rs->text_len = out.len;
+	rs->ctype = strcmp(fmt, "json") == 0 ? "application/json" :
+	    strcmp(fmt, "csv") == 0 ? "text/csv; charset=utf-8" :
+	    strcmp(fmt, "markdown") == 0 ? "text/markdown; charset=utf-8" :
+	    "text/plain; charset=utf-8";
+	if ((rs->text = buf_steal(&out)) == NULL)
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+out:
+	buf_free(&out);
+	json_decref(runs);
 	json_decref(jobj);
 	json_decref(samp);
 }

@@ -350,6 +350,13 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	spec = json_object_get(jobj, "spec");
 	job = json_object_get(spec, "job");
 	recipe = json_object_get(spec, "recipe");
+	if (json_object_get(spec, "recipes") != NULL) {
+		/* a bundle holds one recipe and reproduces it: not a suite's several */
+		bf_diag_set(d, "suite", "job %lld is a suite of several recipes; a bundle holds "
+		    "one, and suites do not export yet", (long long)job_id);
+		r = BF_ERR_STATE;
+		goto out;
+	}
 	if (!json_is_object(job) || !json_is_object(recipe)) {
 		bf_diag_set(d, "spec", "job %lld: its stored spec lacks the job or recipe",
 		    (long long)job_id);

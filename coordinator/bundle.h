@@ -91,7 +91,9 @@ int bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *
 
 /*
  * The bundle of job_id from the store (samples of runs that ended done),
- * hashes filled in. BF_ERR_NOTFOUND. *out is a new reference.
+ * hashes filled in. BF_ERR_NOTFOUND; BF_ERR_STATE (d names "suite") for a
+ * suite job, whose several recipes a bundle cannot hold yet. *out is a new
+ * reference.
  */
 int bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d);
 

@@ -29,8 +29,15 @@ runner_claim_free(struct runner_claim *rc)
 {
 	if (rc == NULL)
 		return;
-	job_free(rc->job);
-	recipe_free(rc->recipe);
+	if (rc->suite != NULL) {
+		job_free(rc->suite);	/* rc->job and rc->recipe are its entry's */
+		for (size_t i = 0; i < rc->nrecs; i++)
+			recipe_free(rc->recs[i]);
+		free(rc->recs);
+	} else {
+		job_free(rc->job);
+		recipe_free(rc->recipe);
+	}
 	json_decref(rc->values);
 	json_decref(rc->knobs);
 	json_decref(rc->spec);
@@ -80,6 +87,77 @@ runner_claim_cell(const struct runner_claim *rc, const struct plan *p, size_t *c
 	return BF_ERR_INVALID;
 }
 
+/*
+ * A suite's run: its workload names its entry, whose recipe must be the
+ * run's; the whole suite is validated and planned again, and the run's
+ * cell must be a cell of that entry holding its values, knobs and boot.
+ * rc->job and rc->recipe become the entry's.
+ */
+static int
+runner_claim_suite(struct runner_claim *rc, json_t *jobdoc, const char *workdir_root,
+    struct plan **pp, size_t *cellp, struct bf_diag *d)
+{
+	const struct store_claim *c = rc->c;
+	json_t *ra = json_object_get(rc->spec, "recipes"), *rdoc;
+	struct plan *p;
+	size_t i;
+	int e, ret;
+
+	if ((ret = job_from_json(jobdoc, &rc->suite, d)) != 0)
+		return ret;
+	if (!job_is_suite(rc->suite) || !json_is_array(ra) ||
+	    json_array_size(ra) != rc->suite->nsuite) {
+		bf_diag_set(d, "spec", "run %lld: job %lld has %zu recipes for %zu workloads",
+		    (long long)c->run_id, (long long)c->job_id, json_array_size(ra),
+		    rc->suite->nsuite);
+		return BF_ERR_INVALID;
+	}
+	if ((rc->recs = calloc(rc->suite->nsuite, sizeof(*rc->recs))) == NULL)
+		return BF_ERR_ALLOC;
+	json_array_foreach(ra, i, rdoc) {
+		if ((ret = recipe_from_json(rdoc, &rc->recs[i], d)) != 0)
+			return ret;
+		rc->nrecs++;
+		if (strcmp(rc->recs[i]->name, rc->suite->suite[i].job->recipe) != 0) {
+			bf_diag_set(d, "spec", "run %lld: suite[%zu] names recipe \"%s\" but "
+			    "its stored recipe is \"%s\"", (long long)c->run_id, i,
+			    rc->suite->suite[i].job->recipe, rc->recs[i]->name);
+			return BF_ERR_INVALID;
+		}
+	}
+	if ((e = job_suite_find(rc->suite, c->workload)) < 0 ||
+	    strcmp(c->recipe, rc->recs[e]->name) != 0) {
+		bf_diag_set(d, "recipe", "run %lld: workload \"%s\" with recipe \"%s\" is no "
+		    "entry of the suite of job %lld", (long long)c->run_id,
+		    c->workload ? c->workload : "(none)", c->recipe, (long long)c->job_id);
+		return BF_ERR_INVALID;
+	}
+	rc->job = rc->suite->suite[e].job;
+	rc->recipe = rc->recs[e];
+	rc->recipe_json = json_array_get(ra, (size_t)e);
+	if ((ret = job_validate_suite(rc->suite, (const struct recipe *const *)rc->recs,
+	    workdir_root, d)) != 0 ||
+	    (ret = plan_suite(rc->suite, (const struct recipe *const *)rc->recs, pp, d)) != 0 ||
+	    (ret = jx_loads(c->values_json, strlen(c->values_json), BF_MAX_API_BODY,
+	    &rc->values, d)) != 0 ||
+	    (c->knobs_json != NULL && (ret = jx_loads(c->knobs_json, strlen(c->knobs_json),
+	    BF_MAX_API_BODY, &rc->knobs, d)) != 0))
+		return ret;
+	p = *pp;
+	/* a suite's cells were never renumbered: the cell is its number's */
+	if (c->cell_index < 0 || (uint64_t)c->cell_index >= p->ncells ||
+	    p->cell_entry[c->cell_index] != (size_t)e ||
+	    !cell_holds(rc, &p->cells[c->cell_index])) {
+		bf_diag_set(d, NULL, "run %lld: its values, knobs or boot are not cell %lld of "
+		    "workload %s of job %lld as submitted; refusing to run what the API did not "
+		    "validate", (long long)c->run_id, (long long)c->cell_index, c->workload,
+		    (long long)c->job_id);
+		return BF_ERR_INVALID;
+	}
+	*cellp = (size_t)c->cell_index;
+	return 0;
+}
+
 int
 runner_claim_load(const struct store_claim *c, const char *workdir_root,
     struct runner_claim **out, struct bf_diag *d)
@@ -99,8 +177,14 @@ runner_claim_load(const struct store_claim *c, const char *workdir_root,
 	/* the one parse of the job's stored spec for the whole run */
 	if ((ret = jx_loads(c->spec_json, strlen(c->spec_json), BF_MAX_API_BODY * 2, &rc->spec,
 	    d)) != 0 ||
-	    (ret = jx_obj(rc->spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0 ||
-	    (ret = jx_obj(rc->spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0 ||
+	    (ret = jx_obj(rc->spec, "job", JX_REQUIRED, &jobdoc, "spec", d)) != 0)
+		goto out;
+	if (json_object_get(rc->spec, "recipes") != NULL || c->workload != NULL) {
+		if ((ret = runner_claim_suite(rc, jobdoc, workdir_root, &p, &cell, d)) != 0)
+			goto out;
+		goto planned;
+	}
+	if ((ret = jx_obj(rc->spec, "recipe", JX_REQUIRED, &rdoc, "spec", d)) != 0 ||
 	    (ret = recipe_from_json(rdoc, &rc->recipe, d)) != 0 ||
 	    (ret = job_from_json(jobdoc, &rc->job, d)) != 0)
 		goto out;
@@ -122,6 +206,7 @@ runner_claim_load(const struct store_claim *c, const char *workdir_root,
 		goto out;
 	if ((ret = runner_claim_cell(rc, p, &cell, d)) != 0)
 		goto out;
+planned:
 	/* boots past the job's are those adaptive repetitions added */
 	if ((ret = plan_run_of(rc->job, rc->recipe, cell, c->boot, &rc->run)) != 0) {
 		bf_diag_set(d, NULL, "run %lld: boot %d is not a boot of job %lld",

@@ -128,10 +128,14 @@ struct runner_env {
  */
 struct runner_claim {
 	const struct store_claim *c;	/* borrowed: must outlive this */
-	json_t *spec;			/* {"job": ..., "recipe": ...} */
+	json_t *spec;			/* {"job": ..., "recipe": ...}, or a suite's
+					 * {"job": ..., "recipes": [...]} */
 	const json_t *recipe_json;	/* inside spec: what recipes_installed checks */
-	struct job_spec *job;
-	struct recipe *recipe;		/* the job's recipe, as run */
+	struct job_spec *job;		/* the job; a suite's: the run's entry's (in suite) */
+	struct recipe *recipe;		/* the job's recipe, as run; a suite's: in recs */
+	struct job_spec *suite;		/* a suite job (owned), or NULL */
+	struct recipe **recs;		/* a suite's recipes by entry (owned), or NULL */
+	size_t nrecs;
 	json_t *values;			/* every parameter's value */
 	json_t *knobs;			/* requested knobs, or NULL */
 	struct plan_run run;

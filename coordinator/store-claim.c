@@ -23,9 +23,9 @@
  * each take a different run instead of queueing behind one row lock.
  */
 #define CLAIM_PICK(JOIN_KIND, NAMED, LOCK) \
-	"SELECT r.id, r.job_id, j.recipe, j.spec, r.\"values\", r.label," \
+	"SELECT r.id, r.job_id, COALESCE(r.recipe, j.recipe), j.spec, r.\"values\", r.label," \
 	" r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline," \
-	" r.cell_index, r.run_order, r.iterations, r.warmup, r.timeout_s" \
+	" r.cell_index, r.run_order, r.iterations, r.warmup, r.timeout_s, r.workload" \
 	" FROM jobs j " JOIN_KIND " runs r" \
 	" ON r.job_id = j.id AND r.state = 'queued'" \
 	" WHERE j.state IN ('queued','running') AND (j.machine_class = ?1 OR " NAMED ")" \
@@ -74,6 +74,7 @@ store_claim_free(struct store_claim *c)
 	free(c->knobs_json);
 	free(c->kernel);
 	free(c->cmdline);
+	free(c->workload);
 	free(c);
 }
 
@@ -102,7 +103,8 @@ claim_from_row(struct db_stmt *st, struct store_claim **out)
 	    (r = store_col_dup(st, 5, &c->label)) != 0 ||
 	    (r = store_col_dup(st, 8, &c->knobs_json)) != 0 ||
 	    (r = store_col_dup(st, 9, &c->kernel)) != 0 ||
-	    (r = store_col_dup(st, 10, &c->cmdline)) != 0)
+	    (r = store_col_dup(st, 10, &c->cmdline)) != 0 ||
+	    (r = store_col_dup(st, 16, &c->workload)) != 0)
 		goto out;
 	*out = c;
 	c = NULL;

@@ -26,6 +26,11 @@
  * machine booted for the group and will serve the rest of it. If that
  * machine goes offline or is quarantined the group is open again.
  *
+ * A suite job's entries (job.h) share its boots: the runs of every entry
+ * of one boot and boot configuration are one boot group, so a boot serves
+ * every workload before the next reboot, and a suite reboots as often as
+ * one of its workloads would alone (configurations x boots).
+ *
  * Order, first rule that separates two candidates wins:
  *   1. runs of the boot group the machine is in: a boot serves all of its
  *      runs before the machine reboots;
@@ -61,9 +66,9 @@
 #define BF_STORE_CLAIM_H
 
 /* The pick, binding ?1 machine class, ?2 machine name, ?3 its boot group
- * or NULL; one row: run id, job id, recipe, spec, values, label, boot,
- * attempt, knobs, kernel, command line, cell index, run_order, iterations,
- * warmup, timeout_s. */
+ * or NULL; one row: run id, job id, recipe (the run's, else its job's),
+ * spec, values, label, boot, attempt, knobs, kernel, command line, cell
+ * index, run_order, iterations, warmup, timeout_s, workload (a suite's). */
 extern const char store_claim_pick_sql[];
 extern const char store_claim_pick_sql_pg[];
 

@@ -14,6 +14,7 @@
 #include "store.h"
 #include "store-int.h"
 #include "job.h"
+#include "jx.h"
 #include "plan.h"
 #include "recipe.h"
 
@@ -98,6 +99,8 @@ job_args_ok(const char *recipe, const char *name, const char *spec_json,
 		    rn->warmup > BF_MAX_WARMUP || rn->timeout_s < 1 ||
 		    rn->timeout_s > BF_MAX_TIMEOUT_S ||
 		    !text_ok(rn->label, BF_MAX_STR) ||
+		    (rn->recipe != NULL && jx_check_name(rn->recipe, "recipe", NULL) != 0) ||
+		    (rn->workload != NULL && jx_check_name(rn->workload, "workload", NULL) != 0) ||
 		    !json_text_is(rn->axes_json, JSON_OBJECT, BF_MAX_API_BODY) ||
 		    !json_text_is(rn->values_json, JSON_OBJECT, BF_MAX_API_BODY))
 			return BF_ERR_INVALID;
@@ -114,10 +117,12 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 	    machine_names_json, runs, nruns, 0, idp);
 }
 
-int
-store_job_create_plan(struct store *s, const struct job_spec *job, const struct recipe *rec,
-    const struct plan *p, const char *machine_class, const char *machine_names_json,
-    int64_t owner_token, int64_t *idp)
+/* The planned runs of job (rec, or recs[] of a suite) into the store. */
+static int
+store_job_create_planned(struct store *s, const struct job_spec *job,
+    const struct recipe *rec, const struct recipe *const *recs, const struct plan *p,
+    const char *machine_class, const char *machine_names_json, int64_t owner_token,
+    int64_t *idp)
 {
 	struct store_run_new *runs = NULL;
 	char **axes = NULL, **values = NULL, **knobs = NULL, *spec = NULL;
@@ -157,12 +162,30 @@ store_job_create_plan(struct store *s, const struct job_spec *job, const struct 
 		rn->iterations = pr->iterations;
 		rn->warmup = pr->warmup;
 		rn->timeout_s = pr->timeout_s;
+		if (recs != NULL && p->cell_entry != NULL) {
+			size_t e = p->cell_entry[pr->cell];
+
+			rn->recipe = recs[e]->name;
+			rn->workload = job->suite[e].label;
+		}
 	}
 	/* Keys in the order submitted: the matrix expands in its axes' order,
 	 * and the runner expands this text again to check each run against
 	 * its cell (runner_claim_cell). */
-	if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) == NULL ||
-	    (spec = json_dumps(specj, JSON_COMPACT)) == NULL)
+	if (recs != NULL) {
+		json_t *ra;
+
+		/* a suite: the recipe of each entry, by entry */
+		if ((specj = json_pack("{s:O,s:[]}", "job", job->json, "recipes")) == NULL)
+			goto out;
+		ra = json_object_get(specj, "recipes");
+		for (i = 0; i < job->nsuite; i++)
+			if (json_array_append(ra, recs[i]->json) != 0)
+				goto out;
+	} else if ((specj = json_pack("{s:O,s:O}", "job", job->json, "recipe", rec->json)) ==
+	    NULL)
+		goto out;
+	if ((spec = json_dumps(specj, JSON_COMPACT)) == NULL)
 		goto out;
 	r = store_job_create_owned(s, job->recipe, job->name, spec, machine_class,
 	    machine_names_json, runs, p->nruns, owner_token, idp);
@@ -179,6 +202,26 @@ out:
 	free(spec);
 	json_decref(specj);
 	return r;
+}
+
+int
+store_job_create_plan(struct store *s, const struct job_spec *job, const struct recipe *rec,
+    const struct plan *p, const char *machine_class, const char *machine_names_json,
+    int64_t owner_token, int64_t *idp)
+{
+	return store_job_create_planned(s, job, rec, NULL, p, machine_class, machine_names_json,
+	    owner_token, idp);
+}
+
+int
+store_job_create_suite(struct store *s, const struct job_spec *job,
+    const struct recipe *const *recs, const struct plan *p, const char *machine_class,
+    const char *machine_names_json, int64_t owner_token, int64_t *idp)
+{
+	if (!job_is_suite(job) || p->cell_entry == NULL || p->nentries != job->nsuite)
+		return BF_ERR_INVALID;
+	return store_job_create_planned(s, job, NULL, recs, p, machine_class,
+	    machine_names_json, owner_token, idp);
 }
 
 struct job_create_arg {
@@ -203,11 +246,11 @@ job_create_tx(struct store *s, void *arg)
 	for (i = 0; i < a->nruns; i++) {
 		rn = &a->runs[i];
 		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
-		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt" "IIII", a->id,
+		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt" "IIII" "tt", a->id,
 		    (int64_t)rn->cell_index, rn->label != NULL ? rn->label : "", rn->axes_json,
 		    rn->values_json, (int64_t)rn->boot, rn->knobs_json, rn->kernel,
 		    rn->cmdline, rn->run_order, (int64_t)rn->iterations, (int64_t)rn->warmup,
-		    (int64_t)rn->timeout_s)) != 0)
+		    (int64_t)rn->timeout_s, rn->recipe, rn->workload)) != 0)
 			return r;
 	}
 	return 0;

@@ -240,6 +240,13 @@ static const char *const store_migrations[] = {
 	" event TEXT,"
 	" PRIMARY KEY (run_id, name));"
 	"PRAGMA user_version = 11;",
+	/* 12: suites (job.h): a job of several workloads on the same boots.
+	 * runs.recipe: the recipe the run runs, NULL for the job's own (every
+	 * run before this step, and every run of a single-recipe job);
+	 * runs.workload: its suite entry's label, NULL outside a suite. */
+	"ALTER TABLE runs ADD COLUMN recipe TEXT;"
+	"ALTER TABLE runs ADD COLUMN workload TEXT;"
+	"PRAGMA user_version = 12;",
 };
 
 /*
@@ -429,6 +436,10 @@ static const char *const store_migrations_pg[] = {
 	" event TEXT,"
 	" PRIMARY KEY (run_id, name));"
 	"UPDATE bf_schema SET version = 11;",
+	/* 12: as on SQLite */
+	"ALTER TABLE runs ADD COLUMN recipe TEXT;"
+	"ALTER TABLE runs ADD COLUMN workload TEXT;"
+	"UPDATE bf_schema SET version = 12;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");

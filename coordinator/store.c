@@ -117,8 +117,8 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
-	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[Q_R_KNOBS] = "UPDATE runs SET knob_state = ?2 WHERE id = ?1",
 	/* a snapshot row is written once and never changed: the first text of
 	 * a hash is every later one, the hash being of the text */
@@ -145,13 +145,14 @@ static const char *const store_sql[Q__COUNT] = {
 	 * next boot index, ranked one boot (PLAN_ORDER_BOOT_STEP) after the
 	 * cell's last, whatever the job's order (plan.h). */
 	[Q_R_CLONE_BOOT] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot,"
-	    " knobs, req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s)"
+	    " knobs, req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s,"
+	    " recipe, workload)"
 	    " SELECT job_id, cell_index, label, axes, \"values\","
 	    " (SELECT MAX(r2.boot) + 1 FROM runs r2 WHERE r2.job_id = runs.job_id"
 	    "  AND r2.cell_index = runs.cell_index), knobs, req_kernel, req_cmdline,"
 	    " (SELECT MAX(r2.run_order) + " BF_STR(PLAN_ORDER_BOOT_STEP) " FROM runs r2"
 	    "  WHERE r2.job_id = runs.job_id AND r2.cell_index = runs.cell_index),"
-	    " iterations, warmup, timeout_s FROM runs WHERE id = ?1",
+	    " iterations, warmup, timeout_s, recipe, workload FROM runs WHERE id = ?1",
 	/* A cell's samples of one metric: its done runs and run ?4 (finishing). */
 	[Q_R_CELL_SAMPLES] = "SELECT r.boot, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
 	    " WHERE r.job_id = ?1 AND r.cell_index = ?2 AND s.metric = ?3"

@@ -103,6 +103,8 @@ struct store_run_new {
 	const char *knobs_json;		/* requested knobs, JSON object text, or NULL */
 	const char *kernel;		/* kernel release to boot, or NULL: any */
 	const char *cmdline;		/* command-line parameters to boot with, or NULL */
+	const char *recipe;		/* a suite's: the run's recipe, else NULL (the job's) */
+	const char *workload;		/* a suite's: the entry's label, else NULL */
 	/* the run's plan (plan.h): claim rank within the job, and the step's
 	 * numbers; what a claim hands back */
 	int64_t run_order;
@@ -129,6 +131,12 @@ struct recipe;
 struct plan;
 int store_job_create_plan(struct store *s, const struct job_spec *job,
     const struct recipe *rec, const struct plan *p, const char *machine_class,
+    const char *machine_names_json, int64_t owner_token, int64_t *idp);
+/* A suite job (job.h) as plan_suite() planned it: spec_json = {"job":
+ * job->json, "recipes": [each entry's recipe, by entry]}, jobs.recipe
+ * JOB_SUITE_RECIPE, and each run's recipe and workload columns its entry's. */
+int store_job_create_suite(struct store *s, const struct job_spec *job,
+    const struct recipe *const *recs, const struct plan *p, const char *machine_class,
     const char *machine_names_json, int64_t owner_token, int64_t *idp);
 /* {"id","recipe","name","state","created_at","finished_at","runs_total",
  *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
@@ -169,6 +177,7 @@ struct store_claim {
 	char *knobs_json;		/* may be NULL */
 	char *kernel;			/* may be NULL */
 	char *cmdline;			/* may be NULL */
+	char *workload;			/* a suite entry's label, or NULL */
 	/* the run's columns: its cell and plan (store_run_new); the runner
 	 * checks them against the job's plan before it runs anything */
 	int64_t cell_index;

@@ -3,6 +3,8 @@
  * recipes/*.json, loaded once), then what POST /jobs does with a valid
  * job: base values, matrix expansion and the argv of every cell. The
  * input's "recipe" field picks the recipe; unknown names use the first.
+ * A suite (job.h) is validated entry by entry and planned (plan_suite),
+ * each entry's recipe picked by its name the same way.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 
 #include "job.h"
 #include "path.h"
+#include "plan.h"
 #include "matrix.h"
 #include "recipe.h"
 
@@ -59,12 +62,54 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* The recipe called name, or the first. */
+static const struct recipe *
+fuzz_recipe(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < nrecipes; i++)
+		if (strcmp(name, names[i]) == 0)
+			return recipes[i];
+	return recipes[0];
+}
+
+/* A suite: every entry against its recipe, the plan, each cell's argv. */
+static void
+fuzz_suite(const struct job_spec *job)
+{
+	const struct recipe *recs[BF_MAX_SUITE];
+	struct plan *p = NULL;
+	struct bf_diag d;
+	char **argv = NULL;
+	size_t i, argc = 0;
+
+	for (i = 0; i < job->nsuite; i++)
+		recs[i] = fuzz_recipe(job->suite[i].job->recipe);
+	if (job_validate_suite(job, recs, PATH_DEFAULT_ROOT, &d) != 0 ||
+	    plan_suite(job, recs, &p, &d) != 0)
+		goto out;
+	if (p->nruns != p->ncells * (size_t)job->boots)
+		abort();
+	for (i = 0; i < p->ncells; i++) {
+		if (p->cell_entry[i] >= job->nsuite || p->cells[i].index != i)
+			abort();
+		if (recipe_render_argv(recs[p->cell_entry[i]], p->cells[i].values, &argv, &argc,
+		    &d) == 0 && (argc == 0 || argv[argc] != NULL))
+			abort();
+		recipe_argv_free(argv);
+		argv = NULL;
+	}
+out:
+	plan_free(p);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct job_spec *job = NULL;
 	struct matrix_cell *cells = NULL;
-	const struct recipe *r = recipes[0];
+	const struct recipe *r;
 	struct bf_diag d;
 	json_t *base = NULL;
 	char **argv = NULL;
@@ -72,9 +117,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (job_parse((const char *)data, size, &job, &d) != 0)
 		return 0;
-	for (i = 0; i < nrecipes; i++)
-		if (job->recipe != NULL && strcmp(job->recipe, names[i]) == 0)
-			r = recipes[i];
+	if (job_is_suite(job)) {
+		fuzz_suite(job);
+		goto out;
+	}
+	r = fuzz_recipe(job->recipe);
 	if (job_validate(job, r, PATH_DEFAULT_ROOT, &d) != 0)
 		goto out;
 	if (job_base_values(job, r, &base, &d) != 0)

@@ -9,7 +9,10 @@
  * quarantined; an adaptive job gets its extra boot; and a coordinator
  * killed mid-run (its lease lapses) has its run taken over by another and
  * re-queued without a duplicate sample; an offline machine sleeps out its
- * back-off, kicks or not, and a probe brings it back at once.
+ * back-off, kicks or not, and a probe brings it back at once. Suites: a
+ * 3-workload suite over two kernels reboots kernels x boots times, and each
+ * of its runs loads as its own entry's (a row naming another entry is
+ * refused).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 
 #include "coord_fixture.h"
 #include "db.h"
+#include "runner.h"
 #include "sched.h"
 #include "sha256.h"
 #include "transport-fake.h"
@@ -377,6 +381,181 @@ test_quarantine(void)
 	store_close(st);
 }
 
+/*
+ * A suite of three workloads over two kernels, two boots: every boot
+ * serves all three before the next reboot, so the machine reboots
+ * exactly kernels x boots = 4 times, not x workloads, and each run ran
+ * its own entry's recipe.
+ */
+static void
+test_suite_boots(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "boot_id", .out = "b-0\n" },
+		{ .match = " step", .out = HELLO "{\"type\":\"iteration\",\"iteration\":0,"
+		  "\"wall_s\":0.5,\"metrics\":{\"loops_per_s\":7.0},\"missing\":[]}\n" DONE_OK },
+		{ .match = "true" },
+	};
+	/* the fake's boot_id never changes: the boot key (group@boot_id)
+	 * alone tells a boot group's runs that they need no reboot */
+	const struct fake_boot boots[] = {
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-0" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store("{\"method\":\"kexec\",\"kernels\":{"
+	    "\"6.1\":{\"image\":\"/boot/vmlinuz-6.1\"},\"6.2\":{\"image\":\"/boot/vmlinuz-6.2\"}},"
+	    "\"timeout_s\":60}");
+	struct sched *s;
+	json_t *runs, *run, *samp = NULL;
+	int64_t job = 0;
+	size_t ns = 0, i, per[3] = { 0 };
+	char buf[32];
+	const char *w;
+
+	if (st == NULL)
+		return;
+	fake_script_init(&fs, rules, NELEM(rules), boots, NELEM(boots));
+	T_EQ_INT(fix_submit(st, rs, "{\"suite\":[{\"recipe\":\"echo\"},"
+	    "{\"recipe\":\"cpu-loop\",\"preset\":\"test\"},"
+	    "{\"recipe\":\"echo\",\"label\":\"echo-b\",\"params\":{\"msg\":\"b\"}}],"
+	    "\"machines\":{\"class\":\"fake\"},\"matrix\":{\"kernel\":[\"6.1\",\"6.2\"]},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 60, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	/* 2 kernels x 2 boots, whatever the number of workloads */
+	T_EQ_INT(fs.boots_tried, 4);
+	T_EQ_INT(fix_count(st, job, NULL, NULL), 12);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 12);
+	T_EQ_INT(rules[4].used, 12);
+	runs = fix_runs(st, job);
+	json_array_foreach(json_object_get(runs, "runs"), i, run) {
+		w = json_string_value(json_object_get(json_object_get(run, "axes"), "workload"));
+		T_CHECK(w != NULL);
+		per[w == NULL ? 0 : strcmp(w, "echo") == 0 ? 0 : strcmp(w, "cpu-loop") == 0 ? 1 : 2]++;
+	}
+	json_decref(runs);
+	T_EQ_INT(per[0], 4);
+	T_EQ_INT(per[1], 4);
+	T_EQ_INT(per[2], 4);
+	/* cpu-loop's cells carry its own metric; echo's do not */
+	T_EQ_INT(store_job_samples_json(st, job, &samp), 0);
+	json_array_foreach(json_object_get(samp, "cells"), i, run) {
+		json_t *sm;
+		size_t k, nl = 0;
+
+		json_array_foreach(json_object_get(run, "samples"), k, sm)
+			nl += strcmp(json_string_value(json_object_get(sm, "metric")),
+			    "loops_per_s") == 0;
+		w = json_string_value(json_object_get(json_object_get(run, "axes"), "workload"));
+		T_EQ_INT(nl, w != NULL && strcmp(w, "cpu-loop") == 0 ? 2 : 0);
+	}
+	T_EQ_INT(json_array_size(json_object_get(samp, "cells")), 6);
+	json_decref(samp);
+	T_EQ_INT(samples_unique(st, job), 1);
+	store_close(st);
+}
+
+/*
+ * A suite's runs load as their own entry's job and recipe; a row that
+ * names another entry's workload, another recipe, no workload or another
+ * entry's cell is refused before it runs.
+ */
+static void
+test_claim_suite(void)
+{
+	static const struct {
+		const char *what, *workload, *recipe;
+		int64_t cell;
+	} bad[] = {
+		{ .what = "other workload", .workload = "echo-b", .cell = -1 },
+		{ .what = "no workload", .workload = "", .cell = -1 },
+		{ .what = "unknown workload", .workload = "nope", .cell = -1 },
+		{ .what = "other recipe", .recipe = "cpu-loop", .cell = -1 },
+		{ .what = "other entry's cell", .cell = 2 },
+		{ .what = "cell past the plan", .cell = 3 },
+	};
+	struct store_claim *c = NULL, saved;
+	struct runner_claim *rc;
+	struct bf_diag d;
+	char seen[3][32] = { "", "", "" };
+	int64_t job = 0;
+	size_t i, k;
+
+	struct store *st = fresh_store(NULL);
+
+	if (st == NULL)
+		return;
+	T_EQ_INT(fix_submit(st, rs, "{\"suite\":[{\"recipe\":\"echo\"},{\"recipe\":\"cpu-loop\","
+	    "\"preset\":\"test\"},{\"recipe\":\"echo\",\"label\":\"echo-b\","
+	    "\"params\":{\"msg\":\"b\"}}],\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"warmup\":1}}", &job), 0);
+	T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+	for (i = 0; i < 3 && c != NULL; i++) {
+		rc = NULL;
+		bf_diag_clear(&d);
+		T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
+		if (d.msg[0] != '\0')
+			fprintf(stderr, "suite claim %zu: %s\n", i, d.msg);
+		T_CHECK(rc != NULL && rc->suite != NULL);
+		if (rc != NULL) {
+			T_EQ_STR(rc->recipe->name, c->recipe);
+			T_EQ_STR(rc->job->recipe, c->recipe);
+			T_EQ_INT(rc->run.order, c->cell_index);
+			T_EQ_INT(rc->run.timeout_s, strcmp(c->recipe, "echo") == 0 ? 60 : 600);
+			T_EQ_STR(json_string_value(json_object_get(rc->recipe_json, "name")),
+			    c->recipe);
+			if (strcmp(c->workload, "echo-b") == 0)
+				T_EQ_STR(json_string_value(json_object_get(rc->values, "msg")), "b");
+		}
+		runner_claim_free(rc);
+		snprintf(seen[c->cell_index >= 0 && c->cell_index < 3 ? c->cell_index : 0],
+		    sizeof(seen[0]), "%s", c->workload ? c->workload : "-");
+		if (i == 0) {
+			saved = *c;
+			for (k = 0; k < NELEM(bad); k++) {
+				*c = saved;
+				if (bad[k].workload != NULL)
+					c->workload = bad[k].workload[0] ? (char *)bad[k].workload :
+					    NULL;
+				if (bad[k].recipe != NULL)
+					c->recipe = (char *)bad[k].recipe;
+				if (bad[k].cell >= 0)
+					c->cell_index = bad[k].cell;
+				rc = NULL;
+				bf_diag_clear(&d);
+				T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), BF_ERR_INVALID);
+				T_CHECK(rc == NULL);
+				if (d.msg[0] == '\0')
+					fprintf(stderr, "suite claim %s: no message\n", bad[k].what);
+				T_CHECK(d.msg[0] != '\0');
+				runner_claim_free(rc);
+			}
+			*c = saved;
+		}
+		T_EQ_INT(store_run_finish(st, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+		c = NULL;
+		if (i < 2) {
+			T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+			T_CHECK(c != NULL && c->job_id == job);
+		}
+	}
+	T_EQ_STR(seen[0], "echo");
+	T_EQ_STR(seen[1], "cpu-loop");
+	T_EQ_STR(seen[2], "echo-b");
+	store_claim_free(c);
+	store_close(st);
+}
+
 static void
 test_adaptive(void)
 {
@@ -500,6 +679,8 @@ main(void)
 	test_offline_backoff();
 	test_quarantine();
 	test_adaptive();
+	test_suite_boots();
+	test_claim_suite();
 	test_lease_takeover();
 	recipes_free(rs);
 	snprintf(path, sizeof(path), "rm -rf -- '%s'", tmpdir);

@@ -4,7 +4,8 @@
  * store, a reopen that migrates nothing, a store from a newer benchfleetd
  * refused and left alone, files that are not stores, both engines at the
  * same columns, and a store made by schema 6 opening with every sample
- * intact. Steps 9, 10 and 11 (snapshots, fingerprints, artifacts) each
+ * intact. Steps 9, 10, 11 and 12 (snapshots, fingerprints, artifacts,
+ * suites) each
  * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c.
  */
 #include <stdint.h>
@@ -98,7 +99,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 11);	/* bump with each new migration step */
+	T_EQ_INT(v, 12);	/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -266,7 +267,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 11);
+	T_EQ_INT(store_schema_version(s), 12);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -393,7 +394,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 11);
+	T_EQ_INT(store_schema_version(s), 12);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -520,7 +521,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 11);
+	T_EQ_INT(store_schema_version(s), 12);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -638,7 +639,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_open(target("art.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 11);
+	T_EQ_INT(store_schema_version(s), 12);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -728,11 +729,114 @@ out:
 	store_close(s);
 }
 
+/*
+ * Step 12 (suites): a store of schema 11 with a finished job and a queued
+ * run opens with every sample as it was; the old run is claimed as it
+ * always was (its job's recipe, no workload); a suite's runs written
+ * after the step come back from the claim with their own recipe and
+ * workload, and the claim keeps a boot's runs of both workloads together.
+ */
+static void
+test_migrate_suites(void)
+{
+	struct store_sample sm[1] = { { "wall_s", 3.25, "s" } };
+	struct store_run_new rn[4];
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL;
+	char *bt = NULL, *at = NULL, seen[64];
+	int64_t job, suite = 0;
+	size_t i;
+
+	if ((s = open_fresh("suite.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "w1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 2);
+	T_EQ_INT(store_run_claim(s, "w1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("suite.db", FIX_UNDO_STEP12);
+	force_version("suite.db", 11);
+	T_EQ_INT(read_version("suite.db"), 11);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("suite.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "3.25") != NULL);
+	T_EQ_STR(at, bt);
+	/* the old job's queued run: its job's recipe, no workload */
+	T_EQ_INT(store_run_claim(s, "w1", "demo", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_STR(c->recipe, "demo");
+	T_CHECK(c->workload == NULL);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+
+	/* a suite of two workloads, one boot each of two boot groups */
+	memset(rn, 0, sizeof(rn));
+	for (i = 0; i < 4; i++) {
+		rn[i].cell_index = i % 2;
+		rn[i].label = i % 2 ? "workload=tree" : "workload=loop";
+		rn[i].axes_json = i % 2 ? "{\"workload\":\"tree\"}" : "{\"workload\":\"loop\"}";
+		rn[i].values_json = "{}";
+		rn[i].boot = (int)(i / 2);
+		rn[i].run_order = plan_run_order(PLAN_INTERLEAVED, i % 2, (int)(i / 2));
+		rn[i].iterations = 1;
+		rn[i].timeout_s = 60;
+		rn[i].recipe = i % 2 ? "btree" : "cpu-loop";
+		rn[i].workload = i % 2 ? "tree" : "loop";
+	}
+	T_EQ_INT(store_job_create(s, "suite", NULL, "{\"job\": {}, \"recipes\": []}", "demo",
+	    NULL, rn, 4, &suite), 0);
+	seen[0] = '\0';
+	for (i = 0; i < 4; i++) {
+		char group[128];
+
+		T_EQ_INT(store_run_claim_boot(s, "w1", "demo", i ? group : NULL, 60, &c), 0);
+		if (c == NULL)
+			goto out;
+		T_EQ_INT(c->job_id, suite);
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s/%s/%d",
+		    i ? " " : "", c->workload ? c->workload : "-", c->recipe, c->boot);
+		store_boot_group(c, group, sizeof(group));
+		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+		store_claim_free(c);
+		c = NULL;
+	}
+	T_EQ_STR(seen, "loop/cpu-loop/0 tree/btree/0 loop/cpu-loop/1 tree/btree/1");
+	/* a workload or recipe that is not a name never reaches a row */
+	rn[0].workload = "a'b";
+	T_EQ_INT(store_job_create(s, "suite", NULL, "{}", "demo", NULL, rn, 1, &suite),
+	    BF_ERR_INVALID);
+out:
+	store_claim_free(c);
+	free(bt);
+	free(at);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
 	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db",
-	    "snap.db", "fp.db", "art.db" };
+	    "snap.db", "fp.db", "art.db", "suite.db" };
 
 	if (fix_where_init(&where, "store-schema") != 0)
 		return 1;
@@ -741,6 +845,7 @@ main(void)
 	test_migrate_snapshots();
 	test_migrate_fingerprints();
 	test_migrate_artifacts();
+	test_migrate_suites();
 	if (where.pg_url != NULL)
 		test_same_schema();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));

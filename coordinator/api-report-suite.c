@@ -1,0 +1,188 @@
+/*
+ * api-report-suite.c: the report of a suite job (job.h), one document with
+ * a section per workload. Each section is the report of one entry as if
+ * it were a job of its own: its cells and runs (those whose axis
+ * "workload" is its label), its recipe's metrics, its matrix for
+ * ?baseline=, its own evidence; every cell keeps "workload" among its
+ * axes, so a summary across jobs can pair cells by workload.
+ *   text, markdown: a heading, then each section as its report reads;
+ *   csv: one table, the header once (every row's cell names its workload);
+ *   json: {"job", "suite": [labels], "workloads": [{"workload", "recipe",
+ *          "report": the section's report document}]}.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api-int.h"
+#include "job.h"
+#include "jx.h"
+
+/* o with member key's array cut to the items whose axes.workload is label:
+ * a new object sharing everything else. */
+static json_t *
+suite_cut(const json_t *o, const char *key, const char *label)
+{
+	json_t *c = json_copy((json_t *)o), *arr = json_array(), *it;
+	const char *w;
+	size_t i;
+
+	if (c == NULL || arr == NULL)
+		goto fail;
+	json_array_foreach(json_object_get(o, key), i, it) {
+		w = json_string_value(json_object_get(json_object_get(it, "axes"), "workload"));
+		if (w != NULL && strcmp(w, label) == 0 && json_array_append(arr, it) != 0)
+			goto fail;
+	}
+	if (json_object_set_new(c, key, arr) != 0) {
+		arr = NULL;
+		goto fail;
+	}
+	return c;
+fail:
+	json_decref(c);
+	json_decref(arr);
+	return NULL;
+}
+
+/* The baseline's axis (before ':') is an axis of matrix. */
+static int
+suite_has_axis(const json_t *matrix, const char *base)
+{
+	char axis[BF_MAX_NAME + 1];
+	size_t n = strcspn(base, ":");
+
+	if (n == 0 || n > BF_MAX_NAME)
+		return 1;	/* malformed: let matrix_baselines say so */
+	memcpy(axis, base, n);
+	axis[n] = '\0';
+	return json_object_get(matrix, axis) != NULL;
+}
+
+/* Append section sec (format fmt, index e) to out. */
+static int
+suite_append(struct buf *out, const char *fmt, size_t e, const struct buf *sec,
+    json_t *sections, const char *label, const char *recipe)
+{
+	const char *p = sec->data != NULL ? sec->data : "";
+	json_t *doc;
+
+	if (strcmp(fmt, "json") == 0) {
+		if ((doc = json_loadb(p, sec->len, 0, NULL)) == NULL)
+			return BF_ERR_INVALID;
+		return json_array_append_new(sections, json_pack("{s:s,s:s,s:o}", "workload",
+		    label, "recipe", recipe, "report", doc)) != 0 ? BF_ERR_ALLOC : 0;
+	}
+	if (strcmp(fmt, "csv") == 0) {
+		/* one table: the header of the first section only */
+		if (e > 0 && strstr(p, "\r\n") != NULL)
+			p = strstr(p, "\r\n") + 2;
+		return buf_puts(out, p);
+	}
+	return buf_printf(out, "%s%s", e > 0 ? "\n" : "", p);
+}
+
+int
+api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
+    const json_t *runs, const char *fmt, const char *base, const char *colq,
+    enum evidence_counters cmode, struct buf *out, struct api_resp *rs)
+{
+	const json_t *spec = json_object_get(jobj, "spec");
+	const json_t *recipes = json_object_get(spec, "recipes");
+	struct job_spec *job = NULL;
+	json_t *ejob = NULL, *esamp = NULL, *eruns = NULL, *especs = NULL, *sections = NULL;
+	struct bf_diag d;
+	struct buf sec, names;
+	const char *label, *rname;
+	char what[2 * BF_MAX_NAME + 8];
+	char *text = NULL;
+	size_t e;
+	int r, ret = -1, used = 0;
+
+	buf_init(&sec, 16 * 1024 * 1024);
+	buf_init(&names, BF_MAX_STR);
+	bf_diag_clear(&d);
+	if (job_from_json(json_object_get(spec, "job"), &job, &d) != 0 || !job_is_suite(job) ||
+	    json_array_size(recipes) != job->nsuite) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "job %lld: stored suite does "
+		    "not load: %s", (long long)id, d.msg[0] ? d.msg : "its recipes do not match");
+		goto out;
+	}
+	if ((sections = json_array()) == NULL)
+		goto oom;
+	for (e = 0; e < job->nsuite; e++)
+		if (buf_printf(&names, "%s%s", e ? ", " : "", job->suite[e].label) != 0)
+			goto oom;
+	if (strcmp(fmt, "text") == 0 || strcmp(fmt, "markdown") == 0) {
+		if (buf_printf(out, "%sjob %lld: suite of %zu workloads (%s)%s%s\n\n",
+		    strcmp(fmt, "markdown") == 0 ? "# " : "", (long long)id, job->nsuite,
+		    names.data, json_string_value(json_object_get(jobj, "name")) ? " - " : "",
+		    json_string_value(json_object_get(jobj, "name")) ?
+		    json_string_value(json_object_get(jobj, "name")) : "") != 0)
+			goto oom;
+	}
+	for (e = 0; e < job->nsuite; e++) {
+		const struct job_spec *ej = job->suite[e].job;
+
+		label = job->suite[e].label;
+		rname = json_string_value(json_object_get(json_array_get(recipes, e), "name"));
+		if (rname == NULL)
+			rname = ej->recipe;
+		/* the entry as a job of its own, as api_report_one reads a job */
+		if ((especs = json_pack("{s:O,s:O}", "job", ej->json, "recipe",
+		    json_array_get(recipes, e))) == NULL ||
+		    (ejob = json_copy((json_t *)jobj)) == NULL ||
+		    json_object_set(ejob, "spec", especs) != 0 ||
+		    (esamp = suite_cut(samp, "cells", label)) == NULL ||
+		    (runs != NULL && (eruns = suite_cut(runs, "runs", label)) == NULL))
+			goto oom;
+		snprintf(what, sizeof(what), "%s (%s)", label, rname);
+		buf_reset(&sec);
+		/* ?baseline= applies to the workloads that have its axis */
+		if ((r = api_report_one(a, id, ejob, esamp, eruns, fmt, base != NULL &&
+		    suite_has_axis(ej->matrix, base) ? base : NULL, colq, cmode, what, &sec,
+		    rs)) != 0)
+			goto out;
+		used += base != NULL && suite_has_axis(ej->matrix, base);
+		if ((r = suite_append(out, fmt, e, &sec, sections, label, rname)) != 0)
+			goto oom;
+		json_decref(especs);
+		json_decref(ejob);
+		json_decref(esamp);
+		json_decref(eruns);
+		especs = ejob = esamp = eruns = NULL;
+	}
+	if (base != NULL && used == 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%.64s\": no workload "
+		    "of job %lld has that axis", base, (long long)id);
+		goto out;
+	}
+	if (strcmp(fmt, "json") == 0) {
+		json_t *doc = json_pack("{s:I,s:[],s:O}", "job", (json_int_t)id, "suite",
+		    "workloads", sections);
+
+		for (e = 0; doc != NULL && e < job->nsuite; e++)
+			if (json_array_append_new(json_object_get(doc, "suite"),
+			    json_string(job->suite[e].label)) != 0)
+				break;
+		text = doc != NULL ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+		json_decref(doc);
+		if (text == NULL || buf_puts(out, text) != 0 || buf_puts(out, "\n") != 0)
+			goto oom;
+	}
+	ret = 0;
+	goto out;
+oom:
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+out:
+	free(text);
+	json_decref(especs);
+	json_decref(ejob);
+	json_decref(esamp);
+	json_decref(eruns);
+	json_decref(sections);
+	buf_free(&sec);
+	buf_free(&names);
+	job_free(job);
+	return ret;
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Suites through the API on a netns fleet of one machine: three workloads
+# (page-touch, cpu-loop and echo under a label) over two boots. Each run
+# runs its own entry's recipe with its own values, every run of boot 0 of
+# every workload finishes before any of boot 1 starts (a boot serves the
+# whole suite before the next), and the report is one document with a
+# section per workload. Hostile suites are refused naming the field. The
+# fleet cannot reboot (no boot configuration): tests/vm counts reboots of
+# a suite over two kernels; coord_test_sched counts them with the fake.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+work=$(mktemp -d /tmp/bf-suite.XXXXXX)
+defer "rm -rf '$work'"
+fleet=$work/fleet
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfsu \
+	--subnet 10.119.0 --bridge bfbrs --force || { echo "fleet did not come up"; exit 1; }
+defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+defer stop_daemon
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"suite\"}")
+	check_eq "register $name" "$(status_of "$r")" 201
+done < "$fleet/hosts.tsv"
+
+# Hostile suites: 400, naming the field, nothing written.
+bad() { # bad DESCRIPTION FIELD BODY
+	local r
+	r=$(api POST /api/v1/jobs "$3")
+	check_eq "$1: 400" "$(status_of "$r")" 400
+	check_eq "$1: field" "$(body_of "$r" | jq -r .detail.field)" "$2"
+	check_contains "$1: message" "$(body_of "$r" | jq -r .error)" "$2"
+}
+bad "unknown recipe" "suite[1].recipe" '{"suite":[{"recipe":"echo"},{"recipe":"nosuch"}],"machines":{"class":"suite"}}'
+bad "param out of range" "suite[1].params.threads" \
+	'{"suite":[{"recipe":"echo"},{"recipe":"btree","params":{"threads":100000}}],"machines":{"class":"suite"}}'
+bad "param of another recipe" "suite[0].params.loops" \
+	'{"suite":[{"recipe":"echo","params":{"loops":5}}],"machines":{"class":"suite"}}'
+bad "duplicate workload" "suite[1]" '{"suite":[{"recipe":"echo"},{"recipe":"echo"}],"machines":{"class":"suite"}}'
+bad "boot axis in an entry" "suite[0].matrix.kernel" \
+	'{"suite":[{"recipe":"echo","matrix":{"kernel":["6.1"]}}],"machines":{"class":"suite"}}'
+bad "recipe beside suite" "recipe" '{"recipe":"echo","suite":[{"recipe":"echo"}],"machines":{"class":"suite"}}'
+bad "bad knob" "suite[0].knobs.thp_enabled" \
+	'{"suite":[{"recipe":"echo","knobs":{"thp_enabled":"$(reboot)"}}],"machines":{"class":"suite"}}'
+check_eq "nothing written" "$(bf_sql "$work" "select count(*) from jobs")" 0
+
+r=$(api POST /api/v1/jobs '{"name":"three on two boots","machines":{"class":"suite"},
+	"suite":[{"recipe":"page-touch","preset":"test","matrix":{"mb":[8,16]}},
+	         {"recipe":"cpu-loop","params":{"loops":2000000}},
+	         {"recipe":"echo","label":"hello","params":{"msg":"suite says hi"}}],
+	"repetitions":{"iterations":2,"boots":2}}')
+check_eq "submit suite" "$(status_of "$r")" 201
+job=$(body_of "$r" | jq -r .id)
+check_eq "runs: (2 + 1 + 1) cells x 2 boots" "$(body_of "$r" | jq -r .runs)" 8
+check_eq "suite job" "$(wait_job "$job" 240)" done
+check_eq "jobs.recipe of a suite" "$(bf_sql "$work" "select recipe from jobs where id=$job")" suite
+check_eq "each run's recipe and workload" \
+	"$(bf_sql "$work" "select recipe || '/' || workload || '/' || count(*) from runs where job_id=$job group by recipe, workload order by min(cell_index)" | joined ' ')" \
+	"page-touch/page-touch/4 cpu-loop/cpu-loop/2 echo/hello/2"
+# boot-major: the last run of boot 0 ends before the first of boot 1 starts
+check_eq "boot 0 of every workload before boot 1" "$(bf_sql "$work" \
+	"select case when (select max(finished_at) from runs where job_id=$job and boot=0) <= (select min(started_at) from runs where job_id=$job and boot=1) then 1 else 0 end")" 1
+runs=$(curl -fsS "$URL/api/v1/jobs/$job/runs")
+check_eq "every run's axes name its workload" \
+	"$(jq -r '[.runs[].axes.workload] | unique | join(",")' <<<"$runs")" "cpu-loop,hello,page-touch"
+check_contains "echo ran its own entry's message" \
+	"$(bf_sql "$work" "select l.line from run_logs l join runs r on r.id=l.run_id where r.job_id=$job and r.workload='hello' and l.stream='stdout'")" "suite says hi"
+check_eq "page-touch ran its matrix" \
+	"$(jq -r '[.runs[] | select(.axes.workload == "page-touch") | .values.mb] | unique | join(",")' <<<"$runs")" "8,16"
+
+rep=$(curl -fsS "$URL/api/v1/jobs/$job/report")
+check_contains "report heading" "$rep" "job $job: suite of 3 workloads (page-touch, cpu-loop, hello) - three on two boots"
+check_contains "section page-touch" "$rep" "job $job: page-touch (page-touch)"
+check_contains "section cpu-loop" "$rep" "job $job: cpu-loop (cpu-loop)"
+check_contains "section hello" "$rep" "job $job: hello (echo)"
+check_contains "cells carry the workload" "$rep" "workload=page-touch mb=16"
+check_contains "cpu-loop's own metric" "$rep" "loops_per_s"
+js=$(curl -fsS "$URL/api/v1/jobs/$job/report?format=json")
+check_eq "json: a section per workload" "$(jq -r '[.workloads[].workload] | join(",")' <<<"$js")" "page-touch,cpu-loop,hello"
+check_eq "json: each section its recipe" "$(jq -r '[.workloads[].recipe] | join(",")' <<<"$js")" "page-touch,cpu-loop,echo"
+check_eq "json: suite labels" "$(jq -r '.suite | join(",")' <<<"$js")" "page-touch,cpu-loop,hello"
+csv=$(curl -fsS "$URL/api/v1/jobs/$job/report?format=csv")
+check_eq "csv: one header" "$(grep -c '^metric,unit' <<<"$csv")" 1
+check_contains "csv: hello's rows" "$csv" "workload=hello"
+md=$(curl -fsS "$URL/api/v1/jobs/$job/report?format=markdown")
+check_contains "markdown heading" "$md" "# job $job: suite of 3 workloads"
+r=$(api GET "/api/v1/jobs/$job/report?baseline=mb:8")
+check_eq "baseline on page-touch's axis" "$(status_of "$r")" 200
+r=$(api GET "/api/v1/jobs/$job/report?baseline=nosuch:1")
+check_eq "baseline on no workload's axis" "$(status_of "$r")" 400
+# a bundle holds one recipe: a suite says so, and exports nothing
+r=$(api GET "/api/v1/jobs/$job/bundle")
+check_eq "suite bundle: not implemented" "$(status_of "$r")" 501
+check_eq "suite bundle: names the suite" "$(body_of "$r" | jq -r .detail.field)" suite
+# a single-recipe job still reports as before: no suite heading
+r=$(api POST /api/v1/jobs '{"recipe":"echo","machines":{"class":"suite"},"repetitions":{"iterations":1}}')
+one=$(body_of "$r" | jq -r .id)
+check_eq "single job" "$(wait_job "$one" 60)" done
+check_eq "single job's runs have no workload" "$(bf_sql "$work" "select count(*) from runs where job_id=$one and workload is null and recipe is null")" 1
+check_contains "single report as before" "$(curl -fsS "$URL/api/v1/jobs/$one/report")" "job $one: echo"
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish

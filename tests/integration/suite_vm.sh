@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# A suite over two kernels on a real QEMU VM (tests/vm): three workloads
+# (cpu-loop, page-touch, echo) x kernels [Debian 6.1, 6.12 backports] x 2
+# boots. Each boot serves every workload before the next reboot, so the
+# VM reboots exactly kernels x boots = 4 times, not x 3 workloads: 4
+# kexecs logged, 4 distinct boot_ids, each shared by the 3 workloads of
+# its (kernel, boot), and every run measured on the kernel its cell asked.
+set -uo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+VM=$BF_SRC/tests/vm/vm
+GUEST=${BF_VM_GUEST:-/var/tmp/benchfleet-vm-guest}
+"$BF_SRC/tests/vm/build-guest" "$GUEST" >/dev/null || { echo "FAIL: build-guest"; exit 1; }
+. "$GUEST/out/guest.env"
+work=$(mktemp -d /tmp/bf-suitevm.XXXXXX)
+defer "rm -rf '$work'"
+port=$(free_port)
+N=bsv$$
+defer "'$VM' stop '$GUEST' '$N' >/dev/null 2>&1; rm -rf '$GUEST/vms/$N'"
+"$VM" start "$GUEST" "$N" --port "$port" --timeout 240 || { echo "FAIL: VM did not come up"; exit 1; }
+cp "$GUEST/vms/$N/known_hosts" "$work/known_hosts"
+cat >"$work/benchfleetd.conf" <<CONF
+power.$N = '$VM' power-cycle '$GUEST' '$N'
+CONF
+start_daemon "$work" --config "$work/benchfleetd.conf" --known-hosts "$work/known_hosts" || exit 1
+defer stop_daemon
+ax() { bf_json "$work" axes "$1"; }
+
+boot=$(jq -n --arg k1 "$KERNEL_61" --arg k2 "$KERNEL_612" --arg n "$N" '{
+	method: "kexec",
+	kernels: {($k1): {image: ("/boot/vmlinuz-" + $k1), initrd: ("/boot/initrd.img-" + $k1)},
+	          ($k2): {image: ("/boot/vmlinuz-" + $k2), initrd: ("/boot/initrd.img-" + $k2)}},
+	cmdline_base: "console=ttyS0 panic=-1 quiet", timeout_s: 180, power_cycle: $n}')
+r=$(api POST /api/v1/machines "$(jq -n --arg p "$port" --arg k "$GUEST/out/client_key" \
+	--argjson b "$boot" '{name:"vm1", host:"127.0.0.1", port:($p|tonumber), user:"root",
+	key:$k, class:"vm", boot:$b}')")
+check_eq "register the VM" "$(status_of "$r")" 201
+
+r=$(api POST /api/v1/jobs "$(jq -n --arg k1 "$KERNEL_61" --arg k2 "$KERNEL_612" '{
+	suite: [{recipe: "cpu-loop", preset: "test"},
+	        {recipe: "page-touch", preset: "test"},
+	        {recipe: "echo", label: "hi", params: {msg: "on every boot"}}],
+	machines: {class: "vm"}, matrix: {kernel: [$k1, $k2]},
+	repetitions: {iterations: 1, boots: 2}}')")
+check_eq "submit the suite" "$(status_of "$r")" 201
+id=$(body_of "$r" | jq -r .id)
+check_eq "3 workloads x 2 kernels x 2 boots" "$(body_of "$r" | jq -r .runs)" 12
+t0=$(date +%s.%N)
+check_eq "suite job" "$(wait_job "$id" 780)" done
+echo "12 runs over 4 boots took $(echo "$(date +%s.%N) - $t0" | bc) s"
+bf_sql "$work" "select id, boot, workload, kernel, substr(boot_id,1,8) from runs where job_id=$id order by started_at"
+
+check_eq "12 runs done" "$(bf_sql "$work" "select count(*) from runs where job_id=$id and state='done'")" 12
+check_eq "reboots: 4 distinct boots for 2 kernels x 2 boots" \
+	"$(bf_sql "$work" "select count(distinct boot_id) from runs where job_id=$id")" 4
+check_eq "each boot served all 3 workloads" \
+	"$(bf_sql "$work" "select count(*) from (select count(distinct workload) n from runs where job_id=$id group by boot_id) g where n = 3")" 4
+check_eq "4 kexecs logged, not 12" \
+	"$(bf_sql "$work" "select count(*) from run_logs l join runs r on r.id=l.run_id where r.job_id=$id and l.stream='coord' and l.line like 'boot %: kexec into %'")" 4
+check_eq "every run on its cell's kernel" \
+	"$(bf_sql "$work" "select count(*) from runs where job_id=$id and kernel = $(ax kernel)")" 12
+rep=$(curl -fsS "$URL/api/v1/jobs/$id/report")
+check_contains "report: section per workload" "$rep" "job $id: hi (echo)"
+check_contains "report: both kernels" "$rep" "$KERNEL_612"
+stop_daemon
+check_sanitizers "$work/daemon.log"
+finish
