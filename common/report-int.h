@@ -15,7 +15,8 @@
 #include "stats.h"
 
 #define REPORT_FIELD		64	/* one formatted table field */
-#define REPORT_SIG_DIGITS	(-1)	/* a "decimals" that asks for %.4g (narrow rows) */
+#define REPORT_DEC_NONE		(-400)	/* decimals of a row without a mean */
+#define REPORT_SIG_DIGITS	(-1000)	/* a "decimals" that asks for the row's own */
 
 /* Why a comparison lacks a number: the words the tables print. */
 #define W_NOCI		"n=1, no CI"
@@ -23,6 +24,10 @@
 #define W_UNBOUNDED	"unbounded"
 #define W_NOVAR		"no var"
 #define W_NOSAMPLES	"no samples"
+#define W_LOWN		"low n"
+#define W_FEWERBOOTS	"fewer boots"
+#define REPORT_HEAD_BXI	"boots x iter"	/* the n column's head when a cell has boots */
+#define W_BOOTSEQ	"boot means equal; iterations vary (CoV %.3g%%)"
 
 /* The columns of a metric's table, and of its boots x iterations table. */
 enum { C_LABEL, C_N, C_MEAN, C_COV, C_CI, C_PCT, C_PCTCI, C_P, C_SIG, NCOL };
@@ -35,6 +40,9 @@ extern const int report_bcol_right[NBCOL];
 /* Decimals for one row: the mean shows >= 4 significant digits and the
  * CI half-width 2. */
 int report_row_decimals(const struct stats_summary *s);
+/* Decimals of a row's % change and its CI: 2, or as many as keep 2
+ * significant digits of the CI's half-width. */
+int report_pct_decimals(const struct report_row *s);
 /* The text fields of one row, label excluded (f[C_LABEL] is ""), with dec
  * decimals (or REPORT_SIG_DIGITS). */
 void report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD]);

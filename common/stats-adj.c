@@ -1,0 +1,99 @@
+/*
+ * stats-adj.c: the statistics a report adds on top of a comparison: the
+ * % change CI of strictly positive quantities from the ratio of means on
+ * the log scale (never below -100%), Holm-Bonferroni adjustment of a family
+ * of p-values, and the bootstrap CI of a median (deterministic seed).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "stats.h"
+
+int
+stats_pct_log(const struct stats_summary *a, const struct stats_summary *b, double level,
+    struct stats_pct *out)
+{
+	double ln, va, vb, se, nu, t, lo, hi;
+	int r;
+
+	if (a == NULL || b == NULL || out == NULL || !(level > 0 && level < 1))
+		return BF_ERR_INVALID;
+	if (a->n == 0 || b->n == 0 || !(a->mean > 0) || !(b->mean > 0))
+		return BF_ERR_INVALID;
+	out->pct = 100 * ((b->mean - a->mean) / a->mean);
+	out->lo = out->hi = NAN;
+	out->unbounded = 0;
+	if (a->n < 2 || b->n < 2 || !isfinite(a->sd) || !isfinite(b->sd))
+		return 0;
+	/* log1p of the exact relative difference: a 1e-12 change keeps its
+	 * digits; sd/mean first, so sds near 1e+-160 do not overflow */
+	ln = log1p((b->mean - a->mean) / a->mean);
+	va = (a->sd / a->mean) * (a->sd / a->mean) / (double)a->n;
+	vb = (b->sd / b->mean) * (b->sd / b->mean) / (double)b->n;
+	se = sqrt(va + vb);
+	if (se == 0) {
+		lo = hi = ln;
+	} else {
+		nu = (va + vb) * (va + vb) / (va * va / (double)(a->n - 1) +
+		    vb * vb / (double)(b->n - 1));
+		if ((r = stats_t_quantile(0.5 + level / 2, nu, &t)) != 0)
+			return r;
+		lo = ln - t * se;
+		hi = ln + t * se;
+	}
+	out->lo = 100 * expm1(lo);
+	out->hi = 100 * expm1(hi);
+	return 0;
+}
+
+/* Index sort of p-values, ascending; ties keep their order. */
+struct holm_item {
+	double p;
+	size_t i;
+};
+
+static int
+cmp_holm(const void *x, const void *y)
+{
+	const struct holm_item *a = x, *b = y;
+
+	if (a->p != b->p)
+		return a->p < b->p ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+int
+stats_holm(const double *p, size_t n, double *adj)
+{
+	struct holm_item *it;
+	double run = 0, v;
+	size_t k;
+
+	if ((n > 0 && (p == NULL || adj == NULL)) || n > STATS_MAX_SAMPLES)
+		return n > STATS_MAX_SAMPLES ? BF_ERR_TOOBIG : BF_ERR_INVALID;
+	for (k = 0; k < n; k++)
+		if (!(p[k] >= 0 && p[k] <= 1))
+			return BF_ERR_INVALID;
+	if (n == 0)
+		return 0;
+	if ((it = malloc(n * sizeof(*it))) == NULL)
+		return BF_ERR_ALLOC;
+	for (k = 0; k < n; k++) {
+		it[k].p = p[k];
+		it[k].i = k;
+	}
+	qsort(it, n, sizeof(*it), cmp_holm);
+	/* adjusted p_(k) = max over j <= k of min(1, (n - j) p_(j)): monotone */
+	for (k = 0; k < n; k++) {
+		v = (double)(n - k) * it[k].p;
+		if (v > 1)
+			v = 1;
+		if (v > run)
+			run = v;
+		adj[it[k].i] = run;
+	}
+	free(it);
+	return 0;
+}
