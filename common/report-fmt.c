@@ -12,8 +12,8 @@
 #include "report.h"
 #include "report-int.h"
 
-#define MAX_FIXED	9	/* more decimals print in e-notation */
-/* At most 1 + 15 + 1 + MAX_FIXED characters, or 24 in e-notation. */
+#define MAX_FIXED	9	/* a 0 shows at most this many decimals */
+/* At most 1 + 1 + 17 + 1 characters, or 24 in e-notation. */
 #define NUM_FIELD	30
 
 const char *const report_col_head[NCOL] = {
@@ -73,25 +73,41 @@ sd_decimals(double x)
 	return 2 - (int)floor(log10(x));
 }
 
-/* x with dec decimals: fixed point where that is short and exact enough,
- * else e-notation with the same significant digits (at most 17, all a
- * double has). */
+/*
+ * x with dec decimals, or the same significant digits (at most 17, all a
+ * double has) in e-notation when that is shorter: 1e12 +- 1 prints
+ * 1000000000000.0, 1e-9 +- 1e-12 1.0000e-09. sign: a leading '+'.
+ */
 static void
-fmt_numn(char *f, size_t size, double x, int dec)
+fmt_digits(char *f, size_t size, double x, int dec, int sign)
 {
-	int sig;
+	int sig, ilog, nfix, nexp;
 
 	if (!isfinite(x)) {
 		snprintf(f, size, "-");
-	} else if (x == 0) {
-		snprintf(f, size, "%.*f", dec > 0 && dec <= MAX_FIXED ? dec : 0, x);
-	} else if (fabs(x) >= 1e-6 && fabs(x) < 1e15 && dec <= MAX_FIXED) {
-		snprintf(f, size, "%.*f", dec > 0 ? dec : 0, x);
-	} else {
-		sig = (int)floor(log10(fabs(x))) + 1 + (dec == REPORT_DEC_NONE ? 4 : dec);
-		sig = sig < 1 ? 1 : sig > 17 ? 17 : sig;
-		snprintf(f, size, "%.*e", sig - 1, x);
+		return;
 	}
+	if (dec == REPORT_DEC_NONE)
+		dec = 4;
+	if (x == 0) {
+		snprintf(f, size, sign ? "%+.*f" : "%.*f", dec > 0 && dec <= MAX_FIXED ? dec : 0, x);
+		return;
+	}
+	ilog = (int)floor(log10(fabs(x)));
+	sig = ilog + 1 + dec;
+	sig = sig < 2 ? 2 : sig > 17 ? 17 : sig;
+	nfix = (dec > 0 ? dec + 1 : 0) + (ilog >= 0 ? ilog + 1 : 1);
+	nexp = sig + 5;
+	if (nfix <= nexp || (ilog >= 0 && ilog < 15 && dec <= 0))
+		snprintf(f, size, sign ? "%+.*f" : "%.*f", dec > 0 ? dec : 0, x);
+	else
+		snprintf(f, size, sign ? "%+.*e" : "%.*e", sig - 1, x);
+}
+
+static void
+fmt_numn(char *f, size_t size, double x, int dec)
+{
+	fmt_digits(f, size, x, dec, 0);
 }
 
 /* Decimals of a percentage whose spread is h: 2, or as many as keep 2
@@ -113,25 +129,16 @@ report_pct_decimals(const struct report_row *s)
 	return pct_decimals((s->cmp.pct.hi - s->cmp.pct.lo) / 2);
 }
 
-/* A percentage with dec decimals ("+1.73"), in e-notation past 6 decimals
- * ("+1.0e-10": the change of 1e12 +- 1 data); 3 significant digits past 1e6
- * (a CoV or change that large is a bad baseline, not a precise number). */
+/* A percentage with dec decimals ("+1.73", "+1.0e-10" for the change of
+ * 1e12 +- 1 data); 3 significant digits past 1e6 (a CoV or change that
+ * large is a bad baseline, not a precise number). */
 static void
 fmt_pctn(char *f, size_t size, double x, int sign, int dec)
 {
-	int sig;
-
-	if (fabs(x) >= 1e6) {
+	if (fabs(x) >= 1e6)
 		snprintf(f, size, sign ? "%+.3g" : "%.3g", x);
-	} else if (dec <= 6) {
-		snprintf(f, size, sign ? "%+.*f" : "%.*f", dec, x);
-	} else if (x == 0) {
-		snprintf(f, size, "0");
-	} else {
-		sig = (int)floor(log10(fabs(x))) + 1 + dec;
-		sig = sig < 2 ? 2 : sig > 17 ? 17 : sig;
-		snprintf(f, size, sign ? "%+.*e" : "%.*e", sig - 1, x);
-	}
+	else
+		fmt_digits(f, size, x, dec, sign);
 }
 
 static void
@@ -196,7 +203,7 @@ report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD
 			snprintf(f[C_COV], REPORT_FIELD, "-");
 		else
 			fmt_pctn(f[C_COV], REPORT_FIELD, s->eff.cov, 0,
-			    pct_decimals(s->eff.cov));
+			    s->eff.cov >= 0.01 ? 2 : pct_decimals(s->eff.cov));
 		if (s->boots_equal) {
 			snprintf(f[C_CI], REPORT_FIELD, W_BOOTSEQ, s->cov_within);
 		} else if (s->eff.n < 2) {
