@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "err.h"
 #include "jx.h"
+#include "parse.h"
+#include "report.h"
 #include "table.h"
 
 #define REPORT_LOG_PAGE	10000	/* the most lines benchfleetd gives per request */
@@ -25,7 +27,9 @@ report_exec(struct cli *c, const struct cmd_args *a)
 	struct http_resp resp;
 	struct buf path;
 	char *esc = NULL;
-	int64_t id;
+	enum report_stat st;
+	enum report_adjust adj;
+	int64_t id, min_n = 0;
 	size_t i;
 	int r;
 
@@ -46,8 +50,27 @@ report_exec(struct cli *c, const struct cmd_args *a)
 		r = cmd_usage_error(e, "--baseline: \"%s\" is not AXIS:VALUE", a->opt[0]);
 		goto out;
 	}
+	if (a->opt[2] != NULL && parse_i64(a->opt[2], 1, REPORT_MAX_MIN_N, &min_n) != 0) {
+		r = cmd_usage_error(e, "--min-n: \"%s\" is not an integer in 1..%d", a->opt[2],
+		    REPORT_MAX_MIN_N);
+		goto out;
+	}
+	if (report_stat_parse(a->opt[3], &st) != 0) {
+		r = cmd_usage_error(e, "--stat: \"%s\" is not one of mean, median, min",
+		    a->opt[3]);
+		goto out;
+	}
+	if (report_adjust_parse(a->opt[4], &adj) != 0) {
+		r = cmd_usage_error(e, "--adjust: \"%s\" is not one of none, holm", a->opt[4]);
+		goto out;
+	}
 	if ((esc = http_escape(&c->http, format)) == NULL ||
 	    buf_printf(&path, "/jobs/%" PRId64 "/report?format=%s", id, esc) != 0)
+		goto toobig;
+	/* checked above: plain words and digits, nothing to escape */
+	if ((a->opt[2] != NULL && buf_printf(&path, "&min_n=%" PRId64, min_n) != 0) ||
+	    (a->opt[3] != NULL && buf_printf(&path, "&stat=%s", a->opt[3]) != 0) ||
+	    (a->opt[4] != NULL && buf_printf(&path, "&adjust=%s", a->opt[4]) != 0))
 		goto toobig;
 	if (a->opt[0] != NULL) {
 		free(esc);
@@ -178,14 +201,21 @@ out:
 static const struct cmd_opt report_opts[] = {
 	{ .name = "baseline", .has_arg = 1, .shortc = 'b' },
 	{ .name = "format", .has_arg = 1, .shortc = 'f' },
+	{ .name = "min-n", .has_arg = 1 },
+	{ .name = "stat", .has_arg = 1 },
+	{ .name = "adjust", .has_arg = 1 },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_report_entry = {
-	"report", NULL, "ID [--baseline AXIS:VALUE] [--format text|markdown|csv|json]",
+	"report", NULL, "ID [--baseline AXIS:VALUE] [--format text|markdown|csv|json] "
+	"[--min-n N] [--stat mean|median|min] [--adjust none|holm]",
 	"print a job's report",
 	"The coordinator renders the report; it is printed as it comes. With\n"
-	"--baseline, other cells are compared against the cells where AXIS is VALUE.\n",
+	"--baseline, other cells are compared against the cells where AXIS is VALUE.\n"
+	"--min-n N: no mark when a side has fewer than N independent samples\n"
+	"(default 3). --stat: what summarises a cell (median: bootstrap CIs;\n"
+	"min: no interval). --adjust holm: Holm-Bonferroni across the report.\n",
 	report_opts, 1, 1, report_exec
 };
 

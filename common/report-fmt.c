@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "report.h"
 #include "report-int.h"
 
@@ -33,6 +34,38 @@ report_direction_words(const struct report_metric *mt)
 	if (mt->no_direction)
 		return "no better or worse";
 	return mt->higher_better ? "Higher is better" : "Lower is better";
+}
+
+const char *
+report_stat_name(enum report_stat st)
+{
+	return st == REPORT_STAT_MEDIAN ? "median" : st == REPORT_STAT_MIN ? "min" : "mean";
+}
+
+int
+report_stat_parse(const char *s, enum report_stat *out)
+{
+	if (s == NULL || strcmp(s, "mean") == 0)
+		*out = REPORT_STAT_MEAN;
+	else if (strcmp(s, "median") == 0)
+		*out = REPORT_STAT_MEDIAN;
+	else if (strcmp(s, "min") == 0)
+		*out = REPORT_STAT_MIN;
+	else
+		return BF_ERR_INVALID;
+	return 0;
+}
+
+int
+report_adjust_parse(const char *s, enum report_adjust *out)
+{
+	if (s == NULL || strcmp(s, "none") == 0)
+		*out = REPORT_ADJUST_NONE;
+	else if (strcmp(s, "holm") == 0)
+		*out = REPORT_ADJUST_HOLM;
+	else
+		return BF_ERR_INVALID;
+	return 0;
 }
 
 const char *

@@ -52,6 +52,8 @@ void report_boot_fields(const struct report_row *s, int with_mstar,
 /* What a metric's heading says after " - ": "Higher is better", "Lower is
  * better" or, with no_direction, "no better or worse" (static). */
 const char *report_direction_words(const struct report_metric *mt);
+/* "mean", "median" or "min" (static). */
+const char *report_stat_name(enum report_stat st);
 /* Its JSON "direction": "higher", "lower" or "none" (static). */
 const char *report_direction_name(const struct report_metric *mt);
 /* A copy of s (the caller frees it; NULL on ENOMEM) with invalid UTF-8

@@ -203,6 +203,13 @@ struct report_model {
 	size_t nadjusted;		/* comparisons in the Holm family (adjust) */
 };
 
+/* "mean" | "median" | "min" (NULL: mean), "none" | "holm" (NULL: none):
+ * 0, or BF_ERR_INVALID for anything else. For ?stat=, ?adjust=, --stat and
+ * --adjust. */
+int report_stat_parse(const char *s, enum report_stat *out);
+int report_adjust_parse(const char *s, enum report_adjust *out);
+#define REPORT_MAX_MIN_N	1000	/* the largest min_n accepted */
+
 /*
  * Validate in and compute its model. *out is the caller's, freed with
  * report_model_free(); it borrows in (see above). BF_ERR_INVALID (with d

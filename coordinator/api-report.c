@@ -15,6 +15,7 @@
 #include "job.h"
 #include "matrix.h"
 #include "recipe.h"
+#include "parse.h"
 #include "report.h"
 #include "stats.h"
 
@@ -265,7 +266,12 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
 	const char *cntq = api_query(rq, "counters");
+	const char *minq = api_query(rq, "min_n"), *statq = api_query(rq, "stat");
+	const char *adjq = api_query(rq, "adjust");
 	enum evidence_counters cmode;
+	enum report_stat rstat;
+	enum report_adjust radj;
+	int64_t min_n = 0;
 	json_t *jobj = NULL, *samp = NULL, *runs = NULL, *cellsj, *cj, *sj, *rdoc;
 	struct recipe *rec = NULL;
 	struct report_input in;
@@ -306,6 +312,21 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "of none, thp, all", cntq);
 		goto out;
 	}
+	if (minq != NULL && parse_i64(minq, 1, REPORT_MAX_MIN_N, &min_n) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "min_n", "min_n: \"%.40s\" is not an "
+		    "integer in 1..%d", minq, REPORT_MAX_MIN_N);
+		goto out;
+	}
+	if (report_stat_parse(statq, &rstat) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "stat", "stat: \"%.40s\" is not one of "
+		    "mean, median, min", statq);
+		goto out;
+	}
+	if (report_adjust_parse(adjq, &radj) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "adjust", "adjust: \"%.40s\" is not one "
+		    "of none, holm", adjq);
+		goto out;
+	}
 	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
 	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
 		api_store_error(rs, r, "job");
@@ -325,6 +346,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		mets[k].name = rec->metrics[k].name;
 		mets[k].unit = rec->metrics[k].unit;
 		mets[k].higher_better = rec->metrics[k].higher_better;
+		mets[k].positive = rec->metrics[k].positive;
 	}
 	if (report_counters(samp, cmode, mets, k, &nm, &nmore, &nzero) != 0)
 		goto oom;
@@ -391,6 +413,9 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
+	in.min_n = (size_t)min_n;
+	in.stat = rstat;
+	in.adjust = radj;
 	/* a job without runs yet has none; the report says "none yet" */
 	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
 		runs = NULL;
