@@ -42,6 +42,20 @@ report_stat_name(enum report_stat st)
 	return st == REPORT_STAT_MEDIAN ? "median" : st == REPORT_STAT_MIN ? "min" : "mean";
 }
 
+const char *
+report_head(const struct report_model *m, const struct report_model_metric *mm, int col)
+{
+	if (col == C_N && mm->nmulti > 0)
+		return REPORT_HEAD_BXI;
+	if (col == C_MEAN && m->in->stat != REPORT_STAT_MEAN)
+		return report_stat_name(m->in->stat);
+	if (col == C_P && m->in->stat == REPORT_STAT_MEDIAN)
+		return m->in->adjust == REPORT_ADJUST_HOLM ? "MW p (Holm)" : "MW p";
+	if (col == C_P && m->in->adjust == REPORT_ADJUST_HOLM)
+		return "Welch p (Holm)";
+	return report_col_head[col];
+}
+
 int
 report_stat_parse(const char *s, enum report_stat *out)
 {

@@ -52,6 +52,11 @@ void report_boot_fields(const struct report_row *s, int with_mstar,
 /* What a metric's heading says after " - ": "Higher is better", "Lower is
  * better" or, with no_direction, "no better or worse" (static). */
 const char *report_direction_words(const struct report_metric *mt);
+/* The head of column col of metric mm's table (static): "boots x iter"
+ * for n when a cell has boots, the stat's name for the mean, "MW p" for
+ * the median's test, "(Holm)" when adjusting. */
+const char *report_head(const struct report_model *m, const struct report_model_metric *mm,
+    int col);
 /* "mean", "median" or "min" (static). */
 const char *report_stat_name(enum report_stat st);
 /* Its JSON "direction": "higher", "lower" or "none" (static). */

@@ -90,9 +90,7 @@ md_metric(const struct report_model *m, const struct report_model_metric *mm,
 	size_t bc = anym ? NBCOL : NBCOL - 1;
 
 	for (c = 0; c < NCOL; c++)
-		head[c] = report_col_head[c];
-	if (mm->nmulti > 0)
-		head[C_N] = REPORT_HEAD_BXI;
+		head[c] = report_head(m, mm, (int)c);
 	if ((r = md_heading(out, mm->metric)) != 0 || (r = buf_puts(out, "\n")) != 0 ||
 	    (r = md_head(out, head, report_col_right, nc)) != 0)
 		return r;

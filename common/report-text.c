@@ -254,8 +254,7 @@ report_render_text(const struct report_model *m, struct buf *out)
 		for (k = 0, ns = 0; k < nc; k++) {
 			if (k == C_N && m->uniform_n)
 				continue;
-			heads[ns] = k == C_N && mm->nmulti > 0 ? REPORT_HEAD_BXI :
-			    report_col_head[k];
+			heads[ns] = report_head(m, mm, (int)k);
 			rights[ns] = report_col_right[k];
 			sel[ns++] = k;
 		}

@@ -157,6 +157,51 @@ eff_samples(const struct report_series *s, int multi, const double **v, size_t *
 	return 0;
 }
 
+/* Resamples for n samples: REPORT_BOOT_RESAMPLES, fewer past 10000 samples
+ * (at least 200) so that a report stays quick. */
+static size_t
+boot_resamples(size_t n)
+{
+	size_t k = n > 0 ? (size_t)2e7 / n : REPORT_BOOT_RESAMPLES;
+
+	return k > REPORT_BOOT_RESAMPLES ? REPORT_BOOT_RESAMPLES : k < 200 ? 200 : k;
+}
+
+/* The bootstrap of medians: with c == b, the CI of cell c's median
+ * (stat_lo, stat_hi); else the CI of the % change of c against b. */
+static int
+median_boot(const struct report_input *in, size_t m, size_t b, size_t c,
+    struct report_row *st)
+{
+	struct stats_boot bs;
+	const double *va, *vb;
+	double *fa = NULL, *fb = NULL;
+	size_t na, nb;
+	int r;
+
+	if ((r = eff_samples(series_of(in, b, m), st[b].multi, &va, &na, &fa)) != 0 ||
+	    (r = eff_samples(series_of(in, c, m), st[c].multi, &vb, &nb, &fb)) != 0)
+		goto out;
+	if (na == 0 || nb == 0) {
+		r = 0;
+		goto out;
+	}
+	if ((r = stats_boot_median(va, na, b == c ? NULL : vb, b == c ? 0 : nb,
+	    boot_resamples(na > nb ? na : nb), REPORT_BOOT_SEED, 0.95, &bs)) != 0)
+		goto out;
+	if (b == c) {
+		st[c].stat_lo = bs.lo;
+		st[c].stat_hi = bs.hi;
+	} else {
+		st[c].cmp.pct.lo = bs.pct_lo;
+		st[c].cmp.pct.hi = bs.pct_hi;
+	}
+out:
+	free(fa);
+	free(fb);
+	return r;
+}
+
 /* Mann-Whitney of cell c against its baseline b, on the samples Welch uses. */
 static int
 compute_mw(const struct report_input *in, size_t m, size_t c, size_t b,
@@ -253,6 +298,18 @@ row_compare(const struct report_metric *mt, const struct report_input *in,
 	s->fewer_boots = row_boots(s) < row_boots(b);
 	s->nonpos = s->nonpos || b->nonpos;
 	s->p = s->cmp.welch.p;
+	if (in->stat != REPORT_STAT_MEAN) {
+		/* the median's CI is the bootstrap's (compute_metric), min has none */
+		s->p = in->stat == REPORT_STAT_MEDIAN && s->has_mw ? s->mw.p : NAN;
+		s->cmp.pct.pct = b->stat_value != 0 && s->eff.n > 0 && b->eff.n > 0 ?
+		    100 * ((s->stat_value - b->stat_value) / fabs(b->stat_value)) : NAN;
+		s->cmp.pct.unbounded = b->eff.n > 0 && b->stat_value == 0;
+		if (in->stat == REPORT_STAT_MIN)
+			s->cmp.pct.lo = s->cmp.pct.hi = NAN;
+		s->cmp.significant = s->p < 0.05 && !s->cmp.pct.unbounded &&
+		    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0);
+		return 0;
+	}
 	if (mt->positive && !s->nonpos && s->eff.n > 0 && b->eff.n > 0) {
 		if ((r = stats_pct_log(&b->eff, &s->eff, 0.95, &lp)) != 0)
 			return r;
@@ -340,6 +397,9 @@ compute_metric(const struct report_input *in, size_t m, struct report_model_metr
 	for (c = 0; c < in->ncells; c++) {
 		row_stat(mm->metric, in, &st[c]);
 		st[c].shape_bxi = mm->nmulti > 0;
+		if (in->stat == REPORT_STAT_MEDIAN && st[c].eff.n >= 2 &&
+		    (r = median_boot(in, m, c, c, st)) != 0)
+			return r;
 	}
 	for (c = 0; c < in->ncells && in->baseline_of != NULL; c++) {
 		if ((b = in->baseline_of[c]) < 0)
@@ -350,6 +410,8 @@ compute_metric(const struct report_input *in, size_t m, struct report_model_metr
 		st[c].beff = st[b].eff;
 		if ((r = stats_compare(&st[b].eff, &st[c].eff, &st[c].cmp)) != 0 ||
 		    (r = compute_mw(in, m, c, (size_t)b, st)) != 0 ||
+		    (in->stat == REPORT_STAT_MEDIAN &&
+		    (r = median_boot(in, m, (size_t)b, c, st)) != 0) ||
 		    (r = row_compare(mm->metric, in, &st[b], &st[c])) != 0)
 			return r;
 	}
@@ -612,7 +674,20 @@ legend_marks(const struct report_input *in, struct report_model *m)
 	    "mean, so the CI over boot means has zero width and there is no test; the "
 	    "iterations within boots vary by the CoV shown.")) != 0)
 		return r;
-	if (in->adjust == REPORT_ADJUST_HOLM && (r = legend_add(m, "Welch p (Holm): "
+	if (in->stat == REPORT_STAT_MEDIAN && (r = legend_add(m, "--stat median: the "
+	    "median of each cell (of its boot means with several boots); its 95%% CI and "
+	    "that of the %% change of medians, (B-A)/|A|, are percentile bootstraps of %d "
+	    "resamples (fewer past 10000 samples), splitmix64 seed %u, the same for "
+	    "every run of the report; MW p: two-sided Mann-Whitney; a mark needs MW p < "
+	    "0.05 and the CI of change excluding 0.", REPORT_BOOT_RESAMPLES,
+	    REPORT_BOOT_SEED)) != 0)
+		return r;
+	if (in->stat == REPORT_STAT_MIN && (r = legend_add(m, "--stat min: the smallest "
+	    "sample of each cell (boot mean with several boots) and its %% change; a "
+	    "minimum has no interval or test the report can state, so none is shown "
+	    "and nothing is marked.")) != 0)
+		return r;
+	if (in->adjust == REPORT_ADJUST_HOLM && (r = legend_add(m, "p (Holm): "
 	    "the p and, in parentheses, its Holm-Bonferroni adjustment over the %zu "
 	    "comparisons of the report that could be marked (counters left out); marks "
 	    "use the adjusted p; the CIs are not adjusted.", m->nadjusted)) != 0)

@@ -19,6 +19,7 @@
 #define BF_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "caps.h"
 
@@ -145,6 +146,22 @@ int stats_pct_log(const struct stats_summary *a, const struct stats_summary *b,
  * where adj < alpha; this controls the family-wise error rate.
  */
 int stats_holm(const double *p, size_t n, double *adj);
+
+/*
+ * Percentile bootstrap of the median: nboot resamples (with replacement)
+ * of a, and, if nb > 0, of b, drawn from a splitmix64 stream seeded with
+ * seed (the same data and seed give the same CI). lo, hi: the level CI of
+ * a's median (NAN for na < 2); pct_lo, pct_hi: that of 100 (med_b* -
+ * med_a*)/|med_a*| (NAN unless both n >= 2; pct_unbounded when some
+ * resampled median of a is 0). O(nboot n log n).
+ */
+struct stats_boot {
+	double lo, hi;
+	double pct_lo, pct_hi;
+	int pct_unbounded;
+};
+int stats_boot_median(const double *a, size_t na, const double *b, size_t nb,
+    size_t nboot, uint64_t seed, double level, struct stats_boot *out);
 
 /* Mann-Whitney U: how the p-value is computed. */
 enum stats_mw_method {
