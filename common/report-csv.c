@@ -57,9 +57,9 @@ csv_num(struct buf *out, double x)
 static const char *const csv_head =
     "metric,unit,higher_better,cell,baseline_cell,n,mean,sd,cov_pct,ci_lo,ci_hi,"
     "pct_change,pct_ci_lo,pct_ci_hi,pct_ci_unbounded,welch_t,welch_df,welch_p,"
-    "significant,boots,sd_between,sd_within,m_opt,mw_u,mw_p,note,"
+    "significant,boots,sd_between,sd_within,m_opt,"
     "stat,value,value_ci_lo,value_ci_hi,ci_clipped,pct_ci_method,p,p_holm,low_n,"
-    "fewer_boots,cov_between_pct,cov_within_pct\r\n";
+    "fewer_boots,cov_between_pct,cov_within_pct,mw_u,mw_p,note\r\n";
 
 static int
 csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
@@ -79,8 +79,8 @@ csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
 	    (r = csv_num(out, s->eff.mean)) != 0 ||
 	    (r = csv_num(out, s->eff.sd)) != 0 ||
 	    (r = csv_num(out, s->eff.cov)) != 0 ||
-	    (r = csv_num(out, s->eff.ci_lo)) != 0 ||
-	    (r = csv_num(out, s->eff.ci_hi)) != 0)
+	    (r = csv_num(out, m->in->stat == REPORT_STAT_MEAN ? s->stat_lo : s->eff.ci_lo)) != 0 ||
+	    (r = csv_num(out, m->in->stat == REPORT_STAT_MEAN ? s->stat_hi : s->eff.ci_hi)) != 0)
 		return r;
 	if (s->has_cmp) {
 		if ((r = csv_num(out, s->cmp.pct.pct)) != 0 ||
@@ -106,14 +106,7 @@ csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
 	}
 	if (r != 0)
 		return r;
-	if (s->has_mw)
-		r = csv_num(out, s->mw.u) != 0 ? BF_ERR_TOOBIG : csv_num(out, s->mw.p);
-	else
-		r = buf_puts(out, ",,");
-	/* One note column: the comparison's reason first, else the row's. */
-	note = s->cmp_note != NULL ? s->cmp_note : s->note;
-	if (r != 0 || (r = csv_field(out, note ? note : "", 0)) != 0 ||
-	    (r = csv_field(out, report_stat_name(m->in->stat), 0)) != 0 ||
+	if ((r = csv_field(out, report_stat_name(m->in->stat), 0)) != 0 ||
 	    (r = csv_num(out, s->stat_value)) != 0 ||
 	    (r = csv_num(out, s->stat_lo)) != 0 ||
 	    (r = csv_num(out, s->stat_hi)) != 0 ||
@@ -132,6 +125,14 @@ csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
 		r = buf_puts(out, ",,");
 	if (r != 0 || (r = csv_num(out, s->cov_between)) != 0 ||
 	    (r = csv_num(out, s->cov_within)) != 0)
+		return r;
+	if (s->has_mw)
+		r = (r = csv_num(out, s->mw.u)) != 0 ? r : csv_num(out, s->mw.p);
+	else
+		r = buf_puts(out, ",,");
+	/* One note column: the comparison's reason first, else the row's. */
+	note = s->cmp_note != NULL ? s->cmp_note : s->note;
+	if (r != 0 || (r = csv_field(out, note ? note : "", 0)) != 0)
 		return r;
 	return buf_puts(out, "\r\n");
 }

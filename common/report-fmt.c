@@ -24,9 +24,10 @@ const char *const report_col_head[NCOL] = {
 const int report_col_right[NCOL] = { 0, 1, 1, 1, 0, 1, 0, 1, 0 };
 
 const char *const report_bcol_head[NBCOL] = {
-	"cell", "boots", "iter/boot", "sd between", "sd within", "m*"
+	"cell", "boots", "iter/boot", "sd between", "sd within", "CoV% between",
+	"CoV% within", "CI dof", "m*"
 };
-const int report_bcol_right[NBCOL] = { 0, 1, 1, 1, 1, 1 };
+const int report_bcol_right[NBCOL] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 };
 
 const char *
 report_direction_words(const struct report_metric *mt)
@@ -317,6 +318,17 @@ report_boot_fields(const struct report_row *s, int with_mstar, char f[NBCOL][REP
 		snprintf(f[B_ITERS], REPORT_FIELD, "%zu-%zu", s->tl.m_min, s->tl.m_max);
 	fmt_num(f[B_SDB], sdb, sd_decimals(sdb));
 	fmt_num(f[B_SDW], sdw, sd_decimals(sdw));
+	if (isnan(s->cov_between))
+		snprintf(f[B_COVB], REPORT_FIELD, "-");
+	else
+		fmt_pctn(f[B_COVB], REPORT_FIELD, s->cov_between, 0, s->cov_between >= 0.01 ?
+		    2 : pct_decimals(s->cov_between));
+	if (isnan(s->cov_within))
+		snprintf(f[B_COVW], REPORT_FIELD, "-");
+	else
+		fmt_pctn(f[B_COVW], REPORT_FIELD, s->cov_within, 0, s->cov_within >= 0.01 ?
+		    2 : pct_decimals(s->cov_within));
+	snprintf(f[B_DOF], REPORT_FIELD, "%zu", s->tl.nboots - 1);
 	if (!with_mstar)
 		f[B_MSTAR][0] = '\0';
 	else if (s->has_mstar)

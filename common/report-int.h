@@ -31,7 +31,7 @@
 
 /* The columns of a metric's table, and of its boots x iterations table. */
 enum { C_LABEL, C_N, C_MEAN, C_COV, C_CI, C_PCT, C_PCTCI, C_P, C_SIG, NCOL };
-enum { B_LABEL, B_BOOTS, B_ITERS, B_SDB, B_SDW, B_MSTAR, NBCOL };
+enum { B_LABEL, B_BOOTS, B_ITERS, B_SDB, B_SDW, B_COVB, B_COVW, B_DOF, B_MSTAR, NBCOL };
 extern const char *const report_col_head[NCOL];
 extern const int report_col_right[NCOL];	/* numbers right-aligned, text left */
 extern const char *const report_bcol_head[NBCOL];

@@ -507,6 +507,11 @@ static const char *const legend_fixed[] = {
 	"\"-\": not defined for the cell.",
 };
 
+/* What the boots x iterations columns say. */
+#define LEGEND_TWOLEVEL "boots x iter: boots x iterations per boot; the CI over the " \
+	"boot means has boots - 1 dof (CI dof); CoV%% between: of the boot means, " \
+	"CoV%% within: pooled within-boot sd over the mean."
+
 /* After the fixed items when some metric has no direction. */
 static const char *const legend_counter =
     "Counters (\"no better or worse\"): what the kernel did during the iterations, "
@@ -628,10 +633,10 @@ legend_samples(const struct report_input *in, struct report_model *lg)
 	if (bmin > 1)
 		return legend_add(lg, "Several boots per cell: mean, CI and tests use the boot "
 		    "means, the independent samples (Kalibera & Jones); m* = optimal "
-		    "iterations per boot.");
+		    "iterations per boot. " LEGEND_TWOLEVEL);
 	return legend_add(lg, "Cells with several boots use their boot means for mean, CI "
 	    "and tests (Kalibera & Jones); cells with one boot use the iterations, "
-	    "which leaves out boot-to-boot variation.");
+	    "which leaves out boot-to-boot variation. " LEGEND_TWOLEVEL);
 }
 
 /* What kept marks off, and how positive metrics were treated, as far as
