@@ -189,6 +189,16 @@ fmt_pctn(char *f, size_t size, double x, int sign, int dec)
 		fmt_digits(f, size, x, dec, sign);
 }
 
+/* An end of the CI of change: never a bare 0 for a non-zero end, so a CI
+ * that excludes 0 shows it ("+0.0004", not "+0.00"). */
+static void
+fmt_pct_end(char *f, size_t size, double x, int dec)
+{
+	fmt_pctn(f, size, x, 1, dec);
+	while (x != 0 && isfinite(x) && strtod(f, NULL) == 0 && dec < 17)
+		fmt_pctn(f, size, x, 1, ++dec);
+}
+
 static void
 fmt_num(char *f, double x, int dec)
 {
@@ -280,13 +290,15 @@ report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD
 		fmt_pctn(f[C_PCT], REPORT_FIELD, p->pct, 1, pdec);
 	if (p->unbounded) {
 		snprintf(f[C_PCTCI], REPORT_FIELD, W_UNBOUNDED);
+	} else if (s->boots_equal && s->beff.sd == 0 && s->eff.sd == 0) {
+		snprintf(f[C_PCTCI], REPORT_FIELD, "boot means equal");
 	} else if (na < 2 || nb < 2) {
 		snprintf(f[C_PCTCI], REPORT_FIELD, W_NOCI);
 	} else if (isnan(p->lo)) {
 		snprintf(f[C_PCTCI], REPORT_FIELD, "-");
 	} else {
-		fmt_pctn(lo, sizeof(lo), p->lo, 1, pdec);
-		fmt_pctn(hi, sizeof(hi), p->hi, 1, pdec);
+		fmt_pct_end(lo, sizeof(lo), p->lo, pdec);
+		fmt_pct_end(hi, sizeof(hi), p->hi, pdec);
 		snprintf(f[C_PCTCI], REPORT_FIELD, "[%s, %s]%s", lo, hi,
 		    s->log_ratio ? "l" : "");
 	}

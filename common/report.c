@@ -307,7 +307,7 @@ row_compare(const struct report_metric *mt, const struct report_input *in,
 		if (in->stat == REPORT_STAT_MIN)
 			s->cmp.pct.lo = s->cmp.pct.hi = NAN;
 		s->cmp.significant = s->p < 0.05 && !s->cmp.pct.unbounded &&
-		    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0);
+		    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0) && !s->low_n && !s->fewer_boots;
 		return 0;
 	}
 	if (mt->positive && !s->nonpos && s->eff.n > 0 && b->eff.n > 0) {
@@ -323,7 +323,7 @@ row_compare(const struct report_metric *mt, const struct report_input *in,
 		s->cmp.pct.hi = -t;
 	}
 	s->cmp.significant = s->p < 0.05 && !s->cmp.pct.unbounded &&
-	    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0);
+	    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0) && !s->low_n && !s->fewer_boots;
 	return 0;
 }
 
