@@ -21,7 +21,7 @@
 #include "stats.h"
 #include "t.h"
 
-static const struct report_cell cells2[] = { { "A" }, { "B" } };
+static const struct report_cell cells2[] = { { .label = "A" }, { .label = "B" } };
 static const int bl2[] = { -1, 0 };
 
 /* A two-cell input (B against A) of one metric. */
@@ -355,7 +355,7 @@ test_prop_scale(void)
 	static const double b0[] = { 3.4, 3.5, 3.3, 3.6, 3.45, 3.5 };
 	static const double c0[] = { 3.12, 3.28, 2.95, 3.05, 3.2, 3.1 };
 	struct report_metric mt = { .name = "x", .higher_better = 0 };
-	static const struct report_cell c3[] = { { "A" }, { "B" }, { "C" } };
+	static const struct report_cell c3[] = { { .label = "A" }, { .label = "B" }, { .label = "C" } };
 	static const int bl3[] = { -1, 0, 0 };
 	struct report_series s[3];
 	struct report_input in;
@@ -581,7 +581,8 @@ test_holm(void)
 	T_EQ_INT(stats_holm(NULL, 0, NULL), 0);
 	{
 		static const double a[] = { 10.0, 10.3, 9.8, 10.1, 9.9, 10.4 };
-		static const struct report_cell c4[] = { { "A" }, { "B" }, { "C" }, { "D" } };
+		static const struct report_cell c4[] = { { .label = "A" }, { .label = "B" }, { .label = "C" },
+			{ .label = "D" } };
 		static const int bl4[] = { -1, 0, 0, 0 };
 		struct report_metric mt = { .name = "x", .higher_better = 1 };
 		double b[6], c[6], d[6];
