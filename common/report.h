@@ -4,9 +4,13 @@
  * JSON. All statistics come from stats.h.
  *
  * For each metric, one row per cell: n, mean, CoV%, the 95% CI of the mean
- * and, when the cell has a baseline, the % change (B-A)/A*100, its 95% CI by
- * Fieller's method, the Welch p and a significance mark ('*': Welch
- * p < 0.05 and the CI of the % change excludes 0). When a cell has samples
+ * and, when the cell has a baseline, the % change (B-A)/|A|*100, its 95% CI
+ * by Fieller's method (or, for a positive metric, from the log ratio), the
+ * Welch p and a significance mark ('*': Welch p < 0.05, the CI of the %
+ * change excludes 0, both sides have min_n samples and the cell has no
+ * fewer boots than its baseline; the word from B's mean against A's and the
+ * direction). docs/report.md, "Honest numbers", has the digits rules,
+ * --stat median|min and Holm. When a cell has samples
  * from more than one boot, its mean, CI, % change and test use the per-boot
  * means as the samples (Kalibera & Jones: iterations within a boot are not
  * independent), and a second table gives boots, iterations per boot, the
@@ -22,7 +26,7 @@
  * Mann-Whitney U and p, on the same samples as Welch's test.
  *
  * The legend ends every format but CSV (one row per cell and metric, no
- * other lines): % Change: (B-A)/A*100, the marks, the sample counts
+ * other lines): % Change: (B-A)/|A|*100, the marks, the sample counts
  * (boots x iterations, from the series), the caller's context lines and
  * then its warnings ("Warning: ..."; JSON also lists them as "warnings").
  *

@@ -108,6 +108,7 @@ test_inverted_sign(void)
 	r = &m->metrics[0].rows[1];
 	/* (-52.35 - -49.84) / 49.84 */
 	T_NEAR(r->cmp.pct.pct, 100 * (-52.35 + 49.84) / 49.84, 1e-9);
+	T_NEAR(r->p, 3.2745225333687454e-10, 1e-19);	/* scipy ttest_ind(b, a, equal_var=False) */
 	T_CHECK(r->cmp.pct.lo < r->cmp.pct.hi && r->cmp.pct.hi < 0);
 	T_CHECK(r->cmp.significant);
 	T_EQ_STR(r->mark, "* better");
@@ -481,6 +482,11 @@ test_positive(void)
 	T_OK(stats_t_quantile(0.975, nu, &tq));
 	T_NEAR(r->cmp.pct.lo, 100 * (exp(ln - tq * se) - 1), 1e-9);
 	T_NEAR(r->cmp.pct.hi, 100 * (exp(ln + tq * se) - 1), 1e-9);
+	/* and as scipy 1.10 gives them (t.ppf(0.975, nu), ttest_ind(equal_var=False)) */
+	T_NEAR(r->cmp.pct.lo, -99.2994725397903, 1e-9);
+	T_NEAR(r->cmp.pct.hi, -79.38696079711504, 1e-9);
+	T_NEAR(r->p, 0.17921281351541485, 1e-12);
+	T_NEAR(m->metrics[0].rows[0].eff.ci_hi, 103.26841820030306, 1e-9);
 	report_model_free(m);
 	t = render(&in, "text");
 	T_CONTAINS(t, "[0.000, 103.268]c");
@@ -663,6 +669,7 @@ test_stat(void)
 		T_NEAR(r->cmp.pct.pct, 100 * (23.5 - 13.5) / 13.5, 1e-12);
 		T_CHECK(r->cmp.pct.lo < r->cmp.pct.pct && r->cmp.pct.pct < r->cmp.pct.hi);
 		T_NEAR(r->p, r->mw.p, 0);
+		T_NEAR(r->p, 0.006993006993006993, 1e-15);	/* scipy mannwhitneyu(b, a) */
 		T_EQ_STR(r->mark, "* worse");
 		report_model_free(m);
 	}
