@@ -157,12 +157,12 @@ eff_samples(const struct report_series *s, int multi, const double **v, size_t *
 	return 0;
 }
 
-/* Resamples for n samples: REPORT_BOOT_RESAMPLES, fewer past 10000 samples
- * (at least 200) so that a report stays quick. */
+/* Resamples for n samples: REPORT_BOOT_RESAMPLES, fewer past 2500 samples
+ * (at least 200) so that a report stays quick (a resample costs O(n)). */
 static size_t
 boot_resamples(size_t n)
 {
-	size_t k = n > 0 ? (size_t)2e7 / n : REPORT_BOOT_RESAMPLES;
+	size_t k = n > 0 ? (size_t)5e6 / n : REPORT_BOOT_RESAMPLES;
 
 	return k > REPORT_BOOT_RESAMPLES ? REPORT_BOOT_RESAMPLES : k < 200 ? 200 : k;
 }
@@ -682,7 +682,7 @@ legend_marks(const struct report_input *in, struct report_model *m)
 	if (in->stat == REPORT_STAT_MEDIAN && (r = legend_add(m, "--stat median: the "
 	    "median of each cell (of its boot means with several boots); its 95%% CI and "
 	    "that of the %% change of medians, (B-A)/|A|, are percentile bootstraps of %d "
-	    "resamples (fewer past 10000 samples), splitmix64 seed %u, the same for "
+	    "resamples (fewer past 2500 samples), splitmix64 seed %u, the same for "
 	    "every run of the report; MW p: two-sided Mann-Whitney; a mark needs MW p < "
 	    "0.05 and the CI of change excluding 0.", REPORT_BOOT_RESAMPLES,
 	    REPORT_BOOT_SEED)) != 0)

@@ -118,16 +118,28 @@ cmp_dbl(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Median of a resample of v[0..n) into w. */
+/* Median of a resample of sorted v[0..n): n indices drawn, counted in
+ * cnt[0..n) (no sort: O(n) a resample), the middle order statistics read
+ * off the counts. */
 static double
-boot_median(const double *v, size_t n, double *w, uint64_t *seed)
+boot_median(const double *v, size_t n, unsigned *cnt, uint64_t *seed)
 {
-	size_t i;
+	size_t i, k = (n - 1) / 2, acc = 0, lo = 0;
+	int have_lo = 0;
 
+	memset(cnt, 0, n * sizeof(*cnt));
 	for (i = 0; i < n; i++)
-		w[i] = v[boot_next(seed) % n];
-	qsort(w, n, sizeof(*w), cmp_dbl);
-	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+		cnt[boot_next(seed) % n]++;
+	for (i = 0; i < n; i++) {
+		acc += cnt[i];
+		if (!have_lo && acc > k) {
+			lo = i;
+			have_lo = 1;
+		}
+		if (acc > n / 2)
+			break;
+	}
+	return n % 2 ? v[lo] : (v[lo] + v[i]) / 2;
 }
 
 /* The percentile interval of q[0..nq) (sorted here), linear between order
@@ -150,7 +162,8 @@ int
 stats_boot_median(const double *a, size_t na, const double *b, size_t nb, size_t nboot,
     uint64_t seed, double level, struct stats_boot *out)
 {
-	double *w = NULL, *qa = NULL, *qp = NULL, ma, mb;
+	double *sa = NULL, *sb = NULL, *qa = NULL, *qp = NULL, ma, mb;
+	unsigned *w = NULL;
 	size_t i, nw = na > nb ? na : nb;
 	int r = 0, unb = 0;
 
@@ -162,16 +175,24 @@ stats_boot_median(const double *a, size_t na, const double *b, size_t nb, size_t
 	out->lo = out->hi = out->pct_lo = out->pct_hi = NAN;
 	out->pct_unbounded = 0;
 	if ((w = malloc(nw * sizeof(*w))) == NULL || (qa = malloc(nboot * sizeof(*qa))) == NULL ||
-	    (qp = malloc(nboot * sizeof(*qp))) == NULL) {
+	    (qp = malloc(nboot * sizeof(*qp))) == NULL ||
+	    (sa = malloc(na * sizeof(*sa))) == NULL ||
+	    (sb = malloc((nb > 0 ? nb : 1) * sizeof(*sb))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
+	memcpy(sa, a, na * sizeof(*sa));
+	qsort(sa, na, sizeof(*sa), cmp_dbl);
+	if (nb > 0) {
+		memcpy(sb, b, nb * sizeof(*sb));
+		qsort(sb, nb, sizeof(*sb), cmp_dbl);
+	}
 	for (i = 0; i < nboot; i++) {
-		ma = boot_median(a, na, w, &seed);
+		ma = boot_median(sa, na, w, &seed);
 		qa[i] = ma;
 		if (nb == 0)
 			continue;
-		mb = boot_median(b, nb, w, &seed);
+		mb = boot_median(sb, nb, w, &seed);
 		if (ma == 0)
 			unb = 1;
 		else
@@ -185,6 +206,8 @@ stats_boot_median(const double *a, size_t na, const double *b, size_t nb, size_t
 		pct_interval(qp, nboot, level, &out->pct_lo, &out->pct_hi);
 out:
 	free(w);
+	free(sa);
+	free(sb);
 	free(qa);
 	free(qp);
 	return r;

@@ -153,7 +153,7 @@ int stats_holm(const double *p, size_t n, double *adj);
  * seed (the same data and seed give the same CI). lo, hi: the level CI of
  * a's median (NAN for na < 2); pct_lo, pct_hi: that of 100 (med_b* -
  * med_a*)/|med_a*| (NAN unless both n >= 2; pct_unbounded when some
- * resampled median of a is 0). O(nboot n log n).
+ * resampled median of a is 0). O(n log n + nboot n).
  */
 struct stats_boot {
 	double lo, hi;
