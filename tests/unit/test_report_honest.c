@@ -696,6 +696,35 @@ test_stat(void)
 	free(t1);
 }
 
+/* stats_boot_median: the same seed the same CI, constant data a point,
+ * an interval within the data; bad input refused. */
+static void
+test_boot_median(void)
+{
+	static const double c[] = { 7, 7, 7, 7, 7 }, a[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	static const double two[] = { 1, 2 };
+	struct stats_boot b1, b2, b3;
+
+	T_EQ_INT(stats_boot_median(c, 5, NULL, 0, 500, 1, 0.95, &b1), 0);
+	T_NEAR(b1.lo, 7, 0);
+	T_NEAR(b1.hi, 7, 0);
+	T_EQ_INT(stats_boot_median(a, 10, c, 5, 2000, 17, 0.95, &b1), 0);
+	T_EQ_INT(stats_boot_median(a, 10, c, 5, 2000, 17, 0.95, &b2), 0);
+	T_EQ_INT(stats_boot_median(a, 10, c, 5, 2000, 18, 0.95, &b3), 0);
+	T_CHECK(b1.lo == b2.lo && b1.hi == b2.hi && b1.pct_lo == b2.pct_lo &&
+	    b1.pct_hi == b2.pct_hi && b1.pct_unbounded == b2.pct_unbounded);
+	/* another seed: the medians of 1..10 are few values, so the same CI */
+	T_CHECK(b3.lo >= 1 && b3.hi <= 10);
+	T_CHECK(b1.lo >= 1 && b1.lo < 5.5 && b1.hi > 5.5 && b1.hi <= 10);
+	/* 7 against medians of 1..10 resampled: 100 (7 - m)/m, m in [1, 10] */
+	T_CHECK(b1.pct_lo >= -30 && b1.pct_hi <= 600 && b1.pct_lo < 27.3 && b1.pct_hi > 27.3);
+	T_EQ_INT(stats_boot_median(two, 2, NULL, 0, 1000, 3, 0.95, &b1), 0);
+	T_CHECK(b1.lo >= 1 && b1.hi <= 2 && b1.lo < b1.hi);
+	T_EQ_INT(stats_boot_median(NULL, 3, NULL, 0, 100, 1, 0.95, &b1), BF_ERR_INVALID);
+	T_EQ_INT(stats_boot_median(a, 10, NULL, 0, 1, 1, 0.95, &b1), BF_ERR_INVALID);
+	T_EQ_INT(stats_boot_median(a, 10, NULL, 0, 100, 1, 1.0, &b1), BF_ERR_INVALID);
+}
+
 /* The recipe's "positive": a bool, defaulted by source and unit. */
 static void
 test_recipe_positive(void)
@@ -754,6 +783,7 @@ main(void)
 	test_two_levels();
 	test_holm();
 	test_stat();
+	test_boot_median();
 	test_recipe_positive();
 	return t_done();
 }
