@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "err.h"
 #include "jx.h"
+#include "parse.h"
+#include "report.h"
 #include "table.h"
 
 #define REPORT_LOG_PAGE	10000	/* the most lines benchfleetd gives per request */
@@ -45,7 +47,9 @@ report_exec(struct cli *c, const struct cmd_args *a)
 	const char *cols = a->opt[2];
 	struct http_resp resp;
 	struct buf path;
-	int64_t id;
+	enum report_stat st;
+	enum report_adjust adj;
+	int64_t id, min_n = 0;
 	int i, r;
 
 	http_resp_init(&resp);
@@ -72,6 +76,24 @@ report_exec(struct cli *c, const struct cmd_args *a)
 		r = cmd_usage_error(e, "--baseline: \"%s\" is not AXIS:VALUE", a->opt[0]);
 		goto out;
 	}
+	if (a->opt[3] != NULL && parse_i64(a->opt[3], 1, REPORT_MAX_MIN_N, &min_n) != 0) {
+		r = cmd_usage_error(e, "--min-n: \"%s\" is not an integer in 1..%d", a->opt[3],
+		    REPORT_MAX_MIN_N);
+		goto out;
+	}
+	if (report_stat_parse(a->opt[4], &st) != 0) {
+		r = cmd_usage_error(e, "--stat: \"%s\" is not one of mean, median, min",
+		    a->opt[4]);
+		goto out;
+	}
+	if (report_adjust_parse(a->opt[5], &adj) != 0) {
+		r = cmd_usage_error(e, "--adjust: \"%s\" is not one of none, holm", a->opt[5]);
+		goto out;
+	}
+	if (a->argc > 1 && (a->opt[3] != NULL || a->opt[4] != NULL || a->opt[5] != NULL)) {
+		r = cmd_usage_error(e, "--min-n, --stat and --adjust are for one job's report");
+		goto out;
+	}
 	if (a->argc > 1 && a->opt[0] != NULL) {
 		r = cmd_usage_error(e, "--baseline: a report across jobs compares with the "
 		    "first job");
@@ -94,9 +116,13 @@ report_exec(struct cli *c, const struct cmd_args *a)
 		for (i = 0; r == 0 && i < a->argc; i++)
 			r = buf_printf(&path, "%s%s", i ? "," : "", a->argv[i]);
 	}
+	/* --min-n, --stat, --adjust: checked above, digits and plain words */
 	if (r != 0 ||
 	    report_query(c, &path, "baseline", a->opt[0]) != 0 ||
-	    report_query(c, &path, "columns", cols) != 0) {
+	    report_query(c, &path, "columns", cols) != 0 ||
+	    report_query(c, &path, "min_n", a->opt[3]) != 0 ||
+	    report_query(c, &path, "stat", a->opt[4]) != 0 ||
+	    report_query(c, &path, "adjust", a->opt[5]) != 0) {
 		r = cmd_usage_error(e, "--baseline or --columns too long");
 		goto out;
 	}
@@ -220,12 +246,16 @@ static const struct cmd_opt report_opts[] = {
 	{ .name = "baseline", .has_arg = 1, .shortc = 'b' },
 	{ .name = "format", .has_arg = 1, .shortc = 'f' },
 	{ .name = "columns", .has_arg = 1, .shortc = 'c' },
+	{ .name = "min-n", .has_arg = 1 },
+	{ .name = "stat", .has_arg = 1 },
+	{ .name = "adjust", .has_arg = 1 },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_report_entry = {
 	"report", NULL, "ID [ID|rN ...] [--baseline AXIS:VALUE] [--columns AXIS|none|job]\n"
-	"    [--format text|markdown|csv|json]",
+	"    [--format text|markdown|csv|json] [--min-n N] [--stat mean|median|min]\n"
+	"    [--adjust none|holm]",
 	"print a job's report, or one across jobs",
 	"The coordinator renders the report; it is printed as it comes. With\n"
 	"--baseline, other cells are compared against the cells where AXIS is VALUE.\n"
@@ -233,7 +263,9 @@ const struct cmd_entry cmd_report_entry = {
 	"default for a kernel or cmdline axis; --columns none: one row per cell).\n"
 	"With several IDs the jobs are the columns and cells with equal axis values\n"
 	"are compared with the first job's; rN is reproduction N's bundle, the other\n"
-	"lab's samples.\n",
+	"lab's samples. --min-n N: no mark when a side has fewer than N independent\n"
+	"samples (default 3). --stat: what summarises a cell (median: bootstrap\n"
+	"CIs; min: no interval). --adjust holm: Holm-Bonferroni across the report.\n",
 	report_opts, 1, CMD_MAX_ARGS, report_exec
 };
 

@@ -31,9 +31,25 @@ static const char *const recipe_keys[] = {
 	"workdir", NULL
 };
 static const char *const recipe_metric_keys[] = {
-	"name", "unit", "better", "source", "regex", "csv", "json", "file", NULL
+	"name", "unit", "better", "source", "regex", "csv", "json", "file", "positive", NULL
 };
 static const char *const recipe_csv_keys[] = { "row_match", "column", NULL };
+
+/* Times, sizes and rates are strictly positive: the sources the agent
+ * measures (wall_s, user_s, sys_s, maxrss_kb) and a parsed metric (stdout,
+ * stderr or a workdir file) whose
+ * unit is a rate ("ops/s", "MB/s"). Others (a score, a delta) may be 0 or
+ * negative unless the recipe says "positive": true. */
+int
+recipe_metric_positive_default(const struct recipe_metric *m)
+{
+	size_t n = m->unit != NULL ? strlen(m->unit) : 0;
+
+	if (m->source != NULL && strcmp(m->source, "stdout") != 0 &&
+	    strcmp(m->source, "stderr") != 0 && strcmp(m->source, "file") != 0)
+		return 1;
+	return n >= 2 && strcmp(m->unit + n - 2, "/s") == 0;
+}
 static const char *const recipe_service_keys[] = { "argv", "ready", NULL };
 static const char *const recipe_ready_keys[] = { "tcp", "timeout_s", NULL };
 
@@ -363,6 +379,11 @@ recipe_parse_metric(struct recipe *rc, struct recipe_metric *m, const json_t *sp
 	}
 	if ((m->source = strdup(s)) == NULL)
 		return BF_ERR_ALLOC;
+	m->positive = recipe_metric_positive_default(m);
+	m->positive_set = json_object_get(spec, "positive") != NULL;
+	if (m->positive_set &&
+	    (r = jx_bool(spec, "positive", JX_REQUIRED, &m->positive, path, d)) != 0)
+		return r;
 	if ((r = recipe_parse_metric_file(rc, m, spec, path, d)) != 0)
 		return r;
 	jx_path(fp, sizeof(fp), path, "regex");
@@ -448,6 +469,7 @@ recipe_parse_metrics(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 		rc->metrics[0].unit = strdup("s");
 		rc->metrics[0].source = strdup("wall_s");
 		rc->metrics[0].higher_better = 0;
+		rc->metrics[0].positive = 1;
 		if (rc->metrics[0].name == NULL || rc->metrics[0].unit == NULL ||
 		    rc->metrics[0].source == NULL) {
 			return BF_ERR_ALLOC;
@@ -688,6 +710,9 @@ recipe_to_json(const struct recipe *rc)
 		recipe_set(m, "unit", json_string(rm->unit), &ok);
 		recipe_set(m, "better", json_string(rm->higher_better ? "higher" : "lower"), &ok);
 		recipe_set(m, "source", json_string(rm->source), &ok);
+		/* only when given: recipes written before it keep their JSON */
+		if (rm->positive_set)
+			recipe_set(m, "positive", json_boolean(rm->positive), &ok);
 		if (rm->regex != NULL)
 			recipe_set(m, "regex", json_string(rm->regex), &ok);
 		if (rm->csv_row != NULL)

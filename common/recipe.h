@@ -26,6 +26,10 @@
  *      "regex": "([0-9.]+) ops/s"}
  *   ]
  * }
+ * A metric's optional "positive" (true|false) says it is a strictly
+ * positive quantity (reports: CI of the mean clipped at 0, % change CI on
+ * the log scale); default true for the measured sources (wall_s, user_s,
+ * sys_s, maxrss_kb) and units ending in "/s", false otherwise.
  *
  * Parameter types and what a value must be:
  *   int, number: within min..max. enum: one of values. bool: true or false.
@@ -157,6 +161,10 @@ struct recipe_metric {
 	char *csv_row, *csv_column;	/* csv rule */
 	char *json_path;		/* json rule */
 	char *file;			/* source "file": a workdir file's name */
+	/* "positive": a strictly positive quantity (report.h: the CI of the
+	 * mean clipped at 0, the % change CI on the log scale). Default:
+	 * recipe_metric_positive_default(). positive_set: the recipe said. */
+	int positive, positive_set;
 };
 
 /* "package": a Debian package and the binary of it the recipe runs. */
@@ -271,6 +279,8 @@ int recipe_step_json(const struct recipe *r, const json_t *values, const char *r
 /* Is m extracted from the workload's output (regex, csv or json), rather
  * than measured by the agent (wall_s, ...)? */
 int recipe_metric_from_output(const struct recipe_metric *m);
+/* Whether m is positive when the recipe does not say (see above). */
+int recipe_metric_positive_default(const struct recipe_metric *m);
 
 /*
  * Append a parameter value as it appears in an argv element or a cell label:

@@ -1,10 +1,13 @@
 /*
  * report-csv.c: the report as CSV (RFC 4180): a header, then one row per
- * metric and cell and no other lines. Numbers at full precision (%.15g);
+ * metric and cell and no other lines. Numbers at full precision (the
+ * shortest %.15g-%.17g that reads back);
  * an undefined one is an empty field, with the row's note saying why; a
  * counter's higher_better is empty (it has no better or worse).
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
@@ -31,16 +34,32 @@ csv_field(struct buf *out, const char *s, int first)
 	return buf_puts(out, "\"");
 }
 
+/* x at full precision: the shortest of %.15g, %.16g, %.17g that reads
+ * back as x. */
 static int
 csv_num(struct buf *out, double x)
 {
-	return isfinite(x) ? buf_printf(out, ",%.15g", x) : buf_puts(out, ",");
+	char f[40];
+	int p;
+
+	if (!isfinite(x))
+		return buf_puts(out, ",");
+	for (p = 15; p < 17; p++) {
+		snprintf(f, sizeof(f), "%.*g", p, x);
+		if (strtod(f, NULL) == x)
+			break;
+	}
+	if (p == 17)
+		snprintf(f, sizeof(f), "%.17g", x);
+	return buf_printf(out, ",%s", f);
 }
 
 static const char *const csv_head =
     "metric,unit,higher_better,cell,baseline_cell,n,mean,sd,cov_pct,ci_lo,ci_hi,"
     "pct_change,pct_ci_lo,pct_ci_hi,pct_ci_unbounded,welch_t,welch_df,welch_p,"
-    "significant,boots,sd_between,sd_within,m_opt,mw_u,mw_p,note\r\n";
+    "significant,boots,sd_between,sd_within,m_opt,"
+    "stat,value,value_ci_lo,value_ci_hi,ci_clipped,pct_ci_method,p,p_holm,low_n,"
+    "fewer_boots,cov_between_pct,cov_within_pct,mw_u,mw_p,note\r\n";
 
 static int
 csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
@@ -60,8 +79,8 @@ csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
 	    (r = csv_num(out, s->eff.mean)) != 0 ||
 	    (r = csv_num(out, s->eff.sd)) != 0 ||
 	    (r = csv_num(out, s->eff.cov)) != 0 ||
-	    (r = csv_num(out, s->eff.ci_lo)) != 0 ||
-	    (r = csv_num(out, s->eff.ci_hi)) != 0)
+	    (r = csv_num(out, m->in->stat == REPORT_STAT_MEAN ? s->stat_lo : s->eff.ci_lo)) != 0 ||
+	    (r = csv_num(out, m->in->stat == REPORT_STAT_MEAN ? s->stat_hi : s->eff.ci_hi)) != 0)
 		return r;
 	if (s->has_cmp) {
 		if ((r = csv_num(out, s->cmp.pct.pct)) != 0 ||
@@ -87,8 +106,28 @@ csv_row(const struct report_model *m, const struct report_metric *mt, size_t c,
 	}
 	if (r != 0)
 		return r;
+	if ((r = csv_field(out, report_stat_name(m->in->stat), 0)) != 0 ||
+	    (r = csv_num(out, s->stat_value)) != 0 ||
+	    (r = csv_num(out, s->stat_lo)) != 0 ||
+	    (r = csv_num(out, s->stat_hi)) != 0 ||
+	    (r = buf_printf(out, ",%d", s->ci_clipped)) != 0)
+		return r;
+	if (s->has_cmp)
+		r = buf_printf(out, ",%s", s->log_ratio ? "log ratio" : "fieller");
+	else
+		r = buf_puts(out, ",");
+	if (r != 0 || (r = csv_num(out, s->has_cmp ? s->p : NAN)) != 0 ||
+	    (r = csv_num(out, s->has_padj ? s->p_adj : NAN)) != 0)
+		return r;
+	if (s->has_cmp)
+		r = buf_printf(out, ",%d,%d", s->low_n, s->fewer_boots);
+	else
+		r = buf_puts(out, ",,");
+	if (r != 0 || (r = csv_num(out, s->cov_between)) != 0 ||
+	    (r = csv_num(out, s->cov_within)) != 0)
+		return r;
 	if (s->has_mw)
-		r = buf_printf(out, ",%.15g,%.15g", s->mw.u, s->mw.p);
+		r = (r = csv_num(out, s->mw.u)) != 0 ? r : csv_num(out, s->mw.p);
 	else
 		r = buf_puts(out, ",,");
 	/* One note column: the comparison's reason first, else the row's. */

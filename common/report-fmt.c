@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "report.h"
 #include "report-int.h"
 
-#define MAX_DECIMALS	10
-/* At most 1 + 15 + 1 + MAX_DECIMALS characters. */
+#define MAX_FIXED	9	/* a 0 shows at most this many decimals */
+/* At most 1 + 1 + 17 + 1 characters, or 24 in e-notation. */
 #define NUM_FIELD	30
 
 const char *const report_col_head[NCOL] = {
@@ -23,9 +24,10 @@ const char *const report_col_head[NCOL] = {
 const int report_col_right[NCOL] = { 0, 1, 1, 1, 0, 1, 0, 1, 0 };
 
 const char *const report_bcol_head[NBCOL] = {
-	"cell", "boots", "iter/boot", "sd between", "sd within", "m*"
+	"cell", "boots", "iter/boot", "sd between", "sd within", "CoV% between",
+	"CoV% within", "CI dof", "m*"
 };
-const int report_bcol_right[NBCOL] = { 0, 1, 1, 1, 1, 1 };
+const int report_bcol_right[NBCOL] = { 0, 1, 1, 1, 1, 1, 1, 1, 1 };
 
 const char *
 report_direction_words(const struct report_metric *mt)
@@ -36,6 +38,52 @@ report_direction_words(const struct report_metric *mt)
 }
 
 const char *
+report_stat_name(enum report_stat st)
+{
+	return st == REPORT_STAT_MEDIAN ? "median" : st == REPORT_STAT_MIN ? "min" : "mean";
+}
+
+const char *
+report_head(const struct report_model *m, const struct report_model_metric *mm, int col)
+{
+	if (col == C_N && mm->nmulti > 0)
+		return REPORT_HEAD_BXI;
+	if (col == C_MEAN && m->in->stat != REPORT_STAT_MEAN)
+		return report_stat_name(m->in->stat);
+	if (col == C_P && m->in->stat == REPORT_STAT_MEDIAN)
+		return m->in->adjust == REPORT_ADJUST_HOLM ? "MW p (Holm)" : "MW p";
+	if (col == C_P && m->in->adjust == REPORT_ADJUST_HOLM)
+		return "Welch p (Holm)";
+	return report_col_head[col];
+}
+
+int
+report_stat_parse(const char *s, enum report_stat *out)
+{
+	if (s == NULL || strcmp(s, "mean") == 0)
+		*out = REPORT_STAT_MEAN;
+	else if (strcmp(s, "median") == 0)
+		*out = REPORT_STAT_MEDIAN;
+	else if (strcmp(s, "min") == 0)
+		*out = REPORT_STAT_MIN;
+	else
+		return BF_ERR_INVALID;
+	return 0;
+}
+
+int
+report_adjust_parse(const char *s, enum report_adjust *out)
+{
+	if (s == NULL || strcmp(s, "none") == 0)
+		*out = REPORT_ADJUST_NONE;
+	else if (strcmp(s, "holm") == 0)
+		*out = REPORT_ADJUST_HOLM;
+	else
+		return BF_ERR_INVALID;
+	return 0;
+}
+
+const char *
 report_direction_name(const struct report_metric *mt)
 {
 	if (mt->no_direction)
@@ -43,55 +91,112 @@ report_direction_name(const struct report_metric *mt)
 	return mt->higher_better ? "higher" : "lower";
 }
 
-/* 13720556 stays an integer and 0.4068 keeps 4 digits. */
+/*
+ * Decimals for the mean and CI of one row: enough for 4 significant digits
+ * of the mean and 2 of the CI's half-width, so a CI never collapses to a
+ * point (1e12 +- 1 prints 1000000000000.0 [999999999999.2, ...]). May be
+ * negative (only the digits before the point matter): fmt_numn prints no
+ * decimals then, or that many significant digits in e-notation.
+ */
 int
 report_row_decimals(const struct stats_summary *s)
 {
 	double x = fabs(s->mean), h = (s->ci_hi - s->ci_lo) / 2;
-	int dec = 0, k;
+	int dec = REPORT_DEC_NONE, k;
 
 	if (isfinite(x) && x > 0) {
-		k = 3 - (int)floor(log10(x));
-		if (k > dec)
-			dec = k;
+		dec = 3 - (int)floor(log10(x));
 		if (isfinite(h) && h > 0 && (k = 1 - (int)floor(log10(h))) > dec)
 			dec = k;
 	}
-	return dec > MAX_DECIMALS ? MAX_DECIMALS : dec;
+	return dec;
 }
 
 /* A spread shows 3 significant digits. */
 static int
 sd_decimals(double x)
 {
-	int k;
-
 	if (!isfinite(x) || x <= 0)
 		return 0;
-	k = 2 - (int)floor(log10(x));
-	return k < 0 ? 0 : k > MAX_DECIMALS ? MAX_DECIMALS : k;
+	return 2 - (int)floor(log10(x));
+}
+
+/*
+ * x with dec decimals, or the same significant digits (at most 17, all a
+ * double has) in e-notation when that is shorter: 1e12 +- 1 prints
+ * 1000000000000.0, 1e-9 +- 1e-12 1.0000e-09. sign: a leading '+'.
+ */
+static void
+fmt_digits(char *f, size_t size, double x, int dec, int sign)
+{
+	int sig, ilog, nfix, nexp;
+
+	if (!isfinite(x)) {
+		snprintf(f, size, "-");
+		return;
+	}
+	if (dec == REPORT_DEC_NONE)
+		dec = 4;
+	if (x == 0) {
+		snprintf(f, size, sign ? "%+.*f" : "%.*f", dec > 0 && dec <= MAX_FIXED ? dec : 0, x);
+		return;
+	}
+	ilog = (int)floor(log10(fabs(x)));
+	sig = ilog + 1 + dec;
+	sig = sig < 2 ? 2 : sig > 17 ? 17 : sig;
+	nfix = (dec > 0 ? dec + 1 : 0) + (ilog >= 0 ? ilog + 1 : 1);
+	nexp = sig + 5;
+	if (nfix <= nexp || (ilog >= 0 && ilog < 15 && dec <= 0))
+		snprintf(f, size, sign ? "%+.*f" : "%.*f", dec > 0 ? dec : 0, x);
+	else
+		snprintf(f, size, sign ? "%+.*e" : "%.*e", sig - 1, x);
 }
 
 static void
 fmt_numn(char *f, size_t size, double x, int dec)
 {
-	if (!isfinite(x))
-		snprintf(f, size, "-");
-	else if (dec == REPORT_SIG_DIGITS || (x != 0 && (fabs(x) >= 1e15 || fabs(x) < 1e-6)))
-		snprintf(f, size, "%.4g", x);
-	else
-		snprintf(f, size, "%.*f", dec, x);
+	fmt_digits(f, size, x, dec, 0);
 }
 
-/* A percentage with 2 decimals ("+1.73"); 3 significant digits past 1e6
- * (a CoV or change that large is a bad baseline, not a precise number). */
+/* Decimals of a percentage whose spread is h: 2, or as many as keep 2
+ * significant digits of h. */
+static int
+pct_decimals(double h)
+{
+	int k;
+
+	if (!isfinite(h) || h <= 0)
+		return 2;
+	k = 1 - (int)floor(log10(h));
+	return k > 2 ? k : 2;
+}
+
+int
+report_pct_decimals(const struct report_row *s)
+{
+	return pct_decimals((s->cmp.pct.hi - s->cmp.pct.lo) / 2);
+}
+
+/* A percentage with dec decimals ("+1.73", "+1.0e-10" for the change of
+ * 1e12 +- 1 data); 3 significant digits past 1e6 (a CoV or change that
+ * large is a bad baseline, not a precise number). */
 static void
-fmt_pctn(char *f, size_t size, double x, int sign)
+fmt_pctn(char *f, size_t size, double x, int sign, int dec)
 {
 	if (fabs(x) >= 1e6)
 		snprintf(f, size, sign ? "%+.3g" : "%.3g", x);
 	else
-		snprintf(f, size, sign ? "%+.2f" : "%.2f", x);
+		fmt_digits(f, size, x, dec, sign);
+}
+
+/* An end of the CI of change: never a bare 0 for a non-zero end, so a CI
+ * that excludes 0 shows it ("+0.0004", not "+0.00"). */
+static void
+fmt_pct_end(char *f, size_t size, double x, int dec)
+{
+	fmt_pctn(f, size, x, 1, dec);
+	while (x != 0 && isfinite(x) && strtod(f, NULL) == 0 && dec < 17)
+		fmt_pctn(f, size, x, 1, ++dec);
 }
 
 static void
@@ -100,15 +205,29 @@ fmt_num(char *f, double x, int dec)
 	fmt_numn(f, REPORT_FIELD, x, dec);
 }
 
+/* p with 4 decimals, or as many more as show which side of 0.05 it is on
+ * (0.04996 is 0.04996, not 0.0500). */
 static void
 fmt_p(char *f, double p)
 {
-	if (isnan(p))
+	int dec;
+
+	if (isnan(p)) {
 		snprintf(f, REPORT_FIELD, "-");
-	else if (p < 0.0001)
+		return;
+	}
+	if (p < 0.0001) {
 		snprintf(f, REPORT_FIELD, "<0.0001");
-	else
-		snprintf(f, REPORT_FIELD, "%.4f", p);
+		return;
+	}
+	for (dec = 4; dec < 17; dec++) {
+		double v;
+
+		snprintf(f, REPORT_FIELD, "%.*f", dec, p);
+		v = strtod(f, NULL);
+		if (p == 0.05 || ((v < 0.05) == (p < 0.05) && v != 0.05))
+			break;
+	}
 }
 
 void
@@ -117,26 +236,43 @@ report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD
 	char lo[NUM_FIELD], hi[NUM_FIELD];
 	const struct stats_pct *p = &s->cmp.pct;
 	size_t na = s->beff.n, nb = s->eff.n;
+	int pdec = report_pct_decimals(s);
 
+	if (dec == REPORT_SIG_DIGITS)
+		dec = report_row_decimals(&s->eff);
 	f[C_LABEL][0] = '\0';
-	snprintf(f[C_N], REPORT_FIELD, "%zu", s->all.n);
+	if (s->multi && s->tl.m_min != s->tl.m_max)
+		snprintf(f[C_N], REPORT_FIELD, "%zux%zu-%zu", s->tl.nboots, s->tl.m_min,
+		    s->tl.m_max);
+	else if (s->multi)
+		snprintf(f[C_N], REPORT_FIELD, "%zux%zu", s->tl.nboots, s->tl.m_min);
+	else if (s->shape_bxi && s->all.n > 0)
+		snprintf(f[C_N], REPORT_FIELD, "1x%zu", s->all.n);
+	else
+		snprintf(f[C_N], REPORT_FIELD, "%zu", s->all.n);
 	f[C_MEAN][0] = f[C_COV][0] = f[C_CI][0] = '\0';
 	f[C_PCT][0] = f[C_PCTCI][0] = f[C_P][0] = '\0';
 	snprintf(f[C_SIG], REPORT_FIELD, "%s", s->mark);
 	if (s->all.n == 0) {
 		snprintf(f[C_MEAN], REPORT_FIELD, W_NOSAMPLES);
 	} else {
-		fmt_num(f[C_MEAN], s->eff.mean, dec);
+		fmt_num(f[C_MEAN], s->stat_value, dec);
 		if (isnan(s->eff.cov))
 			snprintf(f[C_COV], REPORT_FIELD, "-");
 		else
-			fmt_pctn(f[C_COV], REPORT_FIELD, s->eff.cov, 0);
-		if (s->eff.n < 2) {
+			fmt_pctn(f[C_COV], REPORT_FIELD, s->eff.cov, 0,
+			    s->eff.cov >= 0.01 ? 2 : pct_decimals(s->eff.cov));
+		if (s->boots_equal) {
+			snprintf(f[C_CI], REPORT_FIELD, W_BOOTSEQ, s->cov_within);
+		} else if (s->eff.n < 2) {
 			snprintf(f[C_CI], REPORT_FIELD, W_NOCI);
+		} else if (isnan(s->stat_lo)) {
+			snprintf(f[C_CI], REPORT_FIELD, "-");
 		} else {
-			fmt_numn(lo, sizeof(lo), s->eff.ci_lo, dec);
-			fmt_numn(hi, sizeof(hi), s->eff.ci_hi, dec);
-			snprintf(f[C_CI], REPORT_FIELD, "[%s, %s]", lo, hi);
+			fmt_numn(lo, sizeof(lo), s->stat_lo, dec);
+			fmt_numn(hi, sizeof(hi), s->stat_hi, dec);
+			snprintf(f[C_CI], REPORT_FIELD, "[%s, %s]%s", lo, hi,
+			    s->ci_clipped ? "c" : "");
 		}
 	}
 	if (!s->has_cmp) {
@@ -151,22 +287,34 @@ report_row_fields(const struct report_row *s, int dec, char f[NCOL][REPORT_FIELD
 	if (isnan(p->pct))
 		snprintf(f[C_PCT], REPORT_FIELD, s->beff.mean == 0 ? W_UNDEF : "-");
 	else
-		fmt_pctn(f[C_PCT], REPORT_FIELD, p->pct, 1);
+		fmt_pctn(f[C_PCT], REPORT_FIELD, p->pct, 1, pdec);
 	if (p->unbounded) {
 		snprintf(f[C_PCTCI], REPORT_FIELD, W_UNBOUNDED);
+	} else if (s->boots_equal && s->beff.sd == 0 && s->eff.sd == 0) {
+		snprintf(f[C_PCTCI], REPORT_FIELD, "boot means equal");
 	} else if (na < 2 || nb < 2) {
 		snprintf(f[C_PCTCI], REPORT_FIELD, W_NOCI);
 	} else if (isnan(p->lo)) {
 		snprintf(f[C_PCTCI], REPORT_FIELD, "-");
 	} else {
-		fmt_pctn(lo, sizeof(lo), p->lo, 1);
-		fmt_pctn(hi, sizeof(hi), p->hi, 1);
-		snprintf(f[C_PCTCI], REPORT_FIELD, "[%s, %s]", lo, hi);
+		fmt_pct_end(lo, sizeof(lo), p->lo, pdec);
+		fmt_pct_end(hi, sizeof(hi), p->hi, pdec);
+		snprintf(f[C_PCTCI], REPORT_FIELD, "[%s, %s]%s", lo, hi,
+		    s->log_ratio ? "l" : "");
 	}
-	if (na >= 2 && nb >= 2 && isnan(s->cmp.welch.p))
+	if (na >= 2 && nb >= 2 && isnan(s->p) && s->boots_equal && s->has_cmp)
+		snprintf(f[C_P], REPORT_FIELD, "-");
+	else if (na >= 2 && nb >= 2 && isnan(s->p))
 		snprintf(f[C_P], REPORT_FIELD, W_NOVAR);
 	else
-		fmt_p(f[C_P], s->cmp.welch.p);
+		fmt_p(f[C_P], s->p);
+	if (s->has_padj) {
+		char q[REPORT_FIELD], a[REPORT_FIELD];
+
+		memcpy(q, f[C_P], sizeof(q));
+		fmt_p(a, s->p_adj);
+		snprintf(f[C_P], REPORT_FIELD, "%.24s (%.24s)", q, a);
+	}
 }
 
 void
@@ -182,6 +330,17 @@ report_boot_fields(const struct report_row *s, int with_mstar, char f[NBCOL][REP
 		snprintf(f[B_ITERS], REPORT_FIELD, "%zu-%zu", s->tl.m_min, s->tl.m_max);
 	fmt_num(f[B_SDB], sdb, sd_decimals(sdb));
 	fmt_num(f[B_SDW], sdw, sd_decimals(sdw));
+	if (isnan(s->cov_between))
+		snprintf(f[B_COVB], REPORT_FIELD, "-");
+	else
+		fmt_pctn(f[B_COVB], REPORT_FIELD, s->cov_between, 0, s->cov_between >= 0.01 ?
+		    2 : pct_decimals(s->cov_between));
+	if (isnan(s->cov_within))
+		snprintf(f[B_COVW], REPORT_FIELD, "-");
+	else
+		fmt_pctn(f[B_COVW], REPORT_FIELD, s->cov_within, 0, s->cov_within >= 0.01 ?
+		    2 : pct_decimals(s->cov_within));
+	snprintf(f[B_DOF], REPORT_FIELD, "%zu", s->tl.nboots - 1);
 	if (!with_mstar)
 		f[B_MSTAR][0] = '\0';
 	else if (s->has_mstar)

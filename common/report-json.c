@@ -65,7 +65,13 @@ json_compare(const struct report_row *s, json_t *cmp)
 	    (double)s->eff.n - s->mw.u) : json_null())) != 0 ||
 	    (r = jset(cmp, "mw_p", s->has_mw ? jnum(s->mw.p) : json_null())) != 0 ||
 	    (r = jset(cmp, "mw_method", s->has_mw ? json_string(s->mw.exact ?
-	    "exact" : "asymptotic") : json_null())) != 0)
+	    "exact" : "asymptotic") : json_null())) != 0 ||
+	    (r = jset(cmp, "pct_ci_method", json_string(s->log_ratio ? "log ratio" :
+	    "fieller"))) != 0 ||
+	    (r = jset(cmp, "p", jnum(s->p))) != 0 ||
+	    (r = jset(cmp, "p_holm", s->has_padj ? jnum(s->p_adj) : json_null())) != 0 ||
+	    (r = jset(cmp, "low_n", json_boolean(s->low_n))) != 0 ||
+	    (r = jset(cmp, "fewer_boots", json_boolean(s->fewer_boots))) != 0)
 		return r;
 	return jset(cmp, "note", s->cmp_note ? json_string(s->cmp_note) : json_null());
 }
@@ -80,7 +86,11 @@ json_boots(const struct report_row *s, json_t *boots)
 	    (r = jset(boots, "iterations_min", json_integer((json_int_t)s->tl.m_min))) != 0 ||
 	    (r = jset(boots, "iterations_max", json_integer((json_int_t)s->tl.m_max))) != 0 ||
 	    (r = jset(boots, "sd_between", jnum(sqrt(s->tl.sigma_boot2)))) != 0 ||
-	    (r = jset(boots, "sd_within", jnum(sqrt(s->tl.sw2)))) != 0)
+	    (r = jset(boots, "sd_within", jnum(sqrt(s->tl.sw2)))) != 0 ||
+	    (r = jset(boots, "cov_between_pct", jnum(s->cov_between))) != 0 ||
+	    (r = jset(boots, "cov_within_pct", jnum(s->cov_within))) != 0 ||
+	    (r = jset(boots, "ci_df", json_integer((json_int_t)s->tl.nboots - 1))) != 0 ||
+	    (r = jset(boots, "boot_means_equal", json_boolean(s->boots_equal))) != 0)
 		return r;
 	return jset(boots, "m_opt", s->has_mstar ? json_integer((json_int_t)s->mstar) :
 	    json_null());
@@ -100,8 +110,15 @@ json_row(const struct report_model *m, size_t c, const struct report_row *s, jso
 	    (r = jset(row, "mean", jnum(s->eff.mean))) != 0 ||
 	    (r = jset(row, "sd", jnum(s->eff.sd))) != 0 ||
 	    (r = jset(row, "cov_pct", jnum(s->eff.cov))) != 0 ||
-	    (r = jset(row, "ci_lo", jnum(s->eff.ci_lo))) != 0 ||
-	    (r = jset(row, "ci_hi", jnum(s->eff.ci_hi))) != 0 ||
+	    (r = jset(row, "ci_lo", jnum(m->in->stat == REPORT_STAT_MEAN ? s->stat_lo :
+	    s->eff.ci_lo))) != 0 ||
+	    (r = jset(row, "ci_hi", jnum(m->in->stat == REPORT_STAT_MEAN ? s->stat_hi :
+	    s->eff.ci_hi))) != 0 ||
+	    (r = jset(row, "ci_clipped", json_boolean(s->ci_clipped))) != 0 ||
+	    (r = jset(row, "stat", json_string(report_stat_name(m->in->stat)))) != 0 ||
+	    (r = jset(row, "value", jnum(s->stat_value))) != 0 ||
+	    (r = jset(row, "value_ci_lo", jnum(s->stat_lo))) != 0 ||
+	    (r = jset(row, "value_ci_hi", jnum(s->stat_hi))) != 0 ||
 	    (r = jset(row, "min", jnum(s->all.min))) != 0 ||
 	    (r = jset(row, "max", jnum(s->all.max))) != 0 ||
 	    (r = jset(row, "median", jnum(s->all.median))) != 0 ||

@@ -84,12 +84,15 @@ md_metric(const struct report_model *m, const struct report_model_metric *mm,
     struct buf *out)
 {
 	char f[NCOL][REPORT_FIELD];
+	const char *head[NCOL];
 	size_t c, nc = mm->any_cmp ? NCOL : C_PCT;
 	int r, anym = m->in->boot_cost_ratio > 0;
 	size_t bc = anym ? NBCOL : NBCOL - 1;
 
+	for (c = 0; c < NCOL; c++)
+		head[c] = report_head(m, mm, (int)c);
 	if ((r = md_heading(out, mm->metric)) != 0 || (r = buf_puts(out, "\n")) != 0 ||
-	    (r = md_head(out, report_col_head, report_col_right, nc)) != 0)
+	    (r = md_head(out, head, report_col_right, nc)) != 0)
 		return r;
 	for (c = 0; c < m->ncells; c++) {
 		report_row_fields(&mm->rows[c], mm->decimals, f);

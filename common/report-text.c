@@ -254,16 +254,16 @@ report_render_text(const struct report_model *m, struct buf *out)
 		for (k = 0, ns = 0; k < nc; k++) {
 			if (k == C_N && m->uniform_n)
 				continue;
-			heads[ns] = report_col_head[k];
+			heads[ns] = report_head(m, mm, (int)k);
 			rights[ns] = report_col_right[k];
 			sel[ns++] = k;
 		}
 		/* Decimals shared by the metric; if even a row without its label is
-		 * too wide, each row's own; then 4 significant digits. */
-		for (pass = 0; pass < 3; pass++) {
+		 * too wide, each row's own. Never fewer: a wide row is wide
+		 * rather than a CI collapsed to a point. */
+		for (pass = 0; pass < 2; pass++) {
 			for (c = 0; c < m->ncells; c++) {
 				report_row_fields(&mm->rows[c], pass == 0 ? mm->decimals :
-				    pass == 1 ? report_row_decimals(&mm->rows[c].eff) :
 				    REPORT_SIG_DIGITS, row);
 				/* Row c goes to stride ns; it never overlaps a later row. */
 				for (k = 0; k < ns; k++)

@@ -157,6 +157,51 @@ eff_samples(const struct report_series *s, int multi, const double **v, size_t *
 	return 0;
 }
 
+/* Resamples for n samples: REPORT_BOOT_RESAMPLES, fewer past 2500 samples
+ * (at least 200) so that a report stays quick (a resample costs O(n)). */
+static size_t
+boot_resamples(size_t n)
+{
+	size_t k = n > 0 ? (size_t)5e6 / n : REPORT_BOOT_RESAMPLES;
+
+	return k > REPORT_BOOT_RESAMPLES ? REPORT_BOOT_RESAMPLES : k < 200 ? 200 : k;
+}
+
+/* The bootstrap of medians: with c == b, the CI of cell c's median
+ * (stat_lo, stat_hi); else the CI of the % change of c against b. */
+static int
+median_boot(const struct report_input *in, size_t m, size_t b, size_t c,
+    struct report_row *st)
+{
+	struct stats_boot bs;
+	const double *va, *vb;
+	double *fa = NULL, *fb = NULL;
+	size_t na, nb;
+	int r;
+
+	if ((r = eff_samples(series_of(in, b, m), st[b].multi, &va, &na, &fa)) != 0 ||
+	    (r = eff_samples(series_of(in, c, m), st[c].multi, &vb, &nb, &fb)) != 0)
+		goto out;
+	if (na == 0 || nb == 0) {
+		r = 0;
+		goto out;
+	}
+	if ((r = stats_boot_median(va, na, b == c ? NULL : vb, b == c ? 0 : nb,
+	    boot_resamples(na > nb ? na : nb), REPORT_BOOT_SEED, 0.95, &bs)) != 0)
+		goto out;
+	if (b == c) {
+		st[c].stat_lo = bs.lo;
+		st[c].stat_hi = bs.hi;
+	} else {
+		st[c].cmp.pct.lo = bs.pct_lo;
+		st[c].cmp.pct.hi = bs.pct_hi;
+	}
+out:
+	free(fa);
+	free(fb);
+	return r;
+}
+
 /* Mann-Whitney of cell c against its baseline b, on the samples Welch uses. */
 static int
 compute_mw(const struct report_input *in, size_t m, size_t c, size_t b,
@@ -185,13 +230,101 @@ out:
 static const char *
 sig_word(const struct report_metric *mt, const struct report_row *s)
 {
-	if (!s->has_cmp || !s->cmp.significant)
+	if (!s->has_cmp)
+		return "";
+	if (s->low_n)
+		return W_LOWN;
+	if (s->fewer_boots)
+		return W_FEWERBOOTS;
+	if (!s->cmp.significant)
 		return "";
 	if (mt->no_direction)
 		return "*";
-	if ((s->cmp.pct.pct > 0) == (mt->higher_better != 0))
+	/* From the means and the direction, never from the sign of a ratio:
+	 * -49.84 -> -52.35, lower is better, is better. */
+	if ((s->stat_value > s->beff_stat) == (mt->higher_better != 0))
 		return "* better";
 	return "* worse";
+}
+
+/* Boots of a row's samples: 0 without samples. */
+static size_t
+row_boots(const struct report_row *s)
+{
+	return s->multi ? s->tl.nboots : s->all.n > 0;
+}
+
+/* What a row summarises with: its stat, its CI, clipped at 0 for a
+ * positive metric. */
+static void
+row_stat(const struct report_metric *mt, const struct report_input *in,
+    struct report_row *s)
+{
+	s->stat_value = in->stat == REPORT_STAT_MIN ? s->eff.min :
+	    in->stat == REPORT_STAT_MEDIAN ? s->eff.median : s->eff.mean;
+	s->stat_lo = s->stat_hi = NAN;
+	if (in->stat == REPORT_STAT_MEAN) {
+		s->stat_lo = s->eff.ci_lo;
+		s->stat_hi = s->eff.ci_hi;
+	}
+	s->nonpos = mt->positive && s->all.n > 0 && !(s->all.min > 0);
+	if (mt->positive && !s->nonpos && s->stat_lo < 0) {
+		s->stat_lo = 0;
+		s->ci_clipped = 1;
+	}
+	if (s->multi) {
+		s->cov_between = s->eff.cov;
+		s->cov_within = s->eff.mean != 0 ? 100 * sqrt(s->tl.sw2) / fabs(s->eff.mean) : NAN;
+		s->boots_equal = s->eff.n >= 2 && s->eff.sd == 0 && s->tl.sw2 > 0;
+	} else {
+		s->cov_between = s->cov_within = NAN;
+	}
+}
+
+/* The comparison of row c against its baseline row b, after stats_compare:
+ * the log-ratio CI for a positive metric, (B-A)/|A|, the flags that keep a
+ * mark off. */
+static int
+row_compare(const struct report_metric *mt, const struct report_input *in,
+    const struct report_row *b, struct report_row *s)
+{
+	struct stats_pct lp;
+	size_t min_n = in->min_n > 0 ? in->min_n : REPORT_MIN_N;
+	double t;
+	int r;
+
+	s->beff_stat = b->stat_value;
+	s->low_n = s->eff.n < min_n || b->eff.n < min_n;
+	s->fewer_boots = row_boots(s) < row_boots(b);
+	s->nonpos = s->nonpos || b->nonpos;
+	s->p = s->cmp.welch.p;
+	if (in->stat != REPORT_STAT_MEAN) {
+		/* the median's CI is the bootstrap's (compute_metric), min has none */
+		s->p = in->stat == REPORT_STAT_MEDIAN && s->has_mw ? s->mw.p : NAN;
+		s->cmp.pct.pct = b->stat_value != 0 && s->eff.n > 0 && b->eff.n > 0 ?
+		    100 * ((s->stat_value - b->stat_value) / fabs(b->stat_value)) : NAN;
+		s->cmp.pct.unbounded = b->eff.n > 0 && b->stat_value == 0;
+		if (in->stat == REPORT_STAT_MIN)
+			s->cmp.pct.lo = s->cmp.pct.hi = NAN;
+		s->cmp.significant = s->p < 0.05 && !s->cmp.pct.unbounded &&
+		    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0) && !s->low_n && !s->fewer_boots;
+		return 0;
+	}
+	if (mt->positive && !s->nonpos && s->eff.n > 0 && b->eff.n > 0) {
+		if ((r = stats_pct_log(&b->eff, &s->eff, 0.95, &lp)) != 0)
+			return r;
+		s->cmp.pct = lp;
+		s->log_ratio = 1;
+	}
+	if (b->eff.mean < 0) {
+		s->cmp.pct.pct = -s->cmp.pct.pct;
+		t = s->cmp.pct.lo;
+		s->cmp.pct.lo = -s->cmp.pct.hi;
+		s->cmp.pct.hi = -t;
+	}
+	s->cmp.significant = s->p < 0.05 && !s->cmp.pct.unbounded &&
+	    (s->cmp.pct.lo > 0 || s->cmp.pct.hi < 0) && !s->low_n && !s->fewer_boots;
+	return 0;
 }
 
 /* Why a row's numbers are missing, for the notes of JSON and CSV (NULL:
@@ -261,6 +394,13 @@ compute_metric(const struct report_input *in, size_t m, struct report_model_metr
 				st[c].has_mstar = 1;
 		}
 	}
+	for (c = 0; c < in->ncells; c++) {
+		row_stat(mm->metric, in, &st[c]);
+		st[c].shape_bxi = mm->nmulti > 0;
+		if (in->stat == REPORT_STAT_MEDIAN && st[c].eff.n >= 2 &&
+		    (r = median_boot(in, m, c, c, st)) != 0)
+			return r;
+	}
 	for (c = 0; c < in->ncells && in->baseline_of != NULL; c++) {
 		if ((b = in->baseline_of[c]) < 0)
 			continue;
@@ -269,18 +409,68 @@ compute_metric(const struct report_input *in, size_t m, struct report_model_metr
 		mm->any_cmp = 1;
 		st[c].beff = st[b].eff;
 		if ((r = stats_compare(&st[b].eff, &st[c].eff, &st[c].cmp)) != 0 ||
-		    (r = compute_mw(in, m, c, (size_t)b, st)) != 0)
+		    (r = compute_mw(in, m, c, (size_t)b, st)) != 0 ||
+		    (in->stat == REPORT_STAT_MEDIAN &&
+		    (r = median_boot(in, m, (size_t)b, c, st)) != 0) ||
+		    (r = row_compare(mm->metric, in, &st[b], &st[c])) != 0)
 			return r;
 	}
 	/* One setting per metric keeps a column's decimals aligned. */
+	mm->decimals = REPORT_DEC_NONE;
 	for (c = 0; c < in->ncells; c++) {
-		st[c].mark = sig_word(mm->metric, &st[c]);
 		st[c].note = row_note(&st[c]);
 		st[c].cmp_note = st[c].has_cmp ? cmp_note(&st[c]) : NULL;
 		if ((k = report_row_decimals(&st[c].eff)) > mm->decimals)
 			mm->decimals = k;
 	}
 	return 0;
+}
+
+/* Holm across every comparison that could be marked (a direction, n and
+ * boots enough, a p), then every row's mark. */
+static int
+adjust_and_mark(struct report_model *m)
+{
+	struct report_row *s, **rows = NULL;
+	double *p = NULL, *adj = NULL;
+	size_t i, c, n = 0, cap = m->ncells * m->nmetrics + 1;
+	int r = 0;
+
+	if (m->in->adjust == REPORT_ADJUST_HOLM) {
+		if ((rows = calloc(cap, sizeof(*rows))) == NULL ||
+		    (p = calloc(cap, sizeof(*p))) == NULL ||
+		    (adj = calloc(cap, sizeof(*adj))) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		for (i = 0; i < m->nmetrics; i++) {
+			for (c = 0; c < m->ncells; c++) {
+				s = &m->metrics[i].rows[c];
+				if (!s->has_cmp || s->low_n || s->fewer_boots || isnan(s->p) ||
+				    m->metrics[i].metric->no_direction)
+					continue;
+				rows[n] = s;
+				p[n++] = s->p;
+			}
+		}
+		if ((r = stats_holm(p, n, adj)) != 0)
+			goto out;
+		for (i = 0; i < n; i++) {
+			rows[i]->has_padj = 1;
+			rows[i]->p_adj = adj[i];
+			rows[i]->cmp.significant = rows[i]->cmp.significant && adj[i] < 0.05;
+		}
+		m->nadjusted = n;
+	}
+	for (i = 0; i < m->nmetrics; i++)
+		for (c = 0; c < m->ncells; c++)
+			m->metrics[i].rows[c].mark = sig_word(m->metrics[i].metric,
+			    &m->metrics[i].rows[c]);
+out:
+	free(rows);
+	free(p);
+	free(adj);
+	return r;
 }
 
 /* Whether every cell has the same number of samples of every metric. */
@@ -308,11 +498,19 @@ static const char *const legend_fixed[] = {
 	"\"" W_UNDEF "\": a baseline mean of 0 has no % change.",
 	"Welch p: two-sided Welch t-test, Welch-Satterthwaite dof (not floored).",
 	"\"" W_NOVAR "\": both cells have zero variance: no test.",
-	"Marks: \"* better\" or \"* worse\" (by Lower/Higher is better) only when "
-	    "Welch p < 0.05 and the 95% CI of the % change excludes 0. No mark: not "
-	    "significant, or not testable.",
+	"Marks: \"* better\" or \"* worse\" (B's mean against A's, by Lower/Higher "
+	    "is better) only when Welch p < 0.05 and the 95% CI of the % change "
+	    "excludes 0. No mark: not significant, or not testable.",
+	"Digits: the mean and its CI keep 2 significant digits of the CI's "
+	    "half-width, the % change those of its CI's; p shows which side of 0.05 "
+	    "it is on.",
 	"\"-\": not defined for the cell.",
 };
+
+/* What the boots x iterations columns say. */
+#define LEGEND_TWOLEVEL "boots x iter: boots x iterations per boot; the CI over the " \
+	"boot means has boots - 1 dof (CI dof); CoV%% between: of the boot means, " \
+	"CoV%% within: pooled within-boot sd over the mean."
 
 /* After the fixed items when some metric has no direction. */
 static const char *const legend_counter =
@@ -435,10 +633,71 @@ legend_samples(const struct report_input *in, struct report_model *lg)
 	if (bmin > 1)
 		return legend_add(lg, "Several boots per cell: mean, CI and tests use the boot "
 		    "means, the independent samples (Kalibera & Jones); m* = optimal "
-		    "iterations per boot.");
+		    "iterations per boot. " LEGEND_TWOLEVEL);
 	return legend_add(lg, "Cells with several boots use their boot means for mean, CI "
 	    "and tests (Kalibera & Jones); cells with one boot use the iterations, "
-	    "which leaves out boot-to-boot variation.");
+	    "which leaves out boot-to-boot variation. " LEGEND_TWOLEVEL);
+}
+
+/* What kept marks off, and how positive metrics were treated, as far as
+ * the report has them. */
+static int
+legend_marks(const struct report_input *in, struct report_model *m)
+{
+	const struct report_row *s;
+	size_t i, c, min_n = in->min_n > 0 ? in->min_n : REPORT_MIN_N;
+	int fewer = 0, clip = 0, lr = 0, nonpos = 0, beq = 0, r;
+
+	for (i = 0; i < m->nmetrics; i++) {
+		for (c = 0; c < m->ncells; c++) {
+			s = &m->metrics[i].rows[c];
+			fewer |= s->fewer_boots;
+			clip |= s->ci_clipped;
+			lr |= s->log_ratio;
+			nonpos |= s->nonpos;
+			beq |= s->boots_equal;
+		}
+	}
+	if ((r = legend_add(m, "\"" W_LOWN "\": fewer than %zu independent samples (boot "
+	    "means when a cell has several boots) on a side: no mark (--min-n).", min_n)) != 0)
+		return r;
+	if (fewer && (r = legend_add(m, "\"" W_FEWERBOOTS "\": the cell has fewer boots "
+	    "than its baseline: its CI leaves out boot-to-boot variation the baseline's "
+	    "includes, so it is not marked.")) != 0)
+		return r;
+	if (clip && (r = legend_add(m, "\"[lo, hi]c\": a positive metric's t CI of the "
+	    "mean went below 0 and is clipped at 0.")) != 0)
+		return r;
+	if (lr && (r = legend_add(m, "\"[lo, hi]l\": a positive metric's CI of change "
+	    "from the ratio of means on the log scale (delta method, Welch dof), never "
+	    "below -100%%; others use Fieller.")) != 0)
+		return r;
+	if (nonpos && (r = legend_add(m, "A positive metric with a sample <= 0 in a cell "
+	    "or its baseline uses the t CI and Fieller there.")) != 0)
+		return r;
+	if (beq && (r = legend_add(m, "\"boot means equal\": every boot has the same "
+	    "mean, so the CI over boot means has zero width and there is no test; the "
+	    "iterations within boots vary by the CoV shown.")) != 0)
+		return r;
+	if (in->stat == REPORT_STAT_MEDIAN && (r = legend_add(m, "--stat median: the "
+	    "median of each cell (of its boot means with several boots); its 95%% CI and "
+	    "that of the %% change of medians, (B-A)/|A|, are percentile bootstraps of %d "
+	    "resamples (fewer past 2500 samples), splitmix64 seed %u, the same for "
+	    "every run of the report; MW p: two-sided Mann-Whitney; a mark needs MW p < "
+	    "0.05 and the CI of change excluding 0.", REPORT_BOOT_RESAMPLES,
+	    REPORT_BOOT_SEED)) != 0)
+		return r;
+	if (in->stat == REPORT_STAT_MIN && (r = legend_add(m, "--stat min: the smallest "
+	    "sample of each cell (boot mean with several boots) and its %% change; a "
+	    "minimum has no interval or test the report can state, so none is shown "
+	    "and nothing is marked.")) != 0)
+		return r;
+	if (in->adjust == REPORT_ADJUST_HOLM && (r = legend_add(m, "p (Holm): "
+	    "the p and, in parentheses, its Holm-Bonferroni adjustment over the %zu "
+	    "comparisons of the report that could be marked (counters left out); marks "
+	    "use the adjusted p; the CIs are not adjusted.", m->nadjusted)) != 0)
+		return r;
+	return 0;
 }
 
 static int
@@ -448,10 +707,10 @@ legend_build(const struct report_input *in, struct report_model *m)
 	int r;
 
 	if (in->baseline_desc != NULL)
-		r = legend_add(m, "%% Change: (B-A)/A*100, B a cell, A its baseline cell "
+		r = legend_add(m, "%% Change: (B-A)/|A|*100, B a cell, A its baseline cell "
 		    "(%s).", in->baseline_desc);
 	else
-		r = legend_add(m, "%% Change: (B-A)/A*100, B a cell, A its baseline cell.");
+		r = legend_add(m, "%% Change: (B-A)/|A|*100, B a cell, A its baseline cell.");
 	if (r != 0)
 		return r;
 	for (i = 0; i < sizeof(legend_fixed) / sizeof(legend_fixed[0]); i++)
@@ -462,7 +721,7 @@ legend_build(const struct report_input *in, struct report_model *m)
 			break;
 	if (i < in->nmetrics && (r = legend_add(m, "%s", legend_counter)) != 0)
 		return r;
-	if ((r = legend_samples(in, m)) != 0)
+	if ((r = legend_marks(in, m)) != 0 || (r = legend_samples(in, m)) != 0)
 		return r;
 	for (i = 0; in->context != NULL && in->context[i] != NULL; i++)
 		if ((r = legend_add(m, "%s", in->context[i])) != 0)
@@ -535,6 +794,8 @@ report_compute(const struct report_input *in, struct report_model **out,
 			goto out;
 		}
 	}
+	if ((r = adjust_and_mark(m)) != 0)
+		goto out;
 	m->uniform_n = uniform_n(in);
 	if ((r = legend_build(in, m)) != 0)
 		goto out;

@@ -4,9 +4,13 @@
  * JSON. All statistics come from stats.h.
  *
  * For each metric, one row per cell: n, mean, CoV%, the 95% CI of the mean
- * and, when the cell has a baseline, the % change (B-A)/A*100, its 95% CI by
- * Fieller's method, the Welch p and a significance mark ('*': Welch
- * p < 0.05 and the CI of the % change excludes 0). When a cell has samples
+ * and, when the cell has a baseline, the % change (B-A)/|A|*100, its 95% CI
+ * by Fieller's method (or, for a positive metric, from the log ratio), the
+ * Welch p and a significance mark ('*': Welch p < 0.05, the CI of the %
+ * change excludes 0, both sides have min_n samples and the cell has no
+ * fewer boots than its baseline; the word from B's mean against A's and the
+ * direction). docs/report.md, "Honest numbers", has the digits rules,
+ * --stat median|min and Holm. When a cell has samples
  * from more than one boot, its mean, CI, % change and test use the per-boot
  * means as the samples (Kalibera & Jones: iterations within a boot are not
  * independent), and a second table gives boots, iterations per boot, the
@@ -22,7 +26,7 @@
  * Mann-Whitney U and p, on the same samples as Welch's test.
  *
  * The legend ends every format but CSV (one row per cell and metric, no
- * other lines): % Change: (B-A)/A*100, the marks, the sample counts
+ * other lines): % Change: (B-A)/|A|*100, the marks, the sample counts
  * (boots x iterations, from the series), the caller's context lines and
  * then its warnings ("Warning: ..."; JSON also lists them as "warnings").
  *
@@ -51,7 +55,28 @@ struct report_metric {
 	const char *unit;	/* "ops/s", or NULL */
 	int higher_better;	/* non-zero: higher is better; 0: lower is better */
 	int no_direction;	/* non-zero: neither (a counter); higher_better ignored */
+	/* non-zero: a strictly positive quantity (a time, a rate, a count): a
+	 * CI of its mean below 0 is clipped at 0 (said so), and the CI of the
+	 * % change comes from the ratio of means on the log scale, never below
+	 * -100% (stats_pct_log). A cell with a sample <= 0 falls back to the
+	 * t CI and Fieller, with a note. */
+	int positive;
 };
+
+/* What summarises a cell (report_input.stat). */
+enum report_stat {
+	REPORT_STAT_MEAN = 0,	/* mean, t CI, Fieller / log-ratio, Welch */
+	REPORT_STAT_MEDIAN,	/* median, percentile bootstrap CIs, Mann-Whitney p */
+	REPORT_STAT_MIN		/* the best sample: no interval, no test, no mark */
+};
+/* Adjustment for many comparisons (report_input.adjust). */
+enum report_adjust {
+	REPORT_ADJUST_NONE = 0,
+	REPORT_ADJUST_HOLM	/* Holm-Bonferroni across the report's comparisons */
+};
+#define REPORT_MIN_N		3	/* default min_n: fewer samples a side, no mark */
+#define REPORT_BOOT_RESAMPLES	2000	/* bootstrap resamples of the median */
+#define REPORT_BOOT_SEED	17u	/* their seed: the same data, the same CI */
 
 /* One cell's samples of one metric. boot[i] is the boot id of v[i] (any
  * ints); boot may be NULL, meaning all samples come from one boot. */
@@ -91,6 +116,12 @@ struct report_input {
 	 * at most BF_MAX_STR bytes; user text. The legend prints each after the
 	 * context as "Warning: LINE"; JSON also carries them as "warnings". */
 	const char *const *warnings;
+	/* Fewest independent samples (eff.n: boot means when a cell has
+	 * several boots) a side of a comparison needs for a mark; 0 means
+	 * REPORT_MIN_N. Below it the mark column says "low n". */
+	size_t min_n;
+	enum report_stat stat;		/* REPORT_STAT_MEAN by default */
+	enum report_adjust adjust;	/* REPORT_ADJUST_NONE by default */
 };
 
 #define REPORT_MAX_CONTEXT	32
@@ -129,6 +160,26 @@ struct report_row {
 	const char *mark;		/* "* better", "* worse", "*" (no_direction) or "" */
 	const char *note;		/* why the row's numbers are missing, or NULL */
 	const char *cmp_note;		/* why the comparison's are, or NULL (or no has_cmp) */
+	/* Added by issue 17 (the mark's honesty). cmp.significant is the
+	 * mark's verdict: besides stats_compare's test it needs n >= min_n on
+	 * both sides, no fewer boots than the baseline, and with adjust the
+	 * adjusted p < 0.05. cmp.pct is (B-A)/|A|*100: its sign reads as B's
+	 * mean against A's, whatever A's sign. */
+	int low_n;			/* has_cmp, a side's eff.n < min_n: no mark */
+	int fewer_boots;		/* has_cmp, multi baseline, fewer boots here: no mark */
+	int has_padj;			/* p_adj is the Holm-adjusted Welch (or MW) p */
+	double p_adj;
+	int ci_clipped;			/* positive metric: eff.ci_lo was < 0, now 0 */
+	int log_ratio;			/* cmp.pct's CI is stats_pct_log's */
+	int nonpos;			/* positive metric but a sample <= 0 here or in the base */
+	int boots_equal;		/* multi: the boot means coincide, iterations vary */
+	double cov_between, cov_within;	/* multi: 100 sd / |mean| of boot means, pooled within */
+	double stat_value;		/* the row's summary (mean, median or min) */
+	double stat_lo, stat_hi;	/* its 95% CI (NAN: none) */
+	double p;			/* the p the mark uses (Welch, or MW for median) */
+	double beff_stat;		/* the baseline's stat_value, when has_cmp */
+	int shape_bxi;			/* some cell of the metric has several boots: the
+					 * n column is "boots x iter" ("3x5", "1x5") */
 };
 
 /* One metric: its rows and what its tables share. */
@@ -153,7 +204,15 @@ struct report_model {
 	 * terminated user text as given (renderers escape it). */
 	char *legend[REPORT_MAX_LEGEND];
 	size_t nlegend;
+	size_t nadjusted;		/* comparisons in the Holm family (adjust) */
 };
+
+/* "mean" | "median" | "min" (NULL: mean), "none" | "holm" (NULL: none):
+ * 0, or BF_ERR_INVALID for anything else. For ?stat=, ?adjust=, --stat and
+ * --adjust. */
+int report_stat_parse(const char *s, enum report_stat *out);
+int report_adjust_parse(const char *s, enum report_adjust *out);
+#define REPORT_MAX_MIN_N	1000	/* the largest min_n accepted */
 
 /*
  * Validate in and compute its model. *out is the caller's, freed with

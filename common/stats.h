@@ -19,6 +19,7 @@
 #define BF_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "caps.h"
 
@@ -126,6 +127,41 @@ int stats_effect_diff(const struct stats_summary g[4], const int *scale,
 /* The CI of exp(ln) at level (0 < level < 1): exp(ln -+ t se), t with nu
  * dof; se == 0 gives the point; a NAN se or nu gives NAN. */
 int stats_log_ci(double ln, double se, double nu, double level, double *lo, double *hi);
+
+/*
+ * The % change of strictly positive B vs A (both means > 0, n >= 1) with
+ * its CI from the ratio of means on the log scale: ln(mean_B/mean_A) with
+ * the delta-method se sqrt(s_A^2/(n_A mean_A^2) + s_B^2/(n_B mean_B^2)) and
+ * the Welch-Satterthwaite dof of those two terms, back-transformed, so the
+ * CI is never below -100%. pct is 100 (mean_B - mean_A)/mean_A; lo, hi are
+ * NAN when either n < 2; never unbounded. BF_ERR_INVALID for a mean <= 0.
+ */
+int stats_pct_log(const struct stats_summary *a, const struct stats_summary *b,
+    double level, struct stats_pct *out);
+
+/*
+ * Holm-Bonferroni: adj[i] is the adjusted p of p[i] among the n p-values
+ * (each in [0, 1]; BF_ERR_INVALID otherwise): with p sorted ascending,
+ * max over j <= k of min(1, (n - j) p_(j)), 0-based. Reject at level alpha
+ * where adj < alpha; this controls the family-wise error rate.
+ */
+int stats_holm(const double *p, size_t n, double *adj);
+
+/*
+ * Percentile bootstrap of the median: nboot resamples (with replacement)
+ * of a, and, if nb > 0, of b, drawn from a splitmix64 stream seeded with
+ * seed (the same data and seed give the same CI). lo, hi: the level CI of
+ * a's median (NAN for na < 2); pct_lo, pct_hi: that of 100 (med_b* -
+ * med_a*)/|med_a*| (NAN unless both n >= 2; pct_unbounded when some
+ * resampled median of a is 0). O(n log n + nboot n).
+ */
+struct stats_boot {
+	double lo, hi;
+	double pct_lo, pct_hi;
+	int pct_unbounded;
+};
+int stats_boot_median(const double *a, size_t na, const double *b, size_t nb,
+    size_t nboot, uint64_t seed, double level, struct stats_boot *out);
 
 /* Mann-Whitney U: how the p-value is computed. */
 enum stats_mw_method {

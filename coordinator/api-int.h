@@ -121,19 +121,28 @@ void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report.c */
 void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* What a report is asked for (api_jobs_report parses the query). */
+struct api_report_opts {
+	const char *fmt;		/* text, markdown, csv, json */
+	const char *base;		/* ?baseline=AXIS:VALUE, or NULL */
+	const char *colq;		/* ?columns=, or NULL (api_report_columns) */
+	enum evidence_counters cmode;
+	size_t min_n;			/* 0: the default */
+	enum report_stat stat;
+	enum report_adjust adjust;
+};
 /* One job report (api-report.c): jobj, samp, runs (may be NULL) as the
- * store gives them; what: the title's subject (NULL: the recipe's name);
- * colq the ?columns= of the side-by-side layout (api_report_columns).
- * 0, or the error is answered in rs. */
+ * store gives them; ro what is asked; what: the title's subject (NULL: the
+ * recipe's name). 0, or the error is answered in rs. */
 int api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const char *fmt, const char *base, const char *colq,
-    enum evidence_counters cmode, const char *what, struct buf *out, struct api_resp *rs);
+    const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
+    struct api_resp *rs);
 /* A suite's report (api-report-suite.c): one section per workload, each
  * api_report_one of that workload's cells and runs under its own recipe,
  * in one document. */
 int api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const char *fmt, const char *base, const char *colq,
-    enum evidence_counters cmode, struct buf *out, struct api_resp *rs);
+    const json_t *runs, const struct api_report_opts *ro, struct buf *out,
+    struct api_resp *rs);
 
 /* api-report-pivot.c: the side-by-side layout (common/report-pivot.h). */
 struct report_pivot;

@@ -445,6 +445,7 @@ api_report_data(const json_t *cellsj, const struct recipe *rec, struct api_repor
 		rd->mets[k].name = rec->metrics[k].name;
 		rd->mets[k].unit = rec->metrics[k].unit;
 		rd->mets[k].higher_better = rec->metrics[k].higher_better;
+		rd->mets[k].positive = rec->metrics[k].positive;
 	}
 	json_array_foreach(cellsj, i, cj) {
 		rd->cells[i].label = json_string_value(json_object_get(cj, "label"));

@@ -84,9 +84,11 @@ suite_append(struct buf *out, const char *fmt, size_t e, const struct buf *sec,
 
 int
 api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const char *fmt, const char *base, const char *colq,
-    enum evidence_counters cmode, struct buf *out, struct api_resp *rs)
+    const json_t *runs, const struct api_report_opts *ro, struct buf *out,
+    struct api_resp *rs)
 {
+	const char *fmt = ro->fmt, *base = ro->base;
+	struct api_report_opts eo = *ro;
 	const json_t *spec = json_object_get(jobj, "spec");
 	const json_t *recipes = json_object_get(spec, "recipes");
 	struct job_spec *job = NULL;
@@ -139,9 +141,8 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 		snprintf(what, sizeof(what), "%s (%s)", label, rname);
 		buf_reset(&sec);
 		/* ?baseline= applies to the workloads that have its axis */
-		if ((r = api_report_one(a, id, ejob, esamp, eruns, fmt, base != NULL &&
-		    suite_has_axis(ej->matrix, base) ? base : NULL, colq, cmode, what, &sec,
-		    rs)) != 0)
+		eo.base = base != NULL && suite_has_axis(ej->matrix, base) ? base : NULL;
+		if ((r = api_report_one(a, id, ejob, esamp, eruns, &eo, what, &sec, rs)) != 0)
 			goto out;
 		used += base != NULL && suite_has_axis(ej->matrix, base);
 		if ((r = suite_append(out, fmt, e, &sec, sections, label, rname)) != 0)

@@ -14,6 +14,7 @@
 #include "evidence.h"
 #include "job.h"
 #include "matrix.h"
+#include "parse.h"
 #include "recipe.h"
 #include "report.h"
 #include "report-pivot.h"
@@ -268,9 +269,11 @@ out:
  */
 int
 api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const char *fmt, const char *base, const char *colq,
-    enum evidence_counters cmode, const char *what, struct buf *out, struct api_resp *rs)
+    const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
+    struct api_resp *rs)
 {
+	const char *fmt = ro->fmt, *base = ro->base, *colq = ro->colq;
+	enum evidence_counters cmode = ro->cmode;
 	const json_t *cellsj, *cj, *sj, *rdoc;
 	struct report_pivot *pv = NULL;
 	struct report_model *model = NULL;
@@ -314,6 +317,7 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 		mets[k].name = rec->metrics[k].name;
 		mets[k].unit = rec->metrics[k].unit;
 		mets[k].higher_better = rec->metrics[k].higher_better;
+		mets[k].positive = rec->metrics[k].positive;
 	}
 	if (report_counters(samp, cmode, mets, k, &nm, &nmore, &nzero) != 0)
 		goto oom;
@@ -392,6 +396,9 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	in.series = series;
 	in.baseline_of = baseline_of;
 	in.baseline_desc = base;
+	in.min_n = ro->min_n;
+	in.stat = ro->stat;
+	in.adjust = ro->adjust;
 	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
 	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
 	    api_report_evidence(a, jobj, samp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
@@ -451,14 +458,17 @@ out:
 void
 api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
-	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
-	const char *cntq = api_query(rq, "counters"), *colq = api_query(rq, "columns");
-	enum evidence_counters cmode;
+	const char *fmt = api_query(rq, "format"), *cntq = api_query(rq, "counters");
+	const char *minq = api_query(rq, "min_n"), *statq = api_query(rq, "stat");
+	const char *adjq = api_query(rq, "adjust");
+	struct api_report_opts ro;
 	json_t *jobj = NULL, *samp = NULL, *runs = NULL;
 	struct buf out;
+	int64_t min_n = 0;
 	int r;
 
 	buf_init(&out, 16 * 1024 * 1024);
+	memset(&ro, 0, sizeof(ro));
 	if (fmt == NULL)
 		fmt = "text";
 	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
@@ -467,11 +477,30 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "text, markdown, csv, json", fmt);
 		goto out;
 	}
-	if (evidence_counters_mode(cntq, &cmode) != 0) {
+	if (evidence_counters_mode(cntq, &ro.cmode) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
 		    "of none, thp, all", cntq);
 		goto out;
 	}
+	if (minq != NULL && parse_i64(minq, 1, REPORT_MAX_MIN_N, &min_n) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "min_n", "min_n: \"%.40s\" is not an "
+		    "integer in 1..%d", minq, REPORT_MAX_MIN_N);
+		goto out;
+	}
+	if (report_stat_parse(statq, &ro.stat) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "stat", "stat: \"%.40s\" is not one of "
+		    "mean, median, min", statq);
+		goto out;
+	}
+	if (report_adjust_parse(adjq, &ro.adjust) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "adjust", "adjust: \"%.40s\" is not one "
+		    "of none, holm", adjq);
+		goto out;
+	}
+	ro.fmt = fmt;
+	ro.base = api_query(rq, "baseline");
+	ro.colq = api_query(rq, "columns");
+	ro.min_n = (size_t)min_n;
 	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
 	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
 		api_store_error(rs, r, "job");
@@ -481,11 +510,9 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
 		runs = NULL;
 	if (json_object_get(json_object_get(jobj, "spec"), "recipes") != NULL) {
-		if (api_report_suite(a, rq->id, jobj, samp, runs, fmt, base, colq, cmode, &out,
-		    rs) != 0)
+		if (api_report_suite(a, rq->id, jobj, samp, runs, &ro, &out, rs) != 0)
 			goto out;
-	} else if (api_report_one(a, rq->id, jobj, samp, runs, fmt, base, colq, cmode, NULL,
-	    &out, rs) != 0)
+	} else if (api_report_one(a, rq->id, jobj, samp, runs, &ro, NULL, &out, rs) != 0)
 		goto out;
 	rs->status = MHD_HTTP_OK;
 	rs->text_len = out.len;

@@ -86,6 +86,10 @@ expect 3 "$dead/api/v1/jobs/5" -- --url "$dead" wait 5 --timeout 1
 expect 3 "$dead/api/v1/machines" -- --url "$dead" machines
 expect 3 "$dead/api/v1/machines" -- --url "$dead" machines add m1 "[::1]:2222" --user u --key k
 expect 3 "$dead/api/v1/jobs/5/report?format=csv&baseline=thp%3Anever" -- --url "$dead" report 5 --format csv --baseline thp:never
+expect 3 "$dead/api/v1/jobs/5/report?format=text&min_n=2&stat=median&adjust=holm" -- --url "$dead" report 5 --min-n 2 --stat median --adjust holm
+expect 2 "--min-n: \"0\" is not an integer" -- --url "$dead" report 5 --min-n 0
+expect 2 "--stat: \"avg\" is not one of mean, median, min" -- --url "$dead" report 5 --stat avg
+expect 2 "--adjust: \"bonf\" is not one of none, holm" -- --url "$dead" report 5 --adjust bonf
 expect 3 "$dead/api/v1/recipes" -- --url "$dead" recipes
 expect 3 "$dead/api/v1/runs/9/log" -- --url "$dead" log 9
 expect 3 "$dead/api/v1/jobs/5/bundle" -- --url "$dead" export 5

@@ -42,8 +42,13 @@ $got[0].metrics[0].rows as $rows
   near("A.cov"; $ra.cov_pct; $case.sa.cov; 1e-6), near("B.cov"; $rb.cov_pct; $case.sb.cov; 1e-6),
   near("A.ci_lo"; $ra.ci_lo; $case.sa.ci_lo; $sa), near("A.ci_hi"; $ra.ci_hi; $case.sa.ci_hi; $sa),
   near("B.ci_lo"; $rb.ci_lo; $case.sb.ci_lo; $sb), near("B.ci_hi"; $rb.ci_hi; $case.sb.ci_hi; $sb),
-  near("pct"; $c.pct_change; $case.pct; 1e-6),
-  near("pct_lo"; $c.pct_ci_lo; $case.pct_lo; 1e-6), near("pct_hi"; $c.pct_ci_hi; $case.pct_hi; 1e-6),
+  # the report divides by |A| (issue 17), the vectors by A
+  (if $case.sa.mean < 0 then -1 else 1 end) as $sg
+  | (if $sg < 0 then [$case.pct_hi, $case.pct_lo] else [$case.pct_lo, $case.pct_hi] end
+     | map(if . == null then null else . * $sg end)) as $ci
+  | (if $case.pct == null then null else $case.pct * $sg end) as $pct
+  | near("pct"; $c.pct_change; $pct; 1e-6),
+  near("pct_lo"; $c.pct_ci_lo; $ci[0]; 1e-6), near("pct_hi"; $c.pct_ci_hi; $ci[1]; 1e-6),
   same("unbounded"; $c.pct_ci_unbounded; $case.pct_unbounded),
   near("welch_t"; $c.welch_t; $case.welch_t; 1), near("welch_df"; $c.welch_df; $case.welch_df; 1),
   near("welch_p"; $c.welch_p; $case.welch_p; 1e-300),
@@ -94,7 +99,7 @@ checks=$((checks + 1))
 printf '10 11 12\n' | "$BIN" compare "$tmp/a.txt" - --name lat --unit us --higher \
     >"$tmp/out" 2>&1 || fail "stdin: exit $?"
 grep -q '^lat (us) - Higher is better$' "$tmp/out" || fail "heading: $(head -3 "$tmp/out")"
-grep -q '% Change: (B-A)/A\*100' "$tmp/out" || fail "legend lacks % Change"
+grep -qF '% Change: (B-A)/|A|*100' "$tmp/out" || fail "legend lacks % Change"
 
 # bad ARGS... PATTERN: exits 1 (2 for usage) with PATTERN on stderr.
 bad() {

@@ -85,6 +85,18 @@ rep=$(cli report "$id" --baseline passes:1)
 check_contains "CLI report" "$rep" "pages_per_s"
 check_contains "CLI report cells" "$rep" "mb=16"
 check_eq "report json" "$(curl -fsS "$URL/api/v1/jobs/$id/report?format=json" | jq -r type)" object
+# issue 17: --min-n, --stat, --adjust reach the report; bad values are a 400 naming them
+rep=$(cli report "$id" --baseline passes:1 --min-n 2 --stat median --adjust holm)
+check_contains "CLI report --stat median --adjust holm" "$rep" "MW p (Holm)"
+check_contains "--stat median says its seed" "$rep" "seed 17"
+check_contains "--min-n 2 in the legend" "$rep" "fewer than 2 independent samples"
+check_eq "report ?stat=min json" "$(curl -fsS "$URL/api/v1/jobs/$id/report?format=json&stat=min" |
+	jq -r '.metrics[0].rows[0].stat')" min
+for q in "min_n=0 min_n" "min_n=x min_n" "stat=avg stat" "adjust=bonferroni adjust"; do
+	r=$(api GET "/api/v1/jobs/$id/report?${q% *}")
+	check_eq "report ?${q% *}" "$(status_of "$r")" 400
+	check_eq "report ?${q% *} names the field" "$(body_of "$r" | jq -r .detail.field)" "${q#* }"
+done
 r1=$(jq -r '.runs[0].id' <<<"$runs")
 check_eq "GET /runs/{id}" "$(curl -fsS "$URL/api/v1/runs/$r1" | jq -r .state)" done
 check_eq "agent uploaded to each host's home" \

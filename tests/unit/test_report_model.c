@@ -149,7 +149,7 @@ test_legend(void)
 	if (m == NULL)
 		return;
 	T_CHECK(m->nlegend >= 4 && m->nlegend <= REPORT_MAX_LEGEND);
-	T_CONTAINS(m->legend[0], "% Change: (B-A)/A*100");
+	T_CONTAINS(m->legend[0], "% Change: (B-A)/|A|*100");
 	T_CONTAINS(m->legend[0], "(thp:never)");
 	for (i = 0; i < m->nlegend; i++) {
 		if (strncmp(m->legend[i], "Samples:", 8) == 0)

@@ -119,6 +119,13 @@ jd(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* -v of a JSON number (a new reference), null for null or absent. */
+static json_t *
+neg(const json_t *v)
+{
+	return json_is_number(v) ? json_real(-json_number_value(v)) : json_null();
+}
+
 /* The report's JSON carries the same numbers (what "benchfleet compare"
  * prints and a reviewer checks against scipy). */
 static void
@@ -157,11 +164,26 @@ check_report(const json_t *c, const double *a, size_t na, const double *b, size_
 	check("report B.mean", jd(rb, "mean"), json_object_get(sb, "mean"), Q_MEAN, scb);
 	check("report B.ci_lo", jd(rb, "ci_lo"), json_object_get(sb, "ci_lo"), Q_CI, scb);
 	check("report B.ci_hi", jd(rb, "ci_hi"), json_object_get(sb, "ci_hi"), Q_CI, scb);
-	check("report pct", jd(cmp, "pct_change"), json_object_get(c, "pct"), Q_PCT, 1e-6);
-	check("report pct_lo", jd(cmp, "pct_ci_lo"), json_object_get(c, "pct_lo"),
-	    Q_PCTCI, 1e-6);
-	check("report pct_hi", jd(cmp, "pct_ci_hi"), json_object_get(c, "pct_hi"),
-	    Q_PCTCI, 1e-6);
+	/* The report's % change is (B-A)/|A| (issue 17: its sign reads as B
+	 * against A), the vectors' (B-A)/A: with a negative A, negated and the
+	 * CI's ends swapped. */
+	if (jd(sa, "mean") < 0) {
+		json_t *np = neg(json_object_get(c, "pct")), *nl = neg(json_object_get(c, "pct_hi"));
+		json_t *nh = neg(json_object_get(c, "pct_lo"));
+
+		check("report pct", jd(cmp, "pct_change"), np, Q_PCT, 1e-6);
+		check("report pct_lo", jd(cmp, "pct_ci_lo"), nl, Q_PCTCI, 1e-6);
+		check("report pct_hi", jd(cmp, "pct_ci_hi"), nh, Q_PCTCI, 1e-6);
+		json_decref(np);
+		json_decref(nl);
+		json_decref(nh);
+	} else {
+		check("report pct", jd(cmp, "pct_change"), json_object_get(c, "pct"), Q_PCT, 1e-6);
+		check("report pct_lo", jd(cmp, "pct_ci_lo"), json_object_get(c, "pct_lo"),
+		    Q_PCTCI, 1e-6);
+		check("report pct_hi", jd(cmp, "pct_ci_hi"), json_object_get(c, "pct_hi"),
+		    Q_PCTCI, 1e-6);
+	}
 	check("report welch_t", jd(cmp, "welch_t"), json_object_get(c, "welch_t"), Q_T, 1);
 	check("report welch_df", jd(cmp, "welch_df"), json_object_get(c, "welch_df"),
 	    Q_DF, 1);
