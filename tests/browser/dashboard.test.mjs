@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fleetChecks } from './fleet-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -79,6 +80,7 @@ try {
 	check('fleet view lists both machines', (await page.locator('#machines tbody tr[data-machine]').count()) === MACHINES.length);
 	const cls = await page.locator(`#machines tr[data-machine="${MACHINES[0]}"] td`).nth(1).textContent();
 	check('fleet view shows the class', cls === CLASS, cls);
+	await fleetChecks(page, { check, apiGet, machines: MACHINES, sleep });
 	// The page records when each run's square turns to a state, for latency.
 	await page.evaluate(() => {
 		window.__flips = {};
