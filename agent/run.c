@@ -67,23 +67,45 @@ run_snapshot_cmd(void *arg, char *const *argv, struct buf *out)
 	return r;
 }
 
+/* The program a built-in wrapper runs (`@agent work serve|fanout ... --
+ * PROG ...`, recipes/workloads/multi.c), or NULL: it is the binary that
+ * matters, so the snapshot names it beside the agent. */
+static const char *
+run_wrapped(char *const *argv, size_t argc)
+{
+	size_t i;
+
+	if (argc < 4 || strcmp(argv[0], "@agent") != 0 || strcmp(argv[1], "work") != 0 ||
+	    (strcmp(argv[2], "serve") != 0 && strcmp(argv[2], "fanout") != 0))
+		return NULL;
+	for (i = 3; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return argv[i + 1];
+	return NULL;
+}
+
 /* The "snapshot" line: the environment after the knobs, with every binary
  * the step runs (workload, setup, pre_iteration, services). */
 static int
 run_snapshot(const struct step *st)
 {
-	const char *bins[2 * STEP_MAX_CMDS + STEP_MAX_SERVICES + 2];
+	const char *bins[2 * STEP_MAX_CMDS + 2 * STEP_MAX_SERVICES + 3], *w;
 	struct snapshot_opts o = { .root = "", .bins = bins, .cwd = st->cwd,
 		.run = run_snapshot_cmd, .arg = (void *)st };
 	size_t i, n = 0;
 
 	bins[n++] = st->argv[0];
+	if ((w = run_wrapped(st->argv, st->argc)) != NULL)
+		bins[n++] = w;
 	for (i = 0; i < st->nsetup; i++)
 		bins[n++] = st->setup[i].argv[0];
 	for (i = 0; i < st->npre; i++)
 		bins[n++] = st->pre[i].argv[0];
-	for (i = 0; i < st->nservices; i++)
+	for (i = 0; i < st->nservices; i++) {
 		bins[n++] = st->services[i].cmd.argv[0];
+		if ((w = run_wrapped(st->services[i].cmd.argv, st->services[i].cmd.argc)) != NULL)
+			bins[n++] = w;
+	}
 	bins[n] = NULL;
 	return snapshot_emit(&o);
 }

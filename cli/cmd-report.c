@@ -17,22 +17,48 @@
 
 static const char *const report_formats[] = { "text", "markdown", "csv", "json", NULL };
 
+/* Append "&KEY=VALUE" (escaped) to path; -1 when it does not fit. */
+static int
+report_query(struct cli *c, struct buf *path, const char *key, const char *v)
+{
+	char *esc;
+	int r;
+
+	if (v == NULL)
+		return 0;
+	if ((esc = http_escape(&c->http, v)) == NULL)
+		return -1;
+	r = buf_printf(path, "&%s=%s", key, esc) != 0 ? -1 : 0;
+	free(esc);
+	return r;
+}
+
+/*
+ * One job: /jobs/ID/report. Several (12 14, or r3 for a reproduction's
+ * bundle): /report?jobs=12,14, the jobs as the columns.
+ */
 static int
 report_exec(struct cli *c, const struct cmd_args *a)
 {
 	const struct cmd_entry *e = &cmd_report_entry;
 	const char *format = a->opt[1] != NULL ? a->opt[1] : "text", *colon;
+	const char *cols = a->opt[2];
 	struct http_resp resp;
 	struct buf path;
-	char *esc = NULL;
 	int64_t id;
-	size_t i;
-	int r;
+	int i, r;
 
 	http_resp_init(&resp);
 	buf_init(&path, 4096);
-	if ((r = cli_parse_id(e, "job id", a->argv[0], &id)) != 0)
-		goto out;
+	for (i = 0; i < a->argc; i++) {
+		const char *w = a->argv[i];
+
+		/* rN, a reproduction's bundle, only beside other jobs */
+		if (a->argc > 1 && w[0] == 'r')
+			w++;
+		if ((r = cli_parse_id(e, "job id", w, &id)) != 0)
+			goto out;
+	}
 	for (i = 0; report_formats[i] != NULL; i++)
 		if (strcmp(report_formats[i], format) == 0)
 			break;
@@ -46,25 +72,40 @@ report_exec(struct cli *c, const struct cmd_args *a)
 		r = cmd_usage_error(e, "--baseline: \"%s\" is not AXIS:VALUE", a->opt[0]);
 		goto out;
 	}
-	if ((esc = http_escape(&c->http, format)) == NULL ||
-	    buf_printf(&path, "/jobs/%" PRId64 "/report?format=%s", id, esc) != 0)
-		goto toobig;
-	if (a->opt[0] != NULL) {
-		free(esc);
-		if ((esc = http_escape(&c->http, a->opt[0])) == NULL ||
-		    buf_printf(&path, "&baseline=%s", esc) != 0)
-			goto toobig;
+	if (a->argc > 1 && a->opt[0] != NULL) {
+		r = cmd_usage_error(e, "--baseline: a report across jobs compares with the "
+		    "first job");
+		goto out;
+	}
+	if (a->argc > 1 && cols != NULL && strcmp(cols, "job") != 0) {
+		r = cmd_usage_error(e, "--columns: \"%s\": a report across jobs has the jobs "
+		    "as its columns (--columns job)", cols);
+		goto out;
+	}
+	if (a->argc == 1 && cols != NULL && strcmp(cols, "job") == 0) {
+		r = cmd_usage_error(e, "--columns job needs two jobs or more");
+		goto out;
+	}
+	/* the ids are checked digits (or r and digits): nothing to escape */
+	if (a->argc == 1)
+		r = buf_printf(&path, "/jobs/%s/report?format=%s", a->argv[0], format);
+	else {
+		r = buf_printf(&path, "/report?format=%s&jobs=", format);
+		for (i = 0; r == 0 && i < a->argc; i++)
+			r = buf_printf(&path, "%s%s", i ? "," : "", a->argv[i]);
+	}
+	if (r != 0 ||
+	    report_query(c, &path, "baseline", a->opt[0]) != 0 ||
+	    report_query(c, &path, "columns", cols) != 0) {
+		r = cmd_usage_error(e, "--baseline or --columns too long");
+		goto out;
 	}
 	if ((r = cli_call(c, "GET", path.data, NULL, 0, &resp)) != 0) {
 		r = cli_exit(r);
 		goto out;
 	}
 	r = cli_print_body(&resp) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-	goto out;
-toobig:
-	r = cmd_usage_error(e, "--baseline too long");
 out:
-	free(esc);
 	buf_free(&path);
 	http_resp_free(&resp);
 	return r;
@@ -178,15 +219,22 @@ out:
 static const struct cmd_opt report_opts[] = {
 	{ .name = "baseline", .has_arg = 1, .shortc = 'b' },
 	{ .name = "format", .has_arg = 1, .shortc = 'f' },
+	{ .name = "columns", .has_arg = 1, .shortc = 'c' },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_report_entry = {
-	"report", NULL, "ID [--baseline AXIS:VALUE] [--format text|markdown|csv|json]",
-	"print a job's report",
+	"report", NULL, "ID [ID|rN ...] [--baseline AXIS:VALUE] [--columns AXIS|none|job]\n"
+	"    [--format text|markdown|csv|json]",
+	"print a job's report, or one across jobs",
 	"The coordinator renders the report; it is printed as it comes. With\n"
-	"--baseline, other cells are compared against the cells where AXIS is VALUE.\n",
-	report_opts, 1, 1, report_exec
+	"--baseline, other cells are compared against the cells where AXIS is VALUE.\n"
+	"--columns AXIS puts that axis's values side by side as column groups (the\n"
+	"default for a kernel or cmdline axis; --columns none: one row per cell).\n"
+	"With several IDs the jobs are the columns and cells with equal axis values\n"
+	"are compared with the first job's; rN is reproduction N's bundle, the other\n"
+	"lab's samples.\n",
+	report_opts, 1, CMD_MAX_ARGS, report_exec
 };
 
 const struct cmd_entry cmd_log_entry = {

@@ -840,3 +840,26 @@ out:
 	json_decref(vals);
 	return r;
 }
+
+int
+job_knob_defaults(const struct job_spec *job, const struct recipe *rc, const json_t *axes,
+    const json_t *knobs, json_t *values)
+{
+	const json_t *preset = NULL, *v;
+	const char *name;
+	size_t i;
+
+	if (job->preset != NULL)
+		preset = json_object_get(rc->presets, job->preset);
+	for (i = 0; i < rc->nparams; i++) {
+		name = rc->params[i].name;
+		if (json_object_get(job->params, name) != NULL ||
+		    (preset != NULL && json_object_get(preset, name) != NULL) ||
+		    (axes != NULL && json_object_get(axes, name) != NULL) ||
+		    (v = recipe_param_from_knob(&rc->params[i], knobs)) == NULL)
+			continue;
+		if (json_object_set(values, name, (json_t *)v) != 0)
+			return BF_ERR_ALLOC;
+	}
+	return 0;
+}

@@ -50,7 +50,8 @@
  *
  * Unknown keys are refused, naming the key. A parameter may be an axis or a
  * fixed value, not both. Values of a cell are resolved as:
- * recipe defaults <- preset <- params <- the cell's axis values.
+ * recipe defaults <- a "from_knob" default following the cell's knobs
+ * (recipe.h) <- preset <- params <- the cell's axis values.
  */
 #ifndef BF_JOB_H
 #define BF_JOB_H
@@ -120,5 +121,10 @@ int job_knob_text(const json_t *v, char *out, size_t outsz);
 /* The resolved fixed values (defaults <- preset <- params), a new object. */
 int job_base_values(const struct job_spec *job, const struct recipe *r, json_t **out,
     struct bf_diag *d);
+/* Into values (a cell's, from job_base_values plus its axes): each "from_knob"
+ * parameter the job does not set itself (params, preset, axes) takes the
+ * value its knob's value in knobs maps to. 0 or BF_ERR_ALLOC. */
+int job_knob_defaults(const struct job_spec *job, const struct recipe *r,
+    const json_t *axes, const json_t *knobs, json_t *values);
 
 #endif

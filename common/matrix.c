@@ -135,9 +135,10 @@ matrix_boot(struct matrix_cell *c, const struct job_spec *job)
 }
 
 static int
-matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_t *base,
-    const json_t *knobs, const struct recipe *rc)
+matrix_fill(struct matrix_cell *c, size_t idx, const struct job_spec *job, const json_t *base,
+    const struct recipe *rc)
 {
+	const json_t *matrix = job->matrix, *knobs = job->knobs;
 	const char *keys[BF_MAX_AXES];
 	json_t *arrs[BF_MAX_AXES], *arr, *v;
 	size_t pick[BF_MAX_AXES], naxes = 0, rem = idx, i, n;
@@ -181,6 +182,8 @@ matrix_fill(struct matrix_cell *c, size_t idx, const json_t *matrix, const json_
 		    (r = label_append(&label, v)) != 0)
 			goto out;
 	}
+	if ((r = job_knob_defaults(job, rc, c->axes, c->knobs, c->values)) != 0)
+		goto out;
 	if (naxes == 0 && (r = buf_puts(&label, "default")) != 0)
 		goto out;
 	if ((c->label = buf_steal(&label)) == NULL) {
@@ -216,7 +219,7 @@ matrix_expand(const struct job_spec *job, const struct recipe *rc,
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		if ((r = matrix_fill(&cells[i], i, job->matrix, base, job->knobs, rc)) != 0 ||
+		if ((r = matrix_fill(&cells[i], i, job, base, rc)) != 0 ||
 		    (r = matrix_boot(&cells[i], job)) != 0)
 			goto out;
 	*cellsp = cells;

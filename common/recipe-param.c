@@ -1,7 +1,8 @@
 /*
  * recipe-param.c: a recipe's parameters: the types (int, number, string
  * with pattern, enum, bool, path), the keys each may carry, presets and
- * defaults, and the check of a value against its parameter, including the
+ * defaults (and defaults that follow a knob, "from_knob"), and the check of
+ * a value against its parameter, including the
  * refusal of a value that would read as an option where it leads an argv
  * element.
  */
@@ -16,6 +17,7 @@
 #include "err.h"
 #include "jx.h"
 #include "caps.h"
+#include "knob.h"
 #include "parse.h"
 #include "path.h"
 #include "recipe.h"
@@ -25,21 +27,21 @@
 struct recipe_ptype_row {
 	const char *name;
 	enum recipe_ptype type;
-	const char *const keys[8];
+	const char *const keys[10];
 };
 
 static const struct recipe_ptype_row recipe_ptypes[] = {
 	{ .name = "int", .type = RECIPE_P_INT,
-	  .keys = { "type", "min", "max", "default", "description", "option", NULL } },
+	  .keys = { "type", "min", "max", "default", "description", "option", "from_knob", NULL } },
 	{ .name = "number", .type = RECIPE_P_NUM,
-	  .keys = { "type", "min", "max", "default", "description", "option", NULL } },
+	  .keys = { "type", "min", "max", "default", "description", "option", "from_knob", NULL } },
 	{ .name = "string", .type = RECIPE_P_STR,
-	  .keys = { "type", "max_len", "pattern", "option", "default", "description", NULL } },
+	  .keys = { "type", "max_len", "pattern", "option", "default", "description", "from_knob", NULL } },
 	{ .name = "enum", .type = RECIPE_P_ENUM,
-	  .keys = { "type", "values", "default", "description", NULL } },
-	{ .name = "bool", .type = RECIPE_P_BOOL, .keys = { "type", "default", "description", NULL } },
+	  .keys = { "type", "values", "default", "description", "from_knob", NULL } },
+	{ .name = "bool", .type = RECIPE_P_BOOL, .keys = { "type", "default", "description", "from_knob", NULL } },
 	{ .name = "path", .type = RECIPE_P_PATH,
-	  .keys = { "type", "root", "default", "description", NULL } },
+	  .keys = { "type", "root", "default", "description", "from_knob", NULL } },
 };
 #define RECIPE_NPTYPES	(sizeof(recipe_ptypes) / sizeof(recipe_ptypes[0]))
 
@@ -58,6 +60,8 @@ recipe_param_clear(struct recipe_param *p)
 	if (p->re_ok)
 		regfree(&p->re);
 	free(p->root);
+	free(p->from_knob);
+	json_decref(p->from_map);
 }
 
 const struct recipe_param *
@@ -335,6 +339,82 @@ out:
 	return r;
 }
 
+/* A knob value as the text knob_check takes: a NUL-free string or an
+ * integer; -1 for anything else. */
+static int
+recipe_knob_text(const json_t *v, char *out, size_t outsz)
+{
+	if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v) &&
+	    json_string_length(v) < outsz) {
+		snprintf(out, outsz, "%s", json_string_value(v));
+		return 0;
+	}
+	if (json_is_integer(v)) {
+		snprintf(out, outsz, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return 0;
+	}
+	return -1;
+}
+
+const json_t *
+recipe_param_from_knob(const struct recipe_param *p, const json_t *knobs)
+{
+	char text[KNOB_MAX_VALUE];
+	const json_t *kv, *v;
+
+	if (p->from_knob == NULL || !json_is_object(knobs) ||
+	    (kv = json_object_get(knobs, p->from_knob)) == NULL)
+		return NULL;
+	if (recipe_knob_text(kv, text, sizeof(text)) == 0 &&
+	    (v = json_object_get(p->from_map, text)) != NULL)
+		return v;
+	return json_object_get(p->from_map, "*");
+}
+
+/* "from_knob": {"knob": K, "map": {value: param value, "*": ...}}. */
+static int
+recipe_parse_from_knob(struct recipe_param *p, const json_t *spec, const char *path,
+    struct bf_diag *d)
+{
+	static const char *const keys[] = { "knob", "map", NULL };
+	char fp[BF_DIAG_FIELD], mp[BF_DIAG_FIELD], kp[BF_DIAG_FIELD], why[KNOB_MAX_WHY];
+	const char *knob, *k;
+	json_t *fk = NULL, *map = NULL, *v;
+	int r;
+
+	if ((r = jx_obj(spec, "from_knob", JX_OPTIONAL, &fk, path, d)) != 0 || fk == NULL)
+		return r;
+	jx_path(fp, sizeof(fp), path, "from_knob");
+	if ((r = jx_only_keys(fk, keys, fp, d)) != 0 ||
+	    (r = jx_str(fk, "knob", JX_REQUIRED, BF_MAX_NAME, &knob, fp, d)) != 0 ||
+	    (r = jx_obj(fk, "map", JX_REQUIRED, &map, fp, d)) != 0)
+		return r;
+	if (knob_find(knob) == NULL) {
+		bf_diag_set(d, jx_path(kp, sizeof(kp), fp, "knob"), "\"%.64s\" is not a knob",
+		    knob);
+		return BF_ERR_INVALID;
+	}
+	jx_path(mp, sizeof(mp), fp, "map");
+	if (json_object_size(map) == 0 || json_object_size(map) > BF_MAX_AXIS_VALUES) {
+		bf_diag_set(d, mp, "has %zu keys; 1..%d allowed", json_object_size(map),
+		    BF_MAX_AXIS_VALUES);
+		return BF_ERR_INVALID;
+	}
+	json_object_foreach(map, k, v) {
+		jx_path(kp, sizeof(kp), mp, k);
+		if (strcmp(k, "*") != 0 && knob_check(knob, k, why, sizeof(why)) != 0) {
+			bf_diag_set(d, kp, "%s", why);
+			return BF_ERR_INVALID;
+		}
+		if ((r = recipe_check_value(p, v, NULL, kp, d)) != 0)
+			return r;
+	}
+	if ((p->from_knob = strdup(knob)) == NULL)
+		return BF_ERR_ALLOC;
+	p->from_map = json_incref(map);
+	return 0;
+}
+
 static int
 recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
     const char *path, struct bf_diag *d)
@@ -441,7 +521,7 @@ recipe_parse_param(struct recipe_param *p, const char *name, const json_t *spec,
 	    d)) != 0)
 		return r;
 	p->def = json_incref(def);
-	return 0;
+	return recipe_parse_from_knob(p, spec, path, d);
 }
 
 int
@@ -518,7 +598,9 @@ recipe_parse_presets(struct recipe *rc, const json_t *doc, struct bf_diag *d)
 int
 recipe_check_defaults(struct recipe *rc, struct bf_diag *d)
 {
-	char pp[BF_DIAG_FIELD], tp[BF_DIAG_FIELD];
+	char pp[BF_DIAG_FIELD], tp[BF_DIAG_FIELD], fp[BF_DIAG_FIELD], mp[BF_DIAG_FIELD];
+	const char *k;
+	json_t *v;
 	size_t i;
 	int r;
 
@@ -527,6 +609,14 @@ recipe_check_defaults(struct recipe *rc, struct bf_diag *d)
 		if ((r = recipe_check_value(&rc->params[i], rc->params[i].def, NULL,
 		    jx_path(tp, sizeof(tp), pp, "default"), d)) != 0)
 			return r;
+		/* a mapped value is a default too: it may not lead with "-" */
+		jx_path(fp, sizeof(fp), pp, "from_knob");
+		jx_path(mp, sizeof(mp), fp, "map");
+		if (rc->params[i].from_map != NULL)
+			json_object_foreach(rc->params[i].from_map, k, v)
+				if ((r = recipe_check_value(&rc->params[i], v, NULL,
+				    jx_path(tp, sizeof(tp), mp, k), d)) != 0)
+					return r;
 	}
 	return 0;
 }

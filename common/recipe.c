@@ -621,6 +621,10 @@ recipe_to_json(const struct recipe *rc)
 		recipe_set(p, "default", json_incref(rp->def), &ok);
 		if (rp->description != NULL)
 			recipe_set(p, "description", json_string(rp->description), &ok);
+		/* part of what the recipe means: a cell's values depend on it */
+		if (rp->from_knob != NULL)
+			recipe_set(p, "from_knob", json_pack("{s:s,s:O}", "knob", rp->from_knob,
+			    "map", rp->from_map), &ok);
 	}
 	recipe_set(o, "params", params, &ok);
 	params = NULL;

@@ -45,6 +45,17 @@
  * matches "". A value inside a larger element ("-j{jobs}", "--size={mb}")
  * cannot become an option by itself.
  *
+ * A default that follows a knob: any parameter may carry
+ *   "from_knob": {"knob": "thp_enabled", "map": {"madvise": "madvise", "*": "none"}}
+ * In a cell whose knobs (the job's "knobs" and its knob axes) set that knob,
+ * the parameter takes map[the knob's value as text], else map["*"]; a cell
+ * that does not set the knob, or whose value no key matches, keeps the
+ * default. An explicit value wins: the job's "params", its preset, or an
+ * axis of the parameter. The value lands in the cell's values like any
+ * other (stored with the run, rendered into argv). At load: "knob" names a
+ * knob of the table (knob.h), every key but "*" passes knob_check, every
+ * value passes recipe_check_value, at most BF_MAX_AXIS_VALUES keys.
+ *
  * Slots: "{name}" anywhere inside an argv element is replaced by the value of
  * parameter name; "{{" and "}}" are literal braces. Each element stays one
  * argv element whatever the value contains: values never meet a shell.
@@ -113,6 +124,8 @@ struct recipe_param {
 	size_t nvalues;
 	json_t *def;			/* owned reference */
 	char *description;
+	char *from_knob;		/* "from_knob".knob, or NULL */
+	json_t *from_map;		/* "from_knob".map (owned), or NULL */
 };
 
 struct recipe_metric {
@@ -179,6 +192,9 @@ void recipe_free(struct recipe *r);
 
 /* NULL when there is no such parameter. */
 const struct recipe_param *recipe_param(const struct recipe *r, const char *name);
+/* The value p takes in a cell with these knobs (see "from_knob" above): a
+ * borrowed value from the recipe, or NULL when the default stays. */
+const json_t *recipe_param_from_knob(const struct recipe_param *p, const json_t *knobs);
 /* Comma-separated parameter names into buf, for messages. */
 const char *recipe_param_names(const struct recipe *r, char *buf, size_t bufsz);
 

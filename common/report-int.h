@@ -58,4 +58,11 @@ int report_render_markdown(const struct report_model *m, struct buf *out);
 int report_render_csv(const struct report_model *m, struct buf *out);
 int report_render_json(const struct report_model *m, struct buf *out);
 
+/* Hooks for the side-by-side layout (report-pivot.c): report-text.c's
+ * legend wrapping, report-md.c's escaping, metric heading and list item. */
+int report_text_wrap(struct buf *out, const char *s, size_t width, const char *indent);
+int report_md_escape(struct buf *out, const char *s);
+int report_md_heading(struct buf *out, const struct report_metric *mt);
+int report_md_line(struct buf *out, const char *s);
+
 #endif

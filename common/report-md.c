@@ -134,3 +134,27 @@ report_render_markdown(const struct report_model *m, struct buf *out)
 			return r;
 	return 0;
 }
+
+/* For the side-by-side layout (report-pivot.c): the same escaping,
+ * heading and legend items. */
+int
+report_md_escape(struct buf *out, const char *s)
+{
+	return md_escape(out, s);
+}
+
+int
+report_md_heading(struct buf *out, const struct report_metric *mt)
+{
+	return md_heading(out, mt);
+}
+
+int
+report_md_line(struct buf *out, const char *s)
+{
+	int r;
+
+	if ((r = buf_puts(out, "- ")) != 0 || (r = md_escape(out, s)) != 0)
+		return r;
+	return buf_puts(out, "\n");
+}

@@ -301,3 +301,10 @@ out:
 	free(f);
 	return r;
 }
+
+/* For the side-by-side layout (report-pivot.c): its legend wraps the same. */
+int
+report_text_wrap(struct buf *out, const char *s, size_t width, const char *indent)
+{
+	return wrap_text(out, s, width, indent);
+}

@@ -15,6 +15,7 @@
 #include "auth.h"
 #include "buf.h"
 #include "caps.h"
+#include "report.h"
 
 /* --allow-host NAME[:PORT]; port 0: any */
 struct api_allow_host {
@@ -119,6 +120,38 @@ void api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report.c */
 void api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs);
+
+/* api-report-pivot.c: the side-by-side layout (common/report-pivot.h). */
+struct report_pivot;
+/* The columns axis of a job's report into axis ("" for the row layout):
+ * colq ("none", an axis of every cell, or NULL: kernel or cmdline when
+ * every cell has it with two values or more, unless base is on another
+ * axis). BF_ERR_INVALID with d naming "columns" or "baseline". */
+int api_report_columns(const json_t *cellsj, const char *colq, const char *base, char *axis,
+    size_t axsz, struct bf_diag *d);
+/* The pivot of cellsj (store_job_samples_json's "cells") on axis, the
+ * reference base's value (AXIS:VALUE, or NULL: the first); summary set, or
+ * when cells have a "workload" axis. *out freed with report_pivot_free. */
+int api_report_pivot(const json_t *cellsj, const char *axis, const char *base, int summary,
+    struct report_pivot **out, struct bf_diag *d);
+/* A report_input over cellsj with rec's metrics (no counters); every array
+ * is rd's, freed with api_report_data_free. BF_ERR_ALLOC. */
+struct api_report_data {
+	struct report_input in;
+	struct report_metric *mets;
+	struct report_cell *cells;
+	struct report_series *series;
+	double **vals;
+	int **boots;
+	int *baseline_of;
+	size_t nc, nm;
+};
+int api_report_data(const json_t *cellsj, const struct recipe *rec, struct api_report_data *rd);
+void api_report_data_free(struct api_report_data *rd);
+/* 200 with out's text (stolen) and the content type of fmt. */
+void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);
+/* GET /api/v1/report?jobs=12,14,r3 */
+void api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report-ev.c: the report's evidence for job jobj, from its samples
  * (store_job_samples_json) and runs (store_job_runs_json): warnings (THP

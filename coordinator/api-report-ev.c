@@ -207,19 +207,38 @@ out:
 }
 
 /* The values a cell was run with: the job's fixed parameters (defaults <-
- * preset <- params), its knobs, then the cell's axes; a new object. */
+ * preset <- params), its knobs, then the cell's axes, and the defaults that
+ * follow its knobs (job_knob_defaults); a new object. */
 static json_t *
-cell_values(const json_t *base, const struct job_spec *job, const json_t *cj)
+cell_values(const json_t *base, const struct job_spec *job, const struct recipe *rec,
+    const json_t *cj)
 {
-	json_t *v = base != NULL ? json_deep_copy(base) : json_object();
+	json_t *v = base != NULL ? json_deep_copy(base) : json_object(), *knobs = NULL;
+	const json_t *axes = json_object_get(cj, "axes");
+	const char *k;
+	json_t *x;
 
 	if (v == NULL || (job != NULL && json_object_update(v, job->knobs) != 0) ||
-	    (json_is_object(json_object_get(cj, "axes")) &&
-	    json_object_update(v, json_object_get(cj, "axes")) != 0)) {
-		json_decref(v);
-		return NULL;
+	    (json_is_object(axes) && json_object_update(v, (json_t *)axes) != 0))
+		goto fail;
+	if (job != NULL && rec != NULL) {
+		/* the cell's knobs: the job's, then its knob axes */
+		if ((knobs = json_deep_copy(job->knobs)) == NULL)
+			goto fail;
+		if (json_is_object(axes))
+			json_object_foreach((json_t *)axes, k, x)
+				if (recipe_param(rec, k) == NULL && !job_is_boot_axis(k) &&
+				    json_object_set(knobs, k, x) != 0)
+					goto fail;
+		if (job_knob_defaults(job, rec, axes, knobs, v) != 0)
+			goto fail;
 	}
+	json_decref(knobs);
 	return v;
+fail:
+	json_decref(knobs);
+	json_decref(v);
+	return NULL;
 }
 
 int
@@ -260,7 +279,7 @@ api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp, const
 		if ((r = cell_means(cj, &means[i], &ec[i].nmeans)) != 0)
 			goto out;
 		ec[i].means = means[i];
-		if ((vals[i] = cell_values(base, job, cj)) == NULL) {
+		if ((vals[i] = cell_values(base, job, rec, cj)) == NULL) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}

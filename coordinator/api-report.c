@@ -16,6 +16,7 @@
 #include "matrix.h"
 #include "recipe.h"
 #include "report.h"
+#include "report-pivot.h"
 #include "stats.h"
 
 /*
@@ -264,7 +265,10 @@ void
 api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *base = api_query(rq, "baseline");
-	const char *cntq = api_query(rq, "counters");
+	const char *cntq = api_query(rq, "counters"), *colq = api_query(rq, "columns");
+	struct report_pivot *pv = NULL;
+	struct report_model *model = NULL;
+	char axis[BF_MAX_NAME + 1], bdesc[BF_MAX_NAME + 160];
 	enum evidence_counters cmode;
 	json_t *jobj = NULL, *samp = NULL, *runs = NULL, *cellsj, *cj, *sj, *rdoc;
 	struct recipe *rec = NULL;
@@ -369,7 +373,18 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 			series[idx].n = cnt;
 		}
 	}
-	if (base != NULL) {
+	/* the side-by-side layout: its axis's first value (or the baseline's)
+	 * is what every other value is compared with */
+	if (api_report_columns(cellsj, colq, base, axis, sizeof(axis), &d) != 0 ||
+	    (axis[0] != '\0' && api_report_pivot(cellsj, axis, base, 0, &pv, &d) != 0)) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s: %s", d.field, d.msg);
+		goto out;
+	}
+	if (pv != NULL) {
+		report_pivot_baselines(pv, baseline_of, nc);
+		snprintf(bdesc, sizeof(bdesc), "%s:%.150s", axis, pv->cols[0]);
+		base = bdesc;
+	} else if (base != NULL) {
 		char what[32];
 
 		snprintf(what, sizeof(what), "job %lld", (long long)rq->id);
@@ -411,7 +426,13 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	ctx[k] = NULL;
 	in.context = ctx;
 	in.warnings = wvec;
-	if ((r = report_render(&in, fmt, &out, &d)) != 0) {
+	if (pv != NULL && ((r = report_compute(&in, &model, &d)) != 0 ||
+	    (r = report_pivot_render(model, pv, fmt, &out, &d)) != 0)) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
+		    d.msg : bf_err_str(r));
+		goto out;
+	}
+	if (pv == NULL && (r = report_render(&in, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
 		goto out;
@@ -438,6 +459,8 @@ out:
 	free(cells);
 	free(mets);
 	free(baseline_of);
+	report_model_free(model);
+	report_pivot_free(pv);
 	buf_free(&out);
 	buf_free(&ctx_machines);
 	buf_free(&ctx_kernels);

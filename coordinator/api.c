@@ -50,6 +50,7 @@ static const struct api_route api_routes[] = {
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/cancel", .fn = api_jobs_cancel, .need = S },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/runs", .fn = api_jobs_runs, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/report", .fn = api_jobs_report, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/report", .fn = api_report_multi, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}", .fn = api_runs_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/log", .fn = api_runs_log, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/profile", .fn = api_runs_profile, .need = V },

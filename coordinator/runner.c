@@ -314,6 +314,17 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		env->sink.ops->boot_key(env->sink.arg, key);
 		env->sink.ops->machine(env->sink.arg, "running", res.kernel, "", 1);
 		events_machine(env->ev, m->name);
+		/* Another kernel or command line: the fingerprint's la57, page
+		 * size, config hash and cmdline were the old boot's. Probe again
+		 * before the step, so that the machine and this run (its hello
+		 * records the fingerprint in force) say what runs now. */
+		bf_diag_clear(&d);
+		if ((r = runner_probe(env, tr, agent_ok, &d)) != 0) {
+			snprintf(msg, sizeof(msg), "boot %d: the fingerprint after the boot failed "
+			    "(%s); the machine's is still the previous boot's", c->boot,
+			    d.msg[0] ? d.msg : bf_err_str(r));
+			sink_log(env, c->run_id, "coord", msg);
+		}
 		goto out;
 	}
 	env->sink.ops->boot_key(env->sink.arg, NULL);

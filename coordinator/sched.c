@@ -17,43 +17,9 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "runner.h"
-#include "sched.h"
+#include "events.h"
+#include "sched-int.h"
 #include "sha256.h"
-#include "transport.h"
-
-#define SCHED_RECONCILE_S	5	/* the manager re-reads the machine list at least this often */
-
-struct worker {
-	struct sched *s;
-	char *name;
-	pthread_t th;
-	int started;
-	int stop;		/* under s->mu */
-	int exited;		/* under s->mu */
-	int64_t current_run;	/* under s->mu; 0 when idle */
-	atomic_int lease_lost;	/* the store gave current_run to another coordinator */
-	int probe_wanted;	/* under s->mu: fingerprint again when idle */
-	struct worker *next;
-};
-
-struct sched {
-	struct sched_config cfg;
-	char *known_hosts, *agent_remote;
-	struct runner_agent agents[2];
-	char *agent_paths[2];
-	size_t nagents;
-	char *native_arch;
-	struct store *st;
-	transport_connect_fn connect;	/* cfg.connect, or the SSH backend */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint64_t gen;		/* bumped by every kick */
-	int stopping;
-	pthread_t manager;
-	int manager_started;
-	struct worker *workers;
-};
 
 /* Wait until kicked, stopped or timeout_ms passed. */
 static void
@@ -187,45 +153,6 @@ worker_set_run(struct worker *w, int64_t run_id)
  * retry_delay(); "health" the `true` probe of an idle link; "fingerprint"
  * the agent probe of a machine without a fingerprint.
  */
-enum worker_state {
-	WS_REFRESH,
-	WS_CONNECT,
-	WS_FINGERPRINT,
-	WS_CLAIM,
-	WS_RUN,
-	WS_WAIT,
-	WS_EXIT,
-};
-
-enum worker_timer_id {
-	WT_CONNECT,
-	WT_HEALTH,
-	WT_FINGERPRINT,
-	WT_COUNT,
-};
-
-struct worker_timer {
-	const char *name;
-	time_t last;		/* when it last fired */
-};
-
-struct worker_ctx {
-	struct worker *w;
-	struct sched *s;
-	struct store_machine *m;	/* this pass's row */
-	struct store_claim *c;		/* the claim in hand (CLAIM -> RUN) */
-	struct transport *tr;		/* NULL: no link */
-	struct runner_env env;
-	int agent_ok;			/* the agent on the link is ours */
-	int fails;			/* connection failures in a row */
-	int boot_fails;			/* boot failures in a row */
-	int store_warned;		/* a streamed write failed (said once per run) */
-	uint64_t gen;
-	time_t now;
-	uint32_t seed;			/* retry_delay()'s jitter */
-	time_t sleep_until;		/* WAIT: back-off of a link-less worker, or 0 */
-	struct worker_timer timer[WT_COUNT];
-};
 
 static int
 timer_due(const struct worker_ctx *x, enum worker_timer_id id, time_t interval)
@@ -247,133 +174,6 @@ worker_drop_link(struct worker_ctx *x)
 	x->agent_ok = 0;
 }
 
-/* Say a store write that failed on stderr, once per run. BF_ERR_STATE is no
- * failure: the run was taken over by another coordinator or has ended. */
-static void
-worker_store_check(struct worker_ctx *x, int r, int64_t run_id, const char *what)
-{
-	if (r == 0 || r == BF_ERR_STATE || x->store_warned)
-		return;
-	x->store_warned = 1;
-	fprintf(stderr, "benchfleetd: %s, run %lld: %s: %s (%s)\n", x->w->name,
-	    (long long)run_id, what, bf_err_str(r), store_last_error());
-}
-
-/* --- the sink: what a step streams goes to the store as it arrives --- */
-
-static void
-wsink_log(void *arg, int64_t run_id, const char *stream, const char *line)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_run_log_add(x->s->st, run_id, stream, line), run_id,
-	    "storing a log line");
-}
-
-static int
-wsink_samples(void *arg, const struct store_claim *c, int iteration,
-    const struct store_sample *s, size_t n, char *why, size_t whysz)
-{
-	struct worker_ctx *x = arg;
-	int r;
-
-	if ((r = store_samples_add(x->s->st, c->run_id, c->boot, iteration, s, n)) != 0)
-		snprintf(why, whysz, "%s", r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
-	return r;
-}
-
-static void
-wsink_hello(void *arg, int64_t run_id, const char *hostname, const char *kernel,
-    const char *arch, const char *boot_id, const char *cmdline)
-{
-	struct worker_ctx *x = arg;
-	struct store *st = x->s->st;
-
-	worker_store_check(x, store_run_set_info(st, run_id, hostname, kernel, boot_id), run_id,
-	    "storing the agent's hello");
-	if (cmdline != NULL)
-		worker_store_check(x, store_run_set_cmdline(st, run_id, cmdline), run_id,
-		    "storing the run's cmdline");
-	worker_store_check(x, store_machine_update(st, x->w->name, NULL, hostname, kernel, arch,
-	    NULL, 1), run_id, "updating the machine");
-	events_run(x->s->cfg.ev, run_id);
-	events_machine(x->s->cfg.ev, x->w->name);
-}
-
-static void
-wsink_knobs(void *arg, int64_t run_id, const char *json_text)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_run_set_knobs(x->s->st, run_id, json_text), run_id,
-	    "storing the knobs");
-}
-
-static int
-wsink_snapshot(void *arg, int64_t run_id, const char *json_text, char *why, size_t whysz)
-{
-	struct worker_ctx *x = arg;
-	char sha[65];
-	int r;
-
-	if ((r = store_run_set_snapshot(x->s->st, run_id, json_text, sha)) != 0)
-		snprintf(why, whysz, "the environment snapshot: %s", r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
-	return r;
-}
-
-static int
-wsink_artifact(void *arg, int64_t run_id, const char *name, const char *event, const void *p,
-    size_t n, char *why, size_t whysz)
-{
-	struct worker_ctx *x = arg;
-	char sha[65];
-	int r;
-
-	if ((r = store_run_add_artifact(x->s->st, run_id, name, event, p, n, sha)) != 0)
-		snprintf(why, whysz, "the profile's %s: %s", name, r == BF_ERR_STATE ?
-		    "the run is no longer this coordinator's" : store_last_error());
-	return r;
-}
-
-static void
-wsink_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_machine_update(x->s->st, x->w->name, state, NULL, kernel,
-	    NULL, error, seen), x->c != NULL ? x->c->run_id : 0, "updating the machine");
-}
-
-static void
-wsink_boot_key(void *arg, const char *key)
-{
-	struct worker_ctx *x = arg;
-
-	worker_store_check(x, store_machine_set_boot_key(x->s->st, x->w->name, key),
-	    x->c != NULL ? x->c->run_id : 0, "storing the boot key");
-}
-
-static int
-wsink_fingerprint(void *arg, const char *json_text, const char *sha256)
-{
-	struct worker_ctx *x = arg;
-
-	return store_machine_set_fingerprint(x->s->st, x->w->name, json_text, sha256);
-}
-
-static const struct runner_sink_ops worker_sink_ops = {
-	.log = wsink_log,
-	.samples = wsink_samples,
-	.hello = wsink_hello,
-	.knobs = wsink_knobs,
-	.snapshot = wsink_snapshot,
-	.machine = wsink_machine,
-	.boot_key = wsink_boot_key,
-	.fingerprint = wsink_fingerprint,
-	.artifact = wsink_artifact,
-};
 
 /*
  * The one place a run's end is written: finish (with the add-a-boot
@@ -404,7 +204,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 			r = store_run_finish_adaptive(s->st, c->run_id, o->state, o->exit_status,
 			    NULL, ad.metric, runner_adaptive_decide, &ad);
 			if (r == 0 && ad.note[0] != '\0')
-				worker_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
+				sched_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
 				    ad.note), c->run_id, "storing the adaptive decision");
 		} else
 			r = store_run_finish(s->st, c->run_id, o->state ? o->state : "failed",
@@ -431,7 +231,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		rm = store_machine_update(s->st, x->w->name, o->machine_state, NULL, NULL, NULL,
 		    o->machine_error, 0);
 		x->store_warned = 0;
-		worker_store_check(x, rm, c->run_id, "updating the machine");
+		sched_store_check(x, rm, c->run_id, "updating the machine");
 	}
 	if (o->action == RUN_QUARANTINE && ++x->boot_fails >= s->cfg.boot_failures) {
 		char why[160];
@@ -441,7 +241,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		    "fix its boot configuration or kernel, then press Clear on the "
 		    "dashboard's fleet page", x->boot_fails);
 		x->store_warned = 0;
-		worker_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
+		sched_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
 		    NULL, NULL, NULL, why, 0), c->run_id, "quarantining the machine");
 	}
 	/* whatever the outcome, the run, its job and the machine changed */
@@ -520,7 +320,7 @@ ws_connect(struct worker_ctx *x)
 		if (state == NULL || strcmp(x->m->state, state) != 0 || x->m->last_error == NULL ||
 		    strcmp(x->m->last_error, msg) != 0) {
 			rm = store_machine_update(s->st, x->m->name, state, NULL, NULL, NULL, msg, 0);
-			worker_store_check(x, rm, 0, "updating the machine");
+			sched_store_check(x, rm, 0, "updating the machine");
 			events_machine(s->cfg.ev, x->m->name);
 		}
 		x->sleep_until = x->now + retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
@@ -529,7 +329,7 @@ ws_connect(struct worker_ctx *x)
 	x->fails = 0;
 	rm = store_machine_update(s->st, x->m->name, strcmp(x->m->state, "running") == 0 ?
 	    NULL : "idle", NULL, NULL, NULL, "", 1);
-	worker_store_check(x, rm, 0, "updating the machine");
+	sched_store_check(x, rm, 0, "updating the machine");
 	events_machine(s->cfg.ev, x->m->name);
 	timer_fire(x, WT_HEALTH, x->now);
 	return WS_FINGERPRINT;
@@ -549,7 +349,7 @@ ws_fingerprint(struct worker_ctx *x)
 	if ((r = runner_probe(&x->env, x->tr, &x->agent_ok, &pd)) == 0)
 		return WS_CLAIM;
 	x->store_warned = 0;
-	worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
+	sched_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
 	    pd.msg[0] ? pd.msg : bf_err_str(r), 0), 0, "updating the machine");
 	if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT) {
 		worker_drop_link(x);
@@ -573,11 +373,11 @@ worker_health(struct worker_ctx *x)
 	    &d);
 	x->store_warned = 0;
 	if (r == 0 && status == 0) {
-		worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL,
+		sched_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL,
 		    NULL, NULL, 1), 0, "updating the machine");
 		return 0;
 	}
-	worker_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
+	sched_store_check(x, store_machine_update(x->s->st, x->w->name, NULL, NULL, NULL, NULL,
 	    d.msg[0] ? d.msg : "health probe failed", 0), 0, "updating the machine");
 	return r != 0 ? r : BF_ERR_PROTO;
 }
@@ -599,7 +399,7 @@ ws_claim(struct worker_ctx *x)
 	    s->cfg.lease_s, &x->c)) == 0 && x->c != NULL)
 		return WS_RUN;
 	x->c = NULL;
-	worker_store_check(x, r, 0, "claiming a run");
+	sched_store_check(x, r, 0, "claiming a run");
 	if (timer_due(x, WT_HEALTH, s->cfg.probe_interval_s)) {
 		timer_fire(x, WT_HEALTH, x->now);
 		if (worker_health(x) != 0) {
@@ -656,7 +456,7 @@ ws_run(struct worker_ctx *x)
 		worker_drop_link(x);
 		x->fails = s->cfg.probe_failures;	/* it just failed us mid-run */
 		x->store_warned = 0;
-		worker_store_check(x, store_machine_update(s->st, x->w->name, "offline", NULL,
+		sched_store_check(x, store_machine_update(s->st, x->w->name, "offline", NULL,
 		    NULL, NULL, "connection lost during a run", 0), c->run_id,
 		    "updating the machine");
 		events_machine(s->cfg.ev, x->w->name);
@@ -743,7 +543,7 @@ worker_main(void *arg)
 	x.timer[WT_HEALTH].name = "health";
 	x.timer[WT_FINGERPRINT].name = "fingerprint";
 	x.env.st = s->st;
-	x.env.sink.ops = &worker_sink_ops;
+	x.env.sink.ops = &sched_sink_ops;
 	x.env.sink.arg = &x;
 	x.env.machine = w->name;
 	x.env.agents = s->agents;

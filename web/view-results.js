@@ -3,8 +3,11 @@
 // comparison table against the chosen baseline — every number as
 // GET /jobs/{id}/report?format=json&baseline=AXIS:VALUE gives it, never
 // recomputed here. Then each run's environment: kernel, boot id, and the
-// knob read-backs and fingerprints where the store has them.
+// knob read-backs and fingerprints where the store has them. The report
+// exports as the coordinator renders it (copy as text or markdown,
+// download CSV), each chart as an SVG file.
 import { api } from './api.js';
+import { copyText, download, svgText, fileSafe } from './export.js';
 import { h, clear, fmtNum } from './dom.js';
 import { barChart, scatter, setWidth } from './charts.js';
 import { state, subscribe } from './state.js';
@@ -22,6 +25,16 @@ function ci(lo, hi, unbounded) {
 	return h('td', { class: 'num', 'data-lo': String(lo), 'data-hi': String(hi) }, `[${fmtNum(lo)}, ${fmtNum(hi)}]`);
 }
 
+// A significant change: ▲ up or ▼ down, coloured by the report's mark
+// (better, worse, or neither for a counter), never by significance alone.
+function mark(c) {
+	if (!c || !c.significant) return h('td', { class: 'sig' }, '');
+	const kind = c.mark === '* better' ? 'better' : c.mark === '* worse' ? 'worse' : 'neutral';
+	const arrow = c.pct_change > 0 ? '▲' : c.pct_change < 0 ? '▼' : '';
+	return h('td', { class: 'sig ' + kind, 'data-mark': c.mark, title: `significant: ${kind === 'neutral' ? 'a counter, no better or worse' : kind}` },
+		arrow + (kind === 'neutral' ? '' : ' ' + kind));
+}
+
 function table(metric) {
 	const head = ['cell', 'n', 'mean', 'CoV %', '95% CI', 'baseline', '% change', '95% CI of change', 'p', ''];
 	return h('div', { class: 'scroll' }, h('table', { class: 'report', 'data-metric': metric.name },
@@ -35,7 +48,7 @@ function table(metric) {
 				c ? num(c.pct_change) : h('td', {}, '—'),
 				c ? ci(c.pct_ci_lo, c.pct_ci_hi, c.pct_ci_unbounded) : h('td', {}, '—'),
 				c ? num(c.welch_p) : h('td', {}, '—'),
-				h('td', { class: 'sig' }, c && c.significant ? '*' : ''));
+				mark(c));
 		}))));
 }
 
@@ -82,6 +95,13 @@ function environment(runs) {
 			: null);
 }
 
+// A chart with its caption and a button that downloads it as SVG.
+function figure(chart, caption, file) {
+	return h('figure', {}, chart, h('figcaption', {}, caption, ' ',
+		h('button', { type: 'button', class: 'svg-download', 'data-file': file,
+			on: { click: () => download(file, 'image/svg+xml', svgText(chart)) } }, 'SVG')));
+}
+
 export function resultsView(root, [idText, baselineParam]) {
 	const id = Number(idText);
 	const baseline = baselineParam || '';
@@ -89,10 +109,35 @@ export function resultsView(root, [idText, baselineParam]) {
 	const pick = h('select', { id: 'baseline', 'aria-label': 'baseline' });
 	const body = h('div', { id: 'results' }, h('p', {}, 'Loading…'));
 	const err = h('p', { class: 'err', id: 'results-error' });
+	const status = h('span', { id: 'export-status', class: 'small', role: 'status' });
+	// The report as the coordinator renders it, in its default layout.
+	const rendered = (fmt) => api(`/jobs/${id}/report?format=${fmt}` + (baseline ? '&baseline=' + encodeURIComponent(baseline) : ''));
+	const exportAs = (fmt, what) => async () => {
+		status.textContent = '';
+		try {
+			const text = await rendered(fmt);
+			if (fmt === 'csv') {
+				download(`job-${id}-report.csv`, 'text/csv', text);
+				status.textContent = 'CSV downloaded';
+			} else if (await copyText(text)) {
+				status.textContent = `${what} copied (${text.length} characters)`;
+			} else {
+				status.textContent = `the browser refused the clipboard: ${what} below`;
+				body.prepend(h('textarea', { class: 'export-text', readonly: true, rows: 10, 'aria-label': what }, text));
+			}
+		} catch (e) {
+			status.textContent = e.field ? `${e.field}: ${e.message}` : e.message;
+		}
+	};
+	const exports = h('div', { class: 'exports' },
+		h('button', { id: 'copy-text', type: 'button', on: { click: exportAs('text', 'text') } }, 'Copy as text'),
+		h('button', { id: 'copy-markdown', type: 'button', on: { click: exportAs('markdown', 'markdown') } }, 'Copy as markdown'),
+		h('button', { id: 'download-csv', type: 'button', on: { click: exportAs('csv', 'CSV') } }, 'Download CSV'),
+		status);
 	root.append(h('section', {},
 		h('div', { class: 'titlebar' }, title, h('span', { class: 'spacer' }),
 			h('label', {}, 'Baseline ', pick), h('a', { href: '#/job/' + id, class: 'button' }, 'Job')),
-		err, body));
+		exports, err, body));
 	pick.addEventListener('change', () => {
 		location.hash = `#/job/${id}/results` + (pick.value ? '?baseline=' + encodeURIComponent(pick.value) : '');
 	});
@@ -100,7 +145,8 @@ export function resultsView(root, [idText, baselineParam]) {
 	async function load() {
 		err.textContent = '';
 		try {
-			const q = '?format=json' + (baseline ? '&baseline=' + encodeURIComponent(baseline) : '');
+			// the charts and table read the row layout's JSON
+			const q = '?format=json&columns=none' + (baseline ? '&baseline=' + encodeURIComponent(baseline) : '');
 			const [job, report, runs] = await Promise.all([api('/jobs/' + id), api(`/jobs/${id}/report${q}`), api(`/jobs/${id}/runs`)]);
 			title.textContent = `job ${id}: ${job.recipe}${job.name ? ' — ' + job.name : ''}: results`;
 			const matrix = (job.spec && job.spec.job && job.spec.job.matrix) || {};
@@ -140,8 +186,8 @@ export function resultsView(root, [idText, baselineParam]) {
 				return h('section', { class: 'metric', 'data-metric': m.name },
 					h('h3', {}, m.name, m.unit ? ` (${m.unit})` : '', h('span', { class: 'small' }, m.direction === 'none' ? ' counter: no better or worse' : m.higher_better ? ' higher is better' : ' lower is better')),
 					h('div', { class: 'charts' },
-						h('figure', {}, barChart(m), h('figcaption', {}, 'mean per cell, 95% CI')),
-						h('figure', {}, scatter(m.name, m.unit, cells), h('figcaption', {}, 'every sample, by boot'))),
+						figure(barChart(m), 'mean per cell, 95% CI', `job-${id}-${fileSafe(m.name)}-means.svg`),
+						figure(scatter(m.name, m.unit, cells), 'every sample, by boot', `job-${id}-${fileSafe(m.name)}-samples.svg`)),
 					table(m));
 			}),
 			report.legend && report.legend.length ? h('ul', { class: 'legend small' }, report.legend.map((l) => h('li', {}, l))) : null,

@@ -58,16 +58,14 @@ basic_touch(int argc, char **argv)
 	volatile char *mem;
 	void *m;
 	double t0, dt;
-	int r;
+	int r, thp = WL_THP_NONE;
 
-	if ((r = wl_parse("touch", argc, argv, o, 2)) != 0)
+	if ((r = wl_thp_opt("touch", &argc, argv, &thp)) != 0 ||
+	    (r = wl_parse("touch", argc, argv, o, 2)) != 0)
 		return r;
 	len = (size_t)mb << 20;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		perror("benchfleet-agent: mmap");
+	if ((m = wl_map("touch", len, thp, 0)) == NULL)
 		return 1;
-	}
 	mem = m;
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = wl_now();
@@ -76,6 +74,7 @@ basic_touch(int argc, char **argv)
 			mem[off] = (char)p;
 	dt = wl_now() - t0;
 	getrusage(RUSAGE_SELF, &r1);
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	munmap(m, len);
 	if (dt <= 0)
 		dt = 1e-9;

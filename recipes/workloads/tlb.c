@@ -3,7 +3,9 @@
  * and over (after a first pass that faults them in, untimed); zeropage
  * reads the same offset of N never-written anonymous pages, which all map
  * the shared zero page (or the huge zero page), thrashing the cache lines
- * of one physical page through N translations.
+ * of one physical page through N translations. Both take --thp (wl.h):
+ * under madvise, zeropage's read faults map the huge zero page where
+ * use_zero_page allows it.
  */
 #include <stdio.h>
 #include <sys/mman.h>
@@ -14,16 +16,9 @@
 #define TLB_MAX_ITERS	((int64_t)1 << 30)
 
 static char *
-tlb_map(int64_t pages)
+tlb_map(const char *work, int64_t pages, int thp)
 {
-	void *m = mmap(NULL, (size_t)pages * WL_PAGE, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (m == MAP_FAILED) {
-		perror("benchfleet-agent: mmap");
-		return NULL;
-	}
-	return m;
+	return wl_map(work, (size_t)pages * WL_PAGE, thp, MAP_NORESERVE);
 }
 
 int
@@ -36,11 +31,12 @@ tlb_dtlb(int argc, char **argv)
 	};
 	volatile char *m;
 	double t0, dt;
-	int r;
+	int r, thp = WL_THP_NONE;
 
-	if ((r = wl_parse("dtlb", argc, argv, o, 2)) != 0)
+	if ((r = wl_thp_opt("dtlb", &argc, argv, &thp)) != 0 ||
+	    (r = wl_parse("dtlb", argc, argv, o, 2)) != 0)
 		return r;
-	if ((m = tlb_map(pages)) == NULL)
+	if ((m = tlb_map("dtlb", pages, thp)) == NULL)
 		return 1;
 	for (p = 0; p < pages; p++)
 		m[p * WL_PAGE] = 1;
@@ -49,6 +45,7 @@ tlb_dtlb(int argc, char **argv)
 		for (p = 0; p < pages; p++)
 			m[p * WL_PAGE]++;
 	dt = wl_now() - t0;
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	munmap((void *)m, (size_t)pages * WL_PAGE);
 	printf("ns_per_touch: %.4f\n", dt * 1e9 / ((double)pages * (double)iters));
 	return 0;
@@ -65,11 +62,12 @@ tlb_zeropage(int argc, char **argv)
 	volatile char *m;
 	unsigned long sum = 0;
 	double t0, dt;
-	int r;
+	int r, thp = WL_THP_NONE;
 
-	if ((r = wl_parse("zeropage", argc, argv, o, 2)) != 0)
+	if ((r = wl_thp_opt("zeropage", &argc, argv, &thp)) != 0 ||
+	    (r = wl_parse("zeropage", argc, argv, o, 2)) != 0)
 		return r;
-	if ((m = tlb_map(pages)) == NULL)
+	if ((m = tlb_map("zeropage", pages, thp)) == NULL)
 		return 1;
 	for (p = 0; p < pages; p++)	/* read faults: map the zero page, untimed */
 		sum += (unsigned char)m[p * WL_PAGE];

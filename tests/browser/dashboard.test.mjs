@@ -37,6 +37,13 @@ async function apiPost(p, body, method = 'POST') {
 		body: body === undefined ? undefined : JSON.stringify(body) });
 	return { status: r.status, body: await r.json().catch(() => null) };
 }
+// What the results table shows for a comparison: an arrow by the change's
+// sign and the mark's word, or nothing when it is not significant.
+function markText(c) {
+	if (!c || !c.significant) return '';
+	const arrow = c.pct_change > 0 ? '\u25b2' : c.pct_change < 0 ? '\u25bc' : '';
+	return c.mark === '* better' ? arrow + ' better' : c.mark === '* worse' ? arrow + ' worse' : arrow;
+}
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 async function until(fn, ms, what) {
 	const t0 = Date.now();
@@ -51,7 +58,7 @@ async function until(fn, ms, what) {
 const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'bf-chromium-'));
 const ctx = await chromium.launchPersistentContext(udd, {
 	executablePath: process.env.BF_CHROMIUM || '/usr/bin/chromium',
-	headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
+	headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 }, acceptDownloads: true,
 });
 const page = ctx.pages()[0] || await ctx.newPage();
 const dialogs = [], pageErrors = [], eventRequests = [];
@@ -203,7 +210,7 @@ try {
 			const ok = t[0] && t[0].text === r.cell && eq(t[1], r.n) && eq(t[2], r.mean) && eq(t[3], r.cov_pct) &&
 				(r.ci_lo == null || (t[4].lo === String(r.ci_lo) && t[4].hi === String(r.ci_hi))) &&
 				(r.compare == null ? t[6].text === '—' : eq(t[6], r.compare.pct_change) && eq(t[8], r.compare.welch_p) &&
-					t[9].text === (r.compare.significant ? '*' : ''));
+					t[9].text === markText(r.compare));
 			if (!ok) { same = false; why.push(r.cell); }
 		});
 		check(`${m.name}: the table carries the report JSON's numbers`, same, why.join(', '));
@@ -219,6 +226,73 @@ try {
 	check('the baseline selector shows the chosen baseline', (await page.inputValue('#baseline')) === 'passes:1');
 	check('the environment table lists every run', (await page.locator('#environment tbody tr').count()) === runs.length);
 	await shot('results');
+
+	// --- issue 17: marks coloured by better/worse, and exports. 96 MiB
+	// takes clearly longer to touch than 8: a significant slow-down of
+	// wall_s, which must show red and "worse", never as a green star ---
+	const bj = await apiPost('/jobs', { recipe: 'page-touch', preset: 'test', name: 'exports', machines: { class: CLASS },
+		matrix: { mb: [8, 96] }, repetitions: { iterations: 5 } });
+	check('export job submitted', bj.status === 201, bj.status);
+	const bid = bj.body.id;
+	await until(async () => ['done', 'failed', 'cancelled'].includes((await apiGet('/jobs/' + bid)).state), 120000, 'the export job');
+	await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: URL });
+	await page.goto(URL + `/#/job/${bid}/results?baseline=mb:8`);
+	await page.waitForSelector('svg.bars', { timeout: 10000 });
+	const brep = await apiGet(`/jobs/${bid}/report?format=json&columns=none&baseline=mb:8`);
+	const wall = brep.metrics.find((m) => m.name === 'wall_s');
+	const slow = wall.rows.find((r) => r.compare);
+	check('96 MiB is a significant slow-down of wall_s', slow && slow.compare.significant && slow.compare.mark === '* worse' &&
+		slow.compare.pct_change > 0, JSON.stringify(slow && slow.compare));
+	const sig = page.locator('section.metric[data-metric="wall_s"] table.report tbody tr td.sig').nth(1);
+	check('the slow-down shows as \u25b2 worse', (await sig.textContent()) === '\u25b2 worse', await sig.textContent());
+	const colour = await sig.evaluate((td) => getComputedStyle(td).color);
+	const red = await page.evaluate(() => { const e = document.createElement('span'); e.style.color = 'var(--failed)';
+		document.body.appendChild(e); const c = getComputedStyle(e).color; e.remove(); return c; });
+	check('a worse mark is coloured as failure (red), not success', colour === red && colour !== 'rgb(45, 164, 78)', `${colour} vs ${red}`);
+	let marksOk = true;
+	for (const m of brep.metrics) {
+		const cells = await page.$$eval(`section.metric[data-metric="${m.name}"] table.report tbody tr td.sig`,
+			(tds) => tds.map((td) => ({ text: td.textContent, cls: td.className })));
+		m.rows.forEach((r, i) => {
+			const want = markText(r.compare);
+			const kind = r.compare && r.compare.significant ? (r.compare.mark === '* better' ? 'better' : r.compare.mark === '* worse' ? 'worse' : 'neutral') : null;
+			if (!cells[i] || cells[i].text !== want || (kind && !cells[i].cls.split(' ').includes(kind))) marksOk = false;
+		});
+	}
+	check('every mark follows the report\'s mark (arrow by sign, colour by better/worse)', marksOk);
+	const rendered = async (fmt) => (await fetch(URL + `/api/v1/jobs/${bid}/report?format=${fmt}&baseline=mb%3A8`)).text();
+	for (const [btn, fmt] of [['#copy-markdown', 'markdown'], ['#copy-text', 'text']]) {
+		await page.evaluate(() => { document.querySelector('#export-status').textContent = ''; });
+		await page.click(btn);
+		await page.waitForFunction(() => /copied|refused/.test(document.querySelector('#export-status').textContent), null, { timeout: 5000 });
+		const clip = await page.evaluate(() => navigator.clipboard.readText());
+		const want = await rendered(fmt);
+		check(`copy as ${fmt} equals GET .../report?format=${fmt}`, clip === want && want.length > 100, `${clip.length} vs ${want.length} chars`);
+	}
+	const [csvDl] = await Promise.all([page.waitForEvent('download', { timeout: 5000 }), page.click('#download-csv')]);
+	const csvGot = fs.readFileSync(await csvDl.path(), 'utf8');
+	check('download CSV equals GET .../report?format=csv', csvGot === await rendered('csv'), csvGot.slice(0, 80));
+	check('the CSV file is named for the job', csvDl.suggestedFilename() === `job-${bid}-report.csv`, csvDl.suggestedFilename());
+	const [svgDl] = await Promise.all([page.waitForEvent('download', { timeout: 5000 }),
+		page.locator('section.metric[data-metric="wall_s"] button.svg-download').first().click()]);
+	const svgGot = fs.readFileSync(await svgDl.path(), 'utf8');
+	check('the chart SVG downloads under its name', svgDl.suggestedFilename() === `job-${bid}-wall_s-means.svg`, svgDl.suggestedFilename());
+	check('it is a standalone SVG document', svgGot.startsWith('<?xml') && /<svg[^>]* xmlns="http:\/\/www.w3.org\/2000\/svg"/.test(svgGot), svgGot.slice(0, 120));
+	const bars = [...svgGot.matchAll(/<rect [^>]*class="bar[^"]*"[^>]*data-mean="([^"]+)"/g)].map((x) => x[1]);
+	check('it holds the chart: one bar per cell at the report\'s means',
+		JSON.stringify(bars) === JSON.stringify(wall.rows.map((r) => String(r.mean))), JSON.stringify(bars));
+	check('its styles are inline (it looks the same outside the page)', /class="bar[^"]*"[^>]*style="[^"]*fill:/.test(svgGot));
+	// opened on its own, outside the page (whose CSP would refuse its inline
+	// styles): an SVG document with the chart's bars, no XML error
+	const svgPath = path.join(ART, 'chart.svg');
+	fs.writeFileSync(svgPath, svgGot);
+	const alone = await ctx.newPage();
+	await alone.goto('file://' + svgPath);
+	const opened = await alone.evaluate(() => ({ ns: document.documentElement.namespaceURI,
+		bars: document.querySelectorAll('rect.bar').length, err: document.querySelector('parsererror') !== null }));
+	await alone.close();
+	check('the SVG opens on its own as an SVG document with its bars', opened.ns === 'http://www.w3.org/2000/svg' &&
+		!opened.err && opened.bars === wall.rows.length, JSON.stringify(opened));
 
 	// --- a log line with markup: text, no dialog ---
 	const echo = { recipe: 'echo', name: 'echo ' + HOSTILE, machines: { names: [MACHINES[0]] },

@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "report.h"
+#include "report-pivot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -82,6 +83,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct report_input in;
 	struct bf_diag d;
 	struct report_model *model = NULL;
+	static const char *const colnames[] = { "a", "b", "c" };
+	const char *colv[FR_CELLS], *rowv[FR_CELLS];
+	struct report_pivot *pv = NULL;
 	struct buf out, again;
 	size_t nm, nc, i, k;
 	int r1, r2;
@@ -142,6 +146,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf_free(&again);
 		}
 		report_model_free(model);
+		model = NULL;
+	}
+	/* The side-by-side layout of the same cells: columns from a fuzzed byte,
+	 * rows from the labels, baselines from the pivot. */
+	for (i = 0; i < nc; i++) {
+		colv[i] = colnames[u8(&c) % 3];
+		rowv[i] = cells[i].label;
+	}
+	if (report_pivot_build("axis", colv, rowv, nc, (flags & 2) ? NULL : colnames[1], &pv,
+	    &d) == 0) {
+		report_pivot_baselines(pv, baseline_of, nc);
+		pv->summary = (flags & 1) != 0;
+		in.baseline_of = baseline_of;
+		if (report_compute(&in, &model, &d) == 0) {
+			for (i = 0; i < 5; i++) {
+				buf_init(&again, (flags & 4) ? 512 : 4 << 20);
+				r2 = report_pivot_render(model, pv, formats[i], &again, &d);
+				if (r2 != 0 && r2 != BF_ERR_TOOBIG && !(i == 4 && r2 == BF_ERR_INVALID))
+					abort();
+				buf_free(&again);
+			}
+		}
+		report_model_free(model);
+		report_pivot_free(pv);
 	}
 	buf_free(&out);
 	return 0;

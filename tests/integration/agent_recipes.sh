@@ -62,6 +62,42 @@ run_recipe btree lookups_per_s 1000 1e10
 run_recipe btree seconds 0.0001 60
 run_recipe gups gups 0.00001 100
 run_recipe ebizzy records_per_s 1 1e9
+# our own implementations of the seeds' algorithms (issue 20)
+run_recipe xsbench lookups_per_s 1000 1e10
+run_recipe graph500 harmonic_mean_TEPS 1e4 1e12
+run_recipe graph500 mean_time_s 0.000001 60
+run_recipe pagerank average_time_s 0.0001 60
+run_recipe pagerank iterations 2 20
+run_recipe hashjoin seconds 0.0001 60
+run_recipe hashjoin tuples_per_s 1e4 1e11
+for m in quips_4KiB quips_64KiB quips_1MiB quips_16MiB peak_quips mean_quips; do
+	run_recipe hint $m 1e3 1e12
+done
+# their thp=madvise default makes a thp_enabled=madvise cell fault huge
+# pages into the workload's own data (hint's test preset maps 16 MiB)
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+if [ -w "$THP" ]; then
+	orig=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")
+	for thp in madvise nohugepage; do
+		render hint '{"thp_enabled":"madvise"}' |
+			jq -c --arg t "$thp" 'if .argv[-2] == "--thp" then .argv[-1] = $t else . end' \
+			>"$work/hint-$thp.step"
+		"$A" step <"$work/hint-$thp.step" >"$work/hint-$thp.out" 2>/dev/null
+		check_eq "hint thp=$thp: exit" "$?" 0
+		check_eq "hint thp=$thp: argv" "$(jq -r '.argv[-1]' "$work/hint-$thp.step")" "$thp"
+		check_eq "hint thp=$thp: knob" \
+			"$(grep '"type":"knobs"' "$work/hint-$thp.out" | jq -r .after.thp_enabled)" madvise
+	done
+	# vmstat is machine-wide, so only the madvise side can be asserted
+	check "hint thp=madvise: thp_fault_alloc > 0 in every iteration" test \
+		"$(grep '"type":"counters"' "$work/hint-madvise.out" |
+		   jq -r '.metrics["vmstat.thp_fault_alloc"] > 0' | sort -u)" = true
+	check_eq "hint: THP restored" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP")" "$orig"
+fi
+run_recipe page-touch pages_per_s 1 1e12
+# the test presets run the new options: gups on 2 threads, redis and
+# memcached as 2 instances (serve/fanout) whose rates are summed
+check_eq "gups: 2 threads" "$(jq -r '.argv | join(" ")' "$work/gups.step" | grep -c -- '--threads 2 ')" 1
 
 install_missing() {
 	local p miss=()
@@ -77,7 +113,9 @@ if install_missing redis-server redis-tools; then
 	# the Debian package may start its own server on 6379; ours is on 16379
 	run_recipe redis get_rps 1000 1e9
 	run_recipe redis set_rps 1000 1e9
-	check_eq "redis: server gone after the step" "$(pgrep -f 'redis-server .*:16379' | wc -l)" 0
+	check_eq "redis: servers gone after the step" "$(pgrep -f 'redis-server .*:(16379|16380)' | wc -l)" 0
+	check_contains "redis: two instances summed" "$(cat "$work/redis.out")" 'instances: 2'
+	check_contains "redis: the second instance on its own port" "$(cat "$work/redis.out")" 'instance 1 (port 16380)' 
 	# the THP mode of a matrix cell is in force for the service too
 	THP=/sys/kernel/mm/transparent_hugepage/enabled
 	if [ -w "$THP" ]; then
@@ -99,7 +137,8 @@ else
 fi
 if install_missing memcached libmemcached-tools; then
 	run_recipe memcached tps 100 1e9
-	check_eq "memcached: server gone after the step" "$(pgrep -x memcached -a | grep -c 21211)" 0
+	check_eq "memcached: servers gone after the step" "$(pgrep -x memcached -a | grep -c '2121[12]')" 0
+	check_contains "memcached: two instances summed" "$(cat "$work/memcached.out")" 'instances: 2' 
 else
 	fail "memcached could not be installed"
 fi

@@ -109,6 +109,10 @@ kid=$(body_of "$r" | jq -r .id)
 check_eq "kernel job" "$(wait_job "$kid" 600)" done
 check_eq "each run on its kernel" \
 	"$(bf_sql "$work" "select count(*) from runs where job_id=$kid and kernel = $(ax kernel)")" 2
+# the fingerprint each run carries was probed after its boot: its kernel
+# is the run's (a probe taken only at connect would say the first kernel)
+check_eq "each run's fingerprint of its own kernel" \
+	"$(bf_sql "$work" "select count(*) from runs r join fingerprints f on f.sha256 = r.fingerprint_doc_sha256 where r.job_id=$kid and $(bf_json "$work" f.json kernel) = r.kernel")" 2
 rep=$(curl -fsS "$URL/api/v1/jobs/$kid/report?baseline=kernel:$KERNEL_61")
 check_contains "report: kernels in the legend" "$rep" "$KERNEL_612"
 

@@ -23,6 +23,10 @@ recipes=$(curl -fsS "$URL/api/v1/recipes")
 n=$(jq '.recipes | length' <<<"$recipes")
 echo "recipes: $(jq -r '[.recipes[].name] | join(" ")' <<<"$recipes")"
 check "GET /recipes lists >= 8" test "$n" -ge 8
+# our own implementations of the seeds' algorithms (issue 20)
+for want in xsbench graph500 pagerank hashjoin hint; do
+	check "GET /recipes lists $want" grep -qx "$want" <<<"$(jq -r '.recipes[].name' <<<"$recipes")"
+done
 declare -A job
 for name in $(jq -r '.recipes[].name' <<<"$recipes"); do
 	preset=$(jq -r --arg n "$name" '.recipes[] | select(.name==$n) | if .presets.test then "test" else "" end' <<<"$recipes")
@@ -36,7 +40,12 @@ for name in "${!job[@]}"; do
 	st=$(wait_job "$id" 600)
 	check_eq "$name: job done" "$st" done
 	run=$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -c '.runs[0]')
-	[ "$st" = done ] || echo "$name: $(jq -r .error <<<"$run")"
+	if [ "$st" != done ]; then
+		echo "$name: $(jq -r .error <<<"$run")"
+		# the workload's own words (a service's client failing, say)
+		curl -fsS "$URL/api/v1/runs/$(jq -r .id <<<"$run")/log?limit=2000" |
+			jq -r '.lines[] | select(.stream != "stdout") | "  \(.stream): \(.line)"' | tail -25
+	fi
 	for m in $(jq -r --arg n "$name" '.recipes[] | select(.name==$n) | .metrics[].name' <<<"$recipes"); do
 		v=$(jq -r --arg m "$m" '[.samples[] | select(.metric==$m) | .value][0] // "missing"' <<<"$run")
 		case "$m" in faults|*_faults) ok_zero=1 ;; *) ok_zero=0 ;; esac

@@ -620,6 +620,12 @@ boot_case(const struct fake_boot *b, struct run_outcome *o, struct rec_sink *rec
 {
 	struct fake_rule rules[] = {
 		{ .match = "boot_id", .out = "b-0\n" },
+		/* after a boot that worked: the agent again, and a new probe */
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " probe", .out = "{\"type\":\"fingerprint\",\"sha256\":\""
+		  "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\","
+		  "\"kernel\":\"6.1-new\",\"la57\":true}\n" },
 	};
 	struct fake_script fs;
 	struct transport *tr = NULL;
@@ -639,7 +645,17 @@ boot_case(const struct fake_boot *b, struct run_outcome *o, struct rec_sink *rec
 	store_boot_group(c, group, sizeof(group));
 	boot(&env, m, tr, &agent_ok, c, group, o);
 	T_EQ_INT(fs.boots_tried, 1);
-	T_EQ_INT(agent_ok, 0);		/* a new boot may hold another agent */
+	if (b->ret == 0) {
+		/* the new boot's agent checked again, and its fingerprint taken */
+		T_EQ_INT(rules[1].used, 1);
+		T_EQ_INT(rules[3].used, 1);
+		T_EQ_INT(rec->fingerprints, 1);
+		T_EQ_INT(agent_ok, 1);
+	} else {
+		T_EQ_INT(rules[3].used, 0);
+		T_EQ_INT(rec->fingerprints, 0);
+		T_EQ_INT(agent_ok, 0);	/* a new boot may hold another agent */
+	}
 	*alive = transport_alive(tr);
 	check_untouched(c);
 	/* the second boot's run is still queued: cancel it */

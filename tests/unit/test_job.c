@@ -614,6 +614,7 @@ test_shipped_presets(void)
 	static const char *const names[] = {
 		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
 		"redis", "memcached", "kernel-build", "cpu-loop", "echo", "page-touch",
+		"xsbench", "graph500", "pagerank", "hashjoin", "hint",
 	};
 	struct recipe *r;
 	struct bf_diag d;

@@ -364,6 +364,78 @@ test_baselines(void)
 	json_decref(cells);
 }
 
+/* A default that follows a knob: per cell, from the job's knobs and its
+ * knob axes; explicit params, presets and axes win. */
+static void
+test_from_knob(void)
+{
+	static const char text[] = "{\"name\": \"fk\", \"command\": [\"@agent\", \"work\", "
+	    "\"touch\", \"--thp\", \"{thp}\", \"--mb\", \"{mb}\"], \"metrics\": [{\"name\": "
+	    "\"wall_s\", \"unit\": \"s\", \"better\": \"lower\", \"source\": \"wall_s\"}], "
+	    "\"params\": {\"mb\": {\"type\": \"int\", \"default\": 1}, \"thp\": "
+	    "{\"type\": \"enum\", \"values\": [\"none\", \"madvise\", \"nohugepage\"], "
+	    "\"default\": \"none\", \"from_knob\": {\"knob\": \"thp_enabled\", \"map\": "
+	    "{\"madvise\": \"madvise\", \"never\": \"nohugepage\"}}}}, "
+	    "\"presets\": {\"pin\": {\"thp\": \"none\"}, \"small\": {\"mb\": 2}}}";
+	struct matrix_cell *cells = NULL;
+	struct recipe *r = NULL;
+	struct job_spec *j;
+	struct bf_diag d;
+	size_t n = 0;
+
+	T_EQ_INT(recipe_parse(text, strlen(text), &r, &d), 0);
+	if (r == NULL)
+		return;
+#define FK_VAL(i) json_string_value(json_object_get(cells[i].values, "thp"))
+	j = job("{\"recipe\": \"fk\", \"machines\": {\"class\": \"demo\"}, \"preset\": "
+	    "\"small\", \"matrix\": {\"thp_enabled\": [\"madvise\", \"never\", \"always\"]}}", r);
+	if (j != NULL && matrix_expand(j, r, &cells, &n, &d) == 0 && n == 3) {
+		T_EQ_STR(FK_VAL(0), "madvise");
+		T_EQ_STR(FK_VAL(1), "nohugepage");
+		T_EQ_STR(FK_VAL(2), "none");	/* no key, no "*": the default */
+		T_EQ_INT(json_integer_value(json_object_get(cells[0].values, "mb")), 2);
+		T_CHECK(json_object_get(cells[0].axes, "thp") == NULL);
+	} else
+		T_CHECK(0);
+	matrix_free(cells, n);
+	job_free(j);
+	cells = NULL;
+	/* the job's own knobs count too */
+	j = job("{\"recipe\": \"fk\", \"machines\": {\"class\": \"demo\"}, \"knobs\": "
+	    "{\"thp_enabled\": \"madvise\"}}", r);
+	T_CHECK(j != NULL && matrix_expand(j, r, &cells, &n, &d) == 0 && n == 1 &&
+	    strcmp(FK_VAL(0), "madvise") == 0);
+	matrix_free(cells, n);
+	job_free(j);
+	cells = NULL;
+	/* explicit wins: params, the preset, an axis */
+	j = job("{\"recipe\": \"fk\", \"machines\": {\"class\": \"demo\"}, \"params\": "
+	    "{\"thp\": \"none\"}, \"knobs\": {\"thp_enabled\": \"madvise\"}}", r);
+	T_CHECK(j != NULL && matrix_expand(j, r, &cells, &n, &d) == 0 && n == 1 &&
+	    strcmp(FK_VAL(0), "none") == 0);
+	matrix_free(cells, n);
+	job_free(j);
+	cells = NULL;
+	j = job("{\"recipe\": \"fk\", \"machines\": {\"class\": \"demo\"}, \"preset\": "
+	    "\"pin\", \"knobs\": {\"thp_enabled\": \"madvise\"}}", r);
+	T_CHECK(j != NULL && matrix_expand(j, r, &cells, &n, &d) == 0 && n == 1 &&
+	    strcmp(FK_VAL(0), "none") == 0);
+	matrix_free(cells, n);
+	job_free(j);
+	cells = NULL;
+	j = job("{\"recipe\": \"fk\", \"machines\": {\"class\": \"demo\"}, \"matrix\": "
+	    "{\"thp\": [\"none\", \"nohugepage\"]}, \"knobs\": {\"thp_enabled\": \"madvise\"}}", r);
+	if (j != NULL && matrix_expand(j, r, &cells, &n, &d) == 0 && n == 2) {
+		T_EQ_STR(FK_VAL(0), "none");
+		T_EQ_STR(FK_VAL(1), "nohugepage");
+	} else
+		T_CHECK(0);
+	matrix_free(cells, n);
+	job_free(j);
+#undef FK_VAL
+	recipe_free(r);
+}
+
 int
 main(void)
 {
@@ -381,6 +453,7 @@ main(void)
 	test_labels(r);
 	test_knobs(r);
 	test_baselines();
+	test_from_knob();
 	recipe_free(r);
 	return t_done();
 }

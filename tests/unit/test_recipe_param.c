@@ -431,6 +431,7 @@ test_shipped(void)
 	static const char *const names[] = {
 		"lat-pagefault", "dtlb-touch", "zero-page-thrash", "btree", "gups", "ebizzy",
 		"redis", "memcached", "kernel-build", "cpu-loop", "echo", "page-touch",
+		"xsbench", "graph500", "pagerank", "hashjoin", "hint",
 	};
 	const char *src = getenv("BF_SRC");
 	const struct recipe_param *p;
@@ -509,10 +510,85 @@ test_shipped(void)
 	recipe_free(r);
 }
 
+/* "from_knob": validated at load, resolved by knob value, "*" or nothing. */
+static void
+test_from_knob(void)
+{
+#define FK_HEAD "{\"name\": \"fk\", \"command\": [\"@agent\", \"work\", \"touch\", " \
+	"\"--thp\", \"{thp}\"], \"metrics\": [{\"name\": \"wall_s\", \"unit\": \"s\", " \
+	"\"better\": \"lower\", \"source\": \"wall_s\"}], \"params\": {\"thp\": " \
+	"{\"type\": \"enum\", \"values\": [\"none\", \"madvise\", \"-x\"], " \
+	"\"default\": \"none\", \"from_knob\": "
+	struct recipe *r;
+	json_t *k;
+
+	r = parse_ok(FK_HEAD "{\"knob\": \"thp_enabled\", \"map\": {\"madvise\": \"madvise\","
+	    " \"*\": \"none\"}}}}}");
+	if (r != NULL) {
+		const struct recipe_param *p = recipe_param(r, "thp");
+
+		k = json_pack("{s:s}", "thp_enabled", "madvise");
+		T_EQ_STR(json_string_value(recipe_param_from_knob(p, k)), "madvise");
+		json_object_set_new(k, "thp_enabled", json_string("never"));
+		T_EQ_STR(json_string_value(recipe_param_from_knob(p, k)), "none");
+		json_object_del(k, "thp_enabled");
+		json_object_set_new(k, "randomize_va_space", json_integer(0));
+		T_CHECK(recipe_param_from_knob(p, k) == NULL);	/* not set: the default */
+		T_CHECK(recipe_param_from_knob(p, NULL) == NULL);
+		json_decref(k);
+		T_CHECK(recipe_param_from_knob(recipe_param(r, "thp"), NULL) == NULL);
+		/* the job spec carries the recipe as recipe_to_json writes it: the
+		 * mapping must survive, or a replanned cell differs from the run */
+		{
+			json_t *j = recipe_to_json(r), *kk = json_pack("{s:s}", "thp_enabled",
+			    "madvise");
+			struct recipe *r2 = NULL;
+			struct bf_diag d2;
+
+			T_CHECK(j != NULL && recipe_from_json(j, &r2, &d2) == 0);
+			T_CHECK(r2 != NULL && json_is_string(recipe_param_from_knob(
+			    recipe_param(r2, "thp"), kk)) && strcmp(json_string_value(
+			    recipe_param_from_knob(recipe_param(r2, "thp"), kk)), "madvise") == 0);
+			recipe_free(r2);
+			json_decref(j);
+			json_decref(kk);
+		}
+		recipe_free(r);
+	}
+	/* without "*", an unmapped value keeps the default */
+	r = parse_ok(FK_HEAD "{\"knob\": \"thp_enabled\", \"map\": {\"madvise\": \"madvise\"}}}}}");
+	if (r != NULL) {
+		k = json_pack("{s:s}", "thp_enabled", "always");
+		T_CHECK(recipe_param_from_knob(recipe_param(r, "thp"), k) == NULL);
+		json_decref(k);
+		recipe_free(r);
+	}
+	parse_bad(FK_HEAD "{\"knob\": \"thp_enabledx\", \"map\": {\"*\": \"none\"}}}}}",
+	    "params.thp.from_knob.knob: \"thp_enabledx\" is not a knob");
+	parse_bad(FK_HEAD "{\"knob\": \"thp_enabled\", \"map\": {\"alwayz\": \"none\"}}}}}",
+	    "params.thp.from_knob.map.alwayz:");
+	parse_bad(FK_HEAD "{\"knob\": \"thp_enabled\", \"map\": {\"*\": \"huge\"}}}}}",
+	    "params.thp.from_knob.map.*: \"huge\" is not one of none, madvise, -x");
+	parse_bad(FK_HEAD "{\"knob\": \"thp_enabled\", \"map\": {}}}}}",
+	    "params.thp.from_knob.map: has 0 keys");
+	parse_bad(FK_HEAD "{\"knob\": \"thp_enabled\"}}}}", "params.thp.from_knob.map");
+	parse_bad(FK_HEAD "{\"knob\": \"thp_enabled\", \"map\": {\"*\": \"none\"}, "
+	    "\"when\": 1}}}}", "params.thp.from_knob");
+	parse_bad(FK_HEAD "\"thp_enabled\"}}}", "params.thp.from_knob: expected an object");
+	/* a mapped value leads an argv element like the default: no "-" */
+	parse_bad("{\"name\": \"fk\", \"command\": [\"@agent\", \"work\", \"echo\", \"{s}\"], "
+	    "\"metrics\": [{\"name\": \"wall_s\", \"unit\": \"s\", \"better\": \"lower\", "
+	    "\"source\": \"wall_s\"}], \"params\": {\"s\": {\"type\": \"string\", "
+	    "\"default\": \"a\", \"from_knob\": {\"knob\": \"thp_enabled\", \"map\": "
+	    "{\"*\": \"-x\"}}}}}", "params.s.from_knob.map.*: \"-x\" begins with \"-\"");
+#undef FK_HEAD
+}
+
 int
 main(void)
 {
 	test_check_value();
+	test_from_knob();
 	test_pattern();
 	test_leading_dash();
 	test_path_type();
