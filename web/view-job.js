@@ -156,9 +156,11 @@ export function jobView(root, [idText]) {
 			mark('top');
 			// A cancel (or the job's end) changes runs no run event names:
 			// read them again, so that none stays "queued" until a reload.
+			// Only then: a snapshot read while runs end could be older than
+			// the run events that follow it.
 			const prev = seenCancelled;
 			seenCancelled = d.runs_cancelled ?? seenCancelled;
-			if (['cancelled', 'failed', 'done'].includes(d.state) || seenCancelled !== prev)
+			if (d.state === 'cancelled' || (prev !== null && seenCancelled > prev))
 				loadRuns(id).catch(() => {});
 		}
 		else if ((kind === 'run' && d.job_id === id) || (kind === 'runs' && d.job_id === id)) mark('runs');
