@@ -236,8 +236,10 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 	if (o->action == RUN_QUARANTINE && ++x->boot_fails >= s->cfg.boot_failures) {
 		char why[160];
 
+		/* Said to a person on the fleet page: what to do there, no curl. */
 		snprintf(why, sizeof(why), "quarantined after %d boot failures in a row; "
-		    "clear with POST /api/v1/machines/%s/clear", x->boot_fails, x->w->name);
+		    "fix its boot configuration or kernel, then press Clear on the "
+		    "dashboard's fleet page", x->boot_fails);
 		x->store_warned = 0;
 		sched_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
 		    NULL, NULL, NULL, why, 0), c->run_id, "quarantining the machine");

@@ -1,7 +1,10 @@
-// view-fleet.js: every machine (class, state, current run, kernel,
-// cmdline, last seen) and the jobs, newest first, with their progress.
+// view-fleet.js: the fleet summary (a count per machine state), every
+// machine on one line (class, state, what it runs, kernel, cmdline cut with
+// an expander, last seen, Clear and Probe; a card per machine on a phone)
+// and the jobs, newest first, with their progress.
 import { h, clear, fmtAgo, fmtTime, fmtDur } from './dom.js';
-import { state, subscribe } from './state.js';
+import { state, subscribe, loadJob } from './state.js';
+import { api } from './api.js';
 
 export function progressBar(job) {
 	const total = job.runs_total || 0;
@@ -23,24 +26,92 @@ export function progressText(job) {
 }
 
 function cmdlineOf(m) {
-	return m.cmdline || (m.fingerprint && m.fingerprint.cmdline) || '—';
+	return m.cmdline || (m.fingerprint && m.fingerprint.cmdline) || '';
 }
 
-function machineRows() {
+// The summary line: how many machines are in each state, each its colour.
+export const FLEET_STATES = ['running', 'idle', 'booting', 'offline', 'quarantined'];
+
+function summary() {
+	const n = Object.fromEntries(FLEET_STATES.map((s) => [s, 0]));
+	for (const m of state.machines.values()) if (m.state in n) n[m.state]++;
+	return FLEET_STATES.map((s) => h('span', { class: 'count badge', 'data-state': s, 'data-count': n[s] },
+		`${n[s]} ${s}`));
+}
+
+// A long kernel command line is one line, cut, with an expander.
+const expanded = new Set();	// machines whose command line is shown whole
+function cmdlineCell(m) {
+	const c = cmdlineOf(m);
+	if (!c) return '—';
+	if (c.length <= 48) return h('span', { class: 'cmdline' }, c);
+	// Kept open across re-renders (an event or the 5 s tick).
+	return h('details', { class: 'cmdline', open: expanded.has(m.name),
+		on: { toggle: (ev) => { if (ev.target.open) expanded.add(m.name); else expanded.delete(m.name); } } },
+		h('summary', { title: 'show the whole command line' }, c.slice(0, 44) + '…'),
+		h('span', {}, c));
+}
+
+// What a machine runs: the cell, boot k/N (the cell's runs are its boots),
+// the iterations of a boot from the job's spec, and the time it has run.
+function runCell(run) {
+	if (!run) return '—';
+	const runs = state.runs.get(run.job_id);
+	const cell = runs ? [...runs.values()].filter((r) => r.cell_index === run.cell_index)
+		.sort((a, b) => a.boot - b.boot) : [];
+	const k = cell.findIndex((r) => r.id === run.id);
+	const job = state.jobs.get(run.job_id);
+	const reps = job && job.spec && job.spec.job && job.spec.job.repetitions;
+	const iters = reps && reps.iterations;
+	const done = new Set((run.samples || []).map((x) => x.iteration)).size;
+	const parts = [];
+	if (k >= 0) parts.push(`boot ${k + 1}/${cell.length}`);
+	if (iters) parts.push(`iteration ${Math.min(done + 1, iters)}/${iters}`);
+	if (run.started_at) parts.push(fmtDur(Date.now() / 1000 - run.started_at));
+	return [h('a', { href: '#/job/' + run.job_id }, `job ${run.job_id} · run ${run.id}`),
+		h('div', { class: 'small', 'data-cell': run.cell_index }, run.label || `cell ${run.cell_index}`),
+		parts.length ? h('div', { class: 'small run-progress' }, parts.join(' · ')) : null];
+}
+
+// Clear (a quarantined machine) and Probe: admin routes; another role
+// gets the token prompt from api.js, and the error goes on the row.
+function actions(m, say) {
+	const post = (what) => async (ev) => {
+		ev.target.disabled = true;
+		try {
+			await api(`/machines/${encodeURIComponent(m.name)}/${what}`, { method: 'POST' });
+			say(m.name, what === 'clear' ? 'cleared' : 'probe asked for');
+		} catch (e) {
+			say(m.name, `${what}: ${e.message}`, true);
+		} finally {
+			ev.target.disabled = false;
+		}
+	};
+	return [m.state === 'quarantined'
+		? h('button', { class: 'clear', title: 'let this machine take runs again', on: { click: post('clear') } }, 'Clear') : null,
+	h('button', { class: 'probe', title: 'fingerprint it again at its next idle moment', on: { click: post('probe') } }, 'Probe')];
+}
+
+const COLS = ['machine', 'class', 'state', 'current run', 'kernel', 'cmdline', 'last seen', ''];
+
+function machineRows(notes, say) {
 	const rows = [...state.machines.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-	if (!rows.length) return [h('tr', {}, h('td', { colspan: 7, class: 'empty' }, 'No machines registered.'))];
+	if (!rows.length) return [h('tr', {}, h('td', { colspan: COLS.length, class: 'empty' }, 'No machines registered.'))];
 	return rows.map((m) => {
 		const run = state.current.get(m.name);
-		return h('tr', { 'data-machine': m.name },
-			h('td', { class: 'name' }, m.name),
-			h('td', {}, m.class || '—'),
-			h('td', {}, h('span', { class: 'badge', 'data-state': m.state || '' }, m.state || '?'),
+		const note = notes.get(m.name);
+		const td = (i, p, ...kids) => h('td', { 'data-label': COLS[i], ...p }, ...kids);
+		return h('tr', { 'data-machine': m.name, 'data-state': m.state || '' },
+			td(0, { class: 'name' }, m.name),
+			td(1, {}, m.class || '—'),
+			td(2, {}, h('span', { class: 'badge', 'data-state': m.state || '' }, m.state || '?'),
 				m.last_error ? h('div', { class: 'err small' }, m.last_error) : null),
-			h('td', {}, run ? h('a', { href: '#/job/' + run.job_id }, `job ${run.job_id} · run ${run.id}`) : '—',
-				run && run.label ? h('div', { class: 'small' }, run.label) : null),
-			h('td', { class: 'mono' }, m.kernel || '—'),
-			h('td', { class: 'mono' }, cmdlineOf(m)),
-			h('td', { title: fmtTime(m.last_seen), 'data-last-seen': m.last_seen || '' }, fmtAgo(m.last_seen)));
+			td(3, { class: 'current' }, runCell(run)),
+			td(4, { class: 'mono' }, m.kernel || '—'),
+			td(5, { class: 'mono' }, cmdlineCell(m)),
+			td(6, { title: fmtTime(m.last_seen), 'data-last-seen': m.last_seen || '' }, fmtAgo(m.last_seen)),
+			td(7, { class: 'actions' }, actions(m, say),
+				note ? h('div', { class: 'small note' + (note.err ? ' err' : '') }, note.text) : null));
 	});
 }
 
@@ -58,11 +129,14 @@ function jobRows() {
 export function fleetView(root) {
 	const mbody = h('tbody', {});
 	const jbody = h('tbody', {});
+	const sum = h('div', { id: 'fleet-summary', class: 'row' });
+	const notes = new Map();	// machine -> {text, err}: the last Clear/Probe
 	root.append(
 		h('section', {},
 			h('h2', {}, 'Fleet'),
-			h('div', { class: 'scroll' }, h('table', { id: 'machines' },
-				h('thead', {}, h('tr', {}, ['machine', 'class', 'state', 'current run', 'kernel', 'cmdline', 'last seen'].map((t) => h('th', {}, t)))),
+			sum,
+			h('div', { class: 'scroll' }, h('table', { id: 'machines', class: 'cards' },
+				h('thead', {}, h('tr', {}, COLS.map((t) => h('th', {}, t)))),
 				mbody))),
 		h('section', {},
 			h('h2', {}, 'Jobs'),
@@ -70,14 +144,24 @@ export function fleetView(root) {
 				h('thead', {}, h('tr', {}, ['id', 'recipe', 'name', 'state', 'progress'].map((t) => h('th', {}, t)))),
 				jbody))));
 	let queued = false;
+	const asked = new Set();	// jobs whose spec was fetched, for iterations
 	const render = () => {
 		queued = false;
-		clear(mbody, machineRows());
+		for (const run of state.current.values()) {
+			const j = state.jobs.get(run.job_id);
+			if (j && !j.spec && !asked.has(run.job_id)) {
+				asked.add(run.job_id);
+				loadJob(run.job_id).catch(() => {});
+			}
+		}
+		clear(sum, summary());
+		clear(mbody, machineRows(notes, say));
 		clear(jbody, jobRows());
 	};
 	const later = () => { if (!queued) { queued = true; requestAnimationFrame(render); } };
+	const say = (name, text, err) => { notes.set(name, { text, err }); later(); };
 	render();
 	const off = subscribe(later);
-	const tick = setInterval(later, 5000);	// "last seen" ages
+	const tick = setInterval(later, 5000);	// "last seen" ages, elapsed times
 	return { unmount() { off(); clearInterval(tick); } };
 }

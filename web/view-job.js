@@ -12,6 +12,7 @@ const TAIL = 200;
 function cellState(runs) {
 	const s = new Set(runs.map((r) => r.state));
 	if (s.has('running')) return 'running';
+	if (s.has('boot-failed')) return 'boot-failed';	// red, never "queued"
 	if (s.has('failed') || s.has('lost')) return 'failed';
 	if (runs.length && runs.every((r) => r.state === 'done')) return 'done';
 	if (runs.length && runs.every((r) => r.state === 'cancelled' || r.state === 'done')) return 'cancelled';
@@ -32,6 +33,11 @@ export function jobView(root, [idText]) {
 	const title = h('h2', {}, 'job ' + id);
 	const badge = h('span', { class: 'badge' });
 	const cancel = h('button', { type: 'button', class: 'danger', id: 'cancel' }, 'Cancel job');
+	// One press never cancels: the button asks first, inline.
+	const sure = h('span', { class: 'confirm', id: 'cancel-confirm', hidden: true },
+		`Cancel job ${id}? Queued runs will not run. `,
+		h('button', { type: 'button', class: 'danger', id: 'cancel-yes' }, 'Yes, cancel'), ' ',
+		h('button', { type: 'button', id: 'cancel-no' }, 'No'));
 	const results = h('a', { href: `#/job/${id}/results`, class: 'button' }, 'Results');
 	const err = h('span', { class: 'err', id: 'job-error' });
 	const prog = h('div', { class: 'progwrap' });
@@ -42,7 +48,7 @@ export function jobView(root, [idText]) {
 	let logRun = null, logShown = 0;
 
 	root.append(h('section', {},
-		h('div', { class: 'titlebar' }, title, badge, h('span', { class: 'spacer' }), results, cancel),
+		h('div', { class: 'titlebar' }, title, badge, h('span', { class: 'spacer' }), results, cancel, sure),
 		err, prog,
 		h('h3', {}, 'Matrix'), grid,
 		h('div', { class: 'cols' },
@@ -51,15 +57,20 @@ export function jobView(root, [idText]) {
 				rbody))),
 			h('div', { class: 'col' }, logTitle, log))));
 
-	cancel.addEventListener('click', async () => {
+	cancel.addEventListener('click', () => { sure.hidden = false; cancel.hidden = true; sure.querySelector('#cancel-no').focus(); });
+	sure.querySelector('#cancel-no').addEventListener('click', () => { sure.hidden = true; renderTop(); });
+	sure.querySelector('#cancel-yes').addEventListener('click', async () => {
+		sure.hidden = true;
 		cancel.disabled = true;
 		err.textContent = '';
 		try {
 			await api(`/jobs/${id}/cancel`, { method: 'POST' });
 			await loadJob(id);
+			await loadRuns(id);	// every queued run is cancelled now
 		} catch (e) {
 			err.textContent = e.status === 403 ? 'Your token may not cancel this job.' : e.message;
 			cancel.disabled = false;
+			renderTop();
 		}
 	});
 
@@ -69,7 +80,7 @@ export function jobView(root, [idText]) {
 		title.textContent = `job ${id}: ${j.recipe || ''}${j.name ? ' — ' + j.name : ''}`;
 		badge.textContent = j.state || '?';
 		badge.dataset.state = j.state || '';
-		cancel.hidden = !(j.state === 'queued' || j.state === 'running');
+		cancel.hidden = !sure.hidden || !(j.state === 'queued' || j.state === 'running');
 		clear(prog, progressBar(j), h('span', { class: 'small', id: 'progress-text' }, progressText(j)));
 	}
 
@@ -130,6 +141,7 @@ export function jobView(root, [idText]) {
 		if (stick) log.scrollTop = log.scrollHeight;
 	}
 
+	let seenCancelled = null;
 	let dirty = new Set();
 	const flush = () => {
 		if (dirty.has('top')) renderTop();
@@ -140,7 +152,17 @@ export function jobView(root, [idText]) {
 	const mark = (what) => { if (!dirty.size) requestAnimationFrame(flush); dirty.add(what); };
 	const off = subscribe((kind, d) => {
 		if (kind === 'all') { loadRuns(id).catch(() => {}); mark('top'); }
-		else if (kind === 'job' && d.id === id) mark('top');
+		else if (kind === 'job' && d.id === id) {
+			mark('top');
+			// A cancel (or the job's end) changes runs no run event names:
+			// read them again, so that none stays "queued" until a reload.
+			// Only then: a snapshot read while runs end could be older than
+			// the run events that follow it.
+			const prev = seenCancelled;
+			seenCancelled = d.runs_cancelled ?? seenCancelled;
+			if (d.state === 'cancelled' || (prev !== null && seenCancelled > prev))
+				loadRuns(id).catch(() => {});
+		}
 		else if ((kind === 'run' && d.job_id === id) || (kind === 'runs' && d.job_id === id)) mark('runs');
 		else if (kind === 'log' && d.run === logRun) mark('log');
 		else if (kind === 'log' && state.runs.get(id) && state.runs.get(id).has(d.run)) {

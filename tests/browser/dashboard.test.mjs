@@ -10,6 +10,8 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fleetChecks } from './fleet-checks.mjs';
+import { cancelChecks } from './job-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -86,6 +88,7 @@ try {
 	check('fleet view lists both machines', (await page.locator('#machines tbody tr[data-machine]').count()) === MACHINES.length);
 	const cls = await page.locator(`#machines tr[data-machine="${MACHINES[0]}"] td`).nth(1).textContent();
 	check('fleet view shows the class', cls === CLASS, cls);
+	await fleetChecks(page, { check, apiGet, machines: MACHINES, sleep });
 	// The page records when each run's square turns to a state, for latency.
 	await page.evaluate(() => {
 		window.__flips = {};
@@ -340,6 +343,9 @@ try {
 	await page.waitForFunction(() => window.bf.resets > 0, null, { timeout: 10000 })
 		.then(() => check('a lost resume point gets "reset" and the page reloads its state', true))
 		.catch(() => check('a lost resume point gets "reset" and the page reloads its state', false));
+	await cancelChecks(page, { check, apiPost, apiGet, sleep, url: URL });
+	await page.goto(URL + '/');
+	await page.waitForSelector('#machines tr[data-machine]', { timeout: 5000 });
 	await shot('fleet-after');
 
 	check('no dialog opened (no script ran from data)', dialogs.length === 0, JSON.stringify(dialogs));

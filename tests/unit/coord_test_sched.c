@@ -372,6 +372,8 @@ test_quarantine(void)
 	T_EQ_STR(state, "quarantined");
 	err = machine_field(st, "last_error");
 	T_CONTAINS(err, "quarantined after 2 boot failures in a row");
+	T_CONTAINS(err, "press Clear on the dashboard");
+	T_EQ_INT(strstr(err, "curl") == NULL && strstr(err, "POST") == NULL, 1);
 	T_EQ_INT(fs.boots_tried, 2);
 	T_EQ_INT(fix_count(st, job, "boot-failed", NULL), 2);
 	T_EQ_INT(fix_count(st, job, "queued", NULL), 1);
