@@ -60,7 +60,8 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_submit_entry, cmd_status_entry, cmd_runs_entry,
     cmd_wait_entry, cmd_watch_entry, cmd_cancel_entry;
 extern const struct cmd_entry cmd_machines_entry, cmd_machines_add_entry,
-    cmd_machines_rm_entry, cmd_machines_show_entry;
+    cmd_machines_rm_entry, cmd_machines_show_entry,
+    cmd_machines_clear_entry, cmd_machines_probe_entry;
 extern const struct cmd_entry cmd_recipes_entry, cmd_recipes_import_entry;
 extern const struct cmd_entry cmd_labs_entry, cmd_labs_trust_entry, cmd_labs_untrust_entry,
     cmd_audit_entry;

@@ -278,6 +278,54 @@ out:
 	return r;
 }
 
+/* POST /machines/NAME/ACTION (clear, probe): say what was done. */
+static int
+machine_post(struct cli *c, const char *name, const char *action, const char *said)
+{
+	struct http_resp resp;
+	char *esc = NULL, path[512];
+	int r;
+
+	http_resp_init(&resp);
+	if ((esc = http_escape(&c->http, name)) == NULL) {
+		cli_err("out of memory");
+		r = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "/machines/%s/%s", esc, action) >=
+	    sizeof(path)) {
+		r = cmd_usage_error(NULL, "machine name too long");
+		goto out;
+	}
+	if ((r = cli_call(c, "POST", path, NULL, 0, &resp)) != 0) {
+		r = cli_exit(r);
+		goto out;
+	}
+	if (c->json)
+		cli_print_body(&resp);
+	else {
+		printf("%s ", said);
+		cli_print_line(stdout, "", name);
+	}
+	r = CLI_EXIT_OK;
+out:
+	free(esc);
+	http_resp_free(&resp);
+	return r;
+}
+
+static int
+machine_clear(struct cli *c, const struct cmd_args *a)
+{
+	return machine_post(c, a->argv[0], "clear", "cleared: runs may go to machine");
+}
+
+static int
+machine_probe(struct cli *c, const struct cmd_args *a)
+{
+	return machine_post(c, a->argv[0], "probe", "probe asked of machine");
+}
+
 static int
 machine_rm(struct cli *c, const struct cmd_args *a)
 {
@@ -319,4 +367,16 @@ const struct cmd_entry cmd_machines_rm_entry = {
 const struct cmd_entry cmd_machines_show_entry = {
 	"machines", "show", "NAME", "show one machine",
 	NULL, NULL, 1, 1, machine_show
+};
+
+const struct cmd_entry cmd_machines_clear_entry = {
+	"machines", "clear", "NAME", "let a quarantined machine take runs again",
+	"A machine is quarantined after --boot-failures failed boots in a row.\n"
+	"Clear it once its boot configuration or kernel is fixed.\n",
+	NULL, 1, 1, machine_clear
+};
+
+const struct cmd_entry cmd_machines_probe_entry = {
+	"machines", "probe", "NAME", "fingerprint a machine again, or reconnect an offline one now",
+	NULL, NULL, 1, 1, machine_probe
 };

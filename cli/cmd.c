@@ -30,6 +30,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_machines_add_entry,
 	&cmd_machines_rm_entry,
 	&cmd_machines_show_entry,
+	&cmd_machines_clear_entry,
+	&cmd_machines_probe_entry,
 	&cmd_recipes_entry,
 	&cmd_recipes_import_entry,
 	&cmd_labs_entry,

@@ -170,7 +170,10 @@ api_machines_clear(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	store_machine_free(m);
-	store_machine_update(a->st, rq->name, "idle", NULL, NULL, NULL, "", 0);
+	if ((r = store_machine_update(a->st, rq->name, "idle", NULL, NULL, NULL, "", 0)) != 0) {
+		api_store_error(rs, r, "machine");
+		return;
+	}
 	api_kick(a);
 	events_machine(a->ev, rq->name);
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:s}", "name", rq->name, "state", "idle"));

@@ -32,6 +32,13 @@ r=$(api POST /api/v1/machines "{\"name\":\"bfit1\",\"host\":\"10.78.0.11\",\"key
 check_eq "duplicate machine" "$(status_of "$r")" 409
 check_eq "machines listed" "$(curl -fsS "$URL/api/v1/machines" | jq '.machines | length')" 3
 check_contains "CLI machines" "$(cli machines)" bfit3
+check_contains "CLI machines probe" "$(cli machines probe bfit3)" "probe asked of machine bfit3"
+# clear is for a quarantined machine only: 409 from the API, exit 1 naming why
+out=$(cli machines clear bfit3 2>&1); rc=$?
+check_eq "CLI machines clear of a machine not quarantined: exit" "$rc" 1
+check_contains "CLI machines clear: why" "$out" "not quarantined"
+out=$(cli machines probe ghost 2>&1); rc=$?
+check_eq "CLI machines probe of an unknown machine: exit" "$rc" 1
 
 # --- the job: 4 cells x 3 iterations on 3 hosts ---
 job='{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
