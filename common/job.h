@@ -48,8 +48,9 @@
  *
  * A matrix axis may name a knob instead of a parameter ("thp_enabled":
  * ["never", "always"]); its values are checked with knob_check(). A name
- * that is both a recipe parameter and a knob is refused. The reserved keys
- * "kernel", "boot" and "cmdline" are refused for now.
+ * that is both a recipe parameter and a knob is refused. The axes "kernel"
+ * and "cmdline" are boot configuration (job_is_boot_axis), never recipe
+ * parameters.
  *
  * A suite (several workloads on the same boots; job-suite.c):
  *   "suite": [{"recipe": "btree", "preset": "paper", "params": {...}},
