@@ -617,9 +617,15 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    (long long)job_id, hex, json_string_value(json_object_get(trust, "text")));
 		au = (struct store_audit){ actor, "reproduction.override", subject, detail };
 		if ((r = store_audit_add(a->st, &au)) != 0) {
-			/* Nothing may run unrecorded: the rerun is cancelled. */
-			store_job_cancel(a->st, job_id);
-			api_store_error(rs, r, "the audit log (the rerun was cancelled)");
+			/* Nothing may run unrecorded: the rerun is cancelled, and if
+			 * even that fails the answer names the job to cancel. */
+			if (store_job_cancel(a->st, job_id) == 0)
+				api_store_error(rs, r, "the audit log (the rerun was cancelled)");
+			else {
+				snprintf(detail, sizeof(detail), "the audit log (and cancelling "
+				    "the rerun, job %lld, failed too: cancel it)", (long long)job_id);
+				api_store_error(rs, r, detail);
+			}
 			goto out;
 		}
 	}
