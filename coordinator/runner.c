@@ -208,6 +208,52 @@ out:
 }
 
 /* Keep the first failure of a step: it is the one worth reporting. */
+/* Is m's stored fingerprint of another kernel than the one it last
+ * reported (a boot whose probe was lost)? 0 when either is unknown. */
+static int
+fingerprint_stale(const struct store_machine *m)
+{
+	json_t *fp;
+	const char *k;
+	int stale;
+
+	if (m->fingerprint == NULL || m->kernel == NULL ||
+	    (fp = json_loads(m->fingerprint, 0, NULL)) == NULL)
+		return 0;
+	k = json_string_value(json_object_get(fp, "kernel"));
+	stale = k != NULL && strcmp(k, m->kernel) != 0;
+	json_decref(fp);
+	return stale;
+}
+
+/*
+ * The fingerprint of the boot the machine is now in, before the run's
+ * step. A probe right after a boot can meet a machine still settling, so
+ * a failure is tried once more two seconds later; a second failure is said
+ * on the run's coord log (the machine's fingerprint stays the older one).
+ */
+static void
+runner_boot_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
+    const struct store_claim *c)
+{
+	char msg[BF_DIAG_MSG + 128];
+	struct bf_diag d;
+	int r, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (tries > 0)
+			nanosleep(&(struct timespec){ 2, 0 }, NULL);
+		bf_diag_clear(&d);
+		if ((r = runner_probe(env, tr, agent_ok, &d)) == 0)
+			return;
+		if (r == BF_ERR_LOST)
+			break;		/* the step will find the link gone */
+	}
+	snprintf(msg, sizeof(msg), "boot %d: the fingerprint after the boot failed (%s); the "
+	    "machine's is still the previous boot's", c->boot, d.msg[0] ? d.msg : bf_err_str(r));
+	sink_log(env, c->run_id, "coord", msg);
+}
+
 static void
 boot_log(void *arg, const char *line)
 {
@@ -271,8 +317,14 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		n--;
 	snprintf(key, sizeof(key), "%s@%.*s", group, (int)(n > 64 ? 64 : n),
 	    out.data ? out.data : "");
-	if (m->boot_key != NULL && strcmp(m->boot_key, key) == 0)
+	if (m->boot_key != NULL && strcmp(m->boot_key, key) == 0) {
+		/* in the boot already (an earlier attempt booted it): its
+		 * fingerprint must still be of the kernel it runs, or a probe
+		 * lost with that attempt is taken now */
+		if (fingerprint_stale(m))
+			runner_boot_probe(env, tr, agent_ok, c);
 		goto out;
+	}
 	if (boot_config_loads(m->boot, strlen(m->boot), &bm, &d) != 0) {
 		outcome_set(o, RUN_FINISH, "boot-failed", -1, "machine %s: boot configuration: %s",
 		    m->name, d.msg);
@@ -318,13 +370,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		 * size, config hash and cmdline were the old boot's. Probe again
 		 * before the step, so that the machine and this run (its hello
 		 * records the fingerprint in force) say what runs now. */
-		bf_diag_clear(&d);
-		if ((r = runner_probe(env, tr, agent_ok, &d)) != 0) {
-			snprintf(msg, sizeof(msg), "boot %d: the fingerprint after the boot failed "
-			    "(%s); the machine's is still the previous boot's", c->boot,
-			    d.msg[0] ? d.msg : bf_err_str(r));
-			sink_log(env, c->run_id, "coord", msg);
-		}
+		runner_boot_probe(env, tr, agent_ok, c);
 		goto out;
 	}
 	env->sink.ops->boot_key(env->sink.arg, NULL);

@@ -14,161 +14,9 @@
 
 #include "coord_fixture.h"
 #include "runner.h"
+#include "runner_fixture.h"
 #include "transport-fake.h"
 #include "t.h"
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-struct rec_sink {
-	int logs, samples_calls, hellos, knobs, machines, boot_keys, fingerprints, snapshots;
-	int artifacts;
-	char artifact[256];		/* "name:bytes " of every artifact stored */
-	size_t samples;
-	int refuse_samples;		/* answer BF_ERR_IO from this call on (1-based) */
-	int refuse_snapshot;		/* answer BF_ERR_STATE */
-	char snapshot[256];		/* the last snapshot text */
-	char names[2048];		/* "iteration:metric=unit " of every sample */
-	char logs_all[2048];		/* every log line, "|"-separated */
-	int iterations[16];
-	char last_machine_state[32];
-	char boot_key[128];
-	char last_log[512];
-};
-
-static void
-rs_log(void *arg, int64_t run_id, const char *stream, const char *line)
-{
-	struct rec_sink *r = arg;
-
-	(void)run_id;
-	(void)stream;
-	r->logs++;
-	snprintf(r->last_log, sizeof(r->last_log), "%s", line);
-	if (strlen(r->logs_all) + strlen(line) + 2 < sizeof(r->logs_all)) {
-		strcat(r->logs_all, line);
-		strcat(r->logs_all, "|");
-	}
-}
-
-static int
-rs_samples(void *arg, const struct store_claim *c, int iteration,
-    const struct store_sample *s, size_t n, char *why, size_t whysz)
-{
-	struct rec_sink *r = arg;
-
-	size_t i, used;
-
-	(void)c;
-	r->samples_calls++;
-	if (r->refuse_samples > 0 && r->samples_calls >= r->refuse_samples) {
-		snprintf(why, whysz, "the store is away");
-		return BF_ERR_IO;
-	}
-	if (iteration >= 0 && iteration < 16)
-		r->iterations[iteration]++;
-	r->samples += n;
-	for (i = 0; i < n; i++) {
-		used = strlen(r->names);
-		snprintf(r->names + used, sizeof(r->names) - used, "%d:%s=%s ", iteration,
-		    s[i].metric, s[i].unit ? s[i].unit : "");
-	}
-	return 0;
-}
-
-static int
-rs_snapshot(void *arg, int64_t run_id, const char *text, char *why, size_t whysz)
-{
-	struct rec_sink *r = arg;
-
-	(void)run_id;
-	r->snapshots++;
-	if (r->refuse_snapshot) {
-		snprintf(why, whysz, "the run is no longer this coordinator's");
-		return BF_ERR_STATE;
-	}
-	snprintf(r->snapshot, sizeof(r->snapshot), "%s", text);
-	return 0;
-}
-
-static void
-rs_hello(void *arg, int64_t run_id, const char *h, const char *k, const char *a,
-    const char *b, const char *cl)
-{
-	(void)run_id;
-	(void)h;
-	(void)k;
-	(void)a;
-	(void)b;
-	(void)cl;
-	((struct rec_sink *)arg)->hellos++;
-}
-
-static void
-rs_knobs(void *arg, int64_t run_id, const char *text)
-{
-	(void)run_id;
-	(void)text;
-	((struct rec_sink *)arg)->knobs++;
-}
-
-static void
-rs_machine(void *arg, const char *state, const char *kernel, const char *error, int seen)
-{
-	struct rec_sink *r = arg;
-
-	(void)kernel;
-	(void)error;
-	(void)seen;
-	r->machines++;
-	if (state != NULL)
-		snprintf(r->last_machine_state, sizeof(r->last_machine_state), "%s", state);
-}
-
-static void
-rs_boot_key(void *arg, const char *key)
-{
-	struct rec_sink *r = arg;
-
-	r->boot_keys++;
-	snprintf(r->boot_key, sizeof(r->boot_key), "%s", key ? key : "");
-}
-
-static int
-rs_fingerprint(void *arg, const char *text, const char *sha)
-{
-	(void)text;
-	(void)sha;
-	((struct rec_sink *)arg)->fingerprints++;
-	return 0;
-}
-
-static int
-rs_artifact(void *arg, int64_t run_id, const char *name, const char *event, const void *p,
-    size_t n, char *why, size_t whysz)
-{
-	struct rec_sink *r = arg;
-	size_t used = strlen(r->artifact);
-
-	(void)run_id;
-	(void)why;
-	(void)whysz;
-	r->artifacts++;
-	snprintf(r->artifact + used, sizeof(r->artifact) - used, "%s@%s:%.*s ", name,
-	    event != NULL ? event : "-", (int)(n < 32 ? n : 32), (const char *)p);
-	return 0;
-}
-
-static const struct runner_sink_ops rec_ops = {
-	.log = rs_log,
-	.samples = rs_samples,
-	.hello = rs_hello,
-	.knobs = rs_knobs,
-	.snapshot = rs_snapshot,
-	.machine = rs_machine,
-	.boot_key = rs_boot_key,
-	.fingerprint = rs_fingerprint,
-	.artifact = rs_artifact,
-};
 
 static struct store *st;
 static struct recipes *rs;
@@ -704,6 +552,73 @@ test_boot(void)
 	T_EQ_INT(store_machine_set_boot(st, "fake1", NULL), 0);
 }
 
+/*
+ * A machine already in the run's boot (an earlier attempt booted it) is not
+ * booted again; but when its stored fingerprint is of another kernel than
+ * the one it reports (that attempt's probe was lost), it is probed now.
+ */
+static void
+stale_case(const struct store_claim *c, const char *group, const char *fp_kernel,
+    int want_probes)
+{
+	struct fake_rule rules[] = {
+		{ .match = "boot_id", .out = "b-0\n" },
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " probe", .out = "{\"type\":\"fingerprint\",\"sha256\":\""
+		  "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd\","
+		  "\"kernel\":\"6.1\"}\n" },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct store_machine *m = NULL;
+	struct runner_env env;
+	struct rec_sink rec;
+	struct run_outcome o;
+	char fp[128];
+	int agent_ok = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	env_init(&env, &rec);
+	snprintf(fp, sizeof(fp), "{\"kernel\":\"%s\"}", fp_kernel);
+	T_EQ_INT(store_machine_set_fingerprint(st, "fake1", fp,
+	    "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"), 0);
+	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	boot(&env, m, tr, &agent_ok, c, group, &o);
+	T_EQ_INT(o.action, RUN_PROCEED);
+	T_EQ_INT(fs.boots_tried, 0);		/* in the boot already */
+	T_EQ_INT(rules[3].used, want_probes);
+	T_EQ_INT(rec.fingerprints, want_probes);
+	transport_close(tr);
+	store_machine_free(m);
+}
+
+static void
+test_boot_stale_fingerprint(void)
+{
+	struct store_claim *c;
+	char group[512], key[600];
+
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", NULL);
+	if (c == NULL)
+		return;
+	store_boot_group(c, group, sizeof(group));
+	snprintf(key, sizeof(key), "%s@b-0", group);
+	T_EQ_INT(store_machine_set_boot(st, "fake1", BOOTCFG), 0);
+	T_EQ_INT(store_machine_set_boot_key(st, "fake1", key), 0);
+	T_EQ_INT(store_machine_update(st, "fake1", NULL, NULL, "6.1", NULL, NULL, 0), 0);
+	stale_case(c, group, "6.1", 0);
+	stale_case(c, group, "6.0-before", 1);
+	check_untouched(c);
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);
+	T_EQ_INT(store_machine_set_boot_key(st, "fake1", NULL), 0);
+	T_EQ_INT(store_machine_set_boot(st, "fake1", NULL), 0);
+	store_claim_free(c);
+}
+
 static void
 test_boot_without_config(void)
 {
@@ -980,6 +895,7 @@ main(void)
 	test_execute_profile();
 	test_boot();
 	test_boot_without_config();
+	test_boot_stale_fingerprint();
 	test_adaptive_decide();
 	test_adaptive_outcome();
 	store_close(st);
