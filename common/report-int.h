@@ -9,6 +9,7 @@
 #define BF_REPORT_INT_H
 
 #include <stddef.h>
+#include <jansson.h>
 
 #include "buf.h"
 #include "report.h"
@@ -65,6 +66,12 @@ const char *report_direction_name(const struct report_metric *mt);
  * bytes as '?' and, if ctl, control characters as spaces; *width (may be
  * NULL) gets its code points. */
 char *report_clean(const char *s, int ctl, size_t *width);
+/* JSON values for the json renderers (report-json.c, report-pivot-data.c):
+ * a string (cleaned when not UTF-8), a number (null when not finite), and
+ * a set that steals v and fails with BF_ERR_ALLOC on a NULL v. */
+json_t *report_json_str(const char *s);
+json_t *report_json_num(double x);
+int report_json_set(json_t *o, const char *k, json_t *v);
 
 /* The renderers: append m in their format to out. BF_ERR_TOOBIG past out's
  * max, BF_ERR_ALLOC. */

@@ -17,8 +17,9 @@
 
 /* A JSON string from user text; bytes that are not valid UTF-8 become '?'
  * (jansson refuses them, and a report must not fail on a label). */
-static json_t *
-jstr(const char *s)
+/* A string as JSON; text that is not UTF-8 is cleaned first. */
+json_t *
+report_json_str(const char *s)
 {
 	json_t *j;
 	char *t;
@@ -32,18 +33,23 @@ jstr(const char *s)
 	return j;
 }
 
-static json_t *
-jnum(double x)
+/* A number as JSON; NaN and infinities are null. */
+json_t *
+report_json_num(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
 /* Steals v; fails on a NULL v (an allocation that failed). */
-static int
-jset(json_t *o, const char *k, json_t *v)
+int
+report_json_set(json_t *o, const char *k, json_t *v)
 {
 	return v != NULL && json_object_set_new(o, k, v) == 0 ? 0 : BF_ERR_ALLOC;
 }
+
+#define jstr report_json_str
+#define jnum report_json_num
+#define jset report_json_set
 
 /* The comparison of row s with its baseline (has_cmp). */
 static int

@@ -139,33 +139,9 @@ report_pivot_csv(const struct report_model *m, const struct report_pivot *p,
 
 /* ---- JSON ---- */
 
-static json_t *
-jstr(const char *s)
-{
-	json_t *j;
-	char *t;
-
-	if ((j = json_string(s)) != NULL)
-		return j;
-	if ((t = report_clean(s, 0, NULL)) == NULL)
-		return NULL;
-	j = json_string(t);
-	free(t);
-	return j;
-}
-
-static json_t *
-jnum(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
-/* Steals v; fails on a NULL v. */
-static int
-jset(json_t *o, const char *k, json_t *v)
-{
-	return v != NULL && json_object_set_new(o, k, v) == 0 ? 0 : BF_ERR_ALLOC;
-}
+#define jstr report_json_str
+#define jnum report_json_num
+#define jset report_json_set
 
 static int
 jpush(json_t *a, json_t *v)
