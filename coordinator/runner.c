@@ -232,7 +232,7 @@ fingerprint_stale(const struct store_machine *m)
  * a failure is tried once more two seconds later; a second failure is said
  * on the run's coord log (the machine's fingerprint stays the older one).
  */
-static void
+static int
 runner_boot_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
     const struct store_claim *c)
 {
@@ -245,13 +245,68 @@ runner_boot_probe(const struct runner_env *env, struct transport *tr, int *agent
 			nanosleep(&(struct timespec){ 2, 0 }, NULL);
 		bf_diag_clear(&d);
 		if ((r = runner_probe(env, tr, agent_ok, &d)) == 0)
-			return;
-		if (r == BF_ERR_LOST)
-			break;		/* the step will find the link gone */
+			return 0;
+		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT)
+			break;		/* the caller decides about the link */
 	}
 	snprintf(msg, sizeof(msg), "boot %d: the fingerprint after the boot failed (%s); the "
 	    "machine's is still the previous boot's", c->boot, d.msg[0] ? d.msg : bf_err_str(r));
 	sink_log(env, c->run_id, "coord", msg);
+	return r;
+}
+
+/*
+ * The link dropped right after a boot that was verified (a freshly booted
+ * guest's sshd can refuse or reset its first sessions). Reconnect through
+ * the boot method without asking for a fresh boot: the machine is found on
+ * the kernel and command line just verified, and nothing is rebooted. A
+ * machine now in another boot than the one verified has rebooted by
+ * itself: that boot is not ours, and the run is tried again.
+ */
+static void
+runner_boot_relink(const struct runner_env *env, struct transport *tr, int *agent_ok,
+    const struct boot_machine *bm, const struct store_claim *c, const char *cmdline,
+    struct boot_hooks *hooks, const char *booted_id, const char *group,
+    struct run_outcome *o)
+{
+	struct boot_result res;
+	struct bf_diag d;
+	char msg[BF_DIAG_MSG + 160], key[600];
+	int r;
+
+	bf_diag_clear(&d);
+	memset(&res, 0, sizeof(res));
+	snprintf(msg, sizeof(msg), "boot %d: the link dropped after the boot was verified; "
+	    "reconnecting", c->boot);
+	sink_log(env, c->run_id, "coord", msg);
+	hooks->fresh = 0;
+	r = transport_boot(tr, bm, c->kernel, cmdline, hooks, &res, &d);
+	*agent_ok = 0;
+	if (r != 0) {
+		env->sink.ops->boot_key(env->sink.arg, NULL);
+		outcome_set(o, RUN_RETRY, NULL, -1, "attempt %d lost on %s after its boot: %s",
+		    c->attempt, env->machine, d.msg[0] ? d.msg : bf_err_str(r));
+		o->link_lost = !transport_alive(tr);
+		return;
+	}
+	if (!res.rebooted && strcmp(res.boot_id, booted_id) != 0) {
+		env->sink.ops->boot_key(env->sink.arg, NULL);
+		outcome_set(o, RUN_RETRY, NULL, -1, "attempt %d: %s rebooted by itself after "
+		    "boot %d was verified (boot_id %s, now %s)", c->attempt, env->machine,
+		    c->boot, booted_id, res.boot_id);
+		return;
+	}
+	if (res.rebooted) {
+		/* it had fallen out of the boot and was booted again: that boot
+		 * was verified by the method, and it is the run's now */
+		snprintf(key, sizeof(key), "%s@%s", group, res.boot_id);
+		env->sink.ops->boot_key(env->sink.arg, key);
+	}
+	if (runner_boot_probe(env, tr, agent_ok, c) == BF_ERR_LOST) {
+		outcome_set(o, RUN_RETRY, NULL, -1, "attempt %d lost on %s after its boot, twice",
+		    c->attempt, env->machine);
+		o->link_lost = 1;
+	}
 }
 
 static void
@@ -322,7 +377,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		 * fingerprint must still be of the kernel it runs, or a probe
 		 * lost with that attempt is taken now */
 		if (fingerprint_stale(m))
-			runner_boot_probe(env, tr, agent_ok, c);
+			(void)runner_boot_probe(env, tr, agent_ok, c);
 		goto out;
 	}
 	if (boot_config_loads(m->boot, strlen(m->boot), &bm, &d) != 0) {
@@ -370,7 +425,10 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		 * size, config hash and cmdline were the old boot's. Probe again
 		 * before the step, so that the machine and this run (its hello
 		 * records the fingerprint in force) say what runs now. */
-		runner_boot_probe(env, tr, agent_ok, c);
+		r = runner_boot_probe(env, tr, agent_ok, c);
+		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT || !transport_alive(tr))
+			runner_boot_relink(env, tr, agent_ok, bm, c,
+			    cmdline.data ? cmdline.data : "", &hooks, res.boot_id, group, o);
 		goto out;
 	}
 	env->sink.ops->boot_key(env->sink.arg, NULL);

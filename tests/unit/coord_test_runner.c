@@ -619,6 +619,86 @@ test_boot_stale_fingerprint(void)
 	store_claim_free(c);
 }
 
+/*
+ * The link drops at the probe right after a verified boot: the runner
+ * reconnects through the boot method without a fresh boot. Found in the
+ * boot it verified, the run goes on with a new probe; found in another
+ * boot (the machine rebooted by itself), the run is tried again and the
+ * boot key is cleared so the next attempt boots.
+ */
+static void
+relink_case(const struct fake_boot *boots, struct run_outcome *o, struct rec_sink *rec)
+{
+	struct fake_rule rules[] = {
+		{ .match = "boot_id", .out = "b-0\n" },
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+		{ .match = " probe", .uses = 1, .ret = BF_ERR_LOST },
+		{ .match = " probe", .out = "{\"type\":\"fingerprint\",\"sha256\":\""
+		  "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\","
+		  "\"kernel\":\"6.1-new\"}\n" },
+	};
+	struct fake_script fs;
+	struct transport *tr = NULL;
+	struct store_machine *m = NULL;
+	struct runner_env env;
+	struct store_claim *c;
+	char group[512];
+	int agent_ok = 1;
+
+	memset(rec, 0, sizeof(*rec));
+	fake_script_init(&fs, rules, NELEM(rules), boots, 2);
+	env_init(&env, rec);
+	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1,\"boots\":2}}", NULL);
+	T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
+	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+	store_boot_group(c, group, sizeof(group));
+	boot(&env, m, tr, &agent_ok, c, group, o);
+	T_EQ_INT(fs.boots_tried, 2);		/* the boot, then the reconnect */
+	T_EQ_INT(rules[3].used, 1);		/* the probe the link dropped at */
+	if (o->action == RUN_PROCEED) {
+		T_EQ_INT(rules[4].used, 1);
+		T_EQ_INT(rec->fingerprints, 1);
+	} else {
+		T_EQ_INT(rules[4].used, 0);
+		T_EQ_INT(rec->fingerprints, 0);
+	}
+	check_untouched(c);
+	T_EQ_INT(store_job_cancel(st, c->job_id), 0);
+	transport_close(tr);
+	store_machine_free(m);
+	store_claim_free(c);
+}
+
+static void
+test_boot_link_drop(void)
+{
+	const struct fake_boot same[2] = {
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-new" },
+		{ .ret = 0, .rebooted = 0, .boot_id = "b-new" },
+	};
+	const struct fake_boot other[2] = {
+		{ .ret = 0, .rebooted = 1, .boot_id = "b-new" },
+		{ .ret = 0, .rebooted = 0, .boot_id = "b-self" },
+	};
+	struct rec_sink rec;
+	struct run_outcome o;
+
+	T_EQ_INT(store_machine_set_boot(st, "fake1", BOOTCFG), 0);
+	relink_case(same, &o, &rec);
+	T_EQ_INT(o.action, RUN_PROCEED);
+	T_EQ_INT(o.link_lost, 0);
+	T_CONTAINS(rec.boot_key, "@b-new");
+
+	relink_case(other, &o, &rec);
+	T_EQ_INT(o.action, RUN_RETRY);
+	T_CONTAINS(o.message, "rebooted by itself");
+	T_CONTAINS(o.message, "b-self");
+	T_EQ_STR(rec.boot_key, "");		/* the next attempt boots again */
+	T_EQ_INT(store_machine_set_boot(st, "fake1", NULL), 0);
+}
+
 static void
 test_boot_without_config(void)
 {
@@ -896,6 +976,7 @@ main(void)
 	test_boot();
 	test_boot_without_config();
 	test_boot_stale_fingerprint();
+	test_boot_link_drop();
 	test_adaptive_decide();
 	test_adaptive_outcome();
 	store_close(st);

@@ -176,6 +176,8 @@ fake_boot(struct transport *t, const struct boot_machine *bm, const char *kernel
 	snprintf(res->reason, sizeof(res->reason), "%s", b->reason ? b->reason : "");
 	if (b->drop)
 		f->alive = 0;
+	else if (b->ret == 0)
+		f->alive = 1;	/* boot_ensure reconnects a dropped link */
 	if (b->ret != 0)
 		bf_diag_set(d, NULL, "fake: boot %s", b->reason ? b->reason : "failed");
 	return b->ret;
