@@ -1,7 +1,7 @@
 /*
  * cmd-job.c: the job subcommands: submit, status, runs, wait, watch and
- * cancel. wait and watch share one poll loop; watch draws a progress bar
- * when stderr is a terminal.
+ * cancel. wait and watch share one loop, which follows the job on the
+ * event stream; watch draws a progress bar when stderr is a terminal.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -371,101 +371,238 @@ job_draw_bar(int64_t id, const char *state, int64_t done, int64_t total, int64_t
 	free(st);
 }
 
-/* Poll the job until it ends; bar draws watch's progress bar. */
+/* What wait and watch know of the job, and what they last said. */
+struct job_view {
+	int64_t id;
+	int bar, drawn;
+	char state[64];
+	int64_t done, total, failed, running;
+	char last[64];
+	int64_t ldone, ltotal, lfailed;
+};
+
+/*
+ * Take the job's state and counts from doc (GET /jobs/ID or a "job"
+ * event's data: the same keys) and say them; 1 when the state is final
+ * (*exit then says how wait exits), 0 when not, BF_ERR_PROTO when doc is
+ * malformed.
+ */
+static int
+job_view_take(struct job_view *v, json_t *doc, const char *url, int *exit)
+{
+	struct bf_diag d;
+	const char *state;
+	char *st;
+	size_t i;
+
+	v->done = v->total = v->failed = v->running = 0;
+	if (jx_str(doc, "state", JX_REQUIRED, 63, &state, "", &d) != 0 ||
+	    jx_int(doc, "runs_done", JX_OPTIONAL, 0, INT64_MAX, &v->done, "", &d) != 0 ||
+	    jx_int(doc, "runs_total", JX_OPTIONAL, 0, INT64_MAX, &v->total, "", &d) != 0 ||
+	    jx_int(doc, "runs_failed", JX_OPTIONAL, 0, INT64_MAX, &v->failed, "", &d) != 0 ||
+	    jx_int(doc, "runs_running", JX_OPTIONAL, 0, INT64_MAX, &v->running, "", &d) != 0) {
+		if (v->drawn)
+			fputc('\n', stderr);
+		v->drawn = 0;
+		cli_err("malformed answer from %s: %s", url, d.msg);
+		return BF_ERR_PROTO;
+	}
+	snprintf(v->state, sizeof(v->state), "%s", state);
+	if (v->bar) {
+		job_draw_bar(v->id, v->state, v->done, v->total, v->failed, v->running);
+		v->drawn = 1;
+	} else if (strcmp(v->state, v->last) != 0 || v->done != v->ldone ||
+	    v->total != v->ltotal || v->failed != v->lfailed) {
+		st = table_sanitize(v->state, 16);
+		fprintf(stderr, "job %" PRId64 ": %s, %" PRId64 "/%" PRId64 " runs done, %"
+		    PRId64 " failed\n", v->id, st != NULL ? st : "?", v->done, v->total,
+		    v->failed);
+		free(st);
+	}
+	snprintf(v->last, sizeof(v->last), "%s", v->state);
+	v->ldone = v->done;
+	v->ltotal = v->total;
+	v->lfailed = v->failed;
+	for (i = 0; job_finals[i].state != NULL; i++)
+		if (strcmp(job_finals[i].state, v->state) == 0) {
+			*exit = job_finals[i].exit;
+			return 1;
+		}
+	return 0;
+}
+
+/* Following /events: the event being read and what it led to. */
+struct job_follow {
+	struct job_view *v;
+	const char *url;
+	char type[32];
+	struct buf data;
+	int final, exit;	/* the job ended: wait exits with exit */
+	int resync;		/* GET the job again ("reset", or a bad event) */
+	int err;		/* a malformed job document */
+};
+
+/* One SSE line; non-zero ends the stream. */
+static int
+job_follow_line(void *arg, const char *text, size_t len)
+{
+	struct job_follow *f = arg;
+	struct bf_diag d;
+	json_t *doc;
+	int64_t jid;
+	int r;
+
+	if (len >= 6 && memcmp(text, "event:", 6) == 0) {
+		text += 6, len -= 6;
+		while (len > 0 && *text == ' ')
+			text++, len--;
+		snprintf(f->type, sizeof(f->type), "%.*s", (int)(len < 31 ? len : 31), text);
+		return 0;
+	}
+	if (len >= 5 && memcmp(text, "data:", 5) == 0) {
+		text += 5, len -= 5;
+		if (len > 0 && *text == ' ')
+			text++, len--;
+		if (buf_append(&f->data, text, len) != 0) {
+			f->resync = 1;
+			return 1;
+		}
+		return 0;
+	}
+	if (len != 0)
+		return 0;	/* id:, retry:, a comment */
+	/* the blank line: the event is complete */
+	r = 0;
+	if (strcmp(f->type, "reset") == 0) {
+		f->resync = 1;
+		r = 1;
+	} else if (strcmp(f->type, "job") == 0 && f->data.len > 0) {
+		doc = json_loadb(f->data.data, f->data.len, 0, NULL);
+		if (doc == NULL || !json_is_object(doc)) {
+			f->resync = 1;
+			r = 1;
+		} else if (jx_int(doc, "id", JX_REQUIRED, 1, INT64_MAX, &jid, "", &d) == 0 &&
+		    jid == f->v->id) {
+			r = job_view_take(f->v, doc, f->url, &f->exit);
+			if (r < 0)
+				f->err = r;
+			f->final = r == 1;
+			r = r != 0;
+		}
+		json_decref(doc);
+	}
+	f->type[0] = '\0';
+	buf_reset(&f->data);
+	return r;
+}
+
+/*
+ * Wait for the job to end; bar draws watch's progress bar. The job is
+ * read once, then followed on /api/v1/events from the event the read
+ * answered with (X-Benchfleet-Event-Id): a "job" event of this job says
+ * its new state, so no poll is needed. The job is read again on a
+ * "reset", when the stream breaks, and at least every JOB_RESYNC_S (a
+ * coordinator whose event hub missed a change is still caught). A
+ * coordinator without events (no header, or /events refused) is polled
+ * every JOB_POLL_S.
+ */
+#define JOB_RESYNC_S	10.0
 static int
 job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int bar)
 {
 	struct http_resp resp;
 	struct sigaction sa, old;
-	struct bf_diag d;
+	struct job_view v;
+	struct job_follow f;
 	json_t *doc = NULL;
-	const char *state;
-	char path[64], last[64] = "", *st;
-	int64_t id, done, total, failed, running;
-	int64_t ldone = -1, ltotal = -1, lfailed = -1;
+	char path[64], evpath[96], evid[32];
 	double timeout = 0, start, left;
-	size_t i;
-	int r, drawn = 0;
+	int64_t after;
+	int r, fin, use_events = 1, ex = CLI_EXIT_FAIL;
 
+	memset(&v, 0, sizeof(v));
+	memset(&f, 0, sizeof(f));
+	v.ldone = v.ltotal = v.lfailed = -1;
+	buf_init(&f.data, HTTP_MAX_STREAM_LINE);
 	http_resp_init(&resp);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = job_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
-	if ((r = cli_parse_id(e, "job id", a->argv[0], &id)) != 0)
+	if ((r = cli_parse_id(e, "job id", a->argv[0], &v.id)) != 0)
 		goto out;
 	if (a->opt[0] != NULL && (parse_double(a->opt[0], &timeout) != 0 || timeout <= 0)) {
 		r = cmd_usage_error(e, "--timeout: \"%s\" is not a positive number of seconds",
 		    a->opt[0]);
 		goto out;
 	}
-	bar = bar && isatty(STDERR_FILENO);
-	snprintf(path, sizeof(path), "/jobs/%" PRId64, id);
+	v.bar = bar && isatty(STDERR_FILENO);
+	snprintf(path, sizeof(path), "/jobs/%" PRId64, v.id);
 	start = bf_mono();
 	for (;;) {
 		json_decref(doc);
 		doc = NULL;
 		if ((r = cli_call_json(c, "GET", path, NULL, 0, &resp, &doc)) != 0) {
-			if (drawn)
-				fputc('\n', stderr);
 			r = cli_exit(r);
 			goto out;
 		}
-		done = total = failed = running = 0;
-		if (jx_str(doc, "state", JX_REQUIRED, 63, &state, "", &d) != 0 ||
-		    jx_int(doc, "runs_done", JX_OPTIONAL, 0, INT64_MAX, &done, "", &d) != 0 ||
-		    jx_int(doc, "runs_total", JX_OPTIONAL, 0, INT64_MAX, &total, "", &d) != 0 ||
-		    jx_int(doc, "runs_failed", JX_OPTIONAL, 0, INT64_MAX, &failed, "", &d) != 0 ||
-		    jx_int(doc, "runs_running", JX_OPTIONAL, 0, INT64_MAX, &running, "", &d) != 0) {
-			if (drawn)
-				fputc('\n', stderr);
-			cli_err("malformed answer from %s: %s", resp.url, d.msg);
+		if ((fin = job_view_take(&v, doc, resp.url, &ex)) < 0) {
 			r = CLI_EXIT_FAIL;
 			goto out;
 		}
-		if (bar) {
-			job_draw_bar(id, state, done, total, failed, running);
-			drawn = 1;
-		} else if (strcmp(state, last) != 0 || done != ldone || total != ltotal ||
-		    failed != lfailed) {
-			st = table_sanitize(state, 16);
-			fprintf(stderr, "job %" PRId64 ": %s, %" PRId64 "/%" PRId64
-			    " runs done, %" PRId64 " failed\n", id, st != NULL ? st : "?", done,
-			    total, failed);
-			free(st);
-		}
-		snprintf(last, sizeof(last), "%s", state);
-		ldone = done;
-		ltotal = total;
-		lfailed = failed;
-		for (i = 0; job_finals[i].state != NULL; i++)
-			if (strcmp(job_finals[i].state, state) == 0)
-				break;
-		if (job_finals[i].state != NULL) {
-			if (drawn)
-				fputc('\n', stderr);
-			r = job_finals[i].exit;
+		if (fin) {
+			r = ex;
 			goto out;
 		}
-		left = timeout > 0 ? timeout - (bf_mono() - start) : JOB_POLL_S;
-		if (left <= 0) {
-			if (drawn)
-				fputc('\n', stderr);
-			cli_err("job %" PRId64 " is still %s after %g s", id, last, timeout);
-			r = CLI_EXIT_TIMEOUT;
-			goto out;
-		}
-		job_sleep(left < JOB_POLL_S ? left : JOB_POLL_S);
+		if (use_events && (http_header(&c->http, "X-Benchfleet-Event-Id", evid,
+		    sizeof(evid)) != 0 || parse_i64(evid, 0, INT64_MAX, &after) != 0))
+			use_events = 0;
+		left = timeout > 0 ? timeout - (bf_mono() - start) : JOB_RESYNC_S;
+		if (left <= 0)
+			goto timedout;
+		if (use_events) {
+			snprintf(evpath, sizeof(evpath), "/events?after=%" PRId64, after);
+			f.v = &v;
+			f.url = resp.url;
+			f.final = f.resync = f.err = 0;
+			f.type[0] = '\0';
+			buf_reset(&f.data);
+			r = http_stream(&c->http, evpath, (long)((left < JOB_RESYNC_S ? left :
+			    JOB_RESYNC_S) * 1000) + 1, job_follow_line, &f, &job_interrupted,
+			    &resp);
+			if (f.err != 0) {
+				r = CLI_EXIT_FAIL;
+				goto out;
+			}
+			if (f.final) {
+				r = f.exit;
+				goto out;
+			}
+			if (r == BF_ERR_PROTO && !f.resync)
+				use_events = 0;	/* no event stream here: poll */
+			else if (r == BF_ERR_LOST)
+				job_sleep(JOB_POLL_S);	/* not in a tight loop */
+		} else
+			job_sleep(left < JOB_POLL_S ? left : JOB_POLL_S);
 		if (job_interrupted) {
-			if (drawn)
-				fputc('\n', stderr);
 			r = 128 + SIGINT;
 			goto out;
 		}
+		if (timeout > 0 && timeout - (bf_mono() - start) <= 0)
+			goto timedout;
 	}
+timedout:
+	if (v.drawn)
+		fputc('\n', stderr);
+	v.drawn = 0;
+	cli_err("job %" PRId64 " is still %s after %g s", v.id, v.last, timeout);
+	r = CLI_EXIT_TIMEOUT;
 out:
+	if (v.drawn)
+		fputc('\n', stderr);
 	sigaction(SIGINT, &old, NULL);
 	json_decref(doc);
+	buf_free(&f.data);
 	http_resp_free(&resp);
 	return r;
 }

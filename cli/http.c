@@ -3,6 +3,7 @@
  * easy handle serves every request of a run, so a poll loop keeps its
  * connection.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,160 @@ http_request(struct http *h, const char *method, const char *path,
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	return 0;
+}
+
+struct http_stream_ctx {
+	CURL *curl;
+	struct http_resp *resp;
+	struct buf line;	/* the line in progress, capped */
+	int (*cb)(void *, const char *, size_t);
+	void *arg;
+	const volatile sig_atomic_t *stop;
+	long status;		/* 0 until the first bytes */
+	int ended;		/* the callback asked to stop */
+	int toolong, cancelled;
+};
+
+static int
+http_stream_line(struct http_stream_ctx *x)
+{
+	size_t n = x->line.len;
+	int r;
+
+	if (n > 0 && x->line.data[n - 1] == '\r')
+		n--;
+	r = x->cb(x->arg, x->line.data != NULL ? x->line.data : "", n);
+	buf_reset(&x->line);
+	return r;
+}
+
+static size_t
+http_stream_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct http_stream_ctx *x = arg;
+	size_t len = size * n, i, start = 0;
+	struct http_sink sink = { &x->resp->body, 0 };
+
+	if (size != 0 && n > SIZE_MAX / size)
+		return 0;
+	if (x->status == 0)
+		curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &x->status);
+	if (x->status != 200)
+		return http_write(p, size, n, &sink);	/* an error's body */
+	for (i = 0; i < len; i++) {
+		if (p[i] != '\n')
+			continue;
+		if (buf_append(&x->line, p + start, i - start) != 0) {
+			x->toolong = 1;
+			return 0;
+		}
+		start = i + 1;
+		if (x->stop != NULL && *x->stop) {
+			x->cancelled = 1;
+			return 0;
+		}
+		if (http_stream_line(x) != 0) {
+			x->ended = 1;
+			return 0;
+		}
+	}
+	if (buf_append(&x->line, p + start, len - start) != 0) {
+		x->toolong = 1;
+		return 0;
+	}
+	return len;
+}
+
+static int
+http_stream_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	struct http_stream_ctx *x = arg;
+
+	(void)dt, (void)dn, (void)ut, (void)un;
+	if (x->stop != NULL && *x->stop) {
+		x->cancelled = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int
+http_stream(struct http *h, const char *path, long max_ms,
+    int (*line)(void *arg, const char *text, size_t len), void *arg,
+    const volatile sig_atomic_t *stop, struct http_resp *resp)
+{
+	struct http_stream_ctx x;
+	CURL *c = h->curl;
+	CURLcode cr;
+	int n, r;
+
+	memset(&x, 0, sizeof(x));
+	x.curl = c;
+	x.resp = resp;
+	x.cb = line;
+	x.arg = arg;
+	x.stop = stop;
+	buf_init(&x.line, HTTP_MAX_STREAM_LINE);
+	buf_reset(&resp->body);
+	resp->status = 0;
+	h->errbuf[0] = '\0';
+	n = snprintf(resp->url, sizeof(resp->url), "%s%s%s", h->base, HTTP_API_PREFIX, path);
+	if (n < 0 || (size_t)n >= sizeof(resp->url)) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "URL too long");
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	curl_easy_reset(c);
+	if (curl_easy_setopt(c, CURLOPT_URL, resp->url) != CURLE_OK) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "malformed URL");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "benchfleet/" BF_VERSION);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, (struct curl_slist *)h->headers);
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_stream_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_stream_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	if (max_ms > 0)
+		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, max_ms);
+	if (h->connect_ms > 0)
+		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
+	cr = curl_easy_perform(c);
+	if (x.status == 0)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x.status);
+	resp->status = x.status;
+	if (x.ended)
+		r = 0;
+	else if (x.cancelled)
+		r = BF_ERR_CANCELLED;
+	else if (x.toolong) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "a streamed line longer than %d bytes",
+		    HTTP_MAX_STREAM_LINE);
+		r = BF_ERR_PROTO;
+	} else if (x.status != 0 && x.status != 200)
+		r = BF_ERR_PROTO;
+	else if (cr == CURLE_OPERATION_TIMEDOUT)
+		r = BF_ERR_TIMEOUT;
+	else {
+		if (h->errbuf[0] == '\0')
+			snprintf(h->errbuf, sizeof(h->errbuf), "%s", cr == CURLE_OK ?
+			    "the stream ended" : curl_easy_strerror(cr));
+		r = BF_ERR_LOST;
+	}
+out:
+	buf_free(&x.line);
+	return r;
 }
 
 int

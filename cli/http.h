@@ -8,6 +8,7 @@
 #ifndef BF_CLI_HTTP_H
 #define BF_CLI_HTTP_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "buf.h"
@@ -61,6 +62,22 @@ int http_request(struct http *h, const char *method, const char *path,
  * libcurl cannot say: before 7.84).
  */
 int http_header(struct http *h, const char *name, char *out, size_t outsz);
+
+/*
+ * A streamed GET (Server-Sent Events): each line of the answer, without
+ * its "\n" (a "\r" before it is dropped too), goes to line(arg, text, len)
+ * as it arrives; a line longer than HTTP_MAX_STREAM_LINE ends the stream
+ * BF_ERR_PROTO. line returns non-zero to end the stream: then 0 is
+ * returned. Otherwise: BF_ERR_TIMEOUT after max_ms (0: none),
+ * BF_ERR_CANCELLED when *stop became non-zero (checked about once a
+ * second, and between lines), BF_ERR_LOST when the stream ended or broke,
+ * BF_ERR_PROTO when the status was not 200 (resp->body then holds the
+ * answer, capped like any other, and resp->status its status).
+ */
+#define HTTP_MAX_STREAM_LINE	(256 * 1024)
+int http_stream(struct http *h, const char *path, long max_ms,
+    int (*line)(void *arg, const char *text, size_t len), void *arg,
+    const volatile sig_atomic_t *stop, struct http_resp *resp);
 
 /* URL-escape s for a path segment or a query value. Caller free()s;
  * NULL on ENOMEM. */

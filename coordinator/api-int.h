@@ -78,6 +78,8 @@ struct api_resp {
 	char perf_event[STORE_MAX_EVENT];	/* X-Benchfleet-Perf-Event for text, "" none */
 	char artifact_sha256[65];	/* X-Benchfleet-Artifact-Sha256 for text, "" none */
 	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
+	uint64_t event_id;		/* X-Benchfleet-Event-Id when has_event_id */
+	int has_event_id;
 };
 
 typedef void (*api_handler)(struct api *a, struct api_req *rq, struct api_resp *rs);

@@ -245,13 +245,20 @@ void
 api_jobs_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	json_t *j = NULL;
+	uint64_t ev = 0;
 	int r;
 
+	/* The newest event before the read: a client that follows
+	 * /events?after=ev from here misses no change of this job. */
+	if (a->ev != NULL)
+		ev = events_last_id(a->ev);
 	if ((r = store_job_get_json(a->st, rq->id, &j)) != 0) {
 		api_store_error(rs, r, "job");
 		return;
 	}
 	api_json(rs, MHD_HTTP_OK, j);
+	rs->event_id = ev;
+	rs->has_event_id = a->ev != NULL;
 }
 
 void

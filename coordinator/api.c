@@ -216,6 +216,12 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 		MHD_add_response_header(resp, "X-Benchfleet-Perf-Event", rs->perf_event);
 	if (rs->json == NULL && rs->artifact_sha256[0] != '\0')
 		MHD_add_response_header(resp, "X-Benchfleet-Artifact-Sha256", rs->artifact_sha256);
+	if (rs->has_event_id) {
+		char idbuf[24];
+
+		snprintf(idbuf, sizeof(idbuf), "%llu", (unsigned long long)rs->event_id);
+		MHD_add_response_header(resp, "X-Benchfleet-Event-Id", idbuf);
+	}
 	if (rs->status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		    "Bearer realm=\"benchfleet\"");

@@ -58,6 +58,39 @@ check_eq "3 measured iterations per run" \
 check_eq "pages_per_s extracted by the recipe's regex" \
 	"$(jq -r '[.runs[] | [.samples[] | select(.metric=="pages_per_s" and .value > 0)] | length] | unique | @csv' <<<"$runs")" 3
 echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
+
+# --- benchfleet wait follows the event stream, it does not poll ---
+# A one-run job of some seconds; wait under strace counts its requests:
+# one GET of the job, then /api/v1/events, a GET again at most every 10 s
+# (polling every 0.5 s would make ~2 a second).
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
+      "params":{"mb":64,"passes":4},"repetitions":{"iterations":12,"warmup":0}}')
+check_eq "POST /jobs (wait job)" "$(status_of "$r")" 201
+wid=$(body_of "$r" | jq -r .id)
+t0=$(date +%s.%N)
+ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=sendto,write -s 48 -o "$work/wait.strace" \
+	"$BIN/benchfleet" --url "$URL" wait "$wid" --timeout 300 >"$work/wait.out" 2>"$work/wait.err"
+rc=$?
+el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+check_eq "wait on job $wid: exit" "$rc" 0
+check_contains "wait says the job is done" "$(cat "$work/wait.err")" "job $wid: done, 1/1 runs done"
+gets=$(grep -c "GET /api/v1/jobs/$wid HTTP" "$work/wait.strace")
+evs=$(grep -c "GET /api/v1/events?after=[0-9]* HTTP" "$work/wait.strace")
+echo "wait: ${el} s, $gets GETs of the job, $evs event streams"
+check "wait followed /api/v1/events" test "$evs" -ge 1
+check "wait read the job at most 3 + every 10 s ($gets GETs in $el s)" \
+	test "$gets" -le "$(awk -v e="$el" 'BEGIN { printf "%d", 3 + e / 10 }')"
+check "the wait job ran long enough to tell polling apart ($el s)" \
+	awk -v e="$el" 'BEGIN { exit !(e > 2) }'
+# a wait that runs out of time says so and exits 4
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
+      "params":{"mb":64,"passes":4},"repetitions":{"iterations":40,"warmup":0}}')
+tid=$(body_of "$r" | jq -r .id)
+out=$(cli wait "$tid" --timeout 1 2>&1); rc=$?
+check_eq "wait --timeout 1 on a long job: exit" "$rc" 4
+check_contains "wait --timeout 1: why" "$out" "after 1 s"
+check "cancel the long job" cli cancel "$tid"
+check_eq "wait on the cancelled job: exit 1" "$(cli wait "$tid" --timeout 60 >/dev/null 2>&1; echo $?)" 1
 # The store itself (SQLite or PostgreSQL, tests/lib/common.sh): one row
 # per measured value, none twice, and the store refuses a second one.
 check_eq "samples in the store" \
