@@ -64,7 +64,7 @@ echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
 # one GET of the job, then /api/v1/events, a GET again at most every 10 s
 # (polling every 0.5 s would make ~2 a second).
 r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
-      "params":{"mb":64,"passes":4},"repetitions":{"iterations":12,"warmup":0}}')
+      "params":{"mb":64,"passes":4},"repetitions":{"iterations":30,"warmup":0}}')
 check_eq "POST /jobs (wait job)" "$(status_of "$r")" 201
 wid=$(body_of "$r" | jq -r .id)
 t0=$(date +%s.%N)
