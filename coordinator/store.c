@@ -115,6 +115,11 @@ static const char *const store_sql[Q__COUNT] = {
 	    " FROM samples s JOIN runs r ON r.id = s.run_id"
 	    " WHERE r.job_id = ?1 AND r.state = 'done'"
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
+	/* the same order, only what the statistics read (store-samples.c) */
+	[Q_J_SERIES] = "SELECT r.cell_index, s.metric, s.unit, s.boot, s.value"
+	    " FROM samples s JOIN runs r ON r.id = s.run_id"
+	    " WHERE r.job_id = ?1 AND r.state = 'done'"
+	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
 	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload)"

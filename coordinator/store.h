@@ -359,6 +359,44 @@ int store_recover(struct store *s, size_t *nrequeued);
  * BF_ERR_NOTFOUND. */
 int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
 
+/* A job's samples as a report reads them (store-samples.c): per cell (in
+ * cell_index order, parallel to doc's "cells": [{"id","cell_index","label",
+ * "axes"}], no samples there) one series per metric (ascending name, or
+ * first appearance for store_samples_from_cells), each the values and boots
+ * in the order boot, iteration, run. metric and unit point into the set.
+ * Freed with store_samples_free (accepts NULL); a selection's series are
+ * its source's, so it is freed before the source. */
+struct store_series {
+	const char *metric;
+	const char *unit;		/* its first sample's; may be NULL */
+	size_t n;
+	double *v;
+	int *boot;
+};
+struct store_cell {
+	size_t nseries;
+	struct store_series *series;
+};
+struct store_samples {
+	json_t *doc;			/* {"job","recipe","cells"} (from_cells: "cells") */
+	size_t ncells;
+	struct store_cell *cell;
+	char **str;			/* the metric names and units, one copy each */
+	size_t nstr;
+	int owns;			/* 0: a selection; the series are another's */
+};
+/* Only runs that ended done contribute; every cell is listed.
+ * BF_ERR_NOTFOUND, BF_ERR_ALLOC. */
+int store_job_samples(struct store *s, int64_t job_id, struct store_samples **out);
+/* The same from cells shaped as store_job_samples_json's (a bundle's). */
+int store_samples_from_cells(const json_t *cells, struct store_samples **out);
+/* The cells keep() says yes to, sharing ss's series (ss outlives *out). */
+int store_samples_select(const struct store_samples *ss, int (*keep)(const json_t *cell,
+    void *arg), void *arg, struct store_samples **out);
+/* c's series of metric, or NULL. */
+const struct store_series *store_cell_series(const struct store_cell *c, const char *metric);
+void store_samples_free(struct store_samples *ss);
+
 /* --- federation and reproductions (store-repro.c) --- */
 /* Let other labs fetch the job's bundle. BF_ERR_NOTFOUND. Idempotent. */
 int store_job_publish(struct store *s, int64_t id);

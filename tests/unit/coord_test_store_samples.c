@@ -1,0 +1,264 @@
+/*
+ * coord_test_store_samples.c: the typed sample reader reports use
+ * (store_job_samples, store-samples.c) against SQLite or, with
+ * BF_TEST_PG_URL (tests/lib/with-pg), PostgreSQL. Its series must hold
+ * exactly what store_job_samples_json lists, in the same order (the
+ * statistics, bootstrap included, read them in that order): only done
+ * runs, every cell, metrics ascending, values by boot, iteration, run. A
+ * bundle's cells (store_samples_from_cells) and a suite's selection
+ * (store_samples_select) read the same.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "err.h"
+#include "caps.h"
+#include "coord_fixture.h"
+#include "store.h"
+#include "t.h"
+
+#define NCELL 3
+#define NBOOT 3
+
+static struct fix_where where;
+
+static int64_t
+add_job(struct store *s)
+{
+	struct store_run_new rn[NCELL * NBOOT];
+	static const char *const axes[NCELL] = { "{\"w\": \"a\"}", "{\"w\": \"b\"}",
+	    "{\"w\": \"a\"}" };
+	static const char *const labels[NCELL] = { "w=a", "w=b", "w=a 2" };
+	int64_t id = -1;
+	int i;
+
+	memset(rn, 0, sizeof(rn));
+	for (i = 0; i < NCELL * NBOOT; i++) {
+		rn[i].cell_index = (size_t)(i % NCELL);
+		rn[i].boot = i / NCELL;
+		rn[i].label = labels[i % NCELL];
+		rn[i].axes_json = axes[i % NCELL];
+		rn[i].values_json = axes[i % NCELL];
+		rn[i].run_order = i;
+		rn[i].iterations = 4;
+		rn[i].timeout_s = 60;
+	}
+	T_EQ_INT(store_job_create(s, "demo", NULL, "{}", "demo", NULL, rn, NCELL * NBOOT, &id),
+	    0);
+	return id;
+}
+
+/*
+ * Claim every run: cell 2's runs all fail (its cell has no samples), one
+ * run of cell 0 fails too; the others write three metrics (in an order
+ * that is not the store's) for 4 iterations with values that differ.
+ */
+static void
+run_all(struct store *s)
+{
+	struct store_sample sm[3] = { { "zeta", 0, "s" }, { "alpha", 0, NULL },
+	    { "mid", 0, "KiB" } };
+	struct store_machine m;
+	struct store_claim *c = NULL;
+	int it, n = 0, fail;
+
+	memset(&m, 0, sizeof(m));
+	m.name = "d1";
+	m.host = "127.0.0.1";
+	m.port = 2222;
+	m.klass = "demo";
+	T_EQ_INT(store_machine_add(s, &m, NULL), 0);
+	while (store_run_claim(s, "d1", "demo", 60, &c) == 0 && c != NULL && n++ < 64) {
+		fail = c->cell_index == 2 || (c->cell_index == 0 && c->boot == 1);
+		for (it = 3; it >= 0; it--) {		/* stored out of order */
+			sm[0].value = 1e-3 * (double)c->run_id + it;
+			sm[1].value = -(double)(c->boot * 10 + it) / 3.0;
+			sm[2].value = (double)c->cell_index * 1e12 + it;
+			T_EQ_INT(store_samples_add(s, c->run_id, c->boot, it, sm, 3), 0);
+		}
+		T_EQ_INT(store_run_finish(s, c->run_id, fail ? "failed" : "done", 0, NULL), 0);
+		store_claim_free(c);
+		c = NULL;
+	}
+	store_claim_free(c);
+	T_EQ_INT(n, NCELL * NBOOT);
+}
+
+/* ts's series are exactly json's cells' samples, in order; 0 if not. */
+static int
+same_as_json(const struct store_samples *ts, const json_t *cells)
+{
+	const json_t *cj, *sj, *smp;
+	const struct store_series *se;
+	const char *unit;
+	size_t i, j, k = 0, at = 0, total = 0, ntotal = 0;
+
+	if (ts->ncells != json_array_size(cells))
+		return 0;
+	json_array_foreach(cells, i, cj) {
+		sj = json_object_get(cj, "samples");
+		ntotal += json_array_size(sj);
+		se = NULL;
+		k = 0;
+		at = 0;
+		json_array_foreach(sj, j, smp) {
+			if (se == NULL || at == se->n) {
+				if (k == ts->cell[i].nseries)
+					return 0;
+				se = &ts->cell[i].series[k++];
+				at = 0;
+				unit = json_string_value(json_object_get(smp, "unit"));
+				if ((unit == NULL) != (se->unit == NULL) ||
+				    (unit != NULL && strcmp(unit, se->unit) != 0))
+					return 0;
+			}
+			if (strcmp(se->metric, json_string_value(json_object_get(smp,
+			    "metric"))) != 0 || se->v[at] != json_number_value(json_object_get(
+			    smp, "value")) || se->boot[at] != json_integer_value(
+			    json_object_get(smp, "boot")))
+				return 0;
+			at++;
+			total++;
+		}
+		if (k != ts->cell[i].nseries || (se != NULL && at != se->n))
+			return 0;
+	}
+	return total == ntotal;
+}
+
+static int
+keep_a(const json_t *cell, void *arg)
+{
+	const char *w = json_string_value(json_object_get(json_object_get(cell, "axes"), "w"));
+
+	return w != NULL && strcmp(w, arg) == 0;
+}
+
+static void
+test_reader(void)
+{
+	struct store *s = NULL;
+	struct store_samples *ts = NULL, *tj = NULL, *sel = NULL;
+	const struct store_series *se;
+	json_t *j = NULL;
+	int64_t job;
+
+	if ((s = fix_open_fresh(&where, "samples.db")) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	job = add_job(s);
+	run_all(s);
+	T_EQ_INT(store_job_samples(s, job, &ts), 0);
+	T_EQ_INT(store_job_samples_json(s, job, &j), 0);
+	if (ts == NULL || j == NULL)
+		goto out;
+	T_EQ_INT(json_integer_value(json_object_get(ts->doc, "job")), job);
+	T_EQ_STR(json_string_value(json_object_get(ts->doc, "recipe")), "demo");
+	T_EQ_INT(ts->ncells, NCELL);
+	T_CHECK(same_as_json(ts, json_object_get(j, "cells")));
+	/* the cells' own fields, without samples */
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(ts->doc,
+	    "cells"), 1), "label")), "w=b");
+	T_CHECK(json_object_get(json_array_get(json_object_get(ts->doc, "cells"), 0),
+	    "samples") == NULL);
+	/* cell 0: two done boots (0 and 2) of 4 iterations, metrics ascending */
+	T_EQ_INT(ts->cell[0].nseries, 3);
+	T_EQ_STR(ts->cell[0].series[0].metric, "alpha");
+	T_CHECK(ts->cell[0].series[0].unit == NULL);
+	T_EQ_STR(ts->cell[0].series[2].metric, "zeta");
+	T_EQ_STR(ts->cell[0].series[2].unit, "s");
+	se = store_cell_series(&ts->cell[0], "mid");
+	T_CHECK(se != NULL);
+	if (se != NULL) {
+		T_EQ_INT(se->n, 8);
+		T_EQ_INT(se->boot[0], 0);
+		T_EQ_INT(se->boot[4], 2);
+		T_NEAR(se->v[3], 3, 0);		/* iteration order within a boot */
+	}
+	T_CHECK(store_cell_series(&ts->cell[0], "nope") == NULL);
+	T_EQ_INT(ts->cell[1].nseries, 3);
+	T_EQ_INT(ts->cell[1].series[1].n, 12);
+	T_EQ_INT(ts->cell[2].nseries, 0);		/* no done run: listed, empty */
+	/* one copy of each name across cells */
+	T_CHECK(ts->cell[0].series[1].metric == ts->cell[1].series[1].metric);
+
+	/* a bundle's cells read the same */
+	T_EQ_INT(store_samples_from_cells(json_object_get(j, "cells"), &tj), 0);
+	if (tj != NULL)
+		T_CHECK(same_as_json(tj, json_object_get(j, "cells")));
+
+	/* a suite's selection shares the series */
+	T_EQ_INT(store_samples_select(ts, keep_a, "a", &sel), 0);
+	if (sel != NULL) {
+		T_EQ_INT(sel->ncells, 2);
+		T_EQ_INT(json_array_size(json_object_get(sel->doc, "cells")), 2);
+		T_CHECK(sel->cell[0].series == ts->cell[0].series);
+		T_EQ_INT(sel->cell[1].nseries, 0);
+		T_EQ_INT(json_integer_value(json_object_get(sel->doc, "job")), job);
+	}
+	store_samples_free(sel);
+	sel = NULL;
+	T_EQ_INT(store_samples_select(ts, keep_a, "none", &sel), 0);
+	if (sel != NULL)
+		T_EQ_INT(sel->ncells, 0);
+
+	store_samples_free(tj);
+	T_EQ_INT(store_job_samples(s, 99999, &tj), BF_ERR_NOTFOUND);
+	T_CHECK(tj == NULL);
+	T_EQ_INT(store_job_samples(NULL, job, &tj), BF_ERR_INVALID);
+out:
+	store_samples_free(sel);
+	store_samples_free(tj);
+	store_samples_free(ts);
+	store_samples_free(NULL);
+	json_decref(j);
+	store_close(s);
+}
+
+/* A bundle's samples in no particular order: grouped by metric in the
+ * order each first appears, values in bundle order; no metric, skipped. */
+static void
+test_from_cells_hostile(void)
+{
+	struct store_samples *ts = NULL;
+	json_t *cells = json_loads("[{\"label\":\"x\",\"samples\":["
+	    "{\"metric\":\"b\",\"value\":1,\"boot\":0},{\"metric\":\"a\",\"value\":2,\"boot\":1},"
+	    "{\"value\":9},{\"metric\":7,\"value\":9},"
+	    "{\"metric\":\"b\",\"value\":3,\"boot\":1,\"unit\":\"s\"}]},"
+	    "{\"label\":\"y\",\"samples\":\"nope\"},{\"label\":\"z\"}]", 0, NULL);
+
+	T_CHECK(cells != NULL);
+	T_EQ_INT(store_samples_from_cells(cells, &ts), 0);
+	if (ts != NULL) {
+		T_EQ_INT(ts->ncells, 3);
+		T_EQ_INT(ts->cell[0].nseries, 2);
+		T_EQ_STR(ts->cell[0].series[0].metric, "b");
+		T_EQ_INT(ts->cell[0].series[0].n, 2);
+		T_NEAR(ts->cell[0].series[0].v[1], 3, 0);
+		T_EQ_INT(ts->cell[0].series[0].boot[1], 1);
+		T_CHECK(ts->cell[0].series[0].unit == NULL);	/* its first sample's */
+		T_EQ_INT(ts->cell[1].nseries, 0);
+		T_EQ_INT(ts->cell[2].nseries, 0);
+	}
+	store_samples_free(ts);
+	json_decref(cells);
+}
+
+int
+main(void)
+{
+	if (fix_where_init(&where, "store-samples") != 0)
+		return 1;
+	test_reader();
+	test_from_cells_hostile();
+	fix_remove(&where, "samples.db");
+	rmdir(where.dir);
+	return t_done();
+}
