@@ -80,6 +80,7 @@ struct api_resp {
 	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
 	uint64_t event_id;		/* X-Benchfleet-Event-Id when has_event_id */
 	int has_event_id;
+	char etag[STORE_GENERATION_MAX + 2];	/* ETag of a 200 or 304, "" none */
 };
 
 typedef void (*api_handler)(struct api *a, struct api_req *rq, struct api_resp *rs);

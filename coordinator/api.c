@@ -30,6 +30,7 @@ struct api_route {
 	const char *pattern;	/* segments; {id} an integer, {name} a name */
 	api_handler fn;
 	int need;		/* enum auth_role; API_PUBLIC: no token */
+	int etag;		/* 1: ETag from store_generation, If-None-Match -> 304 */
 };
 
 /* Needs no token: a load balancer's health check. Anything unset (0) needs
@@ -44,18 +45,22 @@ static const struct api_route api_routes[] = {
 	{ .method = "GET", .pattern = "/healthz", .fn = api_health, .need = API_PUBLIC },
 	{ .method = "GET", .pattern = "/api/v1/metrics", .fn = api_metrics, .need = V },
 	{ .method = "GET", .pattern = "/metrics", .fn = api_metrics, .need = V },
-	{ .method = "GET", .pattern = "/api/v1/jobs", .fn = api_jobs_list_fed, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs", .fn = api_jobs_list_fed, .need = V,
+	    .etag = 1 },
 	{ .method = "POST", .pattern = "/api/v1/jobs", .fn = api_jobs_create, .need = S },
-	{ .method = "GET", .pattern = "/api/v1/jobs/{id}", .fn = api_jobs_get, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs/{id}", .fn = api_jobs_get, .need = V,
+	    .etag = 1 },
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/cancel", .fn = api_jobs_cancel, .need = S },
-	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/runs", .fn = api_jobs_runs, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/runs", .fn = api_jobs_runs, .need = V,
+	    .etag = 1 },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/report", .fn = api_jobs_report, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/report", .fn = api_report_multi, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}", .fn = api_runs_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/log", .fn = api_runs_log, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/profile", .fn = api_runs_profile, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/snapshots/{name}", .fn = api_snapshots_get, .need = V },
-	{ .method = "GET", .pattern = "/api/v1/machines", .fn = api_machines_list, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/machines", .fn = api_machines_list, .need = V,
+	    .etag = 1 },
 	{ .method = "POST", .pattern = "/api/v1/machines", .fn = api_machines_create, .need = A },
 	{ .method = "GET", .pattern = "/api/v1/machines/{name}", .fn = api_machines_get, .need = V },
 	{ .method = "DELETE", .pattern = "/api/v1/machines/{name}", .fn = api_machines_delete, .need = A },
@@ -206,7 +211,11 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* a tagged answer may be kept, if asked about again (304) first */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, rs->etag[0] != '\0' ?
+	    "private, no-cache" : "no-store");
+	if (rs->etag[0] != '\0')
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rs->etag);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (rs->json == NULL && rs->csp != NULL)
 		MHD_add_response_header(resp, "Content-Security-Policy", rs->csp);
@@ -415,10 +424,65 @@ api_route_find(struct api_req *rq, struct api_resp *rs)
 	return -1;
 }
 
+/*
+ * If-None-Match (hdr, untrusted) names etag: "*", or one of its
+ * comma-separated entity tags, weak ("W/") or not, equals it byte for byte.
+ * Anything malformed matches nothing, so the full answer goes out.
+ */
+static int
+api_etag_match(const char *hdr, const char *etag)
+{
+	size_t n = strlen(etag), len;
+	const char *p = hdr, *q;
+
+	if (p == NULL || n == 0)
+		return 0;
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == '*')
+			return 1;
+		if (strncmp(p, "W/", 2) == 0)
+			p += 2;
+		if (*p != '"' || (q = strchr(p + 1, '"')) == NULL)
+			return 0;
+		len = (size_t)(q - p) + 1;
+		if (len == n && memcmp(p, etag, n) == 0)
+			return 1;
+		p = q + 1;
+	}
+	return 0;
+}
+
+/*
+ * The polling GETs (the dashboard's jobs list, job, runs, machines): the
+ * token is taken before the handler reads, so a write between the two only
+ * makes the body newer than its tag, never older; a client's tag that
+ * still equals the store's then names the data as it is (304, no body).
+ */
+static int
+api_etag(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	char gen[STORE_GENERATION_MAX];
+
+	if (!api_routes[rq->route].etag || store_generation(a->st, gen, sizeof(gen)) != 0)
+		return 0;
+	snprintf(rs->etag, sizeof(rs->etag), "\"%s\"", gen);
+	if (!api_etag_match(MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_IF_NONE_MATCH), rs->etag))
+		return 0;
+	rs->status = MHD_HTTP_NOT_MODIFIED;
+	return 1;
+}
+
 static void
 api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
+	if (api_etag(a, rq, rs))
+		return;
 	api_routes[rq->route].fn(a, rq, rs);
+	if (rs->status != MHD_HTTP_OK)
+		rs->etag[0] = '\0';
 	if (rs->json == NULL && rs->text == NULL && rs->raw == NULL && rs->status == 0)
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 		    "internal error: empty response");

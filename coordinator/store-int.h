@@ -22,7 +22,7 @@
 #include "store.h"
 
 enum store_q {
-	Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_VERSION,
+	Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_VERSION, Q_GENERATION,
 	/* machines */
 	Q_M_ADD, Q_M_GET, Q_M_LIST, Q_M_BUSY, Q_M_DELETE, Q_M_UPDATE, Q_M_RUNNING,
 	Q_M_IDLE, Q_M_IDLE_ALL,
@@ -56,6 +56,7 @@ struct store {
 	_Atomic(unsigned long) tx_retries; /* store_tx runs again, for tests and logs */
 	_Atomic(unsigned long) tx_gave_up; /* ... and still conflicted at the cap */
 	struct db_stmt *st[Q__COUNT];
+	uint64_t gen_nonce;		/* this opening's: store_generation across restarts */
 };
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */

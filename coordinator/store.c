@@ -67,6 +67,9 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_COMMIT] = "COMMIT",
 	[Q_ROLLBACK] = "ROLLBACK",
 	[Q_VERSION] = "PRAGMA user_version",
+	/* commits of other connections (the monitor's, other processes'),
+	 * then this connection's own changes */
+	[Q_GENERATION] = "SELECT data_version, total_changes() FROM pragma_data_version",
 
 	[Q_M_ADD] = "INSERT INTO machines (name, host, port, \"user\", key_path, class, state,"
 	    " created_at, boot) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -287,6 +290,9 @@ static const char *const store_sql_pg[Q__COUNT] = {
 	/* READ COMMITTED; what must not interleave takes row locks instead */
 	[Q_BEGIN] = "BEGIN",
 	[Q_VERSION] = "SELECT version FROM bf_schema",
+	/* a commit anywhere moves xmax or empties an xip entry; read-only
+	 * transactions take no xid, so reading leaves it as it is */
+	[Q_GENERATION] = "SELECT txid_current_snapshot()::text, 0",
 	[Q_R_CLAIM_PICK] = store_claim_pick_sql_pg,
 	[Q_J_LOCK] = "SELECT id FROM jobs WHERE id = ?1 FOR UPDATE",
 };
@@ -491,6 +497,33 @@ store_tx_stats(struct store *s, unsigned long *retries, unsigned long *gave_up)
 {
 	*retries = atomic_load(&s->tx_retries);
 	*gave_up = atomic_load(&s->tx_gave_up);
+}
+
+int
+store_generation(struct store *s, char *out, size_t outsz)
+{
+	struct db_stmt *st;
+	const char *v;
+	int r, n;
+
+	if (s == NULL || outsz == 0)
+		return BF_ERR_INVALID;
+	out[0] = '\0';
+	store_lock(s);
+	if ((r = store_q(s, Q_GENERATION, &st, "")) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0 || (v = db_col_text(st, 0)) == NULL) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	n = snprintf(out, outsz, "%016llx-%s-%lld", (unsigned long long)s->gen_nonce, v,
+	    (long long)db_col_int64(st, 1));
+	r = n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
+out:
+	store_unlock(s);
+	if (r != 0)
+		out[0] = '\0';
+	return r;
 }
 
 int64_t
@@ -788,6 +821,10 @@ store_open(const char *target, struct store **out, struct bf_diag *d)
 		goto out;
 	}
 	s->pg = db_is_pg_target(target);
+	/* wall time (a restart's tags differ) mixed with what tells two
+	 * openings in one process or two processes apart */
+	s->gen_nonce = (uint64_t)(bf_wall() * 1e6) ^ (uint64_t)bf_mono_ns() ^
+	    ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)s;
 	if ((r = db_open(target, &s->db, d)) != 0) {
 		if (d != NULL && d->msg[0] != '\0') {
 			char why[sizeof(d->msg)];

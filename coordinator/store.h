@@ -351,6 +351,17 @@ int store_run_retry(struct store *s, int64_t run_id, const char *reason, int max
  */
 int store_recover(struct store *s, size_t *nrequeued);
 
+/*
+ * A token that changes whenever anything in the store may have changed since
+ * it was taken: a commit by this connection, by another process on the same
+ * file (the monitor's scheduler) or, on PostgreSQL, by any coordinator; and
+ * with every opening of the store. Equal tokens mean the same data; unequal
+ * ones need not mean different data. ETag/304 of the polling GETs (api.c).
+ * BF_ERR_DB, BF_ERR_TOOBIG (outsz too small; STORE_GENERATION_MAX fits).
+ */
+#define STORE_GENERATION_MAX	256
+int store_generation(struct store *s, char *out, size_t outsz);
+
 /* Samples of a job for reports:
  * {"job":id,"recipe":..., "cells":[{"cell_index","label","axes":{},
  *   "samples":[{"metric","unit","boot","iteration","value","run"}]}]}

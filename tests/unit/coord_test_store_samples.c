@@ -6,7 +6,8 @@
  * statistics, bootstrap included, read them in that order): only done
  * runs, every cell, metrics ascending, values by boot, iteration, run. A
  * bundle's cells (store_samples_from_cells) and a suite's selection
- * (store_samples_select) read the same.
+ * (store_samples_select) read the same. Also store_generation, the
+ * token behind the polling GETs' ETag.
  */
 #include <math.h>
 #include <stdint.h>
@@ -251,6 +252,47 @@ test_from_cells_hostile(void)
 	json_decref(cells);
 }
 
+/* The ETag token: reads keep it, a write here, a write by another
+ * connection (another process's, as the monitor's) and a new opening move
+ * it; a buffer too small is an error, not a cut token. */
+static void
+test_generation(void)
+{
+	struct store *s = NULL, *o = NULL;
+	char g0[STORE_GENERATION_MAX], g1[STORE_GENERATION_MAX], g2[STORE_GENERATION_MAX];
+	char tiny[8];
+	json_t *j = NULL;
+
+	if ((s = fix_open_fresh(&where, "gen.db")) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	T_EQ_INT(store_generation(s, g0, sizeof(g0)), 0);
+	T_CHECK(g0[0] != '\0');
+	T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
+	json_decref(j);
+	T_EQ_INT(store_generation(s, g1, sizeof(g1)), 0);
+	T_EQ_STR(g1, g0);
+	add_job(s);
+	T_EQ_INT(store_generation(s, g1, sizeof(g1)), 0);
+	T_CHECK(strcmp(g1, g0) != 0);
+	T_EQ_INT(store_open(fix_target(&where, "gen.db"), &o, NULL), 0);
+	if (o != NULL) {
+		T_EQ_INT(store_generation(o, g2, sizeof(g2)), 0);
+		T_CHECK(strcmp(g2, g1) != 0);		/* another opening */
+		add_job(o);
+	}
+	T_EQ_INT(store_generation(s, g2, sizeof(g2)), 0);
+	T_CHECK(strcmp(g2, g1) != 0);			/* the other's commit */
+	T_EQ_INT(store_generation(s, g1, sizeof(g1)), 0);
+	T_EQ_STR(g1, g2);
+	T_EQ_INT(store_generation(s, tiny, sizeof(tiny)), BF_ERR_TOOBIG);
+	T_EQ_STR(tiny, "");
+	T_EQ_INT(store_generation(NULL, g1, sizeof(g1)), BF_ERR_INVALID);
+	store_close(o);
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -258,7 +300,9 @@ main(void)
 		return 1;
 	test_reader();
 	test_from_cells_hostile();
+	test_generation();
 	fix_remove(&where, "samples.db");
+	fix_remove(&where, "gen.db");
 	rmdir(where.dir);
 	return t_done();
 }
