@@ -158,6 +158,8 @@ int store_job_cancel(struct store *s, int64_t id);
  * {"runs":[...]} ordered by cell_index, boot, id. BF_ERR_NOTFOUND when the
  * job does not exist. */
 int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
+/* The same without each run's "samples" (a report's context). */
+int store_job_runs_bare_json(struct store *s, int64_t job_id, json_t **out);
 int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
 /* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
  * at most limit lines (<=1000; 0 means 1000). BF_ERR_NOTFOUND. */
