@@ -6,6 +6,7 @@
 #ifndef BF_API_INT_H
 #define BF_API_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <microhttpd.h>
@@ -25,6 +26,7 @@ struct api_allow_host {
 };
 
 struct api_conns;
+struct sse;
 
 struct api {
 	struct api_config cfg;
@@ -35,6 +37,12 @@ struct api {
 	struct events *ev;		/* may be NULL: no /events */
 	atomic_int stopping;		/* set by api_stop: event streams end */
 	atomic_int sse_clients;		/* open event streams */
+	/* api-events.c: streams with nothing to send are suspended (off the
+	 * pool) and parked here until an event or their heartbeat is due */
+	pthread_mutex_t sse_mu;
+	struct sse *sse_parked;
+	pthread_t sse_waker;
+	int sse_waker_started;
 	struct MHD_Daemon *mhd;
 	int port;
 	atomic_int auth_on;		/* latched: tokens are revoked, never deleted */
@@ -223,6 +231,11 @@ void api_conns_stats(struct api *a, struct api_conn_stats *out);
 /* api-events.c */
 #define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */
 void api_events(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* The thread that resumes parked streams: started before MHD, stopped
+ * (after a->stopping is set) before MHD_stop_daemon, which must find no
+ * connection suspended. */
+int api_events_start(struct api *a);
+void api_events_stop(struct api *a);
 
 /* api-machines.c */
 void api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs);

@@ -720,21 +720,25 @@ api_key_readable(struct api *a, const char *path)
 }
 
 /*
- * A thread per connection, not the epoll pool: an event stream's reader
- * blocks in events_wait() (api-events.c), which in a pool of 4 held a
- * thread per stream, so 4 dashboards starved every other request. With a
- * thread each, a stream costs one sleeping thread. Measured (Release,
- * wrk -t2 -c16 -d5s GET /api/v1/jobs, 20 jobs, 3 rounds on a shared 2-core
- * box): the pool did 1500-5490 req/s, and 0 with 50 streams open; a thread
- * per connection did 3030-4670 req/s, and 2390-5050 with 50 streams open
- * (55 threads, 18 MB RSS). Suspend/resume would keep the pool but needs a
- * registry of suspended connections, a timer for heartbeats, and resuming
- * them all before MHD_stop_daemon.
- * poll(), not select(): descriptors past FD_SETSIZE stay usable. The
- * connection limit bounds the threads, and api-conn.c keeps slow clients
- * from holding them: 2,000 trickling connections from one address cost
- * 16 threads (BF_MAX_CONN_SLOW_PER_IP) and 2,000 descriptors.
+ * A pool of threads over epoll, as many as CPUs (at least API_MIN_POOL),
+ * not a thread per connection: 64 keep-alive clients of GET /api/v1/jobs
+ * were 64 threads taking turns on 2 cores and on the store lock. Measured
+ * (RelWithDebInfo, wrk -t2 -c64 -d3s, 1 job, shared 2-core box): a thread
+ * per connection 23.0k req/s, p99 57 ms; a pool of 2 25.0-26.7k, p99
+ * 10.4-10.7 ms; a pool of 4 25.7-26.5k, p99 17-21 ms. A pool thread never
+ * waits for an event: a stream with nothing to send is suspended and
+ * parked off the pool (api-events.c). A handler that does wait (a request
+ * to the monitor, a fetch from another lab, a report of millions of
+ * samples) holds its thread's other connections meanwhile.
+ * The connection limit (split among the pool's threads by libmicrohttpd)
+ * bounds descriptors, and api-conn.c keeps slow clients from holding them:
+ * 2,000 trickling connections from one address cost 16 slots
+ * (BF_MAX_CONN_SLOW_PER_IP). epoll, not select(): descriptors past
+ * FD_SETSIZE stay usable.
  */
+#define API_MIN_POOL	2
+#define API_MAX_POOL	64
+
 int
 api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
     struct sched *sc, struct events *ev, struct api **out, struct bf_diag *d)
@@ -745,8 +749,9 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	const union MHD_DaemonInfo *info;
 	struct MHD_OptionItem tls[4] = { { MHD_OPTION_END, 0, NULL } };
 	struct api *a = NULL;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int r;
 
 	*out = NULL;
@@ -826,6 +831,10 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 		    (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" };
 		tls[3] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	}
+	if ((r = api_events_start(a)) != 0) {
+		bf_diag_set(d, "events", "cannot start the event streams' waker");
+		goto out;
+	}
 	a->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, api_access, a,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, a,
@@ -835,6 +844,8 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)BF_MAX_CONN_PER_IP,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(ncpu < API_MIN_POOL ? API_MIN_POOL :
+	    ncpu > API_MAX_POOL ? API_MAX_POOL : ncpu),
 	    MHD_OPTION_ARRAY, tls,
 	    MHD_OPTION_END);
 	if (a->mhd == NULL) {
@@ -865,9 +876,10 @@ api_stop(struct api *a)
 {
 	if (a == NULL)
 		return;
-	/* Streams blocked in events_wait() must return before MHD joins them. */
+	/* No stream may stay suspended when MHD stops: the waker resumes them
+	 * all, and each sees stopping and ends. */
 	atomic_store(&a->stopping, 1);
-	events_wake(a->ev);
+	api_events_stop(a);
 	if (a->mhd != NULL)
 		MHD_stop_daemon(a->mhd);
 	api_conns_free(a->conns);
