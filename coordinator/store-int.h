@@ -57,6 +57,9 @@ struct store {
 	_Atomic(unsigned long) tx_gave_up; /* ... and still conflicted at the cap */
 	struct db_stmt *st[Q__COUNT];
 	uint64_t gen_nonce;		/* this opening's: store_generation across restarts */
+	struct store **rd;		/* read-only connections (store-read.c), owned */
+	size_t nrd;
+	_Atomic(size_t) rd_next;	/* the next thread's reader */
 };
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */
@@ -64,6 +67,12 @@ struct store {
 
 /* Takes the store lock; asserts the calling thread does not hold it. */
 void store_lock(struct store *s);
+/* Takes the lock of one of s's read-only connections (s's own if it has
+ * none) and returns that store: a read that needs no transaction runs on
+ * it, then store_unlock() of what this returned. */
+struct store *store_rlock(struct store *s);
+/* Frees s (not its readers: store_close does). */
+void store_free(struct store *s);
 /* Resets any statement left mid-step (an early goto out), then unlocks. */
 void store_unlock(struct store *s);
 /* 1 when the calling thread holds s's lock. */

@@ -645,7 +645,7 @@ job_runs(struct store *s, int64_t job_id, int bare, json_t **out)
 	*out = NULL;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
+	s = store_rlock(s);
 	if ((o = json_pack("{s:[]}", "runs")) == NULL || (map = json_object()) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;

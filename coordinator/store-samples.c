@@ -186,7 +186,7 @@ store_job_samples(struct store *s, int64_t job_id, struct store_samples **out)
 	*out = NULL;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
+	s = store_rlock(s);
 	if ((r = store_q(s, Q_J_HEAD, &st, "I", job_id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {

@@ -738,7 +738,7 @@ store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
 		limit = STORE_MAX_PAGE;
 	if ((o = json_pack("{s:[]}", key)) == NULL)
 		return BF_ERR_ALLOC;
-	store_lock(s);
+	s = store_rlock(s);	/* a reader: no transaction needed */
 	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0 ||
 	    (r = store_rows_append(s, st, json_object_get(o, key))) != 0)
 		goto out;
@@ -767,7 +767,7 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 /* --- opening --- */
 
 
-static void
+void
 store_free(struct store *s)
 {
 	int i;
@@ -847,6 +847,12 @@ out:
 void
 store_close(struct store *s)
 {
+	size_t i;
+
+	for (i = 0; s != NULL && i < s->nrd; i++)
+		store_free(s->rd[i]);
+	if (s != NULL)
+		free(s->rd);
 	store_free(s);
 }
 

@@ -353,6 +353,12 @@ int store_run_retry(struct store *s, int64_t run_id, const char *reason, int max
  */
 int store_recover(struct store *s, size_t *nrequeued);
 
+/* n read-only connections (at most STORE_MAX_READERS) for the reads that
+ * need no transaction (store-read.c); SQLite only, a no-op on PostgreSQL.
+ * Opened after the store, before any thread uses it; closed with it. */
+#define STORE_MAX_READERS	64
+int store_readers_open(struct store *s, size_t n, struct bf_diag *d);
+
 /*
  * A token that changes whenever anything in the store may have changed since
  * it was taken: a commit by this connection, by another process on the same

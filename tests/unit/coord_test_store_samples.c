@@ -7,8 +7,10 @@
  * runs, every cell, metrics ascending, values by boot, iteration, run. A
  * bundle's cells (store_samples_from_cells) and a suite's selection
  * (store_samples_select) read the same. Also store_generation, the
- * token behind the polling GETs' ETag.
+ * token behind the polling GETs' ETag, and the read-only connections the
+ * GETs read through (store-read.c).
  */
+#include <pthread.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +23,9 @@
 #include "err.h"
 #include "caps.h"
 #include "coord_fixture.h"
+#include "clock.h"
 #include "store.h"
+#include "store-int.h"
 #include "t.h"
 
 #define NCELL 3
@@ -293,6 +297,93 @@ test_generation(void)
 	store_close(s);
 }
 
+/* A write transaction that holds the store's lock for a while. */
+struct slow_tx {
+	atomic_int inside;
+	int64_t job;
+};
+
+static int
+slow_tx_fn(struct store *s, void *arg)
+{
+	struct slow_tx *t = arg;
+
+	(void)s;
+	atomic_store(&t->inside, 1);
+	usleep(400 * 1000);
+	return 0;
+}
+
+static void *
+slow_tx_main(void *arg)
+{
+	struct store *s = ((void **)arg)[0];
+
+	store_tx(s, slow_tx_fn, ((void **)arg)[1]);
+	return NULL;
+}
+
+/*
+ * With readers, a GET's read does not wait for the writer's lock (SQLite),
+ * and sees every commit made before it through the store's own
+ * connection. On PostgreSQL store_readers_open is a no-op and the reads
+ * go on the one connection, as before.
+ */
+static void
+test_readers(void)
+{
+	struct store *s = NULL;
+	struct slow_tx t = { .inside = 0 };
+	void *targ[2];
+	pthread_t th;
+	json_t *j = NULL;
+	int64_t job;
+	double t0, took;
+
+	if ((s = fix_open_fresh(&where, "readers.db")) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	T_EQ_INT(store_readers_open(s, 3, NULL), 0);
+	T_EQ_INT(s->nrd, where.pg_url != NULL ? 0 : 3);
+	T_EQ_INT(store_readers_open(s, 3, NULL), 0);		/* once only */
+	T_EQ_INT(s->nrd, where.pg_url != NULL ? 0 : 3);
+	job = add_job(s);
+	/* read-your-writes across connections */
+	T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
+	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 1);
+	json_decref(j);
+	j = NULL;
+	T_EQ_INT(store_job_get_json(s, job, &j), 0);
+	T_EQ_INT(json_integer_value(json_object_get(j, "id")), job);
+	json_decref(j);
+	j = NULL;
+	if (where.pg_url == NULL) {
+		struct store *r = store_rlock(s);
+
+		/* a reader is a connection of its own, and refuses writes */
+		T_CHECK(r != s);
+		T_CHECK(db_exec_script(r->db, "DELETE FROM jobs") != 0);
+		store_unlock(r);
+		targ[0] = s;
+		targ[1] = &t;
+		T_EQ_INT(pthread_create(&th, NULL, slow_tx_main, targ), 0);
+		while (!atomic_load(&t.inside))
+			usleep(1000);
+		t0 = bf_mono();
+		T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
+		took = bf_mono() - t0;
+		json_decref(j);
+		j = NULL;
+		T_CHECK(took < 0.3);		/* the writer holds its lock 0.4 s */
+		pthread_join(th, NULL);
+	}
+	T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
+	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 1);	/* nothing deleted */
+	json_decref(j);
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -301,8 +392,10 @@ main(void)
 	test_reader();
 	test_from_cells_hostile();
 	test_generation();
+	test_readers();
 	fix_remove(&where, "samples.db");
 	fix_remove(&where, "gen.db");
+	fix_remove(&where, "readers.db");
 	rmdir(where.dir);
 	return t_done();
 }
