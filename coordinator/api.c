@@ -720,7 +720,7 @@ api_key_readable(struct api *a, const char *path)
 }
 
 /*
- * A pool of threads over epoll, as many as CPUs (at least API_MIN_POOL),
+ * A pool of threads over poll(), as many as CPUs (at least API_MIN_POOL),
  * not a thread per connection: 64 keep-alive clients of GET /api/v1/jobs
  * were 64 threads taking turns on 2 cores and on the store lock. Measured
  * (RelWithDebInfo, wrk -t2 -c64 -d3s, 1 job, shared 2-core box): a thread
@@ -733,7 +733,11 @@ api_key_readable(struct api *a, const char *path)
  * The connection limit (split among the pool's threads by libmicrohttpd)
  * bounds descriptors, and api-conn.c keeps slow clients from holding them:
  * 2,000 trickling connections from one address cost 16 slots
- * (BF_MAX_CONN_SLOW_PER_IP). epoll, not select(): descriptors past
+ * (BF_MAX_CONN_SLOW_PER_IP). poll(), not epoll: the eviction of
+ * api-conn.c points MHD's descriptor number at a dead socket (dup3), which
+ * an epoll set, keyed by the file behind the number, does not follow
+ * (libmicrohttpd aborts: "Failed to remove FD from epoll set"); poll()
+ * takes the numbers afresh on every call. Not select(): descriptors past
  * FD_SETSIZE stay usable.
  */
 #define API_MIN_POOL	2
@@ -749,7 +753,7 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	const union MHD_DaemonInfo *info;
 	struct MHD_OptionItem tls[4] = { { MHD_OPTION_END, 0, NULL } };
 	struct api *a = NULL;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
 	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int r;
