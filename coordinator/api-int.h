@@ -26,6 +26,7 @@ struct api_allow_host {
 };
 
 struct api_conns;
+struct api_cache;
 struct sse;
 
 struct api {
@@ -37,6 +38,7 @@ struct api {
 	struct events *ev;		/* may be NULL: no /events */
 	atomic_int stopping;		/* set by api_stop: event streams end */
 	atomic_int sse_clients;		/* open event streams */
+	struct api_cache *cache;	/* api-cache.c: the polling GETs' answers */
 	/* api-events.c: streams with nothing to send are suspended (off the
 	 * pool) and parked here until an event or their heartbeat is due */
 	pthread_mutex_t sse_mu;
@@ -231,6 +233,14 @@ void api_conns_stats(struct api *a, struct api_conn_stats *out);
 /* api-events.c */
 #define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */
 void api_events(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* api-cache.c: answers of the tagged GETs under their store generation
+ * (rs->etag). get: 1 with rs filled (200, the cached JSON text) when rq's
+ * path and arguments were answered at that generation. put: keep rs (a
+ * 200 text answer without per-request headers) under it. */
+int api_cache_new(struct api_cache **out);
+void api_cache_free(struct api_cache *c);		/* accepts NULL */
+int api_cache_get(struct api_cache *c, struct api_req *rq, struct api_resp *rs);
+void api_cache_put(struct api_cache *c, struct api_req *rq, const struct api_resp *rs);
 /* The thread that resumes parked streams: started before MHD, stopped
  * (after a->stopping is set) before MHD_stop_daemon, which must find no
  * connection suspended. */

@@ -478,11 +478,20 @@ api_etag(struct api *a, struct api_req *rq, struct api_resp *rs)
 static void
 api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
-	if (api_etag(a, rq, rs))
+	if (api_etag(a, rq, rs) || api_cache_get(a->cache, rq, rs))
 		return;
 	api_routes[rq->route].fn(a, rq, rs);
 	if (rs->status != MHD_HTTP_OK)
 		rs->etag[0] = '\0';
+	/* a tagged JSON answer: dumped here (as api_send would) and kept */
+	if (rs->etag[0] != '\0' && rs->json != NULL && !rs->has_event_id &&
+	    (rs->text = json_dumps(rs->json, JSON_COMPACT)) != NULL) {
+		rs->text_len = strlen(rs->text);
+		rs->ctype = "application/json";
+		json_decref(rs->json);
+		rs->json = NULL;
+		api_cache_put(a->cache, rq, rs);
+	}
 	if (rs->json == NULL && rs->text == NULL && rs->raw == NULL && rs->status == 0)
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 		    "internal error: empty response");
@@ -835,6 +844,8 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 		    (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" };
 		tls[3] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	}
+	if ((r = api_cache_new(&a->cache)) != 0)
+		goto out;
 	if ((r = api_events_start(a)) != 0) {
 		bf_diag_set(d, "events", "cannot start the event streams' waker");
 		goto out;
@@ -887,6 +898,7 @@ api_stop(struct api *a)
 	if (a->mhd != NULL)
 		MHD_stop_daemon(a->mhd);
 	api_conns_free(a->conns);
+	api_cache_free(a->cache);
 	free(a->allow_hosts);
 	free(a->web_dir);
 	free(a->tls_cert_pem);

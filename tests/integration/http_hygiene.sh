@@ -134,6 +134,17 @@ bf_sql "$work/d1" "UPDATE jobs SET name = 'etag-probe' WHERE id = 1" >/dev/null
 r=$(curl -sS -H "If-None-Match: $t2" -w '\n%{http_code}' "$URL/api/v1/jobs/1")
 check_eq "a write by another process: the old ETag gets 200" "${r##*$'\n'}" 200
 check_contains "... and the new data" "$r" '"name":"etag-probe"'
+# the jobs list is served from the cache while the generation holds: a
+# write by another process must show at once, and each query is its own
+l1=$(curl -sS "$URL/api/v1/jobs?limit=1"); l2=$(curl -sS "$URL/api/v1/jobs?limit=2")
+check_eq "the cache keeps queries apart (limit=1)" "$(grep -o '"id":' <<<"$l1" | wc -l)" 1
+check_eq "... (limit=2)" "$(grep -o '"id":' <<<"$l2" | wc -l)" 2
+check_eq "an answer again from the cache is the same" "$(curl -sS "$URL/api/v1/jobs?limit=1")" "$l1"
+bf_sql "$work/d1" "UPDATE jobs SET name = 'cache-probe' WHERE id = (SELECT max(id) FROM jobs)" >/dev/null
+check_contains "a write by another process shows in the next list" "$(curl -sS "$URL/api/v1/jobs?limit=1")" '"name":"cache-probe"'
+check_contains "... for every query" "$(curl -sS "$URL/api/v1/jobs?limit=2")" '"name":"cache-probe"'
+check_eq "a query of the same bytes but other arguments is not the cached one" \
+	"$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs?limit=1%26x")" 400
 # hostile If-None-Match: no 304, the whole answer
 for h in 'garbage' '"unterminated' 'W/' ',,,' "${t2%\"}" "\"${t2}\""; do
 	r=$(cond /api/v1/jobs/1 "$h")
