@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <jansson.h>
 
@@ -381,6 +382,43 @@ test_readers(void)
 	T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
 	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 1);	/* nothing deleted */
 	json_decref(j);
+	j = NULL;
+	/* commits of another process (as the monitor's) move the generation
+	 * every time, also with readers open beside the store's connection:
+	 * opening one once dropped the process's locks on the file (close(2)
+	 * in the mode check), and the generation stuck after the first */
+	for (int k = 0; k < 3; k++) {
+		char g0[STORE_GENERATION_MAX], g1[STORE_GENERATION_MAX];
+		pid_t pid;
+		int st = -1;
+
+		T_EQ_INT(store_generation(s, g0, sizeof(g0)), 0);
+		/* SQLite: the sqlite3 shell, whose close (it thinks itself the
+		 * last connection when this process's locks are gone) checkpoints
+		 * and unlinks the WAL under the store's feet */
+		if ((pid = fork()) == 0 && where.pg_url == NULL) {
+			execlp("sqlite3", "sqlite3", fix_target(&where, "readers.db"),
+			    "INSERT INTO jobs (recipe, spec, created_at) VALUES ('demo', '{}', 0)",
+			    (char *)NULL);
+			_exit(3);
+		} else if (pid == 0) {
+			struct store *o = NULL;
+
+			if (store_open(fix_target(&where, "readers.db"), &o, NULL) != 0)
+				_exit(2);
+			add_job(o);
+			store_close(o);
+			_exit(0);
+		}
+		T_CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0);
+		T_EQ_INT(store_generation(s, g1, sizeof(g1)), 0);
+		T_CHECK(strcmp(g0, g1) != 0);
+		T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
+		T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 2 + k);
+		json_decref(j);
+		j = NULL;
+	}
 	store_close(s);
 }
 
