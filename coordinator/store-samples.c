@@ -128,23 +128,151 @@ store_samples_free(struct store_samples *ss)
 	free(ss);
 }
 
-/* Rows of Q_J_SERIES (cell_index, metric, unit, boot, value) into ss's
- * cells, which are ss->doc's "cells" in cell_index order. */
+/*
+ * A series while its cell is read: its room, and each sample's iteration
+ * and run, so that it can be put in (boot, iteration, run) order at the
+ * end of the cell if the rows did not come in it.
+ */
+struct fill_series {
+	size_t cap;
+	int *iter;
+	int64_t *run;
+	int unsorted;
+};
+
+struct fill_rec {
+	int boot, iter;
+	int64_t run;
+	double v;
+};
+
 static int
-samples_fill(struct store *s, struct db_stmt *st, struct store_samples *ss)
+fill_rec_cmp(const void *pa, const void *pb)
+{
+	const struct fill_rec *a = pa, *b = pb;
+
+	if (a->boot != b->boot)
+		return a->boot < b->boot ? -1 : 1;
+	if (a->iter != b->iter)
+		return a->iter < b->iter ? -1 : 1;
+	return a->run < b->run ? -1 : a->run > b->run;
+}
+
+static int
+series_name_cmp(const void *pa, const void *pb)
+{
+	return strcmp(((const struct store_series *)pa)->metric,
+	    ((const struct store_series *)pb)->metric);
+}
+
+/* Append one sample (and its key) to se / fs, doubling their room. */
+static int
+fill_push(struct store_series *se, struct fill_series *fs, int boot, int iter, int64_t run,
+    double v)
+{
+	size_t nc;
+	void *p;
+
+	if (se->n == fs->cap) {
+		nc = fs->cap ? 2 * fs->cap : 16;
+		if ((p = realloc(se->v, nc * sizeof(*se->v))) == NULL)
+			return BF_ERR_ALLOC;
+		se->v = p;
+		if ((p = realloc(se->boot, nc * sizeof(*se->boot))) == NULL)
+			return BF_ERR_ALLOC;
+		se->boot = p;
+		if ((p = realloc(fs->iter, nc * sizeof(*fs->iter))) == NULL)
+			return BF_ERR_ALLOC;
+		fs->iter = p;
+		if ((p = realloc(fs->run, nc * sizeof(*fs->run))) == NULL)
+			return BF_ERR_ALLOC;
+		fs->run = p;
+		fs->cap = nc;
+	}
+	if (se->n > 0 && !fs->unsorted) {
+		size_t l = se->n - 1;
+
+		/* keys are unique (the samples' UNIQUE): in order means rising */
+		if (se->boot[l] > boot || (se->boot[l] == boot && (fs->iter[l] > iter ||
+		    (fs->iter[l] == iter && fs->run[l] >= run))))
+			fs->unsorted = 1;
+	}
+	se->v[se->n] = v;
+	se->boot[se->n] = boot;
+	fs->iter[se->n] = iter;
+	fs->run[se->n] = run;
+	se->n++;
+	return 0;
+}
+
+/* The end of cell c: each series in (boot, iteration, run) order, its
+ * room given back, its keys freed; the series by name when byname. */
+static int
+fill_cell_end(struct store_cell *c, struct fill_series *fs, int byname)
+{
+	struct fill_rec *rec;
+	size_t k, i;
+	int r = 0;
+
+	for (k = 0; c != NULL && k < c->nseries; k++) {
+		struct store_series *se = &c->series[k];
+
+		if (r == 0 && fs[k].unsorted) {
+			if ((rec = malloc(se->n * sizeof(*rec))) == NULL) {
+				r = BF_ERR_ALLOC;
+			} else {
+				for (i = 0; i < se->n; i++)
+					rec[i] = (struct fill_rec){ se->boot[i], fs[k].iter[i],
+					    fs[k].run[i], se->v[i] };
+				qsort(rec, se->n, sizeof(*rec), fill_rec_cmp);
+				for (i = 0; i < se->n; i++) {
+					se->v[i] = rec[i].v;
+					se->boot[i] = rec[i].boot;
+				}
+				free(rec);
+			}
+		}
+		samples_trim(se, fs[k].cap);
+		free(fs[k].iter);
+		free(fs[k].run);
+		memset(&fs[k], 0, sizeof(fs[k]));
+	}
+	if (r == 0 && byname && c != NULL && c->nseries > 1)
+		qsort(c->series, c->nseries, sizeof(*c->series), series_name_cmp);
+	return r;
+}
+
+/*
+ * Rows of Q_J_SERIES (cell_index, run, metric, unit, boot, iteration,
+ * value) into ss's cells, which are ss->doc's "cells" in cell_index order.
+ * On SQLite the rows come in the indexes' order (cell, boot, run, then
+ * the run's samples by boot, iteration, metric): no sort of the whole job
+ * in the query, which spilled to temporary files past a million samples.
+ * Each series is put in (boot, iteration, run) order at the end of its
+ * cell (a no-op unless two runs of a cell share a boot) and the cell's
+ * series by name (byname: SQLite's BINARY order is strcmp's). PostgreSQL
+ * sorts in the query as before (its collation orders the names).
+ */
+static int
+samples_fill(struct store *s, struct db_stmt *st, struct store_samples *ss, int byname)
 {
 	const json_t *cells = json_object_get(ss->doc, "cells");
-	struct store_series *se = NULL;
+	struct store_cell *c = NULL;
+	struct fill_series *fs = NULL, *nfs;
+	struct store_series *se;
 	const char *mn;
 	int64_t ci, cur = -1;
-	size_t at = 0, cap = 0;
+	size_t at = 0, k = 0, nfs_cap = 0;
 	int r;
 
 	while ((r = store_q_step(s, st)) == 1) {
 		ci = db_col_int64(st, 0);
-		if ((mn = db_col_text(st, 1)) == NULL)
+		if ((mn = db_col_text(st, 2)) == NULL)
 			continue;
 		if (ci != cur) {
+			if ((r = fill_cell_end(c, fs, byname)) != 0)
+				goto out;
+			c = NULL;
 			/* both in cell_index order: walk forward to its cell */
 			while (at < ss->ncells && json_integer_value(json_object_get(
 			    json_array_get(cells, at), "cell_index")) < ci)
@@ -152,21 +280,45 @@ samples_fill(struct store *s, struct db_stmt *st, struct store_samples *ss)
 			if (at == ss->ncells || json_integer_value(json_object_get(
 			    json_array_get(cells, at), "cell_index")) != ci)
 				continue;	/* no such cell: cannot happen, cells are its runs */
-			samples_trim(se, cap);
-			se = NULL;
+			c = &ss->cell[at];
 			cur = ci;
+			k = 0;
 		}
-		if (se == NULL || strcmp(se->metric, mn) != 0) {
-			samples_trim(se, cap);
-			cap = 0;
-			if ((r = samples_series_new(ss, &ss->cell[at], mn, db_col_text(st, 2),
-			    &se)) != 0)
-				return r;
+		if (c == NULL)
+			continue;
+		/* a run's rows cycle through its metrics: the next is likely */
+		if (k >= c->nseries || strcmp(c->series[k].metric, mn) != 0) {
+			if (c->nseries > 0 && strcmp(c->series[(k + 1) % c->nseries].metric,
+			    mn) == 0)
+				k = (k + 1) % c->nseries;
+			else
+				for (k = 0; k < c->nseries && strcmp(c->series[k].metric, mn) != 0;
+				    k++)
+					;
 		}
-		if ((r = samples_push(se, &cap, db_col_int(st, 3), db_col_double(st, 4))) != 0)
-			return r;
+		if (k == c->nseries) {
+			if (k == nfs_cap) {
+				if ((nfs = realloc(fs, (nfs_cap + 16) * sizeof(*nfs))) == NULL) {
+					r = BF_ERR_ALLOC;
+					goto out;
+				}
+				fs = nfs;
+				memset(fs + nfs_cap, 0, 16 * sizeof(*fs));
+				nfs_cap += 16;
+			}
+			if ((r = samples_series_new(ss, c, mn, db_col_text(st, 3), &se)) != 0)
+				goto out;
+		}
+		if ((r = fill_push(&c->series[k], &fs[k], db_col_int(st, 4), db_col_int(st, 5),
+		    db_col_int64(st, 1), db_col_double(st, 6))) != 0)
+			goto out;
 	}
-	samples_trim(se, cap);
+	if (r == 0)
+		r = fill_cell_end(c, fs, byname);
+out:
+	if (r != 0)
+		(void)fill_cell_end(c, fs, 0);	/* frees the keys */
+	free(fs);
 	return r;
 }
 
@@ -219,7 +371,7 @@ store_job_samples(struct store *s, int64_t job_id, struct store_samples **out)
 		goto out;
 	}
 	if ((r = store_q(s, Q_J_SERIES, &st, "I", job_id)) != 0 ||
-	    (r = samples_fill(s, st, ss)) != 0)
+	    (r = samples_fill(s, st, ss, !s->pg)) != 0)
 		goto out;
 	*out = ss;
 	ss = NULL;

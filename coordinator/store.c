@@ -118,11 +118,12 @@ static const char *const store_sql[Q__COUNT] = {
 	    " FROM samples s JOIN runs r ON r.id = s.run_id"
 	    " WHERE r.job_id = ?1 AND r.state = 'done'"
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
-	/* the same order, only what the statistics read (store-samples.c) */
-	[Q_J_SERIES] = "SELECT r.cell_index, s.metric, s.unit, s.boot, s.value"
-	    " FROM samples s JOIN runs r ON r.id = s.run_id"
+	/* what the statistics read, in the order of runs_by_job and of the
+	 * samples' UNIQUE index: no sort (store-samples.c orders each series) */
+	[Q_J_SERIES] = "SELECT r.cell_index, r.id, s.metric, s.unit, s.boot, s.iteration,"
+	    " s.value FROM runs r JOIN samples s ON s.run_id = r.id"
 	    " WHERE r.job_id = ?1 AND r.state = 'done'"
-	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
+	    " ORDER BY r.cell_index, r.boot, r.id, s.boot, s.iteration, s.metric",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
 	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload)"
@@ -290,6 +291,11 @@ static const char *const store_sql_pg[Q__COUNT] = {
 	/* READ COMMITTED; what must not interleave takes row locks instead */
 	[Q_BEGIN] = "BEGIN",
 	[Q_VERSION] = "SELECT version FROM bf_schema",
+	/* sorted here: the metric names in the database's collation, as ever */
+	[Q_J_SERIES] = "SELECT r.cell_index, s.run_id, s.metric, s.unit, s.boot, s.iteration,"
+	    " s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+	    " WHERE r.job_id = ?1 AND r.state = 'done'"
+	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
 	/* a commit anywhere moves xmax or empties an xip entry; read-only
 	 * transactions take no xid, so reading leaves it as it is */
 	[Q_GENERATION] = "SELECT txid_current_snapshot()::text, 0",

@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "coord_fixture.h"
 #include "clock.h"
+#include "db.h"
 #include "store.h"
 #include "store-int.h"
 #include "t.h"
@@ -216,6 +217,27 @@ test_reader(void)
 		T_EQ_INT(sel->ncells, 0);
 
 	store_samples_free(tj);
+	/* two runs of a cell on one boot (the rows then come run by run, not
+	 * in (boot, iteration, run) order): the series are put in it */
+	{
+		struct db *db = NULL;
+
+		store_samples_free(ts);
+		ts = NULL;
+		json_decref(j);
+		j = NULL;
+		T_EQ_INT(db_open(fix_target(&where, "samples.db"), &db, NULL), 0);
+		T_EQ_INT(db_exec_script(db, "UPDATE samples SET boot = 0 WHERE run_id IN"
+		    " (SELECT id FROM runs WHERE cell_index = 1)"), 0);
+		db_close(db);
+		T_EQ_INT(store_job_samples(s, job, &ts), 0);
+		T_EQ_INT(store_job_samples_json(s, job, &j), 0);
+		if (ts != NULL && j != NULL) {
+			T_CHECK(same_as_json(ts, json_object_get(j, "cells")));
+			T_EQ_INT(ts->cell[1].series[0].n, 12);
+			T_EQ_INT(ts->cell[1].series[0].boot[11], 0);
+		}
+	}
 	T_EQ_INT(store_job_samples(s, 99999, &tj), BF_ERR_NOTFOUND);
 	T_CHECK(tj == NULL);
 	T_EQ_INT(store_job_samples(NULL, job, &tj), BF_ERR_INVALID);
