@@ -2,8 +2,32 @@
  * api-view.c: the JSON shapes of the store's typed rows (api-view.h).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api-view.h"
+#include "boot.h"
+
+/* Text as a JSON string; null for NULL. Stored text was checked on its way
+ * in, but a row is not trusted to be UTF-8: bytes jansson refuses become
+ * '?' rather than failing the whole answer. */
+static json_t *
+view_str(const char *v)
+{
+	json_t *o;
+	char *c;
+	size_t i;
+
+	if (v == NULL)
+		return json_null();
+	if ((o = json_string(v)) != NULL || (c = strdup(v)) == NULL)
+		return o;
+	for (i = 0; c[i] != '\0'; i++)
+		if ((unsigned char)c[i] >= 0x80)
+			c[i] = '?';
+	o = json_string(c);
+	free(c);
+	return o;
+}
 
 /* Text we wrote after validation; a damaged value shows as null rather
  * than failing the whole list. */
@@ -33,15 +57,14 @@ api_view_job(const struct store_job *j)
 
 	for (i = 0; i < STORE_RUN_NSTATES; i++)
 		total += n[i];
-	o = json_pack("{s:I, s:s, s:o, s:s, s:I, s:o, s:o, s:o, s:o,"
+	o = json_pack("{s:I, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o,"
 	    " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-	    "id", (json_int_t)j->id, "recipe", j->recipe,
-	    "name", j->name != NULL ? json_string(j->name) : json_null(),
-	    "state", j->state, "created_at", (json_int_t)j->created_at,
+	    "id", (json_int_t)j->id, "recipe", view_str(j->recipe),
+	    "name", view_str(j->name),
+	    "state", view_str(j->state), "created_at", (json_int_t)j->created_at,
 	    "finished_at", view_time(j->has_finished, j->finished_at),
 	    "started_at", view_time(j->has_started, j->started_at),
-	    "machine_class", j->machine_class != NULL ? json_string(j->machine_class) :
-	    json_null(),
+	    "machine_class", view_str(j->machine_class),
 	    "machine_names", view_json_text(j->machine_names),
 	    "runs_total", (json_int_t)total, "runs_done", (json_int_t)n[STORE_RUN_DONE],
 	    "runs_failed", (json_int_t)(n[STORE_RUN_FAILED] + n[STORE_RUN_LOST] +
@@ -76,4 +99,37 @@ api_view_job_get(struct store *st, int64_t id, json_t **out)
 out:
 	store_job_free(j);
 	return r;
+}
+
+json_t *
+api_view_machine(const struct store_machine *m)
+{
+	json_t *boot, *o;
+	char *berr = NULL;
+
+	if (m == NULL)
+		return NULL;
+	if ((boot = boot_config_view(m->boot, &berr)) == NULL)
+		boot = json_null();
+	o = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
+	    " s:o, s:o, s:o}",
+	    "name", view_str(m->name),
+	    "host", view_str(m->host),
+	    "port", m->port,
+	    "user", view_str(m->user),
+	    "class", view_str(m->klass),
+	    "state", view_str(m->state),
+	    "hostname", view_str(m->hostname),
+	    "kernel", view_str(m->kernel),
+	    "arch", view_str(m->arch),
+	    "last_error", view_str(m->last_error),
+	    "created_at", (json_int_t)m->created_at,
+	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null(),
+	    "fingerprint", view_json_text(m->fingerprint),
+	    "fingerprint_sha256", view_str(m->fingerprint_sha256),
+	    "boot", boot,
+	    "boot_error", view_str(berr),
+	    "boot_key", view_str(m->boot_key));
+	free(berr);
+	return o;
 }

@@ -26,4 +26,15 @@ json_t *api_view_job(const struct store_job *j);
  * BF_ERR_ALLOC, BF_ERR_DB. New reference in *out. */
 int api_view_job_get(struct store *st, int64_t id, json_t **out);
 
+/*
+ * A machine as every API role sees it: {"name","host","port","user","class",
+ * "state","hostname","kernel","arch","last_error","created_at","last_seen",
+ * "fingerprint","fingerprint_sha256","boot","boot_error","boot_key"}. No
+ * key path (the API has no use for it, and where the lab's key lives is
+ * worth knowing only to an attacker), and a boot config that names
+ * profiles, never a command (boot_config_view); boot_error says why the
+ * boot config cannot boot. New reference; NULL for m NULL or on ENOMEM.
+ */
+json_t *api_view_machine(const struct store_machine *m);
+
 #endif

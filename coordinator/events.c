@@ -299,7 +299,7 @@ events_machine(struct events *ev, const char *name)
 	if (ev == NULL || ev->st == NULL || name == NULL ||
 	    store_machine_get(ev->st, name, &m) != 0)
 		goto out;
-	if ((full = store_machine_json(m)) == NULL)
+	if ((full = api_view_machine(m)) == NULL)
 		goto out;
 	events_publish(ev, "machine", pick(full, keys));
 out:

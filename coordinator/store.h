@@ -90,8 +90,6 @@ int store_machine_delete(struct store *s, const char *name);
 int store_machine_update(struct store *s, const char *name, const char *state,
     const char *hostname, const char *kernel, const char *arch,
     const char *last_error, int touch);
-/* API view of a machine (no key path). New reference. */
-json_t *store_machine_json(const struct store_machine *m);
 
 /* --- jobs and runs --- */
 struct store_run_new {

@@ -91,7 +91,7 @@ test_machines(void)
 		T_CHECK(mp->hostname == NULL);
 		T_CHECK(mp->created_at > 1700000000);
 		T_EQ_INT(mp->last_seen, 0);
-		j = store_machine_json(mp);
+		j = api_view_machine(mp);
 		check_keys(j, keys, "machine");
 		T_CHECK(json_object_get(j, "key_path") == NULL);
 		T_CHECK(json_is_null(json_object_get(j, "last_seen")));
@@ -104,7 +104,7 @@ test_machines(void)
 	mp = NULL;
 	T_EQ_INT(store_machine_get(s, "nope", &mp), BF_ERR_NOTFOUND);
 	T_CHECK(mp == NULL);
-	T_CHECK(store_machine_json(NULL) == NULL);
+	T_CHECK(api_view_machine(NULL) == NULL);
 
 	T_EQ_INT(store_machine_list(s, &ms, &n), 0);
 	T_EQ_INT(n, 2);
