@@ -133,3 +133,72 @@ api_view_machine(const struct store_machine *m)
 	free(berr);
 	return o;
 }
+
+/* {key: [one object per row]}: view renders row i of a. */
+typedef json_t *(*view_row_fn)(const void *a, size_t i);
+
+static json_t *
+view_list(const char *key, const void *a, size_t n, view_row_fn view)
+{
+	json_t *o, *arr, *v;
+	size_t i;
+
+	if ((o = json_pack("{s:[]}", key)) == NULL)
+		return NULL;
+	arr = json_object_get(o, key);
+	for (i = 0; i < n; i++)
+		if ((v = view(a, i)) == NULL || json_array_append_new(arr, v) != 0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+static json_t *
+view_audit_row(const void *a, size_t i)
+{
+	const struct store_audit_row *e = (const struct store_audit_row *)a + i;
+
+	return json_pack("{s:I, s:f, s:o, s:o, s:o, s:o}", "id", (json_int_t)e->id, "at", e->at,
+	    "actor", view_str(e->actor), "action", view_str(e->action),
+	    "subject", view_str(e->subject), "detail", view_str(e->detail));
+}
+
+json_t *
+api_view_audit(const struct store_audit_row *a, size_t n)
+{
+	return view_list("audit", a, n, view_audit_row);
+}
+
+static json_t *
+view_recipe_imp(const void *a, size_t i)
+{
+	const struct store_recipe_imp *e = (const struct store_recipe_imp *)a + i;
+
+	return json_pack("{s:o, s:o, s:o, s:I}", "name", view_str(e->name),
+	    "sha256", view_str(e->sha256), "actor", view_str(e->actor),
+	    "created_at", (json_int_t)e->created_at);
+}
+
+json_t *
+api_view_recipes_imported(const struct store_recipe_imp *a, size_t n)
+{
+	return view_list("recipes", a, n, view_recipe_imp);
+}
+
+static json_t *
+view_lab(const void *a, size_t i)
+{
+	const struct store_lab *e = (const struct store_lab *)a + i;
+
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:I}", "name", view_str(e->name),
+	    "public_key", view_str(e->public_key), "fingerprint", view_str(e->fingerprint),
+	    "source", view_str(e->source), "actor", view_str(e->actor),
+	    "created_at", (json_int_t)e->created_at);
+}
+
+json_t *
+api_view_labs(const struct store_lab *a, size_t n)
+{
+	return view_list("labs", a, n, view_lab);
+}

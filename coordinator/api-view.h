@@ -37,4 +37,12 @@ int api_view_job_get(struct store *st, int64_t id, json_t **out);
  */
 json_t *api_view_machine(const struct store_machine *m);
 
+/* {"audit":[{"id","at","actor","action","subject","detail"}]} of n rows;
+ * subject and detail null when absent. New reference; NULL on ENOMEM. */
+json_t *api_view_audit(const struct store_audit_row *a, size_t n);
+/* {"recipes":[{"name","sha256","actor","created_at"}]}. */
+json_t *api_view_recipes_imported(const struct store_recipe_imp *a, size_t n);
+/* {"labs":[{"name","public_key","fingerprint","source","actor","created_at"}]}. */
+json_t *api_view_labs(const struct store_lab *a, size_t n);
+
 #endif
