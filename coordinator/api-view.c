@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api-view.h"
+#include "auth.h"
 #include "boot.h"
 
 /* Text as a JSON string; null for NULL. Stored text was checked on its way
@@ -201,4 +202,22 @@ json_t *
 api_view_labs(const struct store_lab *a, size_t n)
 {
 	return view_list("labs", a, n, view_lab);
+}
+
+static json_t *
+view_token(const void *a, size_t i)
+{
+	const struct store_token_row *t = (const struct store_token_row *)a + i;
+
+	return json_pack("{s:I, s:o, s:o, s:I, s:o, s:o}", "id", (json_int_t)t->id,
+	    "name", view_str(t->name), "role", view_str(t->role),
+	    "created_at", (json_int_t)t->created_at,
+	    "last_used", t->has_last_used ? json_integer(t->last_used) : json_null(),
+	    "revoked_at", t->has_revoked ? json_integer(t->revoked_at) : json_null());
+}
+
+json_t *
+api_view_tokens(const struct store_token_row *a, size_t n)
+{
+	return view_list("tokens", a, n, view_token);
 }

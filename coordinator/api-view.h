@@ -45,4 +45,9 @@ json_t *api_view_recipes_imported(const struct store_recipe_imp *a, size_t n);
 /* {"labs":[{"name","public_key","fingerprint","source","actor","created_at"}]}. */
 json_t *api_view_labs(const struct store_lab *a, size_t n);
 
+struct store_token_row;
+/* {"tokens":[{"id","name","role","created_at","last_used","revoked_at"}]}
+ * (benchfleetd token list --json); the times null when not yet. */
+json_t *api_view_tokens(const struct store_token_row *a, size_t n);
+
 #endif
