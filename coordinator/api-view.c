@@ -221,3 +221,46 @@ api_view_tokens(const struct store_token_row *a, size_t n)
 {
 	return view_list("tokens", a, n, view_token);
 }
+
+static json_t *
+view_log_line(const void *a, size_t i)
+{
+	const struct store_log_line *l = (const struct store_log_line *)a + i;
+
+	return json_pack("{s:I, s:o, s:o, s:f}", "seq", (json_int_t)l->seq,
+	    "stream", view_str(l->stream), "line", view_str(l->line), "at", l->at);
+}
+
+json_t *
+api_view_run_log(int64_t run_id, const struct store_log_line *a, size_t n)
+{
+	json_t *o = NULL, *l;
+
+	/* "run" first, as the answer always began */
+	if ((l = view_list("lines", a, n, view_log_line)) != NULL)
+		o = json_pack("{s:I, s:O}", "run", (json_int_t)run_id,
+		    "lines", json_object_get(l, "lines"));
+	json_decref(l);
+	return o;
+}
+
+int
+api_view_run_log_get(struct store *st, int64_t run_id, int64_t after_seq, size_t limit,
+    json_t **out)
+{
+	struct store_log_line *a = NULL;
+	size_t n = 0;
+	int r;
+
+	*out = NULL;
+	if ((r = store_run_log(st, run_id, after_seq, limit, &a, &n)) != 0)
+		goto out;
+	if ((*out = api_view_run_log(run_id, a, n)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	store_log_lines_free(a, n);
+	return r;
+}

@@ -45,6 +45,13 @@ json_t *api_view_recipes_imported(const struct store_recipe_imp *a, size_t n);
 /* {"labs":[{"name","public_key","fingerprint","source","actor","created_at"}]}. */
 json_t *api_view_labs(const struct store_lab *a, size_t n);
 
+/* {"run":id,"lines":[{"seq","stream","line","at"}]}. */
+json_t *api_view_run_log(int64_t run_id, const struct store_log_line *a, size_t n);
+/* store_run_log, then api_view_run_log. BF_ERR_NOTFOUND, BF_ERR_ALLOC,
+ * BF_ERR_DB. New reference in *out. */
+int api_view_run_log_get(struct store *st, int64_t run_id, int64_t after_seq, size_t limit,
+    json_t **out);
+
 struct store_token_row;
 /* {"tokens":[{"id","name","role","created_at","last_used","revoked_at"}]}
  * (benchfleetd token list --json); the times null when not yet. */

@@ -199,10 +199,19 @@ int store_job_cancel(struct store *s, int64_t id);
  * job does not exist. */
 int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
 int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
-/* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
- * at most limit lines (<=1000; 0 means 1000). BF_ERR_NOTFOUND. */
-int store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
-    json_t **out);
+/* One line of a run's log. */
+struct store_log_line {
+	int64_t seq;		/* 1.. in the order written */
+	char *stream;		/* stdout, stderr, agent or coord */
+	char *line;
+	double at;		/* unix seconds */
+};
+/* The run's lines with seq > after_seq, at most limit (<=1000; 0 means
+ * 1000), in order; free with store_log_lines_free. BF_ERR_NOTFOUND when the
+ * run does not exist. */
+int store_run_log(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
+    struct store_log_line **out, size_t *nout);
+void store_log_lines_free(struct store_log_line *a, size_t n);
 
 /* --- for the scheduler --- */
 struct store_claim {
