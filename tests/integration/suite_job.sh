@@ -183,6 +183,9 @@ check_eq "every metric has a verdict" "$(jq '[.cells[].metrics[] | select(.verdi
 check_eq "page-touch's faults: a verdict in both cells" \
 	"$(jq '[.cells[] | select(.label | test("workload=page-touch")) | .metrics[] | select(.metric == "faults")] | length' <<<"$rep")" 2
 check_contains "text report: hello's cell" "$(curl -fsS "$URL_B/api/v1/reproductions/$R?format=text")" "workload=hello"
+r=$(api GET "/api/v1/report?jobs=$JB,r$R")
+check_eq "multi-job report of a suite: 400" "$(status_of "$r")" 400
+check_contains "multi-job report of a suite: says why" "$(body_of "$r" | jq -r .error)" "is a suite of several recipes"
 kill "$PID_B"; wait "$PID_B" 2>/dev/null
 check_sanitizers "$work/b/daemon.log"
 URL=$URL_A DAEMON_PID=$PID_A
