@@ -140,6 +140,16 @@ for w in redis memcached xsbench; do
 	eval "check \"$w: huge pages in the madvise cell\" test \"\${tfa_${w}_madvise%.*}\" -gt 0"
 	eval "check_eq \"$w: none in the never cell\" \"\${tfa_${w}_never%.*}\" 0"
 done
+# the servers' own huge memory (smaps of the service's process group): no
+# other process on this shared host adds to it, unlike vmstat
+for w in redis memcached; do
+	for m in madvise never; do
+		eval "ahp_${w}_$m=$(jq --arg w "$w" --arg m "$m" '[.runs[] | select(.axes.workload==$w and .axes.thp_enabled==$m) | .samples[] | select(.metric=="smaps.service0.AnonHugePages_kb") | .value] | add // -1' <<<"$sruns")"
+	done
+	eval "echo \"$w servers' AnonHugePages_kb: madvise \$ahp_${w}_madvise, never \$ahp_${w}_never\""
+	eval "check \"$w: the servers hold huge pages in the madvise cell\" test \"\${ahp_${w}_madvise%.*}\" -gt 0"
+	eval "check_eq \"$w: none in the never cell\" \"\${ahp_${w}_never%.*}\" 0"
+done
 check_eq "redis: madvise cell ran with jemalloc thp:always" \
 	"$(jq -r '[.runs[] | select(.axes.workload=="redis") | "\(.axes.thp_enabled)=\(.values.jemalloc_thp)"] | sort | join(" ")' <<<"$sruns")" \
 	"madvise=always never=default"
