@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fleetChecks } from './fleet-checks.mjs';
 import { cancelChecks } from './job-checks.mjs';
+import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -231,7 +232,8 @@ try {
 	// --- issue 17: marks coloured by better/worse, and exports. 96 MiB
 	// takes clearly longer to touch than 8: a significant slow-down of
 	// wall_s, which must show red and "worse", never as a green star ---
-	const bj = await apiPost('/jobs', { recipe: 'page-touch', preset: 'test', name: 'exports', machines: { class: CLASS },
+	// one machine: three would add the machines' differences to the noise
+	const bj = await apiPost('/jobs', { recipe: 'page-touch', preset: 'test', name: 'exports', machines: { names: [MACHINES[0]] },
 		matrix: { mb: [8, 96] }, repetitions: { iterations: 5 } });
 	check('export job submitted', bj.status === 201, bj.status);
 	const bid = bj.body.id;
@@ -302,11 +304,15 @@ try {
 	check('the echo job is accepted', posted.status === 201, posted.status);
 	await page.goto(URL + `/#/job/${posted.body.id}`);
 	await until(async () => (await apiGet('/jobs/' + posted.body.id)).state === 'done', 60000, 'echo job');
-	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line')].some((l) => l.textContent === s), HOSTILE, { timeout: 5000 })
+	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line .text')].some((l) => l.textContent === s), HOSTILE, { timeout: 5000 })
 		.catch(() => {});
-	const lines = await page.$$eval('#log .line', (ls) => ls.map((l) => l.textContent));
+	const lines = await page.$$eval('#log .line .text', (ls) => ls.map((l) => l.textContent));
 	check('a log line with markup is shown as text', lines.includes(HOSTILE), JSON.stringify(lines.slice(-5)));
 	check('no element was made from the log line', (await page.locator('#view img').count()) === 0);
+
+	// --- the job page: a failed job, then three runs streaming at once ---
+	await failedJobChecks(page, { check, apiPost, apiGet, until, url: URL, machines: MACHINES, shot });
+	await liveJobChecks(page, { check, apiPost, apiGet, until, sleep, url: URL, cls: CLASS, shot });
 
 	// --- SSE resume: break the stream, publish while it is down ---
 	await page.goto(URL + '/');

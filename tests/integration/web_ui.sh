@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The dashboard end to end: a 2-host netns fleet, a real benchfleetd, and
+# The dashboard end to end: a 3-host netns fleet, a real benchfleetd, and
 # tests/browser/dashboard.test.mjs driving Debian's headless Chromium
 # through playwright-core (fleet view, submit with errors at their fields,
 # the job grid live over SSE with the completion latency measured, log
@@ -26,7 +26,7 @@ art=$BF_BUILD/web-ui-artifacts
 rm -rf "$art"
 mkdir -p "$art"
 fleet=$work/fleet
-bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfw \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfw \
 	--subnet 10.83.0 --bridge bfbrw --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
@@ -44,7 +44,7 @@ BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
 check_eq "browser test" "${PIPESTATUS[0]}" 0
 grep '^latency' "$work/browser.log"
-check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 12
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 16
 
 # --- the stream with curl ---
 sse() { timeout "${2:-1}" curl -sN "${@:3}" "$URL/api/v1/events$1"; }
