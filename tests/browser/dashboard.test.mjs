@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fleetChecks } from './fleet-checks.mjs';
 import { cancelChecks } from './job-checks.mjs';
 import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
+import { resultsChecks } from './results-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -228,6 +229,7 @@ try {
 	check('the baseline selector shows the chosen baseline', (await page.inputValue('#baseline')) === 'passes:1');
 	check('the environment table lists every run', (await page.locator('#environment tbody tr').count()) === runs.length);
 	await shot('results');
+	await resultsChecks(page, { check, apiGet, url: URL, jobId, baseline: 'passes:1', other: 'mb:8' });
 
 	// --- issue 17: marks coloured by better/worse, and exports. 96 MiB
 	// takes clearly longer to touch than 8: a significant slow-down of
