@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "clock.h"
 #include "db.h"
+#include "api-view.h"
 #include "events.h"
 
 #define EVENTS_RATE_SLOTS	64	/* runs whose log rate is tracked at once */
@@ -387,7 +388,7 @@ events_job(struct events *ev, int64_t job_id)
 	    "runs_done", "runs_failed", "runs_running", "runs_queued", NULL };
 	json_t *full = NULL, *o = NULL;
 
-	if (ev == NULL || ev->st == NULL || store_job_get_json(ev->st, job_id, &full) != 0)
+	if (ev == NULL || ev->st == NULL || api_view_job_get(ev->st, job_id, &full) != 0)
 		goto out;
 	if ((o = pick(full, keys)) == NULL ||
 	    json_object_set_new(o, "eta_s", job_eta(ev, job_id,

@@ -52,12 +52,6 @@ out:
 }
 
 int
-store_jobs_published_json(struct store *s, size_t limit, json_t **out)
-{
-	return store_page_json(s, Q_J_LIST_PUB, "jobs", limit, out);
-}
-
-int
 store_repro_add(struct store *s, int64_t job_id, const char *bundle, const char *sha256,
     const char *source, double delta_pct, const char *info_json, int64_t *idp)
 {

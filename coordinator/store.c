@@ -33,20 +33,12 @@
 #include "store-claim.h"
 
 
+/* store_job_from_row's columns, in its order: the counts are kept by
+ * schema step 13's triggers, so the list reads one row per job. */
 #define JOB_COLS \
-	"j.id AS id, j.recipe AS recipe, j.name AS name, j.state AS state," \
-	" j.created_at AS created_at, j.finished_at AS finished_at," \
-	" j.machine_class AS machine_class, j.machine_names AS machine_names," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id) AS runs_total," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'done') AS runs_done," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id" \
-	"  AND r.state IN ('failed','lost','boot-failed'))" \
-	"  AS runs_failed," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'running')" \
-	"  AS runs_running," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'queued') AS runs_queued," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'cancelled')" \
-	"  AS runs_cancelled"
+	"j.id, j.recipe, j.name, j.state, j.created_at, j.started_at, j.finished_at," \
+	" j.machine_class, j.machine_names, j.n_queued, j.n_running, j.n_done, j.n_failed," \
+	" j.n_lost, j.n_boot_failed, j.n_cancelled"
 
 #define RUN_COLS \
 	"id AS id, job_id AS job_id, cell_index AS cell_index, label AS label, axes AS axes," \
@@ -92,8 +84,23 @@ static const char *const store_sql[Q__COUNT] = {
 
 	[Q_J_ADD] = "INSERT INTO jobs (recipe, name, spec, machine_class, machine_names,"
 	    " created_at, owner_token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0)) RETURNING id",
-	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec AS spec FROM jobs j WHERE j.id = ?1",
-	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?1",
+	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec FROM jobs j WHERE j.id = ?1",
+	/* Newest first from ?1 (0: the newest; keyset paging, so a page
+	 * costs the same however deep); ?2 a mask of job states (bit i:
+	 * store_job_states[i]; 0 any); ?3 recipe; ?4 a run on that machine;
+	 * ?5 a LIKE pattern (lower case, '!' escapes) on id, name, recipe;
+	 * ?6 published only; "" and 0 match anything. */
+	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j WHERE (?1 = 0 OR j.id < ?1)"
+	    " AND (?2 = 0 OR (?2 & CASE j.state WHEN 'queued' THEN 1 WHEN 'running' THEN 2"
+	    "  WHEN 'done' THEN 4 WHEN 'failed' THEN 8 WHEN 'cancelled' THEN 16 ELSE 0 END) <> 0)"
+	    " AND (?3 = '' OR j.recipe = ?3)"
+	    " AND (?4 = '' OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id"
+	    "  AND r.machine = ?4))"
+	    " AND (?5 = '' OR CAST(j.id AS TEXT) LIKE ?5 ESCAPE '!'"
+	    "  OR LOWER(j.recipe) LIKE ?5 ESCAPE '!'"
+	    "  OR LOWER(COALESCE(j.name, '')) LIKE ?5 ESCAPE '!')"
+	    " AND (?6 = 0 OR j.published = 1)"
+	    " ORDER BY j.id DESC LIMIT ?7",
 	[Q_J_HEAD] = "SELECT state, recipe FROM jobs WHERE id = ?1",
 	[Q_J_CANCEL_RUNS] = "UPDATE runs SET state = 'cancelled', finished_at = ?2"
 	    " WHERE job_id = ?1 AND state = 'queued'",
@@ -104,7 +111,8 @@ static const char *const store_sql[Q__COUNT] = {
 	    "  THEN 'done' ELSE 'failed' END"
 	    " WHERE id = ?1 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"
 	    "  WHERE r.job_id = ?1 AND r.state IN ('queued','running'))",
-	[Q_J_START] = "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'",
+	[Q_J_START] = "UPDATE jobs SET state = 'running', started_at = ?2"
+	    " WHERE id = ?1 AND state = 'queued'",
 	/* MIN(id) makes label and axes come from the cell's first run. */
 	[Q_J_CELLS] = "SELECT r.id, r.cell_index AS cell_index, r.label AS label, r.axes AS axes"
 	    " FROM runs r WHERE r.job_id = ?1 AND r.id = (SELECT MIN(r2.id) FROM runs r2"
@@ -237,8 +245,6 @@ static const char *const store_sql[Q__COUNT] = {
 	/* federation and reproductions (store-repro.c) */
 	[Q_J_PUBLISH] = "UPDATE jobs SET published = 1 WHERE id = ?1",
 	[Q_J_PUBLISHED] = "SELECT published FROM jobs WHERE id = ?1",
-	[Q_J_LIST_PUB] = "SELECT " JOB_COLS " FROM jobs j WHERE j.published = 1"
-	    " ORDER BY j.id DESC LIMIT ?1",
 	[Q_X_ADD] = "INSERT INTO reproductions (job_id, bundle, bundle_sha256, source,"
 	    " delta_pct, info, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
 	[Q_X_GET] = "SELECT job_id, bundle, bundle_sha256, source, delta_pct, info, created_at"

@@ -138,15 +138,57 @@ int store_job_create_plan(struct store *s, const struct job_spec *job,
 int store_job_create_suite(struct store *s, const struct job_spec *job,
     const struct recipe *const *recs, const struct plan *p, const char *machine_class,
     const char *machine_names_json, int64_t owner_token, int64_t *idp);
-/* {"id","recipe","name","state","created_at","finished_at","runs_total",
- *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
- * also "runs_cancelled", "machine_class" and "machine_names" (array or
- * null); runs_failed counts failed and lost runs.
- * BF_ERR_NOTFOUND. New reference in *out. */
-int store_job_get_json(struct store *s, int64_t id, json_t **out);
-/* {"jobs":[ job objects without "spec", newest first ]}; at most limit (<=1000;
- * 0 means 1000). */
-int store_jobs_list_json(struct store *s, size_t limit, json_t **out);
+/* Run states, in this order wherever a job counts its runs (jobs.n_*). */
+enum store_run_state {
+	STORE_RUN_QUEUED, STORE_RUN_RUNNING, STORE_RUN_DONE, STORE_RUN_FAILED,
+	STORE_RUN_LOST, STORE_RUN_BOOT_FAILED, STORE_RUN_CANCELLED,
+	STORE_RUN_NSTATES
+};
+extern const char *const store_run_states[STORE_RUN_NSTATES];
+/* Job states; a list filter's mask has bit i for store_job_states[i]. */
+#define STORE_JOB_NSTATES	5
+extern const char *const store_job_states[STORE_JOB_NSTATES];
+
+/* A job's row: what GET /jobs lists and GET /jobs/{id} shows (api-view.c
+ * renders it). Free with store_job_free (one) or store_jobs_free (a list). */
+struct store_job {
+	int64_t id;
+	char *recipe;
+	char *name;			/* NULL: none */
+	char *state;			/* one of store_job_states */
+	int64_t created_at;		/* unix seconds */
+	int has_started;		/* started_at is known: claimed at least once */
+	double started_at;		/* unix seconds */
+	int has_finished;
+	double finished_at;
+	char *machine_class;		/* NULL when machine_names selects */
+	char *machine_names;		/* JSON array text, or NULL */
+	int64_t runs[STORE_RUN_NSTATES];	/* by enum store_run_state */
+	char *spec;			/* JSON text; store_job_get only, else NULL */
+};
+
+/* The job with its spec. BF_ERR_NOTFOUND. */
+int store_job_get(struct store *s, int64_t id, struct store_job **out);
+void store_job_free(struct store_job *j);
+void store_jobs_free(struct store_job *a, size_t n);
+
+/* What GET /jobs may ask for; zero values match every job. */
+struct store_job_filter {
+	int64_t before;			/* only ids below it (keyset paging) */
+	size_t limit;			/* 1..BF_MAX_JOBS_PAGE; 0: BF_MAX_JOBS_PAGE */
+	unsigned int states;		/* mask over store_job_states */
+	const char *recipe;		/* exactly this recipe */
+	const char *machine;		/* jobs with a run on this machine */
+	const char *q;			/* this text (any case) in the id, name or
+					 * recipe; at most BF_MAX_JOBS_Q bytes */
+	int published;			/* only published jobs (federation) */
+};
+
+/* Jobs newest first as f asks; *nout of them in *out (store_jobs_free).
+ * *next_before gets the id to pass as before for the next page, or 0 when
+ * no older job matches. BF_ERR_INVALID on a filter out of range. */
+int store_jobs_list(struct store *s, const struct store_job_filter *f,
+    struct store_job **out, size_t *nout, int64_t *next_before);
 /* Queued runs become cancelled; the job is cancelled (running runs finish and
  * keep their result). BF_ERR_NOTFOUND; BF_ERR_STATE if the job had ended. */
 int store_job_cancel(struct store *s, int64_t id);
@@ -364,8 +406,6 @@ int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
 int store_job_publish(struct store *s, int64_t id);
 /* *pubp = 1 if published. BF_ERR_NOTFOUND. */
 int store_job_published(struct store *s, int64_t id, int *pubp);
-/* store_jobs_list_json restricted to published jobs. */
-int store_jobs_published_json(struct store *s, size_t limit, json_t **out);
 
 struct store_repro {
 	int64_t id;
