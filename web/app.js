@@ -9,6 +9,7 @@ import { fleetView } from './view-fleet.js';
 import { jobView } from './view-job.js';
 import { resultsView } from './view-results.js';
 import { submitView } from './view-submit.js';
+import { jobsView } from './view-jobs.js';
 
 const $ = (id) => document.getElementById(id);
 const routes = [
@@ -16,6 +17,7 @@ const routes = [
 	[/^#\/job\/(\d+)$/, jobView, 'fleet'],
 	[/^#\/job\/(\d+)\/results(?:\?baseline=(.*))?$/, resultsView, 'fleet'],
 	[/^#\/submit$/, submitView, 'submit'],
+	[/^#\/jobs(?:\?.*)?$/, jobsView, 'jobs'],
 ];
 
 let mounted = null;

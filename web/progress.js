@@ -13,14 +13,15 @@ export function runCounts(runs) {
 	return n;
 }
 
-// From a GET /jobs row or a job event: boot-failed is within runs_failed.
+// From a GET /jobs row or a job event: runs_failed counts boot-failed too.
 export function jobCounts(job) {
 	const n = Object.fromEntries(SEGMENTS.map((s) => [s, 0]));
 	n.done = job.runs_done || 0;
 	n.running = job.runs_running || 0;
-	n.failed = job.runs_failed || 0;
+	n['boot-failed'] = job.runs_boot_failed || 0;
+	n.failed = Math.max(0, (job.runs_failed || 0) - n['boot-failed']);
 	n.cancelled = job.runs_cancelled || 0;
-	n.queued = Math.max(0, (job.runs_total || 0) - n.done - n.running - n.failed - n.cancelled);
+	n.queued = Math.max(0, (job.runs_total || 0) - n.done - n.running - n.failed - n['boot-failed'] - n.cancelled);
 	return n;
 }
 

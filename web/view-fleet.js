@@ -140,7 +140,7 @@ export function fleetView(root) {
 				h('thead', {}, h('tr', {}, COLS.map((t) => h('th', {}, t)))),
 				mbody))),
 		h('section', {},
-			h('h2', {}, 'Jobs'),
+			h('div', { class: 'titlebar' }, h('h2', {}, 'Jobs'), h('a', { href: '#/jobs', class: 'button', id: 'to-history' }, 'History and filters')),
 			h('div', { class: 'scroll' }, h('table', { id: 'jobs' },
 				h('thead', {}, h('tr', {}, ['id', 'recipe', 'name', 'state', 'progress'].map((t) => h('th', {}, t)))),
 				jbody))));

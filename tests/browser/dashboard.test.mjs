@@ -14,6 +14,7 @@ import { fleetChecks } from './fleet-checks.mjs';
 import { cancelChecks } from './job-checks.mjs';
 import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
 import { resultsChecks } from './results-checks.mjs';
+import { historyChecks } from './history-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -352,6 +353,8 @@ try {
 		.then(() => check('a lost resume point gets "reset" and the page reloads its state', true))
 		.catch(() => check('a lost resume point gets "reset" and the page reloads its state', false));
 	await cancelChecks(page, { check, apiPost, apiGet, sleep, url: URL });
+	await historyChecks(page, { check, apiGet, url: URL, machine: MACHINES[0], hostile: HOSTILE });
+	await shot('history');
 	await page.goto(URL + '/');
 	await page.waitForSelector('#machines tr[data-machine]', { timeout: 5000 });
 	await shot('fleet-after');
