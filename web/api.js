@@ -1,10 +1,18 @@
-// api.js: fetch against /api/v1 with the token from sessionStorage as
-// Authorization: Bearer. A 401 or 403 asks for a token (auth.onNeed).
+// api.js: fetch against /api/v1 with the token as Authorization: Bearer.
+// The token is kept in this tab (sessionStorage) or, when the user asks to
+// be remembered, in this browser (localStorage); forgetting clears both. A
+// 401 or 403 asks for a token (auth.onNeed).
 const KEY = 'benchfleet.token';
 
 export const auth = {
-	get token() { return sessionStorage.getItem(KEY) || ''; },
-	set token(t) { if (t) sessionStorage.setItem(KEY, t); else sessionStorage.removeItem(KEY); },
+	get token() { return sessionStorage.getItem(KEY) || localStorage.getItem(KEY) || ''; },
+	get remembered() { return !!localStorage.getItem(KEY); },
+	set token(t) { this.save(t, false); },
+	save(t, remember) {
+		sessionStorage.removeItem(KEY);
+		localStorage.removeItem(KEY);
+		if (t) (remember ? localStorage : sessionStorage).setItem(KEY, t);
+	},
 	onNeed: null,		// (status, message) => void
 	headers() { const t = this.token; return t ? { Authorization: 'Bearer ' + t } : {}; },
 };

@@ -50,6 +50,7 @@ function askToken(status, message) {
 		? 'This token may not do that (' + (message || 'forbidden') + '). Use a token with the right role.'
 		: 'This coordinator needs an API token' + (message ? ' (' + message + ')' : '') + '.';
 	$('token-input').value = '';
+	$('token-remember').checked = auth.remembered;
 	if (!dlg.open) dlg.showModal();
 }
 
@@ -91,8 +92,8 @@ auth.onNeed = askToken;
 $('token-button').addEventListener('click', () => askToken(0, ''));
 $('token-dialog').addEventListener('close', () => {
 	const v = $('token-dialog').returnValue;
-	if (v === 'save' && $('token-input').value.trim()) auth.token = $('token-input').value.trim();
-	else if (v === 'clear') auth.token = '';
+	if (v === 'save' && $('token-input').value.trim()) auth.save($('token-input').value.trim(), $('token-remember').checked);
+	else if (v === 'clear') auth.save('', false);
 	else return;
 	stream.stop();
 	stream.start();

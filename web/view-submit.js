@@ -66,13 +66,13 @@ export function submitView(root) {
 		done.textContent = '';
 	}
 
-	function showError(field, msg) {
+	function showError(field, msg, noFocus) {
 		const top = field ? field.split(/[.[]/)[0] : '';
 		const e = errs.get(top);
 		if (e) {
 			e.textContent = msg;
 			inputs.get(top).setAttribute('aria-invalid', 'true');
-			inputs.get(top).focus();
+			if (!noFocus) inputs.get(top).focus();
 		} else {
 			formErr.textContent = (field ? field + ': ' : '') + msg;
 		}
@@ -100,13 +100,20 @@ export function submitView(root) {
 		extraNote.textContent = Object.keys(extra).length ? 'Also sent as pasted: ' + Object.keys(extra).join(', ') : '';
 	}
 
+	let loaded = '';	// the pasted text the fields hold now
 	function parsePaste(text) {
 		try {
 			loadJob(JSON.parse(text));
+			loaded = text;
+			return true;
 		} catch (e) {
 			pasteErr.textContent = 'Not JSON: ' + e.message;
+			return false;
 		}
 	}
+	// Pasted JSON fills the form as it is pasted, so Submit sends it
+	// without "Load into the form" (which stays for edits after typing).
+	paste.addEventListener('paste', () => setTimeout(() => { if (paste.value.trim()) parsePaste(paste.value); }, 0));
 
 	root.querySelector('#load-json').addEventListener('click', () => parsePaste(paste.value));
 	file.addEventListener('change', async () => {
@@ -118,8 +125,11 @@ export function submitView(root) {
 
 	form.addEventListener('submit', async (ev) => {
 		ev.preventDefault();
+		// JSON typed or pasted and not loaded yet is what the user means
+		if (paste.value.trim() && paste.value !== loaded && !parsePaste(paste.value)) return;
 		clearErrors();
 		const job = { ...extra };
+		let bad = 0;
 		for (const f of FIELDS) {
 			const raw = inputs.get(f.key).value.trim();
 			if (raw === '') continue;
@@ -127,13 +137,14 @@ export function submitView(root) {
 				try {
 					job[f.key] = JSON.parse(raw);
 				} catch (e) {
-					showError(f.key, `${f.key}: not JSON: ${e.message}`);
-					return;
+					// every field that does not parse says so, not the first only
+					showError(f.key, `${f.key}: not JSON: ${e.message}`, bad++ > 0);
 				}
 			} else {
 				job[f.key] = raw;
 			}
 		}
+		if (bad) return;
 		const btn = root.querySelector('#submit-button');
 		btn.disabled = true;
 		try {

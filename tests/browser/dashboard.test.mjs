@@ -130,6 +130,13 @@ try {
 	await page.click('#submit-button');
 	const rerr = await page.textContent('#err-repetitions');
 	check('JSON that does not parse is reported at its field', /repetitions: not JSON/.test(rerr), rerr);
+	// two broken fields: each says so at once, not the first only
+	await page.fill('#f-params', '{"mb": ');
+	await page.click('#submit-button');
+	const both = [await page.textContent('#err-repetitions'), await page.textContent('#err-params')];
+	check('every field that does not parse is reported at its own field', /repetitions: not JSON/.test(both[0]) && /params: not JSON/.test(both[1]) &&
+		(await page.getAttribute('#f-params', 'aria-invalid')) === 'true', JSON.stringify(both));
+	await page.fill('#f-params', '');
 	await page.fill('#f-machines', '{"class": "nosuchclass"}');
 	await page.fill('#f-repetitions', '');
 	await page.fill('#f-matrix', '{"mb": [8]}');
@@ -141,8 +148,8 @@ try {
 	// --- submit the real job through the form ---
 	const job = { recipe: 'page-touch', preset: 'test', name: 'web ' + HOSTILE, machines: { class: CLASS },
 		matrix: { mb: [8, 16], passes: [1, 2] }, repetitions: { iterations: 3, warmup: 1, boots: 2 } };
+	// pasted JSON is what Submit sends, without "Load into the form" first
 	await page.fill('#job-json', JSON.stringify(job, null, 1));
-	await page.click('#load-json');
 	await page.click('#submit-button');
 	await page.waitForURL(/#\/job\/\d+$/, { timeout: 5000 });
 	const jobId = Number(/#\/job\/(\d+)$/.exec(page.url())[1]);
