@@ -145,5 +145,12 @@ export function logPanel() {
 		// a log event: lines of the run shown are drawn, others wait in state
 		line(d) { if (d.run === logRun) render(); },
 		get run() { return logRun; },
+		// pin to a run (a cell or run square was chosen)
+		pin(id) {
+			if (![...pick.options].some((o) => o.value === String(id))) return;
+			pick.value = String(id);
+			choose();
+			heading();
+		},
 	};
 }

@@ -123,16 +123,37 @@ export function jobView(root, [idText]) {
 		}
 	}
 
+	// A cell or run square, by click or Enter/Space: the log shows that run
+	// (a cell: its newest started run).
+	const activate = (ev) => {
+		if (ev.type === 'keydown' && ev.key !== 'Enter' && ev.key !== ' ') return;
+		const t = ev.target.closest('[data-run], .cell');
+		if (!t) return;
+		ev.preventDefault();
+		ev.stopPropagation();
+		const runs = jobRuns();
+		const r = t.dataset.run ? runs.find((x) => x.id === Number(t.dataset.run))
+			: runs.filter((x) => x.cell_index === Number(t.dataset.cell) && x.started_at).sort((a, b) => b.id - a.id)[0];
+		if (r) logp.pin(r.id);
+	};
+
 	function renderRuns() {
 		const runs = jobRuns();
+		// the grid is drawn again on every change: keep the keyboard focus
+		const f = document.activeElement && grid.contains(document.activeElement) ? document.activeElement : null;
+		const key = f && (f.dataset.run ? `.run[data-run="${f.dataset.run}"]` : `.cell[data-cell="${f.dataset.cell}"]`);
 		clear(grid, cells(runs).map((c) => {
 			const st = cellState(c.runs);
-			return h('div', { class: 'cell', 'data-state': st, 'data-cell': c.index, title: c.label },
+			return h('div', { class: 'cell', 'data-state': st, 'data-cell': c.index, title: c.label, tabindex: 0, role: 'button',
+				'aria-label': `cell ${c.label}: ${st}`, on: { click: activate, keydown: activate } },
 				h('div', { class: 'label' }, c.label),
 				h('div', { class: 'boots' }, c.runs.sort((a, b) => a.boot - b.boot).map((r) =>
-					h('span', { class: 'run', 'data-run': r.id, 'data-state': r.state, title: `run ${r.id} boot ${r.boot}: ${r.state}` }))),
+					h('span', { class: 'run', 'data-run': r.id, 'data-state': r.state, title: `run ${r.id} boot ${r.boot}: ${r.state}`,
+						tabindex: 0, role: 'button', 'aria-label': `run ${r.id} boot ${r.boot}: ${r.state}; Enter shows its log`,
+						on: { click: activate, keydown: activate } }))),
 				h('div', { class: 'small' }, st), h('div', { class: 'small est' }));
 		}));
+		if (key) { const again = grid.querySelector(key); if (again) again.focus(); }
 		clear(rbody, runs.sort((a, b) => a.id - b.id).map((r) => h('tr', { 'data-run': r.id, 'data-state': r.state },
 			h('td', {}, String(r.id)), h('td', {}, r.label || ''), h('td', {}, String(r.boot)),
 			h('td', {}, h('span', { class: 'badge', 'data-state': r.state }, r.state)),

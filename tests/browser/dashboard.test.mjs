@@ -15,6 +15,7 @@ import { cancelChecks } from './job-checks.mjs';
 import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
 import { resultsChecks } from './results-checks.mjs';
 import { historyChecks } from './history-checks.mjs';
+import { a11yChecks } from './a11y-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -322,7 +323,8 @@ try {
 
 	// --- the job page: a failed job, then three runs streaming at once ---
 	await failedJobChecks(page, { check, apiPost, apiGet, until, url: URL, machines: MACHINES, shot });
-	await liveJobChecks(page, { check, apiPost, apiGet, until, sleep, url: URL, cls: CLASS, shot });
+	const liveJobId = await liveJobChecks(page, { check, apiPost, apiGet, until, sleep, url: URL, cls: CLASS, shot });
+	await a11yChecks(page, { check, url: URL, jobId, liveJobId, sleep, shot });
 
 	// --- SSE resume: break the stream, publish while it is down ---
 	await page.goto(URL + '/');

@@ -124,4 +124,5 @@ export async function liveJobChecks(page, { check, apiPost, apiGet, until, sleep
 	check('duration column: each run\'s finished_at - started_at', durs.length === 6 && durs.every(([rid, txt]) => txt === want(runs.find((r) => r.id === rid))),
 		JSON.stringify(durs));
 	check('the live job ended done', end.state === 'done');
+	return id;
 }

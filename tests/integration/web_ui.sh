@@ -44,7 +44,7 @@ BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
 check_eq "browser test" "${PIPESTATUS[0]}" 0
 grep '^latency' "$work/browser.log"
-check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 18
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 20
 
 # --- the stream with curl ---
 sse() { timeout "${2:-1}" curl -sN "${@:3}" "$URL/api/v1/events$1"; }
