@@ -46,7 +46,8 @@ export async function api(path, opts = {}) {
 	const body = ct.startsWith('application/json') ? await r.json().catch(() => null) : await r.text();
 	if (!r.ok) {
 		const err = new ApiError(r.status, typeof body === 'object' ? body : { error: String(body) }, path);
-		if ((r.status === 401 || r.status === 403) && auth.onNeed) auth.onNeed(r.status, err.message);
+		// a background request (the submit preview) never opens the prompt
+		if ((r.status === 401 || r.status === 403) && auth.onNeed && !opts.quiet) auth.onNeed(r.status, err.message);
 		throw err;
 	}
 	return body;

@@ -123,6 +123,42 @@ export function submitView(root) {
 		parsePaste(text);
 	});
 
+	// A live preview: the coordinator's planner on what the form holds
+	// (POST /jobs?dry_run=1, nothing stored), after each pause in typing.
+	const preview = h('div', { id: 'preview', class: 'small', role: 'status' });
+	root.querySelector('#submit-button').before(preview);
+	let pt = null, pseq = 0;
+	function formJob() {
+		const job = { ...extra };
+		for (const f of FIELDS) {
+			const raw = inputs.get(f.key).value.trim();
+			if (raw === '') continue;
+			try { job[f.key] = f.kind === 'json' ? JSON.parse(raw) : raw; } catch (e) { return null; }
+		}
+		return job;
+	}
+	async function updatePreview() {
+		const seq = ++pseq;
+		const job = formJob();
+		if (!job || !job.recipe) { preview.textContent = ''; return; }
+		try {
+			const r = await api('/jobs?dry_run=1', { method: 'POST', body: job, quiet: true });
+			if (seq !== pseq) return;
+			preview.dataset.cells = r.cells; preview.dataset.runs = r.runs; preview.dataset.boots = r.boots;
+			preview.textContent = `This job makes ${r.cells} cell${r.cells === 1 ? '' : 's'}, ${r.runs} run${r.runs === 1 ? '' : 's'}, ` +
+				`${r.boots} boot${r.boots === 1 ? '' : 's'} (a reboot each on a machine with a boot configuration), ${r.iterations} iterations.`;
+		} catch (e) {
+			if (seq !== pseq) return;
+			delete preview.dataset.runs;
+			preview.textContent = 'Not yet a job: ' + (e.field ? e.field + ': ' : '') + e.message;
+		}
+	}
+	const schedule = () => { clearTimeout(pt); pt = setTimeout(updatePreview, 300); };
+	form.addEventListener('input', schedule);
+	form.addEventListener('change', schedule);
+	paste.addEventListener('input', () => { clearTimeout(pt); pt = setTimeout(() => { if (paste.value.trim() && paste.value !== loaded) { try { JSON.parse(paste.value); parsePaste(paste.value); } catch (e) { return; } } updatePreview(); }, 300); });
+	root.querySelector('#load-json').addEventListener('click', schedule);
+
 	form.addEventListener('submit', async (ev) => {
 		ev.preventDefault();
 		// JSON typed or pasted and not loaded yet is what the user means

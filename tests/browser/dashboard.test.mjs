@@ -149,8 +149,16 @@ try {
 	// --- submit the real job through the form ---
 	const job = { recipe: 'page-touch', preset: 'test', name: 'web ' + HOSTILE, machines: { class: CLASS },
 		matrix: { mb: [8, 16], passes: [1, 2] }, repetitions: { iterations: 3, warmup: 1, boots: 2 } };
-	// pasted JSON is what Submit sends, without "Load into the form" first
+	// pasted JSON is what Submit sends, without "Load into the form" first;
+	// before that, the preview says what the planner makes of it
+	const nBefore = (await apiGet('/jobs?limit=1000')).jobs.length;
 	await page.fill('#job-json', JSON.stringify(job, null, 1));
+	const pv = await page.waitForFunction(() => { const p = document.querySelector('#preview');
+		return p && p.dataset.runs ? { ...p.dataset, text: p.textContent } : null; }, null, { timeout: 5000 }).then((x) => x.jsonValue()).catch(() => null);
+	const dry = await apiPost('/jobs?dry_run=1', job);
+	check('the preview shows the planner\'s cells, runs and boots (4, 8, 2)', pv && dry.status === 200 && pv.cells === '4' && pv.runs === '8' &&
+		pv.boots === '2' && dry.body.runs === 8 && /4 cells, 8 runs, 2 boots/.test(pv.text), JSON.stringify([pv, dry.body]));
+	check('a preview stores no job', (await apiGet('/jobs?limit=1000')).jobs.length === nBefore);
 	await page.click('#submit-button');
 	await page.waitForURL(/#\/job\/\d+$/, { timeout: 5000 });
 	const jobId = Number(/#\/job\/(\d+)$/.exec(page.url())[1]);
