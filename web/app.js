@@ -1,5 +1,6 @@
 // app.js: the dashboard's entry: the event stream, the token prompt and a
-// hash router over the views (fleet, job, results, submit). Views build
+// hash router over the views (fleet, job, results, history, reproductions,
+// submit). Views build
 // their DOM through dom.js only, so every value from the store is text.
 import { auth } from './api.js';
 import { h, clear } from './dom.js';
@@ -10,6 +11,7 @@ import { jobView } from './view-job.js';
 import { resultsView } from './view-results.js';
 import { submitView } from './view-submit.js';
 import { jobsView } from './view-jobs.js';
+import { reproView } from './view-repro.js';
 
 const $ = (id) => document.getElementById(id);
 const routes = [
@@ -18,6 +20,7 @@ const routes = [
 	[/^#\/job\/(\d+)\/results(?:\?baseline=(.*))?$/, resultsView, 'fleet'],
 	[/^#\/submit$/, submitView, 'submit'],
 	[/^#\/jobs(?:\?.*)?$/, jobsView, 'jobs'],
+	[/^#\/reproductions\/(\d+)$/, reproView, 'fleet'],
 ];
 
 let mounted = null;

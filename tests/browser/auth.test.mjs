@@ -82,6 +82,8 @@ try {
 	await tab.close();
 	await page.click('#token-button');
 	await page.click('#token-forget');
+	// the dialog's close event, which does the forgetting, comes a task later
+	await page.waitForFunction(() => !localStorage.getItem('benchfleet.token'), null, { timeout: 2000 }).catch(() => {});
 	const gone = await page.evaluate(() => [localStorage.getItem('benchfleet.token'), sessionStorage.getItem('benchfleet.token')]);
 	check('Forget clears the token from this tab and this browser', gone[0] === null && gone[1] === null, JSON.stringify(gone));
 	const asks = await page.waitForSelector('#token-dialog[open]', { timeout: 10000 }).then(() => true).catch(() => false);

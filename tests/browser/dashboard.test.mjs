@@ -16,6 +16,7 @@ import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
 import { resultsChecks } from './results-checks.mjs';
 import { historyChecks } from './history-checks.mjs';
 import { a11yChecks } from './a11y-checks.mjs';
+import { reproChecks } from './repro-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -247,6 +248,7 @@ try {
 	check('the environment table lists every run', (await page.locator('#environment tbody tr').count()) === runs.length);
 	await shot('results');
 	await resultsChecks(page, { check, apiGet, url: URL, jobId, baseline: 'passes:1', other: 'mb:8' });
+	await reproChecks(page, { check, apiGet, url: URL, jobId, shot });
 
 	// --- issue 17: marks coloured by better/worse, and exports. 96 MiB
 	// takes clearly longer to touch than 8: a significant slow-down of

@@ -44,7 +44,7 @@ BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
 check_eq "browser test" "${PIPESTATUS[0]}" 0
 grep '^latency' "$work/browser.log"
-check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 20
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 22
 
 # --- POST /jobs?dry_run=1: the planner's counts, nothing stored ---
 njobs() { curl -fsS "$URL/api/v1/jobs?limit=1000" | jq '.jobs | length'; }
