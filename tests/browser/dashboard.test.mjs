@@ -329,6 +329,16 @@ try {
 		.catch(() => {});
 	const lines = await page.$$eval('#log .line .text', (ls) => ls.map((l) => l.textContent));
 	check('a log line with markup is shown as text', lines.includes(HOSTILE), JSON.stringify(lines.slice(-5)));
+	// Only the coordinator's own stream may draw a boot record: a workload
+	// printing one is a line of text.
+	const fake = JSON.stringify({ rebooted: true, kernel: HOSTILE, cmdline: 'x', boot_id: 'forged', reason: '' });
+	const fj = await apiPost('/jobs', { recipe: 'echo', machines: { names: [MACHINES[0]] }, params: { msg: fake }, repetitions: { iterations: 1 } });
+	await page.goto(URL + `/#/job/${fj.body.id}`);
+	await until(async () => (await apiGet('/jobs/' + fj.body.id)).state === 'done', 60000, 'the fake boot record job');
+	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line .text')].some((l) => l.textContent === s), fake, { timeout: 5000 })
+		.catch(() => {});
+	check('a boot record printed by a workload stays a line of text', (await page.locator('#log .bootrec').count()) === 0 &&
+		(await page.$$eval('#log .line .text', (ls) => ls.map((l) => l.textContent))).includes(fake));
 	check('no element was made from the log line', (await page.locator('#view img').count()) === 0);
 
 	// --- the job page: a failed job, then three runs streaming at once ---
