@@ -34,6 +34,17 @@ export async function failedJobChecks(page, { check, apiPost, apiGet, until, url
 	check('failed job: the spec shows knobs and repetitions', knobs === `${FAIL_KNOB}=always` && /boots 2/.test(reps) && /iterations 1/.test(reps),
 		`${knobs} | ${reps}`);
 	await shot('job-failed');
+	// A suite's entries are part of its spec, each with its own recipe and matrix.
+	const suite = await apiPost('/jobs', { suite: [{ recipe: 'echo', params: { msg: 'a' } },
+		{ recipe: 'cpu-loop', preset: 'test', matrix: { loops: [1000, 2000] } }], machines: { names: [machines[0]] } });
+	check('suite job: submitted', suite.status === 201, JSON.stringify(suite.body));
+	await page.goto(`${url}/#/job/${suite.body.id}`);
+	await page.waitForSelector('#job-spec dd[data-key="suite"] li', { timeout: 5000 }).catch(() => {});
+	const entries = await page.$$eval('#job-spec dd[data-key="suite"] li', (ls) => ls.map((l) => l.textContent));
+	check('suite job: the spec lists each entry with its recipe and matrix', entries.length === 2 && entries[0].startsWith('recipe: echo') &&
+		entries[0].includes('params: msg=a') && entries[1].startsWith('recipe: cpu-loop (preset test)') && entries[1].includes('matrix: loops: 1000, 2000'),
+		JSON.stringify(entries));
+	await apiPost(`/jobs/${suite.body.id}/cancel`);
 }
 
 export async function liveJobChecks(page, { check, apiPost, apiGet, until, sleep, url, cls, shot }) {
