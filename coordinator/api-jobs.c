@@ -562,7 +562,7 @@ api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    lim);
 		return;
 	}
-	if ((r = store_run_log_json(a->st, rq->id, after_seq, (size_t)limit, &j)) != 0) {
+	if ((r = api_view_run_log_get(a->st, rq->id, after_seq, (size_t)limit, &j)) != 0) {
 		api_store_error(rs, r, "run");
 		return;
 	}

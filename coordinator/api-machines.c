@@ -28,7 +28,7 @@ api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if ((arr = json_array()) == NULL)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		if ((o = store_machine_json(&ms[i])) == NULL || json_array_append_new(arr, o) != 0)
+		if ((o = api_view_machine(&ms[i])) == NULL || json_array_append_new(arr, o) != 0)
 			goto oom;
 	}
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:o}", "machines", arr));
@@ -192,7 +192,7 @@ api_machines_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machine");
 		return;
 	}
-	api_json(rs, MHD_HTTP_OK, store_machine_json(m));
+	api_json(rs, MHD_HTTP_OK, api_view_machine(m));
 	store_machine_free(m);
 }
 

@@ -255,21 +255,21 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_RI_GET] = "SELECT json FROM recipes_imported WHERE sha256 = ?1",
 	[Q_RI_BY_NAME] = "SELECT json FROM recipes_imported WHERE name = ?1"
 	    " ORDER BY created_at DESC, sha256 LIMIT 1",
-	[Q_RI_LIST] = "SELECT name AS name, sha256 AS sha256, actor AS actor,"
-	    " created_at AS created_at FROM recipes_imported ORDER BY name, created_at LIMIT ?1",
+	/* store_recipes_imported_list's columns, in its order */
+	[Q_RI_LIST] = "SELECT name, sha256, actor, created_at FROM recipes_imported"
+	    " ORDER BY name, created_at LIMIT ?1",
 	[Q_LAB_ADD] = "INSERT INTO labs (name, public_key, fingerprint, source, actor, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
 	[Q_LAB_DEL] = "DELETE FROM labs WHERE name = ?1",
 	[Q_LAB_BY_KEY] = "SELECT name FROM labs WHERE public_key = ?1",
-	/* not "AS fingerprint": store_col_json parses a column of that name as
-	 * JSON (a machine's); store_labs_json renames it */
-	[Q_LAB_LIST] = "SELECT name AS name, public_key AS public_key, fingerprint AS key_fp,"
-	    " source AS source, actor AS actor, created_at AS created_at FROM labs"
-	    " ORDER BY name LIMIT ?1",
+	/* store_labs_list's columns, in its order */
+	[Q_LAB_LIST] = "SELECT name, public_key, fingerprint, source, actor, created_at"
+	    " FROM labs ORDER BY name LIMIT ?1",
 	[Q_AUDIT_ADD] = "INSERT INTO audit (at, actor, action, subject, detail)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5)",
-	[Q_AUDIT_LIST] = "SELECT id AS id, at AS at, actor AS actor, action AS action,"
-	    " subject AS subject, detail AS detail FROM audit ORDER BY id DESC LIMIT ?1",
+	/* store_audit_list's columns, in its order */
+	[Q_AUDIT_LIST] = "SELECT id, at, actor, action, subject, detail FROM audit"
+	    " ORDER BY id DESC LIMIT ?1",
 
 	/* Serialises the transactions that end runs of one job (settle, the
 	 * adaptive extra boot): a no-op on SQLite, whose writers are serial. */
@@ -692,29 +692,40 @@ store_rows_into(struct store *s, struct db_stmt *st, json_t *map)
 }
 
 int
-store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
-    json_t **out)
+store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_row_fn fill,
+    store_clear_fn clear, void **out, size_t *nout)
 {
-	json_t *o = NULL;
 	struct db_stmt *st;
+	char *a = NULL;
+	size_t n = 0, i;
 	int r;
 
 	*out = NULL;
+	*nout = 0;
 	if (s == NULL)
 		return BF_ERR_INVALID;
 	if (limit == 0 || limit > STORE_MAX_PAGE)
 		limit = STORE_MAX_PAGE;
-	if ((o = json_pack("{s:[]}", key)) == NULL)
+	/* a page is at most STORE_MAX_PAGE small structs: no growing */
+	if ((a = calloc(limit, size)) == NULL)
 		return BF_ERR_ALLOC;
 	store_lock(s);
-	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0 ||
-	    (r = store_rows_append(s, st, json_object_get(o, key))) != 0)
+	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0)
 		goto out;
-	*out = o;
-	o = NULL;
+	while (n < limit && (r = store_q_step(s, st)) == 1)
+		if ((r = fill(st, a + n++ * size)) != 0)
+			goto out;
+	if (r < 0)
+		goto out;
+	*out = a;
+	*nout = n;
+	a = NULL;
+	r = 0;
 out:
 	store_unlock(s);
-	json_decref(o);
+	for (i = 0; a != NULL && i < n; i++)
+		clear(a + i * size);
+	free(a);
 	return r;
 }
 

@@ -90,8 +90,6 @@ int store_machine_delete(struct store *s, const char *name);
 int store_machine_update(struct store *s, const char *name, const char *state,
     const char *hostname, const char *kernel, const char *arch,
     const char *last_error, int touch);
-/* API view of a machine (no key path). New reference. */
-json_t *store_machine_json(const struct store_machine *m);
 
 /* --- jobs and runs --- */
 struct store_run_new {
@@ -201,10 +199,19 @@ int store_job_cancel(struct store *s, int64_t id);
  * job does not exist. */
 int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
 int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
-/* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
- * at most limit lines (<=1000; 0 means 1000). BF_ERR_NOTFOUND. */
-int store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
-    json_t **out);
+/* One line of a run's log. */
+struct store_log_line {
+	int64_t seq;		/* 1.. in the order written */
+	char *stream;		/* stdout, stderr, agent or coord */
+	char *line;
+	double at;		/* unix seconds */
+};
+/* The run's lines with seq > after_seq, at most limit (<=1000; 0 means
+ * 1000), in order; free with store_log_lines_free. BF_ERR_NOTFOUND when the
+ * run does not exist. */
+int store_run_log(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
+    struct store_log_line **out, size_t *nout);
+void store_log_lines_free(struct store_log_line *a, size_t n);
 
 /* --- for the scheduler --- */
 struct store_claim {
@@ -434,9 +441,20 @@ struct store_audit {
 };
 /* Append one entry on its own. */
 int store_audit_add(struct store *s, const struct store_audit *au);
-/* {"audit":[{"id","at","actor","action","subject","detail"}]}, newest first,
- * at most limit (0: STORE_MAX_PAGE). New reference. */
-int store_audit_json(struct store *s, size_t limit, json_t **out);
+/* One entry of the audit log as stored. */
+struct store_audit_row {
+	int64_t id;
+	double at;		/* unix seconds */
+	char *actor;
+	char *action;
+	char *subject;		/* may be NULL */
+	char *detail;		/* may be NULL */
+};
+/* The newest limit entries (0 or over 1000: 1000), newest first; free
+ * with store_audit_rows_free. */
+int store_audit_list(struct store *s, size_t limit, struct store_audit_row **out,
+    size_t *nout);
+void store_audit_rows_free(struct store_audit_row *a, size_t n);
 
 /* Install a recipe (its canonical JSON text and sha256) and audit it.
  * BF_ERR_EXISTS (nothing written) when that sha256 is installed already. */
@@ -447,8 +465,17 @@ int store_recipe_import(struct store *s, const char *name, const char *sha256,
 int store_recipe_imported(struct store *s, const char *sha256, char **jsonp);
 /* The newest imported recipe called name, or BF_ERR_NOTFOUND. */
 int store_recipe_imported_by_name(struct store *s, const char *name, char **jsonp);
-/* {"recipes":[{"name","sha256","actor","created_at"}]}. New reference. */
-int store_recipes_imported_json(struct store *s, json_t **out);
+/* An imported recipe, without its text. */
+struct store_recipe_imp {
+	char *name;
+	char *sha256;
+	char *actor;
+	int64_t created_at;	/* unix seconds */
+};
+/* The imported recipes by name, then age; free with
+ * store_recipes_imported_free. */
+int store_recipes_imported_list(struct store *s, struct store_recipe_imp **out, size_t *nout);
+void store_recipes_imported_free(struct store_recipe_imp *a, size_t n);
 
 /* Trust a lab's key (base64 of the raw 32 bytes) and audit it.
  * BF_ERR_EXISTS when the name or the key is in the keyring already. */
@@ -459,7 +486,17 @@ int store_lab_untrust(struct store *s, const char *name, const struct store_audi
 /* The trusted lab holding that key into name (BF_MAX_NAME + 1 bytes), or
  * BF_ERR_NOTFOUND. */
 int store_lab_by_key(struct store *s, const char *public_key, char *name, size_t namesz);
-/* {"labs":[{"name","public_key","fingerprint","source","actor","created_at"}]}. */
-int store_labs_json(struct store *s, json_t **out);
+/* A trusted lab of the keyring. */
+struct store_lab {
+	char *name;
+	char *public_key;	/* base64 of 32 bytes */
+	char *fingerprint;	/* "SHA256:..." */
+	char *source;		/* the URL it was fetched from, or NULL */
+	char *actor;
+	int64_t created_at;	/* unix seconds */
+};
+/* The keyring by name; free with store_labs_free. */
+int store_labs_list(struct store *s, struct store_lab **out, size_t *nout);
+void store_labs_free(struct store_lab *a, size_t n);
 
 #endif

@@ -140,6 +140,15 @@ check_eq "jobs ?before=$wid: the last page" "$(jq -c '[[.jobs[].id], .next_befor
 check_eq "jobs: counts and times of job $id" "$(jq -c '.jobs[0] | [.runs_total, .runs_done,
 	.runs_failed, .runs_queued, .runs_running, .runs_cancelled, (.started_at > 0),
 	(.finished_at >= .started_at), (.created_at <= .started_at)]' <<<"$p2")" "[4,4,0,0,0,0,true,true,true]"
+out=$(cli status --state cancelled --search "page-" 2>&1)
+check_contains "CLI status --state --search" "$out" "$tid"
+check_eq "CLI status --state --search leaves the others out" \
+	"$(awk -v w="$wid" '$1 == w' <<<"$out" | wc -l)" 0
+check_contains "CLI status --limit 1 says where older jobs are" \
+	"$(cli status --limit 1 2>&1 >/dev/null)" "status --before $tid"
+out=$(cli status --state bogus 2>&1); rc=$?
+check_eq "CLI status --state bogus: exit" "$rc" 1
+check_contains "CLI status --state bogus: why" "$out" "state"
 long=$(printf 'a%.0s' $(seq 129))
 for q in "limit=0 limit" "limit=1001 limit" "limit=x limit" "before=0 before" "before=-1 before" \
 	"state=bogus state" "state= state" "state=done, state" "recipe=../x recipe" \

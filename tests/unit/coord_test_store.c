@@ -91,7 +91,7 @@ test_machines(void)
 		T_CHECK(mp->hostname == NULL);
 		T_CHECK(mp->created_at > 1700000000);
 		T_EQ_INT(mp->last_seen, 0);
-		j = store_machine_json(mp);
+		j = api_view_machine(mp);
 		check_keys(j, keys, "machine");
 		T_CHECK(json_object_get(j, "key_path") == NULL);
 		T_CHECK(json_is_null(json_object_get(j, "last_seen")));
@@ -104,7 +104,7 @@ test_machines(void)
 	mp = NULL;
 	T_EQ_INT(store_machine_get(s, "nope", &mp), BF_ERR_NOTFOUND);
 	T_CHECK(mp == NULL);
-	T_CHECK(store_machine_json(NULL) == NULL);
+	T_CHECK(api_view_machine(NULL) == NULL);
 
 	T_EQ_INT(store_machine_list(s, &ms, &n), 0);
 	T_EQ_INT(n, 2);
@@ -636,7 +636,7 @@ test_recover(void)
 	T_CHECK(json_is_null(json_object_get(o, "started_at")));
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_log_json(s, c->run_id, 0, 0, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id, 0, 0, &o), 0);
 	T_EQ_INT(json_array_size(json_object_get(o, "lines")), 1);
 	json_decref(o);
 	o = NULL;
@@ -693,7 +693,7 @@ test_log(void)
 		free(big);
 	}
 
-	T_EQ_INT(store_run_log_json(s, c->run_id, 0, 100, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id, 0, 100, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "run")), c->run_id);
 	a = json_object_get(o, "lines");
 	T_EQ_INT(json_array_size(a), 4);
@@ -712,18 +712,18 @@ test_log(void)
 	json_decref(o);
 	o = NULL;
 
-	T_EQ_INT(store_run_log_json(s, c->run_id, 2, 1, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id, 2, 1, &o), 0);
 	a = json_object_get(o, "lines");
 	T_EQ_INT(json_array_size(a), 1);
 	T_EQ_INT(json_integer_value(json_object_get(json_array_get(a, 0), "seq")), 3);
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_log_json(s, c->run_id + 1, 0, 0, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id + 1, 0, 0, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(json_array_get(json_object_get(o, "lines"),
 	    0), "seq")), 1);
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_log_json(s, 99999, 0, 10, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_run_log_get(s, 99999, 0, 10, &o), BF_ERR_NOTFOUND);
 	T_CHECK(o == NULL);
 	store_claim_free(c);
 	store_close(s);

@@ -291,10 +291,22 @@ test_migrate_trust(void)
 	free(text);
 	text = NULL;
 	T_EQ_INT(store_recipe_imported_by_name(s, "nope", &text), BF_ERR_NOTFOUND);
-	T_EQ_INT(store_recipes_imported_json(s, &j), 0);
-	T_EQ_INT(json_array_size(json_object_get(j, "recipes")), 1);
-	json_decref(j);
-	j = NULL;
+	{
+		struct store_recipe_imp *ri = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_recipes_imported_list(s, &ri, &n), 0);
+		T_EQ_INT(n, 1);
+		if (n == 1) {
+			T_EQ_STR(ri[0].name, "demo");
+			T_EQ_STR(ri[0].actor, "token:7");
+		}
+		j = api_view_recipes_imported(ri, n);
+		T_EQ_INT(json_array_size(json_object_get(j, "recipes")), 1);
+		store_recipes_imported_free(ri, n);
+		json_decref(j);
+		j = NULL;
+	}
 
 	/* the keyring: a name and a key once each */
 	au.action = "lab.trust";
@@ -305,11 +317,21 @@ test_migrate_trust(void)
 	T_EQ_INT(store_lab_by_key(s, "KEY-A", name, sizeof(name)), 0);
 	T_EQ_STR(name, "lab-a");
 	T_EQ_INT(store_lab_by_key(s, "KEY-B", name, sizeof(name)), BF_ERR_NOTFOUND);
-	T_EQ_INT(store_labs_json(s, &j), 0);
-	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "labs"), 0),
-	    "fingerprint")), "SHA256:a");
-	json_decref(j);
-	j = NULL;
+	{
+		struct store_lab *labs = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_labs_list(s, &labs, &n), 0);
+		T_EQ_INT(n, 1);
+		j = api_view_labs(labs, n);
+		T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j,
+		    "labs"), 0), "fingerprint")), "SHA256:a");
+		T_CHECK(json_is_null(json_object_get(json_array_get(json_object_get(j, "labs"), 0),
+		    "source")));
+		store_labs_free(labs, n);
+		json_decref(j);
+		j = NULL;
+	}
 	au.action = "lab.untrust";
 	T_EQ_INT(store_lab_untrust(s, "lab-a", &au), 0);
 	T_EQ_INT(store_lab_untrust(s, "lab-a", &au), BF_ERR_NOTFOUND);
@@ -323,8 +345,20 @@ test_migrate_trust(void)
 	T_EQ_INT(store_audit_add(s, &au), 0);
 	au.actor = NULL;
 	T_EQ_INT(store_audit_add(s, &au), BF_ERR_INVALID);
-	T_EQ_INT(store_audit_json(s, 0, &j), 0);
+	{
+		struct store_audit_row *rows = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_audit_list(s, 2, &rows, &n), 0);
+		T_EQ_INT(n, 2);		/* the limit holds */
+		store_audit_rows_free(rows, n);
+		T_EQ_INT(store_audit_list(s, 0, &rows, &n), 0);
+		j = api_view_audit(rows, n);
+		store_audit_rows_free(rows, n);
+	}
 	T_EQ_INT(json_array_size(json_object_get(j, "audit")), 4);
+	T_CHECK(json_is_real(json_object_get(json_array_get(json_object_get(j, "audit"), 0),
+	    "at")));
 	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 0),
 	    "action")), "job.publish");
 	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 3),
