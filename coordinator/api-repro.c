@@ -311,8 +311,17 @@ repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
 			goto oom;
 	}
 	/* the same plan as POST /jobs makes of it (plan.h) */
-	if ((r = job_from_json(doc, &job, d)) != 0 ||
-	    (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
+	if ((r = job_from_json(doc, &job, d)) != 0)
+		goto out;
+	/* another lab's git paths mean nothing here; building from a bundle's
+	 * kernel specs is not done yet (issue 18) */
+	if (job->kernels != NULL) {
+		bf_diag_set(d, "kernels", "a bundle whose job builds kernels cannot be "
+		    "reproduced yet");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
 	    (r = plan_job(job, rec, &p, d)) != 0)
 		goto out;
 	if ((namestxt = json_dumps(names, JSON_COMPACT)) == NULL)

@@ -34,6 +34,7 @@
 #include "fetch.h"
 #include "monitor.h"
 #include "parse.h"
+#include "kspec.h"
 #include "path.h"
 #include "recipes.h"
 #include "sched.h"
@@ -68,6 +69,7 @@ struct options {
 	char *lab_key;
 	char *peer_allow;
 	char *workdir_root;
+	char *kernel_git_roots;
 	char *allow_host;
 	char *privsep;
 	char *api_user;
@@ -133,6 +135,9 @@ static const struct opt {
 	{ "workdir-root", offsetof(struct options, workdir_root), "DIR",
 	  "path parameters of recipes (a build's workdir) must be below it; the agent "
 	  "refuses symlinks under it (default " PATH_DEFAULT_ROOT ")" },
+	{ "kernel-git-roots", offsetof(struct options, kernel_git_roots), "DIR[:DIR...]",
+	  "directories whose git trees, config files and patches a job's \"kernels\" may "
+	  "name (default: none; a job with kernels is refused)" },
 	{ "privsep", offsetof(struct options, privsep), "yes|no",
 	  "serve HTTP in an unprivileged child process that holds no SSH or lab key "
 	  "(default yes); no: one process, for debugging" },
@@ -499,6 +504,7 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	acfg.tls_cert_pem = cert;
 	acfg.tls_key_pem = key;
 	acfg.workdir_root = o->workdir_root;
+	acfg.kernel_git_roots = o->kernel_git_roots;
 	acfg.allow_hosts = o->allow_host;
 	acfg.ctl = (struct api_ctl){ monitor_client_kick, monitor_client_probe,
 	    monitor_client_key, mc };
@@ -640,6 +646,11 @@ main(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
+	}
+	if (kspec_check_root_list(o.kernel_git_roots, &d) != 0) {
+		fprintf(stderr, "benchfleetd: --%s\n", d.msg);
+		ret = 2;
+		goto out;
 	}
 	if ((o.tls_cert == NULL) != (o.tls_key == NULL)) {
 		fprintf(stderr, "benchfleetd: --tls-cert and --tls-key go together\n");
@@ -821,6 +832,7 @@ main(int argc, char **argv)
 		labkey_public(lk, acfg.lab_pub);
 		acfg.has_lab_key = 1;
 		acfg.workdir_root = o.workdir_root;
+		acfg.kernel_git_roots = o.kernel_git_roots;
 		acfg.allow_hosts = o.allow_host;
 		if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 			fprintf(stderr, "benchfleetd: %s\n", d.msg);
@@ -881,6 +893,7 @@ out:
 	free(o.lease);
 	free(o.node);
 	free(o.workdir_root);
+	free(o.kernel_git_roots);
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.tls_cert);
