@@ -4,8 +4,8 @@
  * store, a reopen that migrates nothing, a store from a newer benchfleetd
  * refused and left alone, files that are not stores, both engines at the
  * same columns, and a store made by schema 6 opening with every sample
- * intact. Steps 9, 10, 11 and 12 (snapshots, fingerprints, artifacts,
- * suites) each
+ * intact. Steps 9, 10, 11, 12 and 13 (snapshots, fingerprints, artifacts,
+ * suites, kernel builds) each
  * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c.
  */
 #include <stdint.h>
@@ -99,7 +99,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 12);	/* bump with each new migration step */
+	T_EQ_INT(v, 13);	/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -267,7 +267,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -394,7 +394,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -521,7 +521,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -639,7 +639,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_open(target("art.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -771,7 +771,7 @@ test_migrate_suites(void)
 	T_EQ_INT(store_open(target("suite.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -832,11 +832,88 @@ out:
 	store_close(s);
 }
 
+/*
+ * Step 13 (kernel builds; issue 18's step 14, renumbered at merge): a store
+ * of schema 12 with a finished job, its samples and a profile artifact
+ * opens with all of them byte for byte, and the new tables work at once:
+ * a build is taken, finished and read back.
+ */
+static void
+test_migrate_kbuilds(void)
+{
+	struct store_sample sm[2] = { { "ops", 77.25, "ops/s" }, { "wall", 1.5, "s" } };
+	struct store_kbuild_out o;
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL, *row = NULL;
+	char *bt = NULL, *at = NULL, hex[65], img[65], kind[8], ev[STORE_MAX_EVENT];
+	void *data = NULL;
+	size_t n = 0;
+	int64_t job, size;
+	int take = -1;
+
+	if ((s = open_fresh("kb.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "w1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 1);
+	T_EQ_INT(store_run_claim(s, "w1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 2), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "cycles", "a;b 3\n", 6, hex), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("kb.db", FIX_UNDO_STEP13);
+	force_version("kb.db", 12);
+	T_EQ_INT(read_version("kb.db"), 12);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("kb.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "77.25") != NULL);
+	T_EQ_STR(at, bt);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, img, ev), 0);
+	T_EQ_INT(n, 6);
+	T_CHECK(data != NULL && memcmp(data, "a;b 3\n", 6) == 0);
+	/* the new tables */
+	sha256_hex("bzImage", 7, img);
+	T_EQ_INT(store_kartifact_add(s, img, "image", 7), 0);
+	T_EQ_INT(store_kartifact_add(s, hex, "config", 6), 0);
+	T_EQ_INT(store_kbuild_take(s, img, "{}", "w1", 60, &take), 0);
+	T_EQ_INT(take, STORE_KBUILD_MINE);
+	memset(&o, 0, sizeof(o));
+	o.release = "6.1.0-bf12345678";
+	o.image_sha256 = img;
+	o.config_sha256 = hex;
+	T_EQ_INT(store_kbuild_finish(s, img, &o), 0);
+	T_EQ_INT(store_kbuild_get(s, img, &row), 0);
+	T_EQ_STR(json_string_value(json_object_get(row, "release")), "6.1.0-bf12345678");
+	T_EQ_INT(store_kartifact_get(s, img, kind, &size), 0);
+	T_EQ_INT(size, 7);
+out:
+	store_claim_free(c);
+	free(data);
+	free(bt);
+	free(at);
+	json_decref(row);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
 	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db",
-	    "snap.db", "fp.db", "art.db", "suite.db" };
+	    "snap.db", "fp.db", "art.db", "suite.db", "kb.db" };
 
 	if (fix_where_init(&where, "store-schema") != 0)
 		return 1;
@@ -846,6 +923,7 @@ main(void)
 	test_migrate_fingerprints();
 	test_migrate_artifacts();
 	test_migrate_suites();
+	test_migrate_kbuilds();
 	if (where.pg_url != NULL)
 		test_same_schema();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
