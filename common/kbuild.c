@@ -418,3 +418,34 @@ kbuild_error_line(const char *log, size_t n, char *out, size_t outsz)
 	if (l != NULL)
 		snprintf(out, outsz, "%.*s", (int)(flen < outsz ? flen : outsz - 1), l);
 }
+
+int
+kbuild_key(const struct kspec *k, const char *tree, const char *config, size_t n,
+    const char *uname_m, char key[KSPEC_KEY_HEX + 1], char *localversion, size_t lvsz,
+    struct bf_diag *d)
+{
+	char cc[256];
+	size_t i, tl = strlen(tree);
+
+	for (i = 0; i < tl; i++)
+		if (!((tree[i] >= '0' && tree[i] <= '9') || (tree[i] >= 'a' && tree[i] <= 'f')))
+			break;
+	if (i != tl || (tl != 40 && tl != 64)) {
+		bf_diag_set(d, "tree", "\"%.80s\" is not a git tree id", tree);
+		return BF_ERR_INVALID;
+	}
+	if (kbuild_arch(uname_m) == NULL) {
+		bf_diag_set(d, "arch", "\"%.32s\" is not an arch kernels are built for here",
+		    uname_m ? uname_m : "");
+		return BF_ERR_INVALID;
+	}
+	kbuild_config_cc(config, n, cc, sizeof(cc));
+	if (cc[0] == '\0') {
+		bf_diag_set(d, "config", "the .config has no CONFIG_CC_VERSION_TEXT: not "
+		    "one kconfig made");
+		return BF_ERR_INVALID;
+	}
+	kspec_build_key(tree, config, n, cc, uname_m, k->localversion, key);
+	kspec_make_localversion(k->localversion, key, localversion, lvsz);
+	return 0;
+}

@@ -74,6 +74,18 @@ int kbuild_config_tristate(const char *config, size_t n, const char *name);
 void kbuild_config_cc(const char *config, size_t n, char *out, size_t outsz);
 
 /*
+ * After prep: the build key of a spec whose prep printed tree (the tree
+ * id) and left config (the final .config, n bytes) on a machine of arch
+ * uname_m, the compiler taken from the .config's CONFIG_CC_VERSION_TEXT;
+ * and the make LOCALVERSION of its build. BF_ERR_INVALID (d says why) for
+ * a tree id that is not 40 or 64 hex digits or a .config without a
+ * compiler line (not made by kconfig).
+ */
+int kbuild_key(const struct kspec *k, const char *tree, const char *config, size_t n,
+    const char *uname_m, char key[KSPEC_KEY_HEX + 1], char *localversion, size_t lvsz,
+    struct bf_diag *d);
+
+/*
  * The compiler's error line in a build's output (n bytes): the first line
  * holding ": error: " (gcc, ld, kbuild's "Error" lines after it), else
  * the last line starting "make" with "Error", else "". For a failed

@@ -307,9 +307,39 @@ test_error_line(void)
 	T_CHECK(kbuild_arch("i686") == NULL && kbuild_arch(NULL) == NULL);
 }
 
+static void
+test_key(void)
+{
+	static const char cfg[] = "CONFIG_CC_VERSION_TEXT=\"gcc (Debian 12.2.0-14) 12.2.0\"\n"
+	    "CONFIG_MODULES=y\n";
+	static const char tree[] = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+	struct kspec k = { "a", "/g", "v1", KSPEC_CONFIG_DEFCONFIG, NULL, NULL, 0, NULL, 0, "-x" };
+	char key[65], key2[65], lv[64], want[65];
+	struct bf_diag d;
+
+	T_EQ_INT(kbuild_key(&k, tree, cfg, sizeof(cfg) - 1, "x86_64", key, lv, sizeof(lv), &d), 0);
+	kspec_build_key(tree, cfg, sizeof(cfg) - 1, "gcc (Debian 12.2.0-14) 12.2.0", "x86_64",
+	    "-x", want);
+	T_EQ_STR(key, want);
+	T_CHECK(strncmp(lv, "-x-bf", 5) == 0 && strncmp(lv + 5, key, 8) == 0 && strlen(lv) == 13);
+	T_EQ_INT(kbuild_key(&k, tree, cfg, sizeof(cfg) - 1, "aarch64", key2, lv, sizeof(lv), &d),
+	    0);
+	T_CHECK(strcmp(key, key2) != 0);
+	T_EQ_INT(kbuild_key(&k, "HEAD", cfg, sizeof(cfg) - 1, "x86_64", key, lv, sizeof(lv), &d),
+	    BF_ERR_INVALID);
+	T_EQ_INT(kbuild_key(&k, "4B825DC642CB6EB9A060E54BF8D69288FBEE4904", cfg, sizeof(cfg) - 1,
+	    "x86_64", key, lv, sizeof(lv), &d), BF_ERR_INVALID);
+	T_EQ_INT(kbuild_key(&k, tree, "CONFIG_A=y\n", 11, "x86_64", key, lv, sizeof(lv), &d),
+	    BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "CONFIG_CC_VERSION_TEXT");
+	T_EQ_INT(kbuild_key(&k, tree, cfg, sizeof(cfg) - 1, "mips", key, lv, sizeof(lv), &d),
+	    BF_ERR_INVALID);
+}
+
 int
 main(void)
 {
+	test_key();
 	test_plan();
 	test_git();
 	test_config();
