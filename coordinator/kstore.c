@@ -13,6 +13,7 @@
 #include "err.h"
 #include "kstore.h"
 #include "sha256.h"
+#include "store.h"
 
 struct kstore {
 	int dfd;
@@ -26,7 +27,7 @@ kstore_open(const char *path, struct kstore **out, struct bf_diag *d)
 	int r, fd = -1;
 
 	*out = NULL;
-	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+	if (mkdir(path, 0711) != 0 && errno != EEXIST) {
 		bf_diag_set(d, "artifact-dir", "%s: cannot make it: %s", path, strerror(errno));
 		r = BF_ERR_SYS;
 		goto out;
@@ -43,6 +44,14 @@ kstore_open(const char *path, struct kstore **out, struct bf_diag *d)
 		r = BF_ERR_INVALID;
 		goto out;
 	}
+	/* search but no listing for others: benchfleetd's API child, which
+	 * drops to nobody, opens a file it was given the name of */
+	if ((sb.st_mode & 07777) != 0711 && fchmod(fd, 0711) != 0) {
+		bf_diag_set(d, "artifact-dir", "%s: cannot make it mode 0711: %s", path,
+		    strerror(errno));
+		r = BF_ERR_SYS;
+		goto out;
+	}
 	if ((k = calloc(1, sizeof(*k))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -55,6 +64,21 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return r;
+}
+
+char *
+kstore_default_dir(const char *store, int pg)
+{
+	const char *slash = strrchr(store, '/');
+	char *out;
+
+	if (pg)
+		return strdup("var/artifacts");
+	if (slash == NULL)
+		return strdup("artifacts");
+	if (asprintf(&out, "%.*s/artifacts", (int)(slash - store), store) < 0)
+		return NULL;
+	return out;
 }
 
 void
@@ -100,7 +124,7 @@ kstore_put(struct kstore *k, const void *p, size_t n, char sha256[65])
 	snprintf(tmp, sizeof(tmp), ".tmp-%ld-%lu-%.16s", (long)getpid(),
 	    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), sha256);
 	if ((fd = openat(k->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) < 0) {
+	    0644)) < 0) {
 		r = BF_ERR_SYS;
 		goto out;
 	}
@@ -209,5 +233,23 @@ kstore_remove(struct kstore *k, const char *sha256)
 		return BF_ERR_INVALID;
 	if (unlinkat(k->dfd, sha256, 0) != 0 && errno != ENOENT)
 		return BF_ERR_SYS;
+	return 0;
+}
+
+int
+kstore_prune(struct kstore *k, struct store *st, int64_t keep, struct bf_diag *d)
+{
+	char (*v)[65] = NULL;
+	size_t i, n = 0;
+	int r;
+
+	if ((r = store_kbuild_prune(st, keep, &v, &n)) != 0) {
+		bf_diag_set(d, "artifact-dir", "retention: the store failed: %s", bf_err_str(r));
+		return r;
+	}
+	/* a file left behind (the rows are gone) costs disk, not correctness */
+	for (i = 0; i < n; i++)
+		(void)kstore_remove(k, v[i]);
+	free(v);
 	return 0;
 }

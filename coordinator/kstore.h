@@ -8,9 +8,15 @@
  *
  * The directory is opened once (before benchfleetd's API child drops its
  * privileges) and every later access is relative to that descriptor with
- * O_NOFOLLOW, so neither a symlink planted in it nor the process's later
- * identity changes what a name reaches. Files are 0600, written to a
- * temporary name, fsync'd and renamed, so a reader never sees half a file.
+ * O_NOFOLLOW, so that a symlink planted in it reaches nothing. Files are
+ * written to a temporary name, fsync'd and renamed, so a reader never sees
+ * half a file.
+ *
+ * Modes: the directory 0711, files 0644. benchfleetd's API child drops to
+ * nobody and must open a file by name; it cannot list the directory. A
+ * name is the sha256 of the bytes, so whoever can name a file either knows
+ * its bytes already (a defconfig's hash is computable from the defconfig)
+ * or was given the name by the API, which a viewer may read anyway.
  */
 #ifndef BF_KSTORE_H
 #define BF_KSTORE_H
@@ -26,12 +32,17 @@
 struct kstore;
 
 /*
- * Open (making it, 0700, when absent) the directory path: it must be a
- * real directory, not a symlink, owned by us and writable by no one else.
+ * Open (making it when absent) the directory path: it must be a real
+ * directory, not a symlink, owned by us and writable by no one else; it is
+ * made mode 0711 (see above).
  * *out freed with kstore_close(). d says what is wrong.
  */
 int kstore_open(const char *path, struct kstore **out, struct bf_diag *d);
 void kstore_close(struct kstore *k);		/* accepts NULL */
+/* The default directory for a store target: "artifacts" next to a SQLite
+ * file, var/artifacts for PostgreSQL (as the lab key). Caller frees; NULL
+ * when out of memory. */
+char *kstore_default_dir(const char *store, int pg);
 
 /* Store p[0..n) (n <= KSTORE_MAX_ARTIFACT) under its sha256, which goes
  * to sha256. Already there: 0, nothing written. */
@@ -47,5 +58,9 @@ int kstore_open_blob(struct kstore *k, const char *sha256, int *fd, int64_t *siz
 int kstore_read(struct kstore *k, const char *sha256, void **data, size_t *n);
 /* Remove it; absent is fine. */
 int kstore_remove(struct kstore *k, const char *sha256);
+/* Retention: store_kbuild_prune(st, keep) and the files it lets go.
+ * d says what failed. */
+struct store;
+int kstore_prune(struct kstore *k, struct store *st, int64_t keep, struct bf_diag *d);
 
 #endif

@@ -323,3 +323,42 @@ store_kbuild_prune(struct store *s, int64_t max_bytes, char (**victims)[65], siz
 	*n = a.n;
 	return 0;
 }
+
+int
+store_artifact_get(struct store *s, const char *sha256, void **data, size_t *n)
+{
+	struct db_stmt *st = NULL;
+	const void *b;
+	size_t len;
+	int r;
+
+	*data = NULL;
+	*n = 0;
+	if (s == NULL || sha256 == NULL || !sha256_is_hex(sha256))
+		return BF_ERR_INVALID;
+	store_lock(s);
+	if ((r = store_q(s, Q_ART_GET, &st, "t", sha256)) != 0 ||
+	    (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0) {
+		r = BF_ERR_NOTFOUND;
+		goto out;
+	}
+	len = db_col_bytes(st, 0);
+	b = db_col_blob(st, 0);
+	if ((int64_t)len != db_col_int64(st, 1) || (len > 0 && b == NULL)) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	if ((*data = malloc(len + 1)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if (len > 0)
+		memcpy(*data, b, len);
+	*n = len;
+	r = 0;
+out:
+	store_unlock(s);
+	return r;
+}

@@ -263,6 +263,7 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_KA_ADD] = "INSERT INTO kernel_artifacts (sha256, kind, size, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	[Q_KA_GET] = "SELECT kind, size FROM kernel_artifacts WHERE sha256 = ?1",
+	[Q_ART_GET] = "SELECT bytes, size FROM artifacts WHERE sha256 = ?1",
 	[Q_KA_TOTAL] = "SELECT COALESCE(SUM(size), 0) FROM kernel_artifacts",
 	[Q_KB_OLDEST] = "SELECT key FROM kernel_builds WHERE state <> 'building'"
 	    " ORDER BY last_used, key LIMIT 1",

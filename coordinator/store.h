@@ -316,6 +316,9 @@ int store_kbuild_touch(struct store *s, const char *key);
 /* An artifact whose bytes are in the artifact directory (kstore.h) under
  * sha256; kind one of STORE_KA_KINDS. Idempotent. */
 int store_kartifact_add(struct store *s, const char *sha256, const char *kind, int64_t size);
+/* A run's artifact (step 11, a profile) by its sha256 alone: *data
+ * (malloc'd, the caller frees), *n. BF_ERR_NOTFOUND. */
+int store_artifact_get(struct store *s, const char *sha256, void **data, size_t *n);
 /* Its kind (at least 8 bytes) and size; BF_ERR_NOTFOUND. */
 int store_kartifact_get(struct store *s, const char *sha256, char kind[8], int64_t *size);
 /*
