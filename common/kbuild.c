@@ -449,3 +449,56 @@ kbuild_key(const struct kspec *k, const char *tree, const char *config, size_t n
 	kspec_make_localversion(k->localversion, key, localversion, lvsz);
 	return 0;
 }
+
+/* {"name": name, "path": path} appended to arts when path is set. */
+static int
+kbuild_doc_art(json_t *arts, const char *name, const char *path)
+{
+	if (path == NULL)
+		return 0;
+	return json_array_append_new(arts, json_pack("{s:s,s:s}", "name", name, "path", path));
+}
+
+int
+kbuild_plan_doc(const struct kbuild_plan *p, int timeout_s, int64_t max_artifact,
+    json_t **out)
+{
+	json_t *doc = NULL, *cmds, *arts, *c, *argv;
+	size_t i, j;
+	int r = BF_ERR_ALLOC;
+
+	*out = NULL;
+	if ((doc = json_pack("{s:[],s:[],s:i,s:I}", "cmds", "artifacts", "timeout_s", timeout_s,
+	    "max_artifact", (json_int_t)max_artifact)) == NULL)
+		goto out;
+	cmds = json_object_get(doc, "cmds");
+	arts = json_object_get(doc, "artifacts");
+	for (i = 0; i < p->n; i++) {
+		if ((argv = json_array()) == NULL)
+			goto out;
+		for (j = 0; p->cmd[i].argv[j] != NULL; j++)
+			if (json_array_append_new(argv, json_string(p->cmd[i].argv[j])) != 0) {
+				json_decref(argv);
+				goto out;
+			}
+		if ((c = json_pack("{s:s,s:i,s:b,s:o}", "what", p->cmd[i].what, "index",
+		    p->cmd[i].index, "capture", p->cmd[i].capture, "argv", argv)) == NULL ||
+		    json_array_append_new(cmds, c) != 0)
+			goto out;
+		if (strcmp(p->cmd[i].what, "fragments") == 0 && p->fragment != NULL &&
+		    json_object_set_new(c, "write", json_pack("{s:s,s:s}", "path",
+		    p->fragment_path, "text", p->fragment)) != 0)
+			goto out;
+	}
+	if (kbuild_doc_art(arts, "image", p->image) != 0 ||
+	    kbuild_doc_art(arts, "config", p->config) != 0 ||
+	    kbuild_doc_art(arts, "sysmap", p->sysmap) != 0 ||
+	    kbuild_doc_art(arts, "modules", p->modules) != 0)
+		goto out;
+	*out = doc;
+	doc = NULL;
+	r = 0;
+out:
+	json_decref(doc);
+	return r;
+}

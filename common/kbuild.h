@@ -25,6 +25,8 @@
 #define BF_KBUILD_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
 
 #include "err.h"
 #include "kspec.h"
@@ -66,6 +68,12 @@ int kbuild_prep(const struct kspec *k, const char *workdir, const char *arch,
 int kbuild_build(const char *workdir, const char *arch, int jobs, const char *localversion,
     int modules, struct kbuild_plan **out, struct bf_diag *d);
 void kbuild_plan_free(struct kbuild_plan *p);
+/* The document `benchfleet-agent build` reads (docs/agent-protocol.md):
+ * the commands, the fragment file written before the merge, and for a
+ * build plan its artifacts (image, config, sysmap, modules). *out is a new
+ * reference. BF_ERR_ALLOC. */
+int kbuild_plan_doc(const struct kbuild_plan *p, int timeout_s, int64_t max_artifact,
+    json_t **out);
 
 /* The value of CONFIG_<name> in a .config's text (n bytes): 'y', 'm', or
  * 0 when unset; the compiler's line CONFIG_CC_VERSION_TEXT="..." into

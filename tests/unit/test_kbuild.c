@@ -336,10 +336,54 @@ test_key(void)
 	    BF_ERR_INVALID);
 }
 
+/* The agent's document: commands in order, the fragment written before
+ * the merge, a build's artifacts. */
+static void
+test_doc(void)
+{
+	char *frags[] = { "CONFIG_A=y" };
+	struct kspec k = { "a", "/g", "v1", KSPEC_CONFIG_DEFCONFIG, NULL, frags, 1, NULL, 0, "" };
+	struct kbuild_plan *p = NULL;
+	struct bf_diag d;
+	json_t *doc = NULL, *c;
+
+	T_EQ_INT(kbuild_prep(&k, "/w", "x86_64", &p, &d), 0);
+	if (p == NULL)
+		return;
+	T_EQ_INT(kbuild_plan_doc(p, 600, 1 << 20, &doc), 0);
+	T_EQ_INT(json_integer_value(json_object_get(doc, "timeout_s")), 600);
+	T_EQ_INT(json_array_size(json_object_get(doc, "cmds")), p->n);
+	T_EQ_INT(json_array_size(json_object_get(doc, "artifacts")), 0);
+	c = json_array_get(json_object_get(doc, "cmds"), 5);
+	T_EQ_STR(json_string_value(json_object_get(c, "what")), "fragments");
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(c, "write"), "text")),
+	    "CONFIG_A=y\n");
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(c, "write"), "path")),
+	    "/w/out/bf-fragment.config");
+	c = json_array_get(json_object_get(doc, "cmds"), 2);
+	T_CHECK(json_is_true(json_object_get(c, "capture")));
+	T_EQ_STR(json_string_value(json_array_get(json_object_get(c, "argv"), 3)), "write-tree");
+	json_decref(doc);
+	kbuild_plan_free(p);
+	p = NULL;
+	T_EQ_INT(kbuild_build("/w", "x86_64", 2, "-bf01234567", 1, &p, &d), 0);
+	if (p == NULL)
+		return;
+	T_EQ_INT(kbuild_plan_doc(p, 600, 1 << 20, &doc), 0);
+	c = json_object_get(doc, "artifacts");
+	T_EQ_INT(json_array_size(c), 4);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(c, 0), "path")),
+	    "/w/out/arch/x86/boot/bzImage");
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(c, 3), "name")), "modules");
+	json_decref(doc);
+	kbuild_plan_free(p);
+}
+
 int
 main(void)
 {
 	test_key();
+	test_doc();
 	test_plan();
 	test_git();
 	test_config();
