@@ -277,6 +277,9 @@ static const char *const store_migrations[] = {
 	" kind TEXT NOT NULL CHECK (kind IN ('image','modules','config','sysmap','log')),"
 	" size INTEGER NOT NULL CHECK (size >= 0),"
 	" created_at REAL NOT NULL);"
+	/* what a machine is for: "run" (NULL, every machine before this step),
+	 * "build", or "run,build" */
+	"ALTER TABLE machines ADD COLUMN roles TEXT;"
 	"PRAGMA user_version = 13;",
 };
 
@@ -494,6 +497,7 @@ static const char *const store_migrations_pg[] = {
 	" kind TEXT NOT NULL CHECK (kind IN ('image','modules','config','sysmap','log')),"
 	" size BIGINT NOT NULL CHECK (size >= 0),"
 	" created_at DOUBLE PRECISION NOT NULL);"
+	"ALTER TABLE machines ADD COLUMN roles TEXT;"
 	"UPDATE bf_schema SET version = 13;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),

@@ -59,7 +59,7 @@
 
 #define MACHINE_COLS \
 	"name, host, port, \"user\", key_path, class, state, hostname, kernel, arch, last_error," \
-	" created_at, last_seen, fingerprint, fingerprint_sha256, boot, boot_key"
+	" created_at, last_seen, fingerprint, fingerprint_sha256, boot, boot_key, roles"
 
 /* Every statement the store runs. Values are always bound, never pasted. */
 static const char *const store_sql[Q__COUNT] = {
@@ -69,7 +69,7 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_VERSION] = "PRAGMA user_version",
 
 	[Q_M_ADD] = "INSERT INTO machines (name, host, port, \"user\", key_path, class, state,"
-	    " created_at, boot) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	    " created_at, boot, roles) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[Q_M_GET] = "SELECT " MACHINE_COLS " FROM machines WHERE name = ?1",
 	[Q_M_LIST] = "SELECT " MACHINE_COLS " FROM machines ORDER BY name",
 	[Q_M_BUSY] = "SELECT id FROM runs WHERE machine = ?1 AND state = 'running' LIMIT 1",

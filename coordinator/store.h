@@ -73,6 +73,7 @@ struct store_machine {
 	char *fingerprint_sha256;
 	char *boot;		/* boot configuration, JSON text (boot.h), or NULL */
 	char *boot_key;		/* the boot it is in (runner.c), or NULL */
+	char *roles;		/* "run", "build" or "run,build"; NULL: "run" (step 13) */
 };
 
 /* BF_ERR_EXISTS if the name is taken (d says so). */

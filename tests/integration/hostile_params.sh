@@ -37,6 +37,23 @@ while IFS=$'\t' read -r name addr port user key; do
 	check_eq "register $name" "$(status_of "$r")" 201
 done < "$fleet/hosts.tsv"
 
+# machine roles (issue 18): run (default), build, or both; nothing else
+m() { jq -nc --argjson r "$1" --arg k "$(head -1 "$fleet/hosts.tsv" | cut -f5)" \
+	'{name: "rb", host: "10.101.0.250", user: "root", key: $k, class: "rb", roles: $r}'; }
+for bad in '["build", "$(id)"]:roles[1]' '["build", "build"]:roles[1]' '[]:roles' '"build":roles' \
+	'["run", "build", "run"]:roles'; do
+	r=$(api POST /api/v1/machines "$(m "${bad%:*}")")
+	check_eq "roles ${bad%:*}: 400" "$(status_of "$r")" 400
+	check_eq "roles ${bad%:*}: field" "$(body_of "$r" | jq -r .detail.field)" "${bad##*:}"
+done
+r=$(api POST /api/v1/machines "$(m '["build"]')")
+check_eq "a build machine: 201" "$(status_of "$r")" 201
+check_eq "its roles" "$(curl -fsS "$URL/api/v1/machines/rb" | jq -c .roles)" '["build"]'
+check_eq "a machine registered without roles runs" \
+	"$(curl -fsS "$URL/api/v1/machines" | jq -c '[.machines[] | select(.name != "rb") | .roles] | unique')" '[["run"]]'
+r=$(api DELETE /api/v1/machines/rb)
+check_eq "the build machine removed" "$(status_of "$r")" 200
+
 # refused JOB FIELD TEXT: POST /jobs answers 400, detail.field is FIELD and
 # the error contains TEXT.
 refused() {

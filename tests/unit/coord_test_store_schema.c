@@ -898,6 +898,33 @@ test_migrate_kbuilds(void)
 	T_EQ_STR(json_string_value(json_object_get(row, "release")), "6.1.0-bf12345678");
 	T_EQ_INT(store_kartifact_get(s, img, kind, &size), 0);
 	T_EQ_INT(size, 7);
+	/* roles: a machine from before the step runs, as it always did */
+	{
+		struct store_machine m, *got = NULL;
+		json_t *mj;
+
+		T_EQ_INT(store_machine_get(s, "w1", &got), 0);
+		mj = got != NULL ? store_machine_json(got) : NULL;
+		T_CHECK(got != NULL && got->roles == NULL);
+		T_EQ_STR(json_string_value(json_array_get(json_object_get(mj, "roles"), 0)), "run");
+		T_EQ_INT(json_array_size(json_object_get(mj, "roles")), 1);
+		json_decref(mj);
+		store_machine_free(got);
+		memset(&m, 0, sizeof(m));
+		m.name = "b1";
+		m.host = "10.0.0.9";
+		m.port = 22;
+		m.klass = "builders";
+		m.roles = "build";
+		T_EQ_INT(store_machine_add(s, &m, NULL), 0);
+		got = NULL;
+		T_EQ_INT(store_machine_get(s, "b1", &got), 0);
+		T_CHECK(got != NULL && got->roles != NULL && strcmp(got->roles, "build") == 0);
+		store_machine_free(got);
+		m.name = "b2";
+		m.roles = "build;reboot";
+		T_EQ_INT(store_machine_add(s, &m, NULL), BF_ERR_INVALID);
+	}
 out:
 	store_claim_free(c);
 	free(data);
