@@ -1,5 +1,5 @@
 /*
- * store-kbuild.c: kernel builds and their artifacts (schema step 13,
+ * store-kbuild.c: kernel builds and their artifacts (schema step 14,
  * issue 18). The row of a build key is the lock that keeps a key from
  * being built twice, across coordinators sharing a PostgreSQL store: the
  * INSERT ... ON CONFLICT DO NOTHING decides who builds, and a lapsed

@@ -1,12 +1,13 @@
 /*
- * coord_test_store_kbuild.c: kernel builds in the store (schema step 13)
+ * coord_test_store_kbuild.c: kernel builds in the store (schema step 14)
  * and the artifact directory (kstore.c), on SQLite or (the @pg variant)
  * PostgreSQL: a key is taken by one coordinator only, the other waits
  * (BUSY) and then reuses the build (DONE); a lapsed lease is taken over
  * and the late builder's finish refused; retention forgets the least
  * recently used builds and hands back exactly the files no build names;
  * the directory refuses names that are not hashes, symlinks and a
- * directory others can write.
+ * directory others can write. Schema step 14 migrates a store of step 13
+ * with every sample and profile artifact intact.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -18,6 +19,8 @@
 
 #include <jansson.h>
 
+#include "api-view.h"
+#include "db.h"
 #include "err.h"
 #include "kstore.h"
 #include "sha256.h"
@@ -252,6 +255,157 @@ test_kstore(const char *dir)
 	rmdir(p);
 }
 
+/* Set the schema version of the store called name behind its back. */
+static void
+force_version(const char *name, int v)
+{
+	struct db *db = NULL;
+	char sql[80];
+
+	if (where.pg_url != NULL)
+		snprintf(sql, sizeof(sql), "UPDATE bf_schema SET version = %d", v);
+	else
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL)
+		T_EQ_INT(db_exec_script(db, sql), 0);
+	db_close(db);
+}
+
+static int
+read_version(const char *name)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	int v = -1;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL && db_prepare(db, where.pg_url != NULL ? "SELECT version FROM bf_schema" :
+	    "PRAGMA user_version", &st) == 0 && db_step(st) == 1)
+		v = db_col_int(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return v;
+}
+
+/* The statement sql on the store called name, behind the store's back. */
+static void
+exec_on(const char *name, const char *sql)
+{
+	struct db *db = NULL;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL && db_exec_script(db, sql) != 0) {
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+		T_CHECK(0);
+	}
+	db_close(db);
+}
+
+/*
+ * Step 14 (kernel builds, machine roles; issue 18): a store of schema 13
+ * with a finished job, its samples and a profile artifact
+ * opens with all of them byte for byte, and the new tables work at once:
+ * a build is taken, finished and read back.
+ */
+static void
+test_migrate_kbuilds(void)
+{
+	struct store_sample sm[2] = { { "ops", 77.25, "ops/s" }, { "wall", 1.5, "s" } };
+	struct store_kbuild_out o;
+	struct store_claim *c = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL, *row = NULL;
+	char *bt = NULL, *at = NULL, hex[65], img[65], kind[8], ev[STORE_MAX_EVENT];
+	void *data = NULL;
+	size_t n = 0;
+	int64_t job, size;
+	int take = -1;
+
+	if ((s = open_fresh("kb.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "w1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 1, 1);
+	T_EQ_INT(store_run_claim(s, "w1", "demo", 60, &c), 0);
+	if (c == NULL) {
+		store_close(s);
+		return;
+	}
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 2), 0);
+	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "cycles", "a;b 3\n", 6, hex), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("kb.db", FIX_UNDO_STEP14);
+	force_version("kb.db", 13);
+	T_EQ_INT(read_version("kb.db"), 13);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("kb.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 14);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "77.25") != NULL);
+	T_EQ_STR(at, bt);
+	T_EQ_INT(store_run_artifact(s, c->run_id, "folded", &data, &n, img, ev), 0);
+	T_EQ_INT(n, 6);
+	T_CHECK(data != NULL && memcmp(data, "a;b 3\n", 6) == 0);
+	/* the new tables */
+	sha256_hex("bzImage", 7, img);
+	T_EQ_INT(store_kartifact_add(s, img, "image", 7), 0);
+	T_EQ_INT(store_kartifact_add(s, hex, "config", 6), 0);
+	T_EQ_INT(store_kbuild_take(s, img, "{}", "w1", 60, &take), 0);
+	T_EQ_INT(take, STORE_KBUILD_MINE);
+	memset(&o, 0, sizeof(o));
+	o.release = "6.1.0-bf12345678";
+	o.image_sha256 = img;
+	o.config_sha256 = hex;
+	T_EQ_INT(store_kbuild_finish(s, img, &o), 0);
+	T_EQ_INT(store_kbuild_get(s, img, &row), 0);
+	T_EQ_STR(json_string_value(json_object_get(row, "release")), "6.1.0-bf12345678");
+	T_EQ_INT(store_kartifact_get(s, img, kind, &size), 0);
+	T_EQ_INT(size, 7);
+	/* roles: a machine from before the step runs, as it always did */
+	{
+		struct store_machine m, *got = NULL;
+		json_t *mj;
+
+		T_EQ_INT(store_machine_get(s, "w1", &got), 0);
+		mj = got != NULL ? api_view_machine(got) : NULL;
+		T_CHECK(got != NULL && got->roles == NULL);
+		T_EQ_STR(json_string_value(json_array_get(json_object_get(mj, "roles"), 0)), "run");
+		T_EQ_INT(json_array_size(json_object_get(mj, "roles")), 1);
+		json_decref(mj);
+		store_machine_free(got);
+		memset(&m, 0, sizeof(m));
+		m.name = "b1";
+		m.host = "10.0.0.9";
+		m.port = 22;
+		m.klass = "builders";
+		m.roles = "build";
+		T_EQ_INT(store_machine_add(s, &m, NULL), 0);
+		got = NULL;
+		T_EQ_INT(store_machine_get(s, "b1", &got), 0);
+		T_CHECK(got != NULL && got->roles != NULL && strcmp(got->roles, "build") == 0);
+		store_machine_free(got);
+		m.name = "b2";
+		m.roles = "build;reboot";
+		T_EQ_INT(store_machine_add(s, &m, NULL), BF_ERR_INVALID);
+	}
+out:
+	store_claim_free(c);
+	free(data);
+	free(bt);
+	free(at);
+	json_decref(row);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 /* Remove what the artifact directory holds, then it. */
 static void
 rm_dir(const char *p)
@@ -266,7 +420,7 @@ rm_dir(const char *p)
 int
 main(void)
 {
-	static const char *const dbs[] = { "kbuild.db", "kprune.db" };
+	static const char *const dbs[] = { "kbuild.db", "kprune.db", "kb.db" };
 	struct kstore *k = NULL;
 	struct bf_diag d;
 	char p[600];
@@ -281,6 +435,7 @@ main(void)
 	}
 	kstore_close(k);
 	test_kstore(where.dir);
+	test_migrate_kbuilds();
 	rm_dir(p);
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
 	return t_done();
