@@ -192,6 +192,7 @@ int api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp,
 
 /* api-evidence.c */
 void api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_artifacts_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-guard.c: checks on a request's headers; 1 to go on, 0 with rs filled. */
 int api_guard_framing(struct MHD_Connection *conn, struct api_resp *rs);
