@@ -6,6 +6,7 @@
 #ifndef BF_API_INT_H
 #define BF_API_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <microhttpd.h>
@@ -26,6 +27,8 @@ struct api_allow_host {
 };
 
 struct api_conns;
+struct api_cache;
+struct sse;
 
 struct api {
 	struct api_config cfg;
@@ -36,6 +39,13 @@ struct api {
 	struct events *ev;		/* may be NULL: no /events */
 	atomic_int stopping;		/* set by api_stop: event streams end */
 	atomic_int sse_clients;		/* open event streams */
+	struct api_cache *cache;	/* api-cache.c: the polling GETs' answers */
+	/* api-events.c: streams with nothing to send are suspended (off the
+	 * pool) and parked here until an event or their heartbeat is due */
+	pthread_mutex_t sse_mu;
+	struct sse *sse_parked;
+	pthread_t sse_waker;
+	int sse_waker_started;
 	struct MHD_Daemon *mhd;
 	int port;
 	atomic_int auth_on;		/* latched: tokens are revoked, never deleted */
@@ -81,6 +91,7 @@ struct api_resp {
 	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
 	uint64_t event_id;		/* X-Benchfleet-Event-Id when has_event_id */
 	int has_event_id;
+	char etag[STORE_GENERATION_MAX + 2];	/* ETag of a 200 or 304, "" none */
 };
 
 typedef void (*api_handler)(struct api *a, struct api_req *rq, struct api_resp *rs);
@@ -139,17 +150,17 @@ struct api_report_opts {
 	enum report_stat stat;
 	enum report_adjust adjust;
 };
-/* One job report (api-report.c): jobj, samp, runs (may be NULL) as the
- * store gives them; ro what is asked; what: the title's subject (NULL: the
+/* One job report (api-report.c): jobj, ts (store_job_samples), runs (may
+ * be NULL) as the store gives them; ro what is asked; what: the title's subject (NULL: the
  * recipe's name). 0, or the error is answered in rs. */
-int api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
+int api_report_one(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
     struct api_resp *rs);
 /* A suite's report (api-report-suite.c): one section per workload, each
  * api_report_one of that workload's cells and runs under its own recipe,
  * in one document. */
-int api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, struct buf *out,
+int api_report_suite(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, struct buf *out,
     struct api_resp *rs);
 
 /* api-report-pivot.c: the side-by-side layout (common/report-pivot.h). */
@@ -165,19 +176,19 @@ int api_report_columns(const json_t *cellsj, const char *colq, const char *base,
  * when cells have a "workload" axis. *out freed with report_pivot_free. */
 int api_report_pivot(const json_t *cellsj, const char *axis, const char *base, int summary,
     struct report_pivot **out, struct bf_diag *d);
-/* A report_input over cellsj with rec's metrics (no counters); every array
- * is rd's, freed with api_report_data_free. BF_ERR_ALLOC. */
+/* A report_input over cellsj (ts's cells) with rec's metrics (no
+ * counters); every array is rd's, freed with api_report_data_free, except
+ * the series' values, ts's (ts outlives rd). BF_ERR_ALLOC. */
 struct api_report_data {
 	struct report_input in;
 	struct report_metric *mets;
 	struct report_cell *cells;
-	struct report_series *series;
-	double **vals;
-	int **boots;
+	struct report_series *series;	/* pointing into the samples' series */
 	int *baseline_of;
 	size_t nc, nm;
 };
-int api_report_data(const json_t *cellsj, const struct recipe *rec, struct api_report_data *rd);
+int api_report_data(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *rec, struct api_report_data *rd);
 void api_report_data_free(struct api_report_data *rd);
 /* 200 with out's text (stolen) and the content type of fmt. */
 void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);
@@ -185,14 +196,14 @@ void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);
 void api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report-ev.c: the report's evidence for job jobj, from its samples
- * (store_job_samples_json) and runs (store_job_runs_json): warnings (THP
+ * (store_job_samples) and runs (store_job_runs_json): warnings (THP
  * that did not happen, drift within the job, failed expectations of rec)
  * into warn, context lines (cells on several machines) into ctx; both the
  * caller's, freed with evidence_lines_free. BF_ERR_ALLOC only: a snapshot
  * that cannot be loaded leaves its run without one. */
 struct evidence_lines;
-int api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct recipe *rec, struct evidence_lines *warn,
+int api_report_evidence(struct api *a, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct recipe *rec, struct evidence_lines *warn,
     struct evidence_lines *ctx);
 
 /* api-evidence.c */
@@ -229,6 +240,19 @@ void api_conns_stats(struct api *a, struct api_conn_stats *out);
 /* api-events.c */
 #define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */
 void api_events(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* api-cache.c: answers of the tagged GETs under their store generation
+ * (rs->etag). get: 1 with rs filled (200, the cached JSON text) when rq's
+ * path and arguments were answered at that generation. put: keep rs (a
+ * 200 text answer without per-request headers) under it. */
+int api_cache_new(struct api_cache **out);
+void api_cache_free(struct api_cache *c);		/* accepts NULL */
+int api_cache_get(struct api_cache *c, struct api_req *rq, struct api_resp *rs);
+void api_cache_put(struct api_cache *c, struct api_req *rq, const struct api_resp *rs);
+/* The thread that resumes parked streams: started before MHD, stopped
+ * (after a->stopping is set) before MHD_stop_daemon, which must find no
+ * connection suspended. */
+int api_events_start(struct api *a);
+void api_events_stop(struct api *a);
 
 /* api-machines.c */
 void api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs);

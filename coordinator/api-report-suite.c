@@ -45,6 +45,16 @@ fail:
 	return NULL;
 }
 
+/* The cell's axes.workload is label (arg). */
+static int
+suite_keep(const json_t *cell, void *arg)
+{
+	const char *w = json_string_value(json_object_get(json_object_get(cell, "axes"),
+	    "workload"));
+
+	return w != NULL && strcmp(w, arg) == 0;
+}
+
 /* The baseline's axis (before ':') is an axis of matrix. */
 static int
 suite_has_axis(const json_t *matrix, const char *base)
@@ -83,8 +93,8 @@ suite_append(struct buf *out, const char *fmt, size_t e, const struct buf *sec,
 }
 
 int
-api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, struct buf *out,
+api_report_suite(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, struct buf *out,
     struct api_resp *rs)
 {
 	const char *fmt = ro->fmt, *base = ro->base;
@@ -92,7 +102,8 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 	const json_t *spec = json_object_get(jobj, "spec");
 	const json_t *recipes = json_object_get(spec, "recipes");
 	struct job_spec *job = NULL;
-	json_t *ejob = NULL, *esamp = NULL, *eruns = NULL, *especs = NULL, *sections = NULL;
+	json_t *ejob = NULL, *eruns = NULL, *especs = NULL, *sections = NULL;
+	struct store_samples *esamp = NULL;
 	struct bf_diag d;
 	struct buf sec, names;
 	const char *label, *rname;
@@ -135,7 +146,7 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 		    json_array_get(recipes, e))) == NULL ||
 		    (ejob = json_copy((json_t *)jobj)) == NULL ||
 		    json_object_set(ejob, "spec", especs) != 0 ||
-		    (esamp = suite_cut(samp, "cells", label)) == NULL ||
+		    store_samples_select(ts, suite_keep, (void *)label, &esamp) != 0 ||
 		    (runs != NULL && (eruns = suite_cut(runs, "runs", label)) == NULL))
 			goto oom;
 		snprintf(what, sizeof(what), "%s (%s)", label, rname);
@@ -149,9 +160,10 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 			goto oom;
 		json_decref(especs);
 		json_decref(ejob);
-		json_decref(esamp);
+		store_samples_free(esamp);
 		json_decref(eruns);
-		especs = ejob = esamp = eruns = NULL;
+		especs = ejob = eruns = NULL;
+		esamp = NULL;
 	}
 	if (base != NULL && used == 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%.64s\": no workload "
@@ -179,7 +191,7 @@ out:
 	free(text);
 	json_decref(especs);
 	json_decref(ejob);
-	json_decref(esamp);
+	store_samples_free(esamp);
 	json_decref(eruns);
 	json_decref(sections);
 	buf_free(&sec);

@@ -359,7 +359,7 @@ store_job_get(struct store *s, int64_t id, struct store_job **out)
 		return BF_ERR_INVALID;
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		return BF_ERR_ALLOC;
-	store_lock(s);
+	s = store_rlock(s);	/* a reader: no transaction needed */
 	if ((r = store_q(s, Q_J_GET, &st, "I", id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {
@@ -424,7 +424,7 @@ store_jobs_list(struct store *s, const struct store_job_filter *f,
 		free(a);
 		return BF_ERR_ALLOC;
 	}
-	store_lock(s);
+	s = store_rlock(s);	/* a reader: no transaction needed */
 	/* one row past the page says whether an older page exists */
 	if ((r = store_q(s, Q_J_LIST, &st, "II" "ttt" "II", f->before, (int64_t)f->states,
 	    f->recipe != NULL ? f->recipe : "", f->machine != NULL ? f->machine : "",

@@ -59,6 +59,9 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_COMMIT] = "COMMIT",
 	[Q_ROLLBACK] = "ROLLBACK",
 	[Q_VERSION] = "PRAGMA user_version",
+	/* commits of other connections (the monitor's, other processes'),
+	 * then this connection's own changes */
+	[Q_GENERATION] = "SELECT data_version, total_changes() FROM pragma_data_version",
 
 	[Q_M_ADD] = "INSERT INTO machines (name, host, port, \"user\", key_path, class, state,"
 	    " created_at, boot, roles) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -123,6 +126,12 @@ static const char *const store_sql[Q__COUNT] = {
 	    " FROM samples s JOIN runs r ON r.id = s.run_id"
 	    " WHERE r.job_id = ?1 AND r.state = 'done'"
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
+	/* what the statistics read, in the order of runs_by_job and of the
+	 * samples' UNIQUE index: no sort (store-samples.c orders each series) */
+	[Q_J_SERIES] = "SELECT r.cell_index, r.id, s.metric, s.unit, s.boot, s.iteration,"
+	    " s.value FROM runs r JOIN samples s ON s.run_id = r.id"
+	    " WHERE r.job_id = ?1 AND r.state = 'done'"
+	    " ORDER BY r.cell_index, r.boot, r.id, s.boot, s.iteration, s.metric",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
 	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload)"
@@ -317,6 +326,14 @@ static const char *const store_sql_pg[Q__COUNT] = {
 	/* READ COMMITTED; what must not interleave takes row locks instead */
 	[Q_BEGIN] = "BEGIN",
 	[Q_VERSION] = "SELECT version FROM bf_schema",
+	/* sorted here: the metric names in the database's collation, as ever */
+	[Q_J_SERIES] = "SELECT r.cell_index, s.run_id, s.metric, s.unit, s.boot, s.iteration,"
+	    " s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+	    " WHERE r.job_id = ?1 AND r.state = 'done'"
+	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
+	/* a commit anywhere moves xmax or empties an xip entry; read-only
+	 * transactions take no xid, so reading leaves it as it is */
+	[Q_GENERATION] = "SELECT txid_current_snapshot()::text, 0",
 	[Q_R_CLAIM_PICK] = store_claim_pick_sql_pg,
 	[Q_J_LOCK] = "SELECT id FROM jobs WHERE id = ?1 FOR UPDATE",
 };
@@ -521,6 +538,33 @@ store_tx_stats(struct store *s, unsigned long *retries, unsigned long *gave_up)
 {
 	*retries = atomic_load(&s->tx_retries);
 	*gave_up = atomic_load(&s->tx_gave_up);
+}
+
+int
+store_generation(struct store *s, char *out, size_t outsz)
+{
+	struct db_stmt *st;
+	const char *v;
+	int r, n;
+
+	if (s == NULL || outsz == 0)
+		return BF_ERR_INVALID;
+	out[0] = '\0';
+	store_lock(s);
+	if ((r = store_q(s, Q_GENERATION, &st, "")) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0 || (v = db_col_text(st, 0)) == NULL) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	n = snprintf(out, outsz, "%016llx-%s-%lld", (unsigned long long)s->gen_nonce, v,
+	    (long long)db_col_int64(st, 1));
+	r = n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
+out:
+	store_unlock(s);
+	if (r != 0)
+		out[0] = '\0';
+	return r;
 }
 
 int64_t
@@ -738,7 +782,7 @@ store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_ro
 	/* a page is at most STORE_MAX_PAGE small structs: no growing */
 	if ((a = calloc(limit, size)) == NULL)
 		return BF_ERR_ALLOC;
-	store_lock(s);
+	s = store_rlock(s);	/* a reader: no transaction needed */
 	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0)
 		goto out;
 	while (n < limit && (r = store_q_step(s, st)) == 1)
@@ -775,7 +819,7 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 /* --- opening --- */
 
 
-static void
+void
 store_free(struct store *s)
 {
 	int i;
@@ -829,6 +873,10 @@ store_open(const char *target, struct store **out, struct bf_diag *d)
 		goto out;
 	}
 	s->pg = db_is_pg_target(target);
+	/* wall time (a restart's tags differ) mixed with what tells two
+	 * openings in one process or two processes apart */
+	s->gen_nonce = (uint64_t)(bf_wall() * 1e6) ^ (uint64_t)bf_mono_ns() ^
+	    ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)s;
 	if ((r = db_open(target, &s->db, d)) != 0) {
 		if (d != NULL && d->msg[0] != '\0') {
 			char why[sizeof(d->msg)];
@@ -851,6 +899,12 @@ out:
 void
 store_close(struct store *s)
 {
+	size_t i;
+
+	for (i = 0; s != NULL && i < s->nrd; i++)
+		store_free(s->rd[i]);
+	if (s != NULL)
+		free(s->rd);
 	store_free(s);
 }
 
