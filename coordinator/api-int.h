@@ -133,6 +133,21 @@ struct api_report_opts {
 	enum report_stat stat;
 	enum report_adjust adjust;
 };
+/* The report options of rq's query (format, baseline, columns, counters,
+ * min_n, stat, adjust) into *ro, borrowing rq's strings. 0, or -1 with a
+ * 400 naming the field answered in rs. */
+int api_report_opts_parse(struct api_req *rq, struct api_report_opts *ro,
+    struct api_resp *rs);
+/* After the recipe's nrec metrics in mets[nrec..] (BF_MAX_METRICS of
+ * them): every distinct counter name of the samples in cellsj (names and
+ * units borrowed from cellsj) that mode shows, picked and ordered by
+ * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for;
+ * *nmore counts the rest, *nzero the mTHP counters left out as all zero,
+ * *nm gets the total. BF_ERR_ALLOC. */
+int api_report_counters(const json_t *cellsj, enum evidence_counters mode,
+    struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero);
+/* The legend's line about counters left out (nothing when none were). */
+int api_report_counters_line(size_t nmore, size_t nzero, struct buf *line);
 /* One job report (api-report.c): jobj, samp, runs (may be NULL) as the
  * store gives them; ro what is asked; what: the title's subject (NULL: the
  * recipe's name). 0, or the error is answered in rs. */
@@ -159,8 +174,10 @@ int api_report_columns(const json_t *cellsj, const char *colq, const char *base,
  * when cells have a "workload" axis. *out freed with report_pivot_free. */
 int api_report_pivot(const json_t *cellsj, const char *axis, const char *base, int summary,
     struct report_pivot **out, struct bf_diag *d);
-/* A report_input over cellsj with rec's metrics (no counters); every array
- * is rd's, freed with api_report_data_free. BF_ERR_ALLOC. */
+/* A report_input over cellsj with rec's metrics and the counters cmode
+ * shows (api_report_counters; rd->nmore and rd->nzero for its legend
+ * line); every array is rd's, freed with api_report_data_free.
+ * BF_ERR_ALLOC. */
 struct api_report_data {
 	struct report_input in;
 	struct report_metric *mets;
@@ -170,8 +187,10 @@ struct api_report_data {
 	int **boots;
 	int *baseline_of;
 	size_t nc, nm;
+	size_t nmore, nzero;		/* counters not shown */
 };
-int api_report_data(const json_t *cellsj, const struct recipe *rec, struct api_report_data *rd);
+int api_report_data(const json_t *cellsj, const struct recipe *rec,
+    enum evidence_counters cmode, struct api_report_data *rd);
 void api_report_data_free(struct api_report_data *rd);
 /* 200 with out's text (stolen) and the content type of fmt. */
 void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);

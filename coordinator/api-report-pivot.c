@@ -289,8 +289,10 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 void
 api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
-	const char *jobsq = api_query(rq, "jobs"), *fmt = api_query(rq, "format");
-	const char *colq = api_query(rq, "columns"), *ctx[MULTI_MAX_JOBS + 1];
+	const char *jobsq = api_query(rq, "jobs"), *fmt, *colq;
+	const char *ctx[MULTI_MAX_JOBS + 2];
+	struct api_report_opts ro;
+	struct buf cline;
 	struct msrc src[MULTI_MAX_JOBS];
 	struct recipe *rec = NULL, *rk = NULL;
 	struct report_pivot *pv = NULL;
@@ -305,13 +307,15 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 
 	memset(&rd, 0, sizeof(rd));
 	buf_init(&out, 16 * 1024 * 1024);
+	buf_init(&cline, BF_MAX_STR);
 	bf_diag_clear(&d);
-	if (fmt == NULL)
-		fmt = "text";
-	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
-	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
-		    "text, markdown, csv, json", fmt);
+	if (api_report_opts_parse(rq, &ro, rs) != 0)
+		goto out;
+	fmt = ro.fmt;
+	colq = ro.colq;
+	if (ro.base != NULL) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: a report across jobs "
+		    "compares with the first job (list it first)");
 		goto out;
 	}
 	if (colq != NULL && strcmp(colq, "job") != 0) {
@@ -386,19 +390,24 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 		}
 		ctx[i] = src[i].ctx;
 	}
-	ctx[ns] = NULL;
 	if ((r = api_report_pivot(all, "job", NULL, 1, &pv, &d)) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "jobs", "jobs: %s", d.msg);
 		goto out;
 	}
-	if ((r = api_report_data(all, rec, &rd)) != 0)
+	if ((r = api_report_data(all, rec, ro.cmode, &rd)) != 0 ||
+	    api_report_counters_line(rd.nmore, rd.nzero, &cline) != 0)
 		goto oom;
+	ctx[ns] = cline.len > 0 ? cline.data : NULL;
+	ctx[ns + 1] = NULL;
 	report_pivot_baselines(pv, rd.baseline_of, rd.in.ncells);
 	snprintf(title, sizeof(title), "%s across %s", rec->name, jobsq);
 	snprintf(bdesc, sizeof(bdesc), "job:%s", pv->cols[0]);
 	rd.in.title = title;
 	rd.in.baseline_desc = bdesc;
 	rd.in.context = ctx;
+	rd.in.min_n = ro.min_n;
+	rd.in.stat = ro.stat;
+	rd.in.adjust = ro.adjust;
 	if ((r = report_compute(&rd.in, &model, &d)) != 0 ||
 	    (r = report_pivot_render(model, pv, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
@@ -419,34 +428,40 @@ out:
 	recipe_free(rk);
 	json_decref(all);
 	buf_free(&out);
+	buf_free(&cline);
 }
 
 /* ---- the samples of a cells array ---- */
 
 int
-api_report_data(const json_t *cellsj, const struct recipe *rec, struct api_report_data *rd)
+api_report_data(const json_t *cellsj, const struct recipe *rec,
+    enum evidence_counters cmode, struct api_report_data *rd)
 {
 	const json_t *cj, *sj, *s;
-	size_t nc = json_array_size(cellsj), nm, i, k, j, ns, cnt, idx;
+	size_t nc = json_array_size(cellsj), nm, nrec, i, k, j, ns, cnt, idx;
 	const char *mn;
 
 	memset(rd, 0, sizeof(*rd));
-	nm = rec->nmetrics < BF_MAX_METRICS ? rec->nmetrics : BF_MAX_METRICS;
-	rd->nc = nc;
-	rd->nm = nm;
-	if ((rd->mets = calloc(nm + 1, sizeof(*rd->mets))) == NULL ||
-	    (rd->cells = calloc(nc + 1, sizeof(*rd->cells))) == NULL ||
-	    (rd->series = calloc(nc * nm + 1, sizeof(*rd->series))) == NULL ||
-	    (rd->vals = calloc(nc * nm + 1, sizeof(*rd->vals))) == NULL ||
-	    (rd->boots = calloc(nc * nm + 1, sizeof(*rd->boots))) == NULL ||
-	    (rd->baseline_of = calloc(nc + 1, sizeof(*rd->baseline_of))) == NULL)
+	nrec = rec->nmetrics < BF_MAX_METRICS ? rec->nmetrics : BF_MAX_METRICS;
+	if ((rd->mets = calloc(BF_MAX_METRICS + 1, sizeof(*rd->mets))) == NULL)
 		return BF_ERR_ALLOC;
-	for (k = 0; k < nm; k++) {
+	for (k = 0; k < nrec; k++) {
 		rd->mets[k].name = rec->metrics[k].name;
 		rd->mets[k].unit = rec->metrics[k].unit;
 		rd->mets[k].higher_better = rec->metrics[k].higher_better;
 		rd->mets[k].positive = rec->metrics[k].positive;
 	}
+	if (api_report_counters(cellsj, cmode, rd->mets, nrec, &nm, &rd->nmore, &rd->nzero)
+	    != 0)
+		return BF_ERR_ALLOC;
+	rd->nc = nc;
+	rd->nm = nm;
+	if ((rd->cells = calloc(nc + 1, sizeof(*rd->cells))) == NULL ||
+	    (rd->series = calloc(nc * nm + 1, sizeof(*rd->series))) == NULL ||
+	    (rd->vals = calloc(nc * nm + 1, sizeof(*rd->vals))) == NULL ||
+	    (rd->boots = calloc(nc * nm + 1, sizeof(*rd->boots))) == NULL ||
+	    (rd->baseline_of = calloc(nc + 1, sizeof(*rd->baseline_of))) == NULL)
+		return BF_ERR_ALLOC;
 	json_array_foreach(cellsj, i, cj) {
 		rd->cells[i].label = json_string_value(json_object_get(cj, "label"));
 		if (rd->cells[i].label == NULL)

@@ -144,13 +144,13 @@ out:
 
 /* Every sample of metric name, in every cell, is 0. */
 static int
-all_zero(const json_t *samp, const char *name)
+all_zero(const json_t *cellsj, const char *name)
 {
 	const json_t *c, *s;
 	const char *mn;
 	size_t i, j;
 
-	json_array_foreach(json_object_get(samp, "cells"), i, c)
+	json_array_foreach(cellsj, i, c)
 		json_array_foreach(json_object_get(c, "samples"), j, s) {
 			mn = json_string_value(json_object_get(s, "metric"));
 			if (mn != NULL && strcmp(mn, name) == 0 &&
@@ -166,16 +166,9 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/*
- * The counter metrics mode shows, after the recipe's nrec metrics in
- * mets[nrec..): every distinct counter name the job's samples have (names
- * and units borrowed from samp), picked and ordered by
- * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for; *nmore
- * counts the rest. *nm gets the total.
- */
-static int
-report_counters(const json_t *samp, enum evidence_counters mode, struct report_metric *mets,
-    size_t nrec, size_t *nm, size_t *nmore, size_t *nzero)
+int
+api_report_counters(const json_t *cellsj, enum evidence_counters mode,
+    struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero)
 {
 	const json_t *c, *s;
 	const char **names = NULL, *mn, *last;
@@ -188,7 +181,7 @@ report_counters(const json_t *samp, enum evidence_counters mode, struct report_m
 	if (mode == EVIDENCE_COUNTERS_NONE)
 		return 0;
 	/* samples come ordered by metric: one name per run of them per cell */
-	json_array_foreach(json_object_get(samp, "cells"), i, c) {
+	json_array_foreach(cellsj, i, c) {
 		last = NULL;
 		json_array_foreach(json_object_get(c, "samples"), j, s) {
 			mn = json_string_value(json_object_get(s, "metric"));
@@ -225,7 +218,7 @@ report_counters(const json_t *samp, enum evidence_counters mode, struct report_m
 	 * is what the THP check reads. */
 	for (i = 0; i < u && mode == EVIDENCE_COUNTERS_THP; i++)
 		if (names[i] != NULL && strncmp(names[i], "hugepages-", 10) == 0 &&
-		    all_zero(samp, names[i])) {
+		    all_zero(cellsj, names[i])) {
 			names[i] = NULL;
 			(*nzero)++;
 		}
@@ -243,7 +236,7 @@ report_counters(const json_t *samp, enum evidence_counters mode, struct report_m
 		m->no_direction = 1;
 		m->unit = NULL;
 		/* the unit of its first sample: "count", "KiB" or "B" */
-		json_array_foreach(json_object_get(samp, "cells"), i, c) {
+		json_array_foreach(cellsj, i, c) {
 			json_array_foreach(json_object_get(c, "samples"), j, s) {
 				mn = json_string_value(json_object_get(s, "metric"));
 				if (mn != NULL && strcmp(mn, m->name) == 0) {
@@ -260,6 +253,18 @@ out:
 	free(names);
 	free(idx);
 	return r;
+}
+
+int
+api_report_counters_line(size_t nmore, size_t nzero, struct buf *line)
+{
+	if (nmore > 0 && buf_printf(line, "counters: %zu more not shown (a report has at "
+	    "most %d metrics)", nmore, BF_MAX_METRICS) != 0)
+		return BF_ERR_ALLOC;
+	if (nzero > 0 && buf_printf(line, "%scounters: %zu mTHP counters zero in every "
+	    "sample not shown (?counters=all shows them)", nmore > 0 ? "; " : "", nzero) != 0)
+		return BF_ERR_ALLOC;
+	return 0;
 }
 
 /*
@@ -319,13 +324,8 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 		mets[k].higher_better = rec->metrics[k].higher_better;
 		mets[k].positive = rec->metrics[k].positive;
 	}
-	if (report_counters(samp, cmode, mets, k, &nm, &nmore, &nzero) != 0)
-		goto oom;
-	if (nmore > 0 && buf_printf(&ctx_counters, "counters: %zu more not shown (a report "
-	    "has at most %d metrics)", nmore, BF_MAX_METRICS) != 0)
-		goto oom;
-	if (nzero > 0 && buf_printf(&ctx_counters, "%scounters: %zu mTHP counters zero in every "
-	    "sample not shown (?counters=all shows them)", nmore > 0 ? "; " : "", nzero) != 0)
+	if (api_report_counters(json_object_get(samp, "cells"), cmode, mets, k, &nm, &nmore,
+	    &nzero) != 0 || api_report_counters_line(nmore, nzero, &ctx_counters) != 0)
 		goto oom;
 	if ((cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
 	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
@@ -455,52 +455,63 @@ out:
 	return ret;
 }
 
-void
-api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+int
+api_report_opts_parse(struct api_req *rq, struct api_report_opts *ro, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *cntq = api_query(rq, "counters");
 	const char *minq = api_query(rq, "min_n"), *statq = api_query(rq, "stat");
 	const char *adjq = api_query(rq, "adjust");
-	struct api_report_opts ro;
-	json_t *jobj = NULL, *samp = NULL, *runs = NULL;
-	struct buf out;
 	int64_t min_n = 0;
-	int r;
 
-	buf_init(&out, 16 * 1024 * 1024);
-	memset(&ro, 0, sizeof(ro));
+	memset(ro, 0, sizeof(*ro));
 	if (fmt == NULL)
 		fmt = "text";
 	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
 	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
 		    "text, markdown, csv, json", fmt);
-		goto out;
+		return -1;
 	}
-	if (evidence_counters_mode(cntq, &ro.cmode) != 0) {
+	if (evidence_counters_mode(cntq, &ro->cmode) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
 		    "of none, thp, all", cntq);
-		goto out;
+		return -1;
 	}
 	if (minq != NULL && parse_i64(minq, 1, REPORT_MAX_MIN_N, &min_n) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "min_n", "min_n: \"%.40s\" is not an "
 		    "integer in 1..%d", minq, REPORT_MAX_MIN_N);
-		goto out;
+		return -1;
 	}
-	if (report_stat_parse(statq, &ro.stat) != 0) {
+	if (report_stat_parse(statq, &ro->stat) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "stat", "stat: \"%.40s\" is not one of "
 		    "mean, median, min", statq);
-		goto out;
+		return -1;
 	}
-	if (report_adjust_parse(adjq, &ro.adjust) != 0) {
+	if (report_adjust_parse(adjq, &ro->adjust) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "adjust", "adjust: \"%.40s\" is not one "
 		    "of none, holm", adjq);
-		goto out;
+		return -1;
 	}
-	ro.fmt = fmt;
-	ro.base = api_query(rq, "baseline");
-	ro.colq = api_query(rq, "columns");
-	ro.min_n = (size_t)min_n;
+	ro->fmt = fmt;
+	ro->base = api_query(rq, "baseline");
+	ro->colq = api_query(rq, "columns");
+	ro->min_n = (size_t)min_n;
+	return 0;
+}
+
+void
+api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *fmt;
+	struct api_report_opts ro;
+	json_t *jobj = NULL, *samp = NULL, *runs = NULL;
+	struct buf out;
+	int r;
+
+	buf_init(&out, 16 * 1024 * 1024);
+	if (api_report_opts_parse(rq, &ro, rs) != 0)
+		goto out;
+	fmt = ro.fmt;
 	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
 	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
 		api_store_error(rs, r, "job");
