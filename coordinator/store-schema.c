@@ -247,6 +247,15 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE runs ADD COLUMN recipe TEXT;"
 	"ALTER TABLE runs ADD COLUMN workload TEXT;"
 	"PRAGMA user_version = 12;",
+	/* 13 (issue 17's step, numbered 16 in its brief: the lead renumbers
+	 * at merge): machines.spread (job.h). jobs.spread: any, pin or block
+	 * ('any' for every job before this step, which is what they did);
+	 * jobs.pinned_machine: a pin job's machine, set by its first claim;
+	 * runs.req_machine: a block job's run is for that machine only. */
+	"ALTER TABLE jobs ADD COLUMN spread TEXT NOT NULL DEFAULT 'any';"
+	"ALTER TABLE jobs ADD COLUMN pinned_machine TEXT;"
+	"ALTER TABLE runs ADD COLUMN req_machine TEXT;"
+	"PRAGMA user_version = 13;",
 };
 
 /*
@@ -440,6 +449,11 @@ static const char *const store_migrations_pg[] = {
 	"ALTER TABLE runs ADD COLUMN recipe TEXT;"
 	"ALTER TABLE runs ADD COLUMN workload TEXT;"
 	"UPDATE bf_schema SET version = 12;",
+	/* 13: as on SQLite */
+	"ALTER TABLE jobs ADD COLUMN spread TEXT NOT NULL DEFAULT 'any';"
+	"ALTER TABLE jobs ADD COLUMN pinned_machine TEXT;"
+	"ALTER TABLE runs ADD COLUMN req_machine TEXT;"
+	"UPDATE bf_schema SET version = 13;",
 };
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");

@@ -46,7 +46,7 @@
 	"  AS runs_running," \
 	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'queued') AS runs_queued," \
 	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'cancelled')" \
-	"  AS runs_cancelled"
+	"  AS runs_cancelled, j.spread AS spread, j.pinned_machine AS pinned_machine"
 
 #define RUN_COLS \
 	"id AS id, job_id AS job_id, cell_index AS cell_index, label AS label, axes AS axes," \
@@ -55,7 +55,8 @@
 	" started_at AS started_at, finished_at AS finished_at, exit_status AS exit_status," \
 	" error AS error, knobs AS knobs_requested, knob_state AS knobs," \
 	" req_kernel AS req_kernel, req_cmdline AS req_cmdline, cmdline AS cmdline," \
-	" snapshot_sha256 AS snapshot_sha256, fingerprint_doc_sha256 AS fingerprint_doc_sha256"
+	" snapshot_sha256 AS snapshot_sha256, fingerprint_doc_sha256 AS fingerprint_doc_sha256," \
+	" req_machine AS req_machine"
 
 #define MACHINE_COLS \
 	"name, host, port, \"user\", key_path, class, state, hostname, kernel, arch, last_error," \
@@ -91,7 +92,12 @@ static const char *const store_sql[Q__COUNT] = {
 	    " AND (?1 <> 0 OR owner = ?2)",
 
 	[Q_J_ADD] = "INSERT INTO jobs (recipe, name, spec, machine_class, machine_names,"
-	    " created_at, owner_token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0)) RETURNING id",
+	    " created_at, owner_token, spread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0), ?8)"
+	    " RETURNING id",
+	/* spread "pin": the first claim names the machine; a claim for another
+	 * machine changes nothing (0 rows: its pick is undone) */
+	[Q_J_PIN] = "UPDATE jobs SET pinned_machine = ?2 WHERE id = ?1 AND spread = 'pin'"
+	    " AND (pinned_machine IS NULL OR pinned_machine = ?2)",
 	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec AS spec FROM jobs j WHERE j.id = ?1",
 	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?1",
 	[Q_J_HEAD] = "SELECT state, recipe FROM jobs WHERE id = ?1",
@@ -117,8 +123,9 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
-	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload,"
+	    " req_machine)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	[Q_R_KNOBS] = "UPDATE runs SET knob_state = ?2 WHERE id = ?1",
 	/* a snapshot row is written once and never changed: the first text of
 	 * a hash is every later one, the hash being of the text */

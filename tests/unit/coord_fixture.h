@@ -144,7 +144,10 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 /* Undo schema step 12 (suites), 11 (artifacts), 10 (run-time
  * fingerprints), then 9 (snapshots), behind the store's back: the first
  * part of making a store of any older schema from a new one. */
-#define FIX_UNDO_STEP12 "ALTER TABLE runs DROP COLUMN recipe; ALTER TABLE runs DROP COLUMN workload;"
+#define FIX_UNDO_STEP13 "ALTER TABLE jobs DROP COLUMN spread; ALTER TABLE jobs DROP COLUMN" \
+	" pinned_machine; ALTER TABLE runs DROP COLUMN req_machine;"
+#define FIX_UNDO_STEP12 FIX_UNDO_STEP13 \
+	" ALTER TABLE runs DROP COLUMN recipe; ALTER TABLE runs DROP COLUMN workload;"
 #define FIX_UNDO_STEP11 FIX_UNDO_STEP12 " DROP TABLE run_artifacts; DROP TABLE artifacts;"
 #define FIX_UNDO_STEP10 FIX_UNDO_STEP11 " ALTER TABLE runs DROP COLUMN fingerprint_doc_sha256;" \
 	" DROP TABLE fingerprints;"
