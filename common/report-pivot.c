@@ -695,7 +695,7 @@ render_tables(const struct report_model *m, const struct report_pivot *p, struct
 		if (r != 0 || (r = buf_puts(out, md ? "\n\n" : "\n")) != 0)
 			goto out;
 	}
-	for (k = 0; k < m->nmetrics; k++) {
+	for (k = 0; k < m->nmetrics && !p->summary_only; k++) {
 		if ((r = buf_puts(out, md ? "" : "\n")) != 0 ||
 		    (r = heading(out, m->metrics[k].metric, md)) != 0 ||
 		    (md && (r = buf_puts(out, "\n")) != 0) ||
@@ -721,6 +721,16 @@ render_tables(const struct report_model *m, const struct report_pivot *p, struct
 			    report_text_wrap(out, gl.data, LEGEND_WIDTH, "  "))) != 0)
 				goto out;
 		}
+	}
+	if (p->summary_only) {
+		buf_reset(&gl);
+		r = buf_puts(&gl, report_pivot_gm_legend);
+		if (r == 0 && !md)
+			r = buf_puts(out, "\n");
+		if (r == 0)
+			r = md ? report_md_line(out, gl.data) : report_text_wrap(out, gl.data,
+			    LEGEND_WIDTH, "  ");
+		goto out;
 	}
 	if ((!md && (r = buf_puts(out, "\n")) != 0) || (r = legend_out(m, p, out, md)) != 0)
 		goto out;

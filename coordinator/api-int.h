@@ -110,6 +110,11 @@ int api_key_readable(struct api *a, const char *path);
 struct job_spec;
 struct plan;
 struct recipe;
+/* machines.spread "block" (api-jobs.c): p gets a run set per machine the
+ * job selects (plan_block); nothing for other spreads. BF_ERR_INVALID
+ * with d set, or a store error. */
+int api_plan_machines(struct api *a, const struct job_spec *job, struct plan *p,
+    struct bf_diag *d);
 int api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
     const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
     struct bf_diag *d);
@@ -148,6 +153,26 @@ int api_report_counters(const json_t *cellsj, enum evidence_counters mode,
     struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero);
 /* The legend's line about counters left out (nothing when none were). */
 int api_report_counters_line(size_t nmore, size_t nzero, struct buf *line);
+/* api-report-mach.c: machines in a report (machines.spread, job.h). */
+/* The job's spread ("any" for a job without one). */
+const char *api_report_spread(const json_t *jobj);
+/* Onto line: the comparisons (cell i against baseline_of[i]) of cellsj
+ * whose cells ran on different sets of machines (done runs of runs),
+ * naming them; nothing when none. BF_ERR_ALLOC. */
+int api_report_cmp_machines(const json_t *cellsj, const json_t *runs, const int *baseline_of,
+    size_t nc, struct buf *line);
+/* Onto line: a pin job's machine; nothing for other spreads. */
+int api_report_pin_line(const json_t *jobj, struct buf *line);
+/* A block job's samples (store_job_samples_json) with each cell split by
+ * the machine its samples' runs ran on: axis "machine" added, label
+ * "LABEL machine=M". *out a new reference. BF_ERR_ALLOC. */
+int api_report_block_split(const json_t *samp, const json_t *runs, json_t **out);
+/* After a block job's report of the split cells (cellsj, in as rendered
+ * in fmt onto out): the pooled comparison of each cell with its baseline
+ * over machines (report-block.h); json: the document gets "pooled"; csv:
+ * nothing (one table per file). BF_ERR_ALLOC, BF_ERR_INVALID. */
+int api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
+    const char *fmt, struct buf *out);
 /* One job report (api-report.c): jobj, samp, runs (may be NULL) as the
  * store gives them; ro what is asked; what: the title's subject (NULL: the
  * recipe's name). 0, or the error is answered in rs. */
@@ -190,6 +215,9 @@ struct api_report_data {
 	size_t nmore, nzero;		/* counters not shown */
 };
 int api_report_data(const json_t *cellsj, const struct recipe *rec,
+    enum evidence_counters cmode, struct api_report_data *rd);
+/* The same over the metrics of nrecs recipes, each name once. */
+int api_report_data_of(const json_t *cellsj, const struct recipe *const *recs, size_t nrecs,
     enum evidence_counters cmode, struct api_report_data *rd);
 void api_report_data_free(struct api_report_data *rd);
 /* 200 with out's text (stolen) and the content type of fmt. */

@@ -137,8 +137,8 @@ check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *
  * every registered member of its class, by name), so that every cell runs
  * on every machine. A machine that is offline keeps its set queued.
  */
-static int
-plan_machines(struct api *a, const struct job_spec *job, struct plan *p, struct bf_diag *d)
+int
+api_plan_machines(struct api *a, const struct job_spec *job, struct plan *p, struct bf_diag *d)
 {
 	struct store_machine *ms = NULL;
 	const char **names = NULL;
@@ -240,7 +240,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
-	if ((r = plan_machines(a, job, p, &d)) != 0) {
+	if ((r = api_plan_machines(a, job, p, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
 		if (r == BF_ERR_INVALID)

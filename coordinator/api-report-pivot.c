@@ -437,20 +437,36 @@ int
 api_report_data(const json_t *cellsj, const struct recipe *rec,
     enum evidence_counters cmode, struct api_report_data *rd)
 {
+	return api_report_data_of(cellsj, &rec, 1, cmode, rd);
+}
+
+int
+api_report_data_of(const json_t *cellsj, const struct recipe *const *recs, size_t nrecs,
+    enum evidence_counters cmode, struct api_report_data *rd)
+{
 	const json_t *cj, *sj, *s;
-	size_t nc = json_array_size(cellsj), nm, nrec, i, k, j, ns, cnt, idx;
+	size_t nc = json_array_size(cellsj), nm, nrec = 0, i, k, j, ns, cnt, idx, e;
 	const char *mn;
 
 	memset(rd, 0, sizeof(*rd));
-	nrec = rec->nmetrics < BF_MAX_METRICS ? rec->nmetrics : BF_MAX_METRICS;
 	if ((rd->mets = calloc(BF_MAX_METRICS + 1, sizeof(*rd->mets))) == NULL)
 		return BF_ERR_ALLOC;
-	for (k = 0; k < nrec; k++) {
-		rd->mets[k].name = rec->metrics[k].name;
-		rd->mets[k].unit = rec->metrics[k].unit;
-		rd->mets[k].higher_better = rec->metrics[k].higher_better;
-		rd->mets[k].positive = rec->metrics[k].positive;
-	}
+	/* every recipe's metrics once by name, the first recipe's word on
+	 * direction (a suite's workloads that share a metric share a summary
+	 * geometric mean) */
+	for (e = 0; e < nrecs; e++)
+		for (k = 0; k < recs[e]->nmetrics && nrec < BF_MAX_METRICS; k++) {
+			for (j = 0; j < nrec && strcmp(rd->mets[j].name, recs[e]->metrics[k].name);
+			    j++)
+				;
+			if (j < nrec)
+				continue;
+			rd->mets[nrec].name = recs[e]->metrics[k].name;
+			rd->mets[nrec].unit = recs[e]->metrics[k].unit;
+			rd->mets[nrec].higher_better = recs[e]->metrics[k].higher_better;
+			rd->mets[nrec].positive = recs[e]->metrics[k].positive;
+			nrec++;
+		}
 	if (api_report_counters(cellsj, cmode, rd->mets, nrec, &nm, &rd->nmore, &rd->nzero)
 	    != 0)
 		return BF_ERR_ALLOC;

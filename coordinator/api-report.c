@@ -293,18 +293,27 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	char title[256];
 	struct bf_diag d;
 	struct buf ctx_machines, ctx_kernels;
-	const char *ctx[6 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
+	const char *ctx[8 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
 	struct evidence_lines ev_warn, ev_ctx;
 	char *wextra = NULL;
-	struct buf ctx_adaptive, ctx_counters;
+	struct buf ctx_adaptive, ctx_counters, ctx_pin, ctx_cmp;
+	json_t *bsamp = NULL;
 	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0, nzero = 0;
-	int r, ret = -1;
+	int r, ret = -1, block = strcmp(api_report_spread(jobj), "block") == 0;
 
 	buf_init(&ctx_machines, BF_MAX_STR);
 	buf_init(&ctx_kernels, BF_MAX_STR);
 	buf_init(&ctx_adaptive, BF_MAX_STR);
 	buf_init(&ctx_counters, BF_MAX_STR);
+	buf_init(&ctx_pin, BF_MAX_STR);
+	buf_init(&ctx_cmp, BF_MAX_STR);
 	bf_diag_clear(&d);
+	/* block: each cell once per machine, compared on its machine */
+	if (block) {
+		if (api_report_block_split(samp, runs, &bsamp) != 0)
+			goto oom;
+		samp = bsamp;
+	}
 	memset(&in, 0, sizeof(in));
 	memset(&ev_warn, 0, sizeof(ev_warn));
 	memset(&ev_ctx, 0, sizeof(ev_ctx));
@@ -404,9 +413,16 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	    api_report_evidence(a, jobj, samp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
 	    evidence_lines_vector(&ev_warn, wvec, sizeof(wvec) / sizeof(wvec[0]), &wextra) != 0)
 		goto oom;
+	if (api_report_pin_line(jobj, &ctx_pin) != 0 || (!block &&
+	    api_report_cmp_machines(cellsj, runs, baseline_of, nc, &ctx_cmp) != 0))
+		goto oom;
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
 	k = 2;
+	if (ctx_pin.len)
+		ctx[k++] = ctx_pin.data;
+	if (ctx_cmp.len)
+		ctx[k++] = ctx_cmp.data;
 	if (ctx_adaptive.len)
 		ctx[k++] = ctx_adaptive.data;
 	if (ctx_counters.len)
@@ -425,6 +441,11 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	if (pv == NULL && (r = report_render(&in, fmt, out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
 		    d.msg : bf_err_str(r));
+		goto out;
+	}
+	if (block && (r = api_report_block_pooled(cellsj, &in, fmt, out)) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: pooled over "
+		    "machines: %s", bf_err_str(r));
 		goto out;
 	}
 	ret = 0;
@@ -448,6 +469,9 @@ out:
 	buf_free(&ctx_kernels);
 	buf_free(&ctx_adaptive);
 	buf_free(&ctx_counters);
+	buf_free(&ctx_pin);
+	buf_free(&ctx_cmp);
+	json_decref(bsamp);
 	evidence_lines_free(&ev_warn);
 	evidence_lines_free(&ev_ctx);
 	free(wextra);

@@ -313,7 +313,8 @@ repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
 	/* the same plan as POST /jobs makes of it (plan.h) */
 	if ((r = job_from_json(doc, &job, d)) != 0 ||
 	    (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
-	    (r = plan_job(job, rec, &p, d)) != 0)
+	    (r = plan_job(job, rec, &p, d)) != 0 ||
+	    (r = api_plan_machines(a, job, p, d)) != 0)
 		goto out;
 	if ((namestxt = json_dumps(names, JSON_COMPACT)) == NULL)
 		goto oom;
