@@ -294,12 +294,12 @@ api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
 	const char **ms = NULL;
 	struct pooled_row *rows = NULL;
 	double a[REPORT_BLOCK_MAX], b[REPORT_BLOCK_MAX];
-	char lc[BF_MAX_STR], lb[BF_MAX_STR], lx[BF_MAX_STR], pct[160];
+	char lc[BF_MAX_STR], lb[BF_MAX_STR], lx[BF_MAX_STR], pct[160], pv[64], ps[32];
 	const char *m;
 	size_t nc = in->ncells, nm = in->nmetrics, nmach = 0, nrows = 0, i, j, k, x, y;
 	json_t *doc = NULL, *jrows = NULL, *jm = NULL;
 	int md = strcmp(fmt, "markdown") == 0, js = strcmp(fmt, "json") == 0, r = BF_ERR_ALLOC;
-	int dec;
+	int dec, pd;
 
 	if (strcmp(fmt, "csv") == 0)
 		return 0;	/* one table per file: the per-machine rows */
@@ -411,13 +411,24 @@ api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
 			    res->pct_hi);
 		else
 			snprintf(pct, sizeof(pct), "%s", res->note ? res->note : "-");
-		if (md ? buf_printf(out, "| %s | %s | %s | %zu | %s%+.*f | %s | %.4g | %s%s |\n",
-		    mn, lc, lb, res->n, isfinite(res->pct) ? "" : "-", isfinite(res->pct) ? dec : 0,
-		    isfinite(res->pct) ? res->pct : 0.0, pct, res->p,
-		    res->sig && *res->mark ? "\\* " : "", res->mark) :
-		    buf_printf(out, "%-14s %-20s %-20s %8zu %9.*f  %-22s %-8.4g %s%s\n", mn, lc, lb,
-		    res->n, dec, res->pct, pct, res->p, res->sig && *res->mark ? "* " : "",
-		    res->mark) != 0)
+		if (isfinite(res->pct))
+			snprintf(pv, sizeof(pv), "%+.*f", dec, res->pct);
+		else
+			snprintf(pv, sizeof(pv), "-");
+		/* p: enough digits to show its side of 0.05 */
+		if (!isfinite(res->p))
+			snprintf(ps, sizeof(ps), "-");
+		else
+			for (pd = 2; pd < 12; pd++) {
+				snprintf(ps, sizeof(ps), "%.*g", pd, res->p);
+				if ((strtod(ps, NULL) < 0.05) == (res->p < 0.05))
+					break;
+			}
+		if (md ? buf_printf(out, "| %s | %s | %s | %zu | %s | %s | %s | %s%s |\n",
+		    mn, lc, lb, res->n, pv, pct, ps, res->sig && *res->mark ? "\\* " : "",
+		    res->mark) :
+		    buf_printf(out, "%-14s %-20s %-20s %8zu %9s  %-22s %-8s %s%s\n", mn, lc, lb,
+		    res->n, pv, pct, ps, res->sig && *res->mark ? "* " : "", res->mark) != 0)
 			goto out;
 	}
 	if (js) {
