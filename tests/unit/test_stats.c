@@ -481,7 +481,7 @@ test_mannwhitney(void)
 	T_NEAR(m.u, 4.5, 0);
 	T_NEAR(m.p, 1, 0);
 	/* AUTO follows scipy's "auto" too: exact when the smaller n <= 8 (up to
-	 * 400), so 6 vs 40 and 3 vs 51 are exact; 9 vs 11 is not, nor 3 vs 401. */
+	 * 200), so 6 vs 40 and 3 vs 51 are exact; 9 vs 11 is not, nor 3 vs 201. */
 	{
 		static double x[401], y[401];
 
@@ -506,9 +506,9 @@ test_mannwhitney(void)
 		T_EQ_INT(stats_mannwhitney(y, 51, x, 3, STATS_MW_AUTO, &m), 0);
 		T_EQ_INT(m.exact, 1);
 		T_NEAR(m.p, 2.0 * 7 / 24804, 1e-15);
-		T_EQ_INT(stats_mannwhitney(x, 3, y, 401, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(stats_mannwhitney(x, 3, y, 201, STATS_MW_AUTO, &m), 0);
 		T_EQ_INT(m.exact, 0);
-		T_EQ_INT(stats_mannwhitney(x, 8, y, 400, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(stats_mannwhitney(x, 8, y, 200, STATS_MW_AUTO, &m), 0);
 		T_EQ_INT(m.exact, 1);
 	}
 	/* Exact refuses ties; degenerate and hostile input. */
