@@ -298,6 +298,7 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	char *wextra = NULL;
 	struct buf ctx_adaptive, ctx_counters, ctx_pin, ctx_cmp;
 	json_t *bsamp = NULL;
+	const json_t *osamp = samp;
 	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0, nzero = 0;
 	int r, ret = -1, block = strcmp(api_report_spread(jobj), "block") == 0;
 
@@ -312,6 +313,7 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	if (block) {
 		if (api_report_block_split(samp, runs, &bsamp) != 0)
 			goto oom;
+		osamp = samp;	/* the evidence goes by the job's own cells */
 		samp = bsamp;
 	}
 	memset(&in, 0, sizeof(in));
@@ -410,7 +412,7 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	in.adjust = ro->adjust;
 	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
 	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
-	    api_report_evidence(a, jobj, samp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
+	    api_report_evidence(a, jobj, osamp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
 	    evidence_lines_vector(&ev_warn, wvec, sizeof(wvec) / sizeof(wvec[0]), &wextra) != 0)
 		goto oom;
 	if (api_report_pin_line(jobj, &ctx_pin) != 0 || (!block &&
