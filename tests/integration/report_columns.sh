@@ -200,6 +200,7 @@ check_eq "pin: job" "$(wait_job "$JP" 240)" done
 PM=$(curl -fsS "$URL_B/api/v1/jobs/$JP" | jq -r .pinned_machine)
 check_eq "pin: every run on the pinned machine $PM" \
 	"$(curl -fsS "$URL_B/api/v1/jobs/$JP/runs" | jq -r --arg m "$PM" '[.runs[] | .machine == $m] | all')" true
+check_contains "pin: benchfleet status shows the spread and machine" "$(cli status "$JP")" "$PM"
 check_contains "pin: the report names it" "$(curl -fsS "$URL_B/api/v1/jobs/$JP/report")" \
 	"spread pin: every run of the job on one machine, $PM"
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"class":"lab","spread":"block"},
