@@ -8,12 +8,17 @@
  * A comment line every BF_SSE_HEARTBEAT_S keeps proxies from timing out
  * and finds dead clients (the write fails).
  *
- * Threading: the content reader blocks in events_wait(). That is only
- * sound because api.c runs libmicrohttpd with a thread per connection:
- * with the epoll pool of 4 a blocked reader holds one of its threads, and
- * with 50 streams open GET /api/v1/jobs got no answer at all (measured;
- * figures above api_start() in api.c).
- * api_stop() sets a->stopping and wakes the waiters before stopping MHD.
+ * Threading: libmicrohttpd runs a pool of threads (api.c), so the content
+ * reader never blocks: with nothing to send it suspends its connection and
+ * parks it; one waker thread sleeps on the hub and resumes every parked
+ * stream when an event arrives, and those whose heartbeat is due once a
+ * second. (A reader blocking in events_wait() held a pool thread per
+ * stream: with 50 streams open GET /api/v1/jobs got no answer at all.)
+ * A stream checks for news and parks under sse_mu, and the waker takes
+ * the newest id and resumes under it too, so an event published in
+ * between is never slept through.
+ * api_stop() sets a->stopping and stops the waker, which resumes them all,
+ * before stopping MHD.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,9 @@
 
 struct sse {
 	struct api *a;
+	struct MHD_Connection *conn;
+	struct sse *next, *prev;	/* in a->sse_parked while parked */
+	int parked;
 	uint64_t last;		/* id of the last event sent */
 	int reset;		/* send "reset" next */
 	char *pend;		/* formatted, not yet handed to MHD */
@@ -52,14 +60,14 @@ sse_append(struct buf *b, uint64_t id, const char *type, const char *data)
 	return 0;
 }
 
-/* Fill s->pend with the next thing to send; 0, or -1 to end the stream. */
+/* Fill s->pend with the next thing to send without waiting: 1, 0 when
+ * there is nothing yet, or -1 to end the stream. */
 static int
 sse_next(struct sse *s)
 {
 	struct events_rec recs[BF_SSE_BATCH];
 	struct buf b;
 	char data[96];
-	time_t now, due;
 	int n, i, r = -1;
 
 	buf_init(&b, BF_SSE_BATCH * (BF_MAX_LOG_LINE * 6 + 256) + 1024);
@@ -75,15 +83,7 @@ sse_next(struct sse *s)
 				goto out;
 			break;
 		}
-		now = (time_t)bf_mono_s();
-		due = s->last_write + BF_SSE_HEARTBEAT_S;
-		if (now >= due) {
-			if (buf_append(&b, ": heartbeat\n\n", 13) != 0)
-				goto out;
-			break;
-		}
-		n = events_wait(s->a->ev, s->last, (int)(due - now) * 1000, &s->a->stopping,
-		    recs, BF_SSE_BATCH);
+		n = events_wait(s->a->ev, s->last, 0, &s->a->stopping, recs, BF_SSE_BATCH);
 		if (n == BF_ERR_NOTFOUND) {
 			s->reset = 1;
 			continue;
@@ -98,6 +98,13 @@ sse_next(struct sse *s)
 		events_recs_clear(recs, n > 0 ? (size_t)n : 0);
 		if (n > 0)
 			break;
+		if ((time_t)bf_mono_s() >= s->last_write + BF_SSE_HEARTBEAT_S) {
+			if (buf_append(&b, ": heartbeat\n\n", 13) != 0)
+				goto out;
+			break;
+		}
+		r = 0;		/* nothing yet */
+		goto out;
 	}
 	free(s->pend);
 	s->plen = b.len;
@@ -106,10 +113,52 @@ sse_next(struct sse *s)
 	if (s->pend == NULL)
 		goto out;
 	s->last_write = (time_t)bf_mono_s();
-	r = 0;
+	r = 1;
 out:
 	buf_free(&b);
 	return r;
+}
+
+/* Unlink s from the parked list; sse_mu held. */
+static void
+sse_unpark(struct sse *s)
+{
+	struct api *a = s->a;
+
+	if (!s->parked)
+		return;
+	if (s->prev != NULL)
+		s->prev->next = s->next;
+	else
+		a->sse_parked = s->next;
+	if (s->next != NULL)
+		s->next->prev = s->prev;
+	s->next = s->prev = NULL;
+	s->parked = 0;
+}
+
+/*
+ * Nothing to send: suspend the connection unless an event came after the
+ * check (or the daemon stops), then MHD calls again. Returns 0 for the
+ * content reader either way: MHD asks again when resumed.
+ */
+static ssize_t
+sse_park(struct sse *s)
+{
+	struct api *a = s->a;
+
+	pthread_mutex_lock(&a->sse_mu);
+	if (!atomic_load(&a->stopping) && events_last_id(a->ev) <= s->last && !s->reset) {
+		s->next = a->sse_parked;
+		s->prev = NULL;
+		if (a->sse_parked != NULL)
+			a->sse_parked->prev = s;
+		a->sse_parked = s;
+		s->parked = 1;
+		MHD_suspend_connection(s->conn);
+	}
+	pthread_mutex_unlock(&a->sse_mu);
+	return 0;
 }
 
 static ssize_t
@@ -117,14 +166,76 @@ sse_read(void *cls, uint64_t pos, char *out, size_t max)
 {
 	struct sse *s = cls;
 	size_t n;
+	int r;
 
 	(void)pos;
-	if (s->poff >= s->plen && sse_next(s) != 0)
-		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (s->poff >= s->plen) {
+		if ((r = sse_next(s)) < 0)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (r == 0)
+			return sse_park(s);
+	}
 	n = s->plen - s->poff < max ? s->plen - s->poff : max;
 	memcpy(out, s->pend + s->poff, n);
 	s->poff += n;
 	return (ssize_t)n;
+}
+
+/* Resume the parked streams: all, or those whose heartbeat is due. */
+static void
+sse_resume(struct api *a, int all)
+{
+	struct sse *s, *next;
+	time_t now = (time_t)bf_mono_s();
+
+	pthread_mutex_lock(&a->sse_mu);
+	for (s = a->sse_parked; s != NULL; s = next) {
+		next = s->next;
+		if (!all && now < s->last_write + BF_SSE_HEARTBEAT_S)
+			continue;
+		sse_unpark(s);
+		MHD_resume_connection(s->conn);
+	}
+	pthread_mutex_unlock(&a->sse_mu);
+}
+
+static void *
+sse_waker(void *arg)
+{
+	struct api *a = arg;
+	uint64_t seen = events_last_id(a->ev), now;
+
+	while (!atomic_load(&a->stopping)) {
+		(void)events_wait(a->ev, seen, 1000, &a->stopping, NULL, 0);
+		now = events_last_id(a->ev);
+		sse_resume(a, now != seen);
+		seen = now;
+	}
+	sse_resume(a, 1);	/* each sees stopping and ends */
+	return NULL;
+}
+
+int
+api_events_start(struct api *a)
+{
+	if (pthread_mutex_init(&a->sse_mu, NULL) != 0)
+		return BF_ERR_SYS;
+	if (a->ev == NULL)
+		return 0;
+	if (pthread_create(&a->sse_waker, NULL, sse_waker, a) != 0)
+		return BF_ERR_SYS;
+	a->sse_waker_started = 1;
+	return 0;
+}
+
+void
+api_events_stop(struct api *a)
+{
+	if (a->sse_waker_started) {
+		events_wake(a->ev);
+		pthread_join(a->sse_waker, NULL);
+		a->sse_waker_started = 0;
+	}
 }
 
 static void
@@ -134,6 +245,14 @@ sse_free(void *cls)
 
 	if (s == NULL)
 		return;
+	/* MHD frees no suspended connection (api_stop resumes them all
+	 * first) and the waker unparks before it resumes: never parked here,
+	 * and no sse_mu under libmicrohttpd's own locks */
+	if (s->parked) {
+		pthread_mutex_lock(&s->a->sse_mu);
+		sse_unpark(s);
+		pthread_mutex_unlock(&s->a->sse_mu);
+	}
 	atomic_fetch_sub(&s->a->sse_clients, 1);
 	free(s->pend);
 	free(s);
@@ -189,6 +308,7 @@ api_events(struct api *a, struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	s->a = a;
+	s->conn = rq->conn;
 	s->last_write = (time_t)bf_mono_s();
 	s->last = given ? after : events_last_id(a->ev);
 	/* The id of the start point goes out at once: a client that drops

@@ -6,6 +6,7 @@
 #ifndef BF_API_INT_H
 #define BF_API_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <microhttpd.h>
@@ -25,6 +26,8 @@ struct api_allow_host {
 };
 
 struct api_conns;
+struct api_cache;
+struct sse;
 
 struct api {
 	struct api_config cfg;
@@ -35,6 +38,13 @@ struct api {
 	struct events *ev;		/* may be NULL: no /events */
 	atomic_int stopping;		/* set by api_stop: event streams end */
 	atomic_int sse_clients;		/* open event streams */
+	struct api_cache *cache;	/* api-cache.c: the polling GETs' answers */
+	/* api-events.c: streams with nothing to send are suspended (off the
+	 * pool) and parked here until an event or their heartbeat is due */
+	pthread_mutex_t sse_mu;
+	struct sse *sse_parked;
+	pthread_t sse_waker;
+	int sse_waker_started;
 	struct MHD_Daemon *mhd;
 	int port;
 	atomic_int auth_on;		/* latched: tokens are revoked, never deleted */
@@ -80,6 +90,7 @@ struct api_resp {
 	struct MHD_Response *raw;	/* owned; or a ready response (a stream) */
 	uint64_t event_id;		/* X-Benchfleet-Event-Id when has_event_id */
 	int has_event_id;
+	char etag[STORE_GENERATION_MAX + 2];	/* ETag of a 200 or 304, "" none */
 };
 
 typedef void (*api_handler)(struct api *a, struct api_req *rq, struct api_resp *rs);
@@ -144,12 +155,13 @@ struct api_report_opts {
 int api_report_opts_parse(struct api_req *rq, struct api_report_opts *ro,
     struct api_resp *rs);
 /* After the recipe's nrec metrics in mets[nrec..] (BF_MAX_METRICS of
- * them): every distinct counter name of the samples in cellsj (names and
- * units borrowed from cellsj) that mode shows, picked and ordered by
+ * them): every distinct counter name of ts's series (names and units
+ * borrowed from ts) that mode shows, picked and ordered by
  * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for;
  * *nmore counts the rest, *nzero the mTHP counters left out as all zero,
  * *nm gets the total. BF_ERR_ALLOC. */
-int api_report_counters(const json_t *cellsj, enum evidence_counters mode,
+struct store_samples;
+int api_report_counters(const struct store_samples *ts, enum evidence_counters mode,
     struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero);
 /* The legend's line about counters left out (nothing when none were). */
 int api_report_counters_line(size_t nmore, size_t nzero, struct buf *line);
@@ -163,27 +175,35 @@ int api_report_cmp_machines(const json_t *cellsj, const json_t *runs, const int 
     size_t nc, struct buf *line);
 /* Onto line: a pin job's machine; nothing for other spreads. */
 int api_report_pin_line(const json_t *jobj, struct buf *line);
-/* A block job's samples (store_job_samples_json) with each cell split by
- * the machine its samples' runs ran on: axis "machine" added, label
- * "LABEL machine=M". *out a new reference. BF_ERR_ALLOC. */
-int api_report_block_split(const json_t *samp, const json_t *runs, json_t **out);
+/* A block job's samples (store_job_samples_json) with each cell (of
+ * those in only, by cell_index; NULL: all) split by the machine its
+ * samples' runs ran on: axis "machine" added, label "LABEL machine=M".
+ * *out a new reference. BF_ERR_ALLOC. */
+int api_report_block_split(const json_t *samp, const json_t *runs, const json_t *only,
+    json_t **out);
+/* The same as typed samples of ts's cells (a suite section's, or all),
+ * read again from the store for the runs of the samples. *out freed with
+ * store_samples_free. A store error. */
+int api_report_block_ts(struct api *a, int64_t id, const struct store_samples *ts,
+    const json_t *runs, struct store_samples **out);
 /* After a block job's report of the split cells (cellsj, in as rendered
  * in fmt onto out): the pooled comparison of each cell with its baseline
  * over machines (report-block.h); json: the document gets "pooled"; csv:
  * nothing (one table per file). BF_ERR_ALLOC, BF_ERR_INVALID. */
 int api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
     const char *fmt, struct buf *out);
-/* One job report (api-report.c): jobj, samp, runs (may be NULL) as the
- * store gives them; ro what is asked; what: the title's subject (NULL: the
+/* One job report (api-report.c): jobj, ts (store_job_samples), runs (may
+ * be NULL) as the store gives them; ro what is asked; what: the title's
+ * subject (NULL: the
  * recipe's name). 0, or the error is answered in rs. */
-int api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
+int api_report_one(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
     struct api_resp *rs);
 /* A suite's report (api-report-suite.c): one section per workload, each
  * api_report_one of that workload's cells and runs under its own recipe,
  * in one document. */
-int api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, struct buf *out,
+int api_report_suite(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, struct buf *out,
     struct api_resp *rs);
 
 /* api-report-pivot.c: the side-by-side layout (common/report-pivot.h). */
@@ -199,26 +219,25 @@ int api_report_columns(const json_t *cellsj, const char *colq, const char *base,
  * when cells have a "workload" axis. *out freed with report_pivot_free. */
 int api_report_pivot(const json_t *cellsj, const char *axis, const char *base, int summary,
     struct report_pivot **out, struct bf_diag *d);
-/* A report_input over cellsj with rec's metrics and the counters cmode
- * shows (api_report_counters; rd->nmore and rd->nzero for its legend
- * line); every array is rd's, freed with api_report_data_free.
- * BF_ERR_ALLOC. */
+/* A report_input over cellsj (ts's cells) with rec's metrics and the
+ * counters cmode shows (api_report_counters; rd->nmore and rd->nzero for
+ * its legend line); every array is rd's, freed with api_report_data_free,
+ * except the series' values, ts's (ts outlives rd). BF_ERR_ALLOC. */
 struct api_report_data {
 	struct report_input in;
 	struct report_metric *mets;
 	struct report_cell *cells;
-	struct report_series *series;
-	double **vals;
-	int **boots;
+	struct report_series *series;	/* pointing into the samples' series */
 	int *baseline_of;
 	size_t nc, nm;
 	size_t nmore, nzero;		/* counters not shown */
 };
-int api_report_data(const json_t *cellsj, const struct recipe *rec,
-    enum evidence_counters cmode, struct api_report_data *rd);
+int api_report_data(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *rec, enum evidence_counters cmode, struct api_report_data *rd);
 /* The same over the metrics of nrecs recipes, each name once. */
-int api_report_data_of(const json_t *cellsj, const struct recipe *const *recs, size_t nrecs,
-    enum evidence_counters cmode, struct api_report_data *rd);
+int api_report_data_of(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *const *recs, size_t nrecs, enum evidence_counters cmode,
+    struct api_report_data *rd);
 void api_report_data_free(struct api_report_data *rd);
 /* 200 with out's text (stolen) and the content type of fmt. */
 void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);
@@ -226,14 +245,14 @@ void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);
 void api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report-ev.c: the report's evidence for job jobj, from its samples
- * (store_job_samples_json) and runs (store_job_runs_json): warnings (THP
+ * (store_job_samples) and runs (store_job_runs_json): warnings (THP
  * that did not happen, drift within the job, failed expectations of rec)
  * into warn, context lines (cells on several machines) into ctx; both the
  * caller's, freed with evidence_lines_free. BF_ERR_ALLOC only: a snapshot
  * that cannot be loaded leaves its run without one. */
 struct evidence_lines;
-int api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct recipe *rec, struct evidence_lines *warn,
+int api_report_evidence(struct api *a, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct recipe *rec, struct evidence_lines *warn,
     struct evidence_lines *ctx);
 
 /* api-evidence.c */
@@ -269,6 +288,19 @@ void api_conns_stats(struct api *a, struct api_conn_stats *out);
 /* api-events.c */
 #define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */
 void api_events(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* api-cache.c: answers of the tagged GETs under their store generation
+ * (rs->etag). get: 1 with rs filled (200, the cached JSON text) when rq's
+ * path and arguments were answered at that generation. put: keep rs (a
+ * 200 text answer without per-request headers) under it. */
+int api_cache_new(struct api_cache **out);
+void api_cache_free(struct api_cache *c);		/* accepts NULL */
+int api_cache_get(struct api_cache *c, struct api_req *rq, struct api_resp *rs);
+void api_cache_put(struct api_cache *c, struct api_req *rq, const struct api_resp *rs);
+/* The thread that resumes parked streams: started before MHD, stopped
+ * (after a->stopping is set) before MHD_stop_daemon, which must find no
+ * connection suspended. */
+int api_events_start(struct api *a);
+void api_events_stop(struct api *a);
 
 /* api-machines.c */
 void api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs);

@@ -90,54 +90,29 @@ load_snapshots(struct api *a, const json_t *runs, json_t **out, size_t *past)
 }
 
 /* The mean of every metric in the cell's samples, into *meansp (the
- * caller frees it; names borrowed from cj). */
+ * caller frees it; names borrowed from c), at most REPORT_EV_MAX_MEANS
+ * metrics, in the order of the cell's series. */
 static int
-cell_means(const json_t *cj, struct evidence_mean **meansp, size_t *np)
+cell_means(const struct store_cell *c, struct evidence_mean **meansp, size_t *np)
 {
 	struct evidence_mean *m = NULL;
-	const json_t *s;
-	const char *mn;
-	size_t i, k, n = 0, cap = 0, hint = 0;
+	const struct store_series *se;
+	size_t k, j, n;
 
 	*meansp = NULL;
 	*np = 0;
-	json_array_foreach(json_object_get(cj, "samples"), i, s) {
-		json_t *v = json_object_get(s, "value");
-
-		if ((mn = json_string_value(json_object_get(s, "metric"))) == NULL ||
-		    !json_is_number(v))
-			continue;
-		/* samples come ordered by metric: the last name is the likely one */
-		if (hint < n && strcmp(m[hint].name, mn) == 0)
-			k = hint;
-		else
-			for (k = 0; k < n && strcmp(m[k].name, mn) != 0; k++)
-				;
-		if (k == n) {
-			if (n == REPORT_EV_MAX_MEANS)
-				continue;
-			if (n == cap) {
-				struct evidence_mean *nm;
-
-				cap = cap ? 2 * cap : 32;
-				if ((nm = realloc(m, cap * sizeof(*m))) == NULL) {
-					free(m);
-					return BF_ERR_ALLOC;
-				}
-				m = nm;
-			}
-			m[n].name = mn;
-			m[n].mean = 0;
-			m[n].n = 0;
-			n++;
-		}
-		/* the sum first; divided below */
-		m[k].mean += json_number_value(v);
-		m[k].n++;
-		hint = k;
-	}
-	for (k = 0; k < n; k++)
+	n = c->nseries < REPORT_EV_MAX_MEANS ? c->nseries : REPORT_EV_MAX_MEANS;
+	if ((m = calloc(n + 1, sizeof(*m))) == NULL)
+		return BF_ERR_ALLOC;
+	for (k = 0; k < n; k++) {
+		se = &c->series[k];
+		m[k].name = se->metric;
+		/* the sum first, in sample order, then divided */
+		for (j = 0; j < se->n; j++)
+			m[k].mean += se->v[j];
+		m[k].n = se->n;
 		m[k].mean /= (double)m[k].n;
+	}
 	*meansp = m;
 	*np = n;
 	return 0;
@@ -242,10 +217,11 @@ fail:
 }
 
 int
-api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp, const json_t *runs,
+api_report_evidence(struct api *a, const json_t *jobj, const struct store_samples *ts,
+    const json_t *runs,
     const struct recipe *rec, struct evidence_lines *warn, struct evidence_lines *ctx)
 {
-	const json_t *cellsj = json_object_get(samp, "cells"), *run, *snap;
+	const json_t *cellsj = json_object_get(ts->doc, "cells"), *run, *snap;
 	json_t *snaps = NULL, *base = NULL, **vals = NULL, *ax;
 	struct evidence_mean **means = NULL;
 	struct evidence_cell *ec = NULL;
@@ -276,7 +252,7 @@ api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp, const
 		const json_t *cj = json_array_get(cellsj, i);
 
 		ec[i].label = json_string_value(json_object_get(cj, "label"));
-		if ((r = cell_means(cj, &means[i], &ec[i].nmeans)) != 0)
+		if ((r = cell_means(&ts->cell[i], &means[i], &ec[i].nmeans)) != 0)
 			goto out;
 		ec[i].means = means[i];
 		if ((vals[i] = cell_values(base, job, rec, cj)) == NULL) {

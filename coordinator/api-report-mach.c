@@ -136,8 +136,24 @@ run_machine(const json_t *byid, json_int_t id)
 	return json_string_value(json_object_get(byid, k));
 }
 
+/* Is cell_index ci one of the cells of only (NULL: every one)? */
+static int
+cell_wanted(const json_t *only, const json_t *ci)
+{
+	const json_t *c;
+	size_t i;
+
+	if (only == NULL)
+		return 1;
+	json_array_foreach(only, i, c)
+		if (json_equal(json_object_get(c, "cell_index"), (json_t *)ci))
+			return 1;
+	return 0;
+}
+
 int
-api_report_block_split(const json_t *samp, const json_t *runs, json_t **out)
+api_report_block_split(const json_t *samp, const json_t *runs, const json_t *only,
+    json_t **out)
 {
 	json_t *o = NULL, *cells, *byid = NULL, *split = NULL, *c, *nc, *axes, *arr;
 	const json_t *cell, *run, *s;
@@ -161,6 +177,8 @@ api_report_block_split(const json_t *samp, const json_t *runs, json_t **out)
 			goto out;
 	}
 	json_array_foreach(json_object_get(samp, "cells"), i, cell) {
+		if (!cell_wanted(only, json_object_get(cell, "cell_index")))
+			continue;
 		/* machine -> its new cell, in the order machines first appear */
 		json_decref(split);
 		if ((split = json_object()) == NULL)
@@ -197,6 +215,27 @@ out:
 	json_decref(split);
 	json_decref(byid);
 	json_decref(o);
+	return r;
+}
+
+int
+api_report_block_ts(struct api *a, int64_t id, const struct store_samples *ts,
+    const json_t *runs, struct store_samples **out)
+{
+	json_t *samp = NULL, *split = NULL;
+	int r;
+
+	*out = NULL;
+	/* the typed samples keep no run per sample: the machine comes from
+	 * the store's sample rows, which name their run */
+	if ((r = store_job_samples_json(a->st, id, &samp)) != 0 ||
+	    (r = api_report_block_split(samp, runs, json_object_get(ts->doc, "cells"),
+	    &split)) != 0)
+		goto out;
+	r = store_samples_from_cells(json_object_get(split, "cells"), out);
+out:
+	json_decref(samp);
+	json_decref(split);
 	return r;
 }
 

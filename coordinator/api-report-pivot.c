@@ -167,7 +167,8 @@ struct msrc {
 	char name[48];		/* "job 12", "repro 3" */
 	json_t *recipe;		/* the recipe document (borrowed from doc or jobj) */
 	json_t *doc;		/* job doc or the parsed bundle */
-	json_t *cells;		/* [{"label","axes","samples":[{metric,value,boot}]}] */
+	json_t *cells;		/* [{"label","axes",...}]: ts's */
+	struct store_samples *ts;	/* the samples, per cell of cells */
 	char ctx[BF_MAX_STR];
 };
 
@@ -176,6 +177,7 @@ msrc_free(struct msrc *s)
 {
 	json_decref(s->doc);
 	json_decref(s->cells);
+	store_samples_free(s->ts);
 }
 
 /* The cells of a bundle, as store_job_samples_json gives a job's. */
@@ -229,7 +231,7 @@ static int
 msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 {
 	struct store_repro *x = NULL;
-	json_t *samp = NULL, *sig;
+	json_t *bcells = NULL, *sig;
 	char labname[BF_MAX_NAME + 32];
 	struct bf_diag d;
 	int64_t id;
@@ -244,13 +246,12 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 	if (!repro) {
 		snprintf(s->name, sizeof(s->name), "job %" PRId64, id);
 		if ((r = store_job_get_json(a->st, id, &s->doc)) != 0 ||
-		    (r = store_job_samples_json(a->st, id, &samp)) != 0) {
+		    (r = store_job_samples(a->st, id, &s->ts)) != 0) {
 			api_store_error(rs, r, s->name);
 			return r;
 		}
 		s->recipe = json_object_get(json_object_get(s->doc, "spec"), "recipe");
-		s->cells = json_incref(json_object_get(samp, "cells"));
-		json_decref(samp);
+		s->cells = json_incref(json_object_get(s->ts->doc, "cells"));
 		snprintf(s->ctx, sizeof(s->ctx), "%s: this lab's samples", s->name);
 		return 0;
 	}
@@ -260,8 +261,12 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 		return r;
 	}
 	bf_diag_clear(&d);
-	if ((s->doc = json_loads(x->bundle, 0, NULL)) == NULL ||
-	    (r = bundle_cells(s->doc, &s->cells)) != 0) {
+	r = (s->doc = json_loads(x->bundle, 0, NULL)) == NULL ? BF_ERR_INVALID :
+	    bundle_cells(s->doc, &bcells);
+	if (r == 0 && (r = store_samples_from_cells(bcells, &s->ts)) == 0)
+		s->cells = json_incref(json_object_get(s->ts->doc, "cells"));
+	json_decref(bcells);
+	if (r != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s: stored bundle does not "
 		    "load", s->name);
 		store_repro_free(x);
@@ -298,6 +303,7 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct report_pivot *pv = NULL;
 	struct report_model *model = NULL;
 	struct api_report_data rd;
+	struct store_samples allts;
 	json_t *all = NULL, *c, *cc, *axes;
 	char words[MULTI_MAX_JOBS * 24], *w, *save = NULL, title[256], bdesc[64];
 	size_t ns = 0, i, j;
@@ -306,6 +312,7 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 	int r;
 
 	memset(&rd, 0, sizeof(rd));
+	memset(&allts, 0, sizeof(allts));
 	buf_init(&out, 16 * 1024 * 1024);
 	buf_init(&cline, BF_MAX_STR);
 	bf_diag_clear(&d);
@@ -367,10 +374,17 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 			goto out;
 		}
 	}
-	/* one cells array, the source as the "job" axis */
-	if ((all = json_array()) == NULL)
+	/* one cells array, the source as the "job" axis; its samples the
+	 * sources' series, borrowed */
+	for (i = 0; i < ns; i++)
+		allts.ncells += src[i].ts->ncells;
+	if ((all = json_array()) == NULL ||
+	    (allts.cell = calloc(allts.ncells + 1, sizeof(*allts.cell))) == NULL)
 		goto oom;
+	allts.ncells = 0;
 	for (i = 0; i < ns; i++) {
+		for (j = 0; j < src[i].ts->ncells; j++)
+			allts.cell[allts.ncells++] = src[i].ts->cell[j];
 		json_array_foreach(src[i].cells, j, c) {
 			char lab[BF_MAX_STR];
 
@@ -382,9 +396,7 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 			    (json_object_get(c, "axes") != NULL &&
 			    json_object_update(axes, json_object_get(c, "axes")) != 0) ||
 			    json_object_set_new(axes, "job", json_string(src[i].name)) != 0 ||
-			    (cc = json_pack("{s:s, s:o, s:O}", "label", lab, "axes", axes,
-			    "samples", json_object_get(c, "samples") ?
-			    json_object_get(c, "samples") : json_array())) == NULL ||
+			    (cc = json_pack("{s:s, s:o}", "label", lab, "axes", axes)) == NULL ||
 			    json_array_append_new(all, cc) != 0)
 				goto oom;
 		}
@@ -394,7 +406,7 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "jobs", "jobs: %s", d.msg);
 		goto out;
 	}
-	if ((r = api_report_data(all, rec, ro.cmode, &rd)) != 0 ||
+	if ((r = api_report_data(all, &allts, rec, ro.cmode, &rd)) != 0 ||
 	    api_report_counters_line(rd.nmore, rd.nzero, &cline) != 0)
 		goto oom;
 	ctx[ns] = cline.len > 0 ? cline.data : NULL;
@@ -424,6 +436,7 @@ out:
 	report_model_free(model);
 	report_pivot_free(pv);
 	api_report_data_free(&rd);
+	free(allts.cell);
 	recipe_free(rec);
 	recipe_free(rk);
 	json_decref(all);
@@ -434,19 +447,22 @@ out:
 /* ---- the samples of a cells array ---- */
 
 int
-api_report_data(const json_t *cellsj, const struct recipe *rec,
-    enum evidence_counters cmode, struct api_report_data *rd)
+api_report_data(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *rec, enum evidence_counters cmode, struct api_report_data *rd)
 {
-	return api_report_data_of(cellsj, &rec, 1, cmode, rd);
+	return api_report_data_of(cellsj, ts, &rec, 1, cmode, rd);
 }
 
 int
-api_report_data_of(const json_t *cellsj, const struct recipe *const *recs, size_t nrecs,
-    enum evidence_counters cmode, struct api_report_data *rd)
+api_report_data_of(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *const *recs, size_t nrecs, enum evidence_counters cmode,
+    struct api_report_data *rd)
 {
-	const json_t *cj, *sj, *s;
-	size_t nc = json_array_size(cellsj), nm, nrec = 0, i, k, j, ns, cnt, idx, e;
-	const char *mn;
+	static const double no_v[1];
+	static const int no_boot[1];
+	const struct store_series *se;
+	const json_t *cj;
+	size_t nc = ts->ncells, nm, nrec = 0, i, j, k, idx, e;
 
 	memset(rd, 0, sizeof(*rd));
 	if ((rd->mets = calloc(BF_MAX_METRICS + 1, sizeof(*rd->mets))) == NULL)
@@ -467,40 +483,27 @@ api_report_data_of(const json_t *cellsj, const struct recipe *const *recs, size_
 			rd->mets[nrec].positive = recs[e]->metrics[k].positive;
 			nrec++;
 		}
-	if (api_report_counters(cellsj, cmode, rd->mets, nrec, &nm, &rd->nmore, &rd->nzero)
-	    != 0)
+	if (api_report_counters(ts, cmode, rd->mets, nrec, &nm, &rd->nmore, &rd->nzero) != 0)
 		return BF_ERR_ALLOC;
 	rd->nc = nc;
 	rd->nm = nm;
 	if ((rd->cells = calloc(nc + 1, sizeof(*rd->cells))) == NULL ||
 	    (rd->series = calloc(nc * nm + 1, sizeof(*rd->series))) == NULL ||
-	    (rd->vals = calloc(nc * nm + 1, sizeof(*rd->vals))) == NULL ||
-	    (rd->boots = calloc(nc * nm + 1, sizeof(*rd->boots))) == NULL ||
 	    (rd->baseline_of = calloc(nc + 1, sizeof(*rd->baseline_of))) == NULL)
 		return BF_ERR_ALLOC;
-	json_array_foreach(cellsj, i, cj) {
+	for (i = 0; i < nc; i++) {
+		cj = json_array_get(cellsj, i);
 		rd->cells[i].label = json_string_value(json_object_get(cj, "label"));
 		if (rd->cells[i].label == NULL)
 			rd->cells[i].label = "?";
 		rd->baseline_of[i] = -1;
-		sj = json_object_get(cj, "samples");
-		ns = json_array_size(sj);
+		/* ts's arrays themselves: nothing is copied */
 		for (k = 0; k < nm; k++) {
 			idx = i * nm + k;
-			if ((rd->vals[idx] = calloc(ns + 1, sizeof(double))) == NULL ||
-			    (rd->boots[idx] = calloc(ns + 1, sizeof(int))) == NULL)
-				return BF_ERR_ALLOC;
-			cnt = 0;
-			json_array_foreach(sj, j, s) {
-				mn = json_string_value(json_object_get(s, "metric"));
-				if (mn == NULL || strcmp(mn, rd->mets[k].name) != 0)
-					continue;
-				rd->vals[idx][cnt] = json_number_value(json_object_get(s, "value"));
-				rd->boots[idx][cnt] = (int)json_integer_value(json_object_get(s, "boot"));
-				cnt++;
-			}
-			rd->series[idx] = (struct report_series){ .v = rd->vals[idx],
-			    .boot = rd->boots[idx], .n = cnt };
+			se = store_cell_series(&ts->cell[i], rd->mets[k].name);
+			rd->series[idx] = se != NULL && se->n > 0 ? (struct report_series){
+			    .v = se->v, .boot = se->boot, .n = se->n } :
+			    (struct report_series){ .v = no_v, .boot = no_boot, .n = 0 };
 		}
 	}
 	rd->in = (struct report_input){ .nmetrics = nm, .metrics = rd->mets, .ncells = nc,
@@ -511,14 +514,6 @@ api_report_data_of(const json_t *cellsj, const struct recipe *const *recs, size_
 void
 api_report_data_free(struct api_report_data *rd)
 {
-	size_t i;
-
-	for (i = 0; rd->vals != NULL && i < rd->nc * rd->nm; i++)
-		free(rd->vals[i]);
-	for (i = 0; rd->boots != NULL && i < rd->nc * rd->nm; i++)
-		free(rd->boots[i]);
-	free(rd->vals);
-	free(rd->boots);
 	free(rd->series);
 	free(rd->cells);
 	free(rd->mets);

@@ -50,6 +50,16 @@ fail:
 	return NULL;
 }
 
+/* The cell's axes.workload is label (arg). */
+static int
+suite_keep(const json_t *cell, void *arg)
+{
+	const char *w = json_string_value(json_object_get(json_object_get(cell, "axes"),
+	    "workload"));
+
+	return w != NULL && strcmp(w, arg) == 0;
+}
+
 /* The baseline's axis (before ':') is an axis of matrix. */
 static int
 suite_has_axis(const json_t *matrix, const char *base)
@@ -73,10 +83,10 @@ suite_has_axis(const json_t *matrix, const char *base)
  * across jobs. Nothing when the report has no columns axis (no A and B).
  */
 static int
-suite_summary(const json_t *jobj, const json_t *samp, const json_t *recipes,
+suite_summary(const json_t *jobj, const struct store_samples *ts, const json_t *recipes,
     const struct api_report_opts *ro, struct buf *out, json_t **sumj, struct bf_diag *d)
 {
-	const json_t *cellsj = json_object_get(samp, "cells");
+	const json_t *cellsj = json_object_get(ts->doc, "cells");
 	const char *fmt = ro->fmt;
 	struct recipe *recs[BF_MAX_SUITE];
 	struct report_pivot *pv = NULL;
@@ -106,7 +116,7 @@ suite_summary(const json_t *jobj, const json_t *samp, const json_t *recipes,
 		n++;
 	}
 	if ((r = api_report_pivot(cellsj, axis, ro->base, 1, &pv, d)) != 0 ||
-	    (r = api_report_data_of(cellsj, (const struct recipe *const *)recs, n,
+	    (r = api_report_data_of(cellsj, ts, (const struct recipe *const *)recs, n,
 	    EVIDENCE_COUNTERS_NONE, &rd)) != 0)
 		goto out;
 	report_pivot_baselines(pv, rd.baseline_of, rd.in.ncells);
@@ -171,8 +181,8 @@ suite_append(struct buf *out, const char *fmt, size_t e, const struct buf *sec,
 }
 
 int
-api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, struct buf *out,
+api_report_suite(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, struct buf *out,
     struct api_resp *rs)
 {
 	const char *fmt = ro->fmt, *base = ro->base;
@@ -180,8 +190,9 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 	const json_t *spec = json_object_get(jobj, "spec");
 	const json_t *recipes = json_object_get(spec, "recipes");
 	struct job_spec *job = NULL;
-	json_t *ejob = NULL, *esamp = NULL, *eruns = NULL, *especs = NULL, *sections = NULL;
+	json_t *ejob = NULL, *eruns = NULL, *especs = NULL, *sections = NULL;
 	json_t *sumj = NULL;
+	struct store_samples *esamp = NULL;
 	struct bf_diag d;
 	struct buf sec, names;
 	const char *label, *rname;
@@ -224,7 +235,7 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 		    json_array_get(recipes, e))) == NULL ||
 		    (ejob = json_copy((json_t *)jobj)) == NULL ||
 		    json_object_set(ejob, "spec", especs) != 0 ||
-		    (esamp = suite_cut(samp, "cells", label)) == NULL ||
+		    store_samples_select(ts, suite_keep, (void *)label, &esamp) != 0 ||
 		    (runs != NULL && (eruns = suite_cut(runs, "runs", label)) == NULL))
 			goto oom;
 		snprintf(what, sizeof(what), "%s (%s)", label, rname);
@@ -238,9 +249,10 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 			goto oom;
 		json_decref(especs);
 		json_decref(ejob);
-		json_decref(esamp);
+		store_samples_free(esamp);
 		json_decref(eruns);
-		especs = ejob = esamp = eruns = NULL;
+		especs = ejob = eruns = NULL;
+		esamp = NULL;
 	}
 	if (base != NULL && used == 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: \"%.64s\": no workload "
@@ -248,7 +260,7 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj, const json_t *sa
 		goto out;
 	}
 	bf_diag_clear(&d);
-	if ((r = suite_summary(jobj, samp, recipes, ro, out, &sumj, &d)) != 0) {
+	if ((r = suite_summary(jobj, ts, recipes, ro, out, &sumj, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: the suite's "
 		    "summary: %s", d.msg[0] ? d.msg : bf_err_str(r));
 		goto out;
@@ -274,7 +286,7 @@ out:
 	free(text);
 	json_decref(especs);
 	json_decref(ejob);
-	json_decref(esamp);
+	store_samples_free(esamp);
 	json_decref(eruns);
 	json_decref(sections);
 	json_decref(sumj);

@@ -144,19 +144,16 @@ out:
 
 /* Every sample of metric name, in every cell, is 0. */
 static int
-all_zero(const json_t *cellsj, const char *name)
+all_zero(const struct store_samples *ts, const char *name)
 {
-	const json_t *c, *s;
-	const char *mn;
+	const struct store_series *se;
 	size_t i, j;
 
-	json_array_foreach(cellsj, i, c)
-		json_array_foreach(json_object_get(c, "samples"), j, s) {
-			mn = json_string_value(json_object_get(s, "metric"));
-			if (mn != NULL && strcmp(mn, name) == 0 &&
-			    json_number_value(json_object_get(s, "value")) != 0)
-				return 0;
-		}
+	for (i = 0; i < ts->ncells; i++)
+		if ((se = store_cell_series(&ts->cell[i], name)) != NULL)
+			for (j = 0; j < se->n; j++)
+				if (se->v[j] != 0)
+					return 0;
 	return 1;
 }
 
@@ -167,11 +164,11 @@ cmp_str(const void *a, const void *b)
 }
 
 int
-api_report_counters(const json_t *cellsj, enum evidence_counters mode,
+api_report_counters(const struct store_samples *ts, enum evidence_counters mode,
     struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero)
 {
-	const json_t *c, *s;
-	const char **names = NULL, *mn, *last;
+	const struct store_series *se;
+	const char **names = NULL, *mn;
 	size_t i, j, n = 0, cap = 0, u = 0, *idx = NULL, npick = 0, k;
 	int r = 0;
 
@@ -180,15 +177,12 @@ api_report_counters(const json_t *cellsj, enum evidence_counters mode,
 	*nzero = 0;
 	if (mode == EVIDENCE_COUNTERS_NONE)
 		return 0;
-	/* samples come ordered by metric: one name per run of them per cell */
-	json_array_foreach(cellsj, i, c) {
-		last = NULL;
-		json_array_foreach(json_object_get(c, "samples"), j, s) {
-			mn = json_string_value(json_object_get(s, "metric"));
-			if (mn == NULL || !evidence_is_counter(mn) || (last != NULL &&
-			    strcmp(mn, last) == 0))
+	/* one name per series */
+	for (i = 0; i < ts->ncells; i++) {
+		for (j = 0; j < ts->cell[i].nseries; j++) {
+			mn = ts->cell[i].series[j].metric;
+			if (!evidence_is_counter(mn))
 				continue;
-			last = mn;
 			if (n == cap) {
 				const char **nn;
 
@@ -218,7 +212,7 @@ api_report_counters(const json_t *cellsj, enum evidence_counters mode,
 	 * is what the THP check reads. */
 	for (i = 0; i < u && mode == EVIDENCE_COUNTERS_THP; i++)
 		if (names[i] != NULL && strncmp(names[i], "hugepages-", 10) == 0 &&
-		    all_zero(cellsj, names[i])) {
+		    all_zero(ts, names[i])) {
 			names[i] = NULL;
 			(*nzero)++;
 		}
@@ -236,17 +230,11 @@ api_report_counters(const json_t *cellsj, enum evidence_counters mode,
 		m->no_direction = 1;
 		m->unit = NULL;
 		/* the unit of its first sample: "count", "KiB" or "B" */
-		json_array_foreach(cellsj, i, c) {
-			json_array_foreach(json_object_get(c, "samples"), j, s) {
-				mn = json_string_value(json_object_get(s, "metric"));
-				if (mn != NULL && strcmp(mn, m->name) == 0) {
-					m->unit = json_string_value(json_object_get(s, "unit"));
-					break;
-				}
-			}
-			if (m->unit != NULL)
+		for (i = 0; i < ts->ncells; i++)
+			if ((se = store_cell_series(&ts->cell[i], m->name)) != NULL) {
+				m->unit = se->unit;
 				break;
-		}
+			}
 	}
 	*nm = nrec + npick;
 out:
@@ -268,18 +256,21 @@ api_report_counters_line(size_t nmore, size_t nzero, struct buf *line)
 }
 
 /*
- * One report of job id (jobj, samp and runs as the store gives them; a
+ * One report of job id (jobj, ts and runs as the store gives them; a
  * suite's section gets them cut to one workload, api-report-suite.c)
  * rendered in fmt onto out. 0, or an error already answered in rs.
  */
 int
-api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp,
-    const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
+api_report_one(struct api *a, int64_t id, const json_t *jobj,
+    const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
     struct api_resp *rs)
 {
 	const char *fmt = ro->fmt, *base = ro->base, *colq = ro->colq;
 	enum evidence_counters cmode = ro->cmode;
-	const json_t *cellsj, *cj, *sj, *rdoc;
+	static const double no_v[1];
+	static const int no_boot[1];
+	const struct store_series *se;
+	const json_t *cellsj, *cj, *rdoc;
 	struct report_pivot *pv = NULL;
 	struct report_model *model = NULL;
 	char axis[BF_MAX_NAME + 1], bdesc[BF_MAX_NAME + 160];
@@ -288,8 +279,7 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	struct report_metric *mets = NULL;
 	struct report_cell *cells = NULL;
 	struct report_series *series = NULL;
-	double **vals = NULL;
-	int **boots = NULL, *baseline_of = NULL;
+	int *baseline_of = NULL;
 	char title[256];
 	struct bf_diag d;
 	struct buf ctx_machines, ctx_kernels;
@@ -297,9 +287,9 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	struct evidence_lines ev_warn, ev_ctx;
 	char *wextra = NULL;
 	struct buf ctx_adaptive, ctx_counters, ctx_pin, ctx_cmp;
-	json_t *bsamp = NULL;
-	const json_t *osamp = samp;
-	size_t nc = 0, nm = 0, i, k, j, ns, nmore = 0, nzero = 0;
+	struct store_samples *bts = NULL;
+	const struct store_samples *ets = ts;
+	size_t nc = 0, nm = 0, i, k, nmore = 0, nzero = 0;
 	int r, ret = -1, block = strcmp(api_report_spread(jobj), "block") == 0;
 
 	buf_init(&ctx_machines, BF_MAX_STR);
@@ -309,12 +299,14 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	buf_init(&ctx_pin, BF_MAX_STR);
 	buf_init(&ctx_cmp, BF_MAX_STR);
 	bf_diag_clear(&d);
-	/* block: each cell once per machine, compared on its machine */
+	/* block: each cell once per machine, compared on its machine; the
+	 * evidence still goes by the job's own cells (ets) */
 	if (block) {
-		if (api_report_block_split(samp, runs, &bsamp) != 0)
-			goto oom;
-		osamp = samp;	/* the evidence goes by the job's own cells */
-		samp = bsamp;
+		if ((r = api_report_block_ts(a, id, ts, runs, &bts)) != 0) {
+			api_store_error(rs, r, "job");
+			goto out;
+		}
+		ts = bts;
 	}
 	memset(&in, 0, sizeof(in));
 	memset(&ev_warn, 0, sizeof(ev_warn));
@@ -325,8 +317,8 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 		    "does not load: %s", (long long)id, d.msg);
 		goto out;
 	}
-	cellsj = json_object_get(samp, "cells");
-	nc = json_array_size(cellsj);
+	cellsj = json_object_get(ts->doc, "cells");
+	nc = ts->ncells;
 	if ((mets = calloc(BF_MAX_METRICS, sizeof(*mets))) == NULL)
 		goto oom;
 	for (k = 0; k < rec->nmetrics && k < BF_MAX_METRICS; k++) {
@@ -335,13 +327,11 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 		mets[k].higher_better = rec->metrics[k].higher_better;
 		mets[k].positive = rec->metrics[k].positive;
 	}
-	if (api_report_counters(json_object_get(samp, "cells"), cmode, mets, k, &nm, &nmore,
-	    &nzero) != 0 || api_report_counters_line(nmore, nzero, &ctx_counters) != 0)
+	if (api_report_counters(ts, cmode, mets, k, &nm, &nmore, &nzero) != 0 ||
+	    api_report_counters_line(nmore, nzero, &ctx_counters) != 0)
 		goto oom;
 	if ((cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
 	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
-	    (vals = calloc(nc * nm + 1, sizeof(*vals))) == NULL ||
-	    (boots = calloc(nc * nm + 1, sizeof(*boots))) == NULL ||
 	    (baseline_of = calloc(nc ? nc : 1, sizeof(*baseline_of))) == NULL)
 		goto oom;
 	for (i = 0; i < nc; i++) {
@@ -350,27 +340,12 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 		if (cells[i].label == NULL)
 			cells[i].label = "?";
 		baseline_of[i] = -1;
-		sj = json_object_get(cj, "samples");
-		ns = json_array_size(sj);
+		/* the store's arrays themselves: nothing is copied */
 		for (k = 0; k < nm; k++) {
-			size_t idx = i * nm + k, cnt = 0;
-
-			if ((vals[idx] = calloc(ns + 1, sizeof(double))) == NULL ||
-			    (boots[idx] = calloc(ns + 1, sizeof(int))) == NULL)
-				goto oom;
-			for (j = 0; j < ns; j++) {
-				json_t *s = json_array_get(sj, j);
-				const char *mn = json_string_value(json_object_get(s, "metric"));
-
-				if (mn == NULL || strcmp(mn, mets[k].name) != 0)
-					continue;
-				vals[idx][cnt] = json_number_value(json_object_get(s, "value"));
-				boots[idx][cnt] = (int)json_integer_value(json_object_get(s, "boot"));
-				cnt++;
-			}
-			series[idx].v = vals[idx];
-			series[idx].boot = boots[idx];
-			series[idx].n = cnt;
+			se = store_cell_series(&ts->cell[i], mets[k].name);
+			series[i * nm + k] = se != NULL && se->n > 0 ? (struct report_series){
+			    .v = se->v, .boot = se->boot, .n = se->n } :
+			    (struct report_series){ .v = no_v, .boot = no_boot, .n = 0 };
 		}
 	}
 	/* the side-by-side layout: its axis's first value (or the baseline's)
@@ -412,7 +387,7 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 	in.adjust = ro->adjust;
 	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
 	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
-	    api_report_evidence(a, jobj, osamp, runs, rec, &ev_warn, &ev_ctx) != 0 ||
+	    api_report_evidence(a, jobj, ets, runs, rec, &ev_warn, &ev_ctx) != 0 ||
 	    evidence_lines_vector(&ev_warn, wvec, sizeof(wvec) / sizeof(wvec[0]), &wextra) != 0)
 		goto oom;
 	if (api_report_pin_line(jobj, &ctx_pin) != 0 || (!block &&
@@ -455,12 +430,6 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj, const json_t *samp
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
 out:
-	for (i = 0; vals != NULL && i < nc * nm; i++)
-		free(vals[i]);
-	for (i = 0; boots != NULL && i < nc * nm; i++)
-		free(boots[i]);
-	free(vals);
-	free(boots);
 	free(series);
 	free(cells);
 	free(mets);
@@ -473,7 +442,7 @@ out:
 	buf_free(&ctx_counters);
 	buf_free(&ctx_pin);
 	buf_free(&ctx_cmp);
-	json_decref(bsamp);
+	store_samples_free(bts);
 	evidence_lines_free(&ev_warn);
 	evidence_lines_free(&ev_ctx);
 	free(wextra);
@@ -530,7 +499,8 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *fmt;
 	struct api_report_opts ro;
-	json_t *jobj = NULL, *samp = NULL, *runs = NULL;
+	json_t *jobj = NULL, *runs = NULL;
+	struct store_samples *ts = NULL;
 	struct buf out;
 	int r;
 
@@ -539,17 +509,17 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	fmt = ro.fmt;
 	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
-	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
+	    (r = store_job_samples(a->st, rq->id, &ts)) != 0) {
 		api_store_error(rs, r, "job");
 		goto out;
 	}
 	/* a job without runs yet has none; the report says "none yet" */
-	if (store_job_runs_json(a->st, rq->id, &runs) != 0)
+	if (store_job_runs_bare_json(a->st, rq->id, &runs) != 0)
 		runs = NULL;
 	if (json_object_get(json_object_get(jobj, "spec"), "recipes") != NULL) {
-		if (api_report_suite(a, rq->id, jobj, samp, runs, &ro, &out, rs) != 0)
+		if (api_report_suite(a, rq->id, jobj, ts, runs, &ro, &out, rs) != 0)
 			goto out;
-	} else if (api_report_one(a, rq->id, jobj, samp, runs, &ro, NULL, &out, rs) != 0)
+	} else if (api_report_one(a, rq->id, jobj, ts, runs, &ro, NULL, &out, rs) != 0)
 		goto out;
 	rs->status = MHD_HTTP_OK;
 	rs->text_len = out.len;
@@ -563,5 +533,5 @@ out:
 	buf_free(&out);
 	json_decref(runs);
 	json_decref(jobj);
-	json_decref(samp);
+	store_samples_free(ts);
 }

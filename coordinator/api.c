@@ -30,6 +30,7 @@ struct api_route {
 	const char *pattern;	/* segments; {id} an integer, {name} a name */
 	api_handler fn;
 	int need;		/* enum auth_role; API_PUBLIC: no token */
+	int etag;		/* 1: ETag from store_generation, If-None-Match -> 304 */
 };
 
 /* Needs no token: a load balancer's health check. Anything unset (0) needs
@@ -44,18 +45,22 @@ static const struct api_route api_routes[] = {
 	{ .method = "GET", .pattern = "/healthz", .fn = api_health, .need = API_PUBLIC },
 	{ .method = "GET", .pattern = "/api/v1/metrics", .fn = api_metrics, .need = V },
 	{ .method = "GET", .pattern = "/metrics", .fn = api_metrics, .need = V },
-	{ .method = "GET", .pattern = "/api/v1/jobs", .fn = api_jobs_list_fed, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs", .fn = api_jobs_list_fed, .need = V,
+	    .etag = 1 },
 	{ .method = "POST", .pattern = "/api/v1/jobs", .fn = api_jobs_create, .need = S },
-	{ .method = "GET", .pattern = "/api/v1/jobs/{id}", .fn = api_jobs_get, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs/{id}", .fn = api_jobs_get, .need = V,
+	    .etag = 1 },
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/cancel", .fn = api_jobs_cancel, .need = S },
-	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/runs", .fn = api_jobs_runs, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/runs", .fn = api_jobs_runs, .need = V,
+	    .etag = 1 },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/report", .fn = api_jobs_report, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/report", .fn = api_report_multi, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}", .fn = api_runs_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/log", .fn = api_runs_log, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/profile", .fn = api_runs_profile, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/snapshots/{name}", .fn = api_snapshots_get, .need = V },
-	{ .method = "GET", .pattern = "/api/v1/machines", .fn = api_machines_list, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/machines", .fn = api_machines_list, .need = V,
+	    .etag = 1 },
 	{ .method = "POST", .pattern = "/api/v1/machines", .fn = api_machines_create, .need = A },
 	{ .method = "GET", .pattern = "/api/v1/machines/{name}", .fn = api_machines_get, .need = V },
 	{ .method = "DELETE", .pattern = "/api/v1/machines/{name}", .fn = api_machines_delete, .need = A },
@@ -206,7 +211,11 @@ api_send(struct MHD_Connection *conn, struct api_resp *rs)
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* a tagged answer may be kept, if asked about again (304) first */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, rs->etag[0] != '\0' ?
+	    "private, no-cache" : "no-store");
+	if (rs->etag[0] != '\0')
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rs->etag);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (rs->json == NULL && rs->csp != NULL)
 		MHD_add_response_header(resp, "Content-Security-Policy", rs->csp);
@@ -415,10 +424,74 @@ api_route_find(struct api_req *rq, struct api_resp *rs)
 	return -1;
 }
 
+/*
+ * If-None-Match (hdr, untrusted) names etag: "*", or one of its
+ * comma-separated entity tags, weak ("W/") or not, equals it byte for byte.
+ * Anything malformed matches nothing, so the full answer goes out.
+ */
+static int
+api_etag_match(const char *hdr, const char *etag)
+{
+	size_t n = strlen(etag), len;
+	const char *p = hdr, *q;
+
+	if (p == NULL || n == 0)
+		return 0;
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == '*')
+			return 1;
+		if (strncmp(p, "W/", 2) == 0)
+			p += 2;
+		if (*p != '"' || (q = strchr(p + 1, '"')) == NULL)
+			return 0;
+		len = (size_t)(q - p) + 1;
+		if (len == n && memcmp(p, etag, n) == 0)
+			return 1;
+		p = q + 1;
+	}
+	return 0;
+}
+
+/*
+ * The polling GETs (the dashboard's jobs list, job, runs, machines): the
+ * token is taken before the handler reads, so a write between the two only
+ * makes the body newer than its tag, never older; a client's tag that
+ * still equals the store's then names the data as it is (304, no body).
+ */
+static int
+api_etag(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	char gen[STORE_GENERATION_MAX];
+
+	if (!api_routes[rq->route].etag || store_generation(a->st, gen, sizeof(gen)) != 0)
+		return 0;
+	snprintf(rs->etag, sizeof(rs->etag), "\"%s\"", gen);
+	if (!api_etag_match(MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_IF_NONE_MATCH), rs->etag))
+		return 0;
+	rs->status = MHD_HTTP_NOT_MODIFIED;
+	return 1;
+}
+
 static void
 api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
+	if (api_etag(a, rq, rs) || api_cache_get(a->cache, rq, rs))
+		return;
 	api_routes[rq->route].fn(a, rq, rs);
+	if (rs->status != MHD_HTTP_OK)
+		rs->etag[0] = '\0';
+	/* a tagged JSON answer: dumped here (as api_send would) and kept */
+	if (rs->etag[0] != '\0' && rs->json != NULL && !rs->has_event_id &&
+	    (rs->text = json_dumps(rs->json, JSON_COMPACT)) != NULL) {
+		rs->text_len = strlen(rs->text);
+		rs->ctype = "application/json";
+		json_decref(rs->json);
+		rs->json = NULL;
+		api_cache_put(a->cache, rq, rs);
+	}
 	if (rs->json == NULL && rs->text == NULL && rs->raw == NULL && rs->status == 0)
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
 		    "internal error: empty response");
@@ -656,21 +729,29 @@ api_key_readable(struct api *a, const char *path)
 }
 
 /*
- * A thread per connection, not the epoll pool: an event stream's reader
- * blocks in events_wait() (api-events.c), which in a pool of 4 held a
- * thread per stream, so 4 dashboards starved every other request. With a
- * thread each, a stream costs one sleeping thread. Measured (Release,
- * wrk -t2 -c16 -d5s GET /api/v1/jobs, 20 jobs, 3 rounds on a shared 2-core
- * box): the pool did 1500-5490 req/s, and 0 with 50 streams open; a thread
- * per connection did 3030-4670 req/s, and 2390-5050 with 50 streams open
- * (55 threads, 18 MB RSS). Suspend/resume would keep the pool but needs a
- * registry of suspended connections, a timer for heartbeats, and resuming
- * them all before MHD_stop_daemon.
- * poll(), not select(): descriptors past FD_SETSIZE stay usable. The
- * connection limit bounds the threads, and api-conn.c keeps slow clients
- * from holding them: 2,000 trickling connections from one address cost
- * 16 threads (BF_MAX_CONN_SLOW_PER_IP) and 2,000 descriptors.
+ * A pool of threads over poll(), as many as CPUs (at least API_MIN_POOL),
+ * not a thread per connection: 64 keep-alive clients of GET /api/v1/jobs
+ * were 64 threads taking turns on 2 cores and on the store lock. Measured
+ * (RelWithDebInfo, wrk -t2 -c64 -d3s, 1 job, shared 2-core box): a thread
+ * per connection 23.0k req/s, p99 57 ms; a pool of 2 25.0-26.7k, p99
+ * 10.4-10.7 ms; a pool of 4 25.7-26.5k, p99 17-21 ms. A pool thread never
+ * waits for an event: a stream with nothing to send is suspended and
+ * parked off the pool (api-events.c). A handler that does wait (a request
+ * to the monitor, a fetch from another lab, a report of millions of
+ * samples) holds its thread's other connections meanwhile.
+ * The connection limit (split among the pool's threads by libmicrohttpd)
+ * bounds descriptors, and api-conn.c keeps slow clients from holding them:
+ * 2,000 trickling connections from one address cost 16 slots
+ * (BF_MAX_CONN_SLOW_PER_IP). poll(), not epoll: the eviction of
+ * api-conn.c points MHD's descriptor number at a dead socket (dup3), which
+ * an epoll set, keyed by the file behind the number, does not follow
+ * (libmicrohttpd aborts: "Failed to remove FD from epoll set"); poll()
+ * takes the numbers afresh on every call. Not select(): descriptors past
+ * FD_SETSIZE stay usable.
  */
+#define API_MIN_POOL	2
+#define API_MAX_POOL	64
+
 int
 api_start(const struct api_config *cfg, struct store *st, const struct recipes *rs,
     struct sched *sc, struct events *ev, struct api **out, struct bf_diag *d)
@@ -681,8 +762,9 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	const union MHD_DaemonInfo *info;
 	struct MHD_OptionItem tls[4] = { { MHD_OPTION_END, 0, NULL } };
 	struct api *a = NULL;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
+	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int r;
 
 	*out = NULL;
@@ -762,6 +844,12 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 		    (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" };
 		tls[3] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	}
+	if ((r = api_cache_new(&a->cache)) != 0)
+		goto out;
+	if ((r = api_events_start(a)) != 0) {
+		bf_diag_set(d, "events", "cannot start the event streams' waker");
+		goto out;
+	}
 	a->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, api_access, a,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, a,
@@ -771,6 +859,8 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)BF_MAX_CONN_PER_IP,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(128 * 1024),
 	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(ncpu < API_MIN_POOL ? API_MIN_POOL :
+	    ncpu > API_MAX_POOL ? API_MAX_POOL : ncpu),
 	    MHD_OPTION_ARRAY, tls,
 	    MHD_OPTION_END);
 	if (a->mhd == NULL) {
@@ -801,12 +891,14 @@ api_stop(struct api *a)
 {
 	if (a == NULL)
 		return;
-	/* Streams blocked in events_wait() must return before MHD joins them. */
+	/* No stream may stay suspended when MHD stops: the waker resumes them
+	 * all, and each sees stopping and ends. */
 	atomic_store(&a->stopping, 1);
-	events_wake(a->ev);
+	api_events_stop(a);
 	if (a->mhd != NULL)
 		MHD_stop_daemon(a->mhd);
 	api_conns_free(a->conns);
+	api_cache_free(a->cache);
 	free(a->allow_hosts);
 	free(a->web_dir);
 	free(a->tls_cert_pem);

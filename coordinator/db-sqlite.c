@@ -90,11 +90,23 @@ lite_check_mode(const char *path, struct bf_diag *d)
 
 	if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
 		return 0;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
-		bf_diag_set(d, NULL, "cannot open: %s", strerror(errno));
-		return BF_ERR_IO;
+	/* Only a file that is not there yet is opened here: close(2) of any
+	 * descriptor of the file drops every POSIX lock this process holds on
+	 * it, those of its other connections (the store's readers) included,
+	 * after which SQLite's WAL read locks and data_version went wrong. */
+	if (stat(path, &sb) != 0) {
+		if (errno != ENOENT) {
+			bf_diag_set(d, NULL, "cannot open: %s", strerror(errno));
+			return BF_ERR_IO;
+		}
+		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1 &&
+		    errno != EEXIST) {
+			bf_diag_set(d, NULL, "cannot open: %s", strerror(errno));
+			return BF_ERR_IO;
+		}
+		if (fd != -1)
+			close(fd);
 	}
-	close(fd);
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		if ((size_t)snprintf(p, sizeof(p), "%s%s", path, sfx[i]) >= sizeof(p)) {
 			bf_diag_set(d, NULL, "path too long");

@@ -149,6 +149,15 @@ static const struct opt {
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
+/* The store's read-only connections: one per CPU, as the API's pool. */
+static size_t
+main_readers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2 : (size_t)n;
+}
+
 static void
 usage(FILE *f)
 {
@@ -454,6 +463,12 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	}
 	if (o->node != NULL && store_set_node(st, o->node) != 0)
 		goto out;
+	/* a reader per pool thread of the API (api.c), before the drop too */
+	if (store_readers_open(st, main_readers(), &d) != 0) {
+		fprintf(stderr, "benchfleetd (api): store readers: %s\n", d.msg[0] ? d.msg :
+		    store_last_error());
+		goto out;
+	}
 	if (events_new(st, &ev) != 0) {
 		fprintf(stderr, "benchfleetd (api): cannot start the event hub%s%s\n",
 		    store_is_shared(st) ? " (LISTEN on the store): " : "",
@@ -719,6 +734,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: --node: \"%s\" must be 1 to %d printable bytes\n",
 		    o.node, BF_MAX_NAME);
 		ret = 2;
+		goto out;
+	}
+	if (store_readers_open(st, main_readers(), &d) != 0) {
+		fprintf(stderr, "benchfleetd: store readers: %s\n", d.msg[0] ? d.msg :
+		    store_last_error());
 		goto out;
 	}
 	if (store_recover(st, &nrequeued) != 0) {

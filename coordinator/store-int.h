@@ -22,13 +22,13 @@
 #include "store.h"
 
 enum store_q {
-	Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_VERSION,
+	Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_VERSION, Q_GENERATION,
 	/* machines */
 	Q_M_ADD, Q_M_GET, Q_M_LIST, Q_M_BUSY, Q_M_DELETE, Q_M_UPDATE, Q_M_RUNNING,
 	Q_M_IDLE, Q_M_IDLE_ALL,
 	/* jobs */
 	Q_J_ADD, Q_J_GET, Q_J_LIST, Q_J_HEAD, Q_J_CANCEL_RUNS, Q_J_CANCEL, Q_J_SETTLE,
-	Q_J_START, Q_J_CELLS, Q_J_CELL_SAMPLES, Q_J_PIN,
+	Q_J_START, Q_J_CELLS, Q_J_CELL_SAMPLES, Q_J_SERIES, Q_J_PIN,
 	/* runs */
 	Q_R_ADD, Q_R_BY_JOB, Q_R_GET, Q_R_HEAD, Q_R_CLAIM_PICK, Q_R_CLAIM, Q_R_RENEW,
 	Q_R_INFO, Q_R_CMDLINE, Q_R_KNOBS, Q_SN_ADD, Q_SN_GET, Q_R_SNAPSHOT,
@@ -56,6 +56,10 @@ struct store {
 	_Atomic(unsigned long) tx_retries; /* store_tx runs again, for tests and logs */
 	_Atomic(unsigned long) tx_gave_up; /* ... and still conflicted at the cap */
 	struct db_stmt *st[Q__COUNT];
+	uint64_t gen_nonce;		/* this opening's: store_generation across restarts */
+	struct store **rd;		/* read-only connections (store-read.c), owned */
+	size_t nrd;
+	_Atomic(size_t) rd_next;	/* the next thread's reader */
 };
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */
@@ -63,6 +67,12 @@ struct store {
 
 /* Takes the store lock; asserts the calling thread does not hold it. */
 void store_lock(struct store *s);
+/* Takes the lock of one of s's read-only connections (s's own if it has
+ * none) and returns that store: a read that needs no transaction runs on
+ * it, then store_unlock() of what this returned. */
+struct store *store_rlock(struct store *s);
+/* Frees s (not its readers: store_close does). */
+void store_free(struct store *s);
 /* Resets any statement left mid-step (an early goto out), then unlocks. */
 void store_unlock(struct store *s);
 /* 1 when the calling thread holds s's lock. */

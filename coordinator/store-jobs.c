@@ -306,7 +306,7 @@ store_job_get_json(struct store *s, int64_t id, json_t **out)
 	*out = NULL;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
+	s = store_rlock(s);
 	if ((r = store_q(s, Q_J_GET, &st, "I", id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {

@@ -169,7 +169,7 @@ store_machine_list(struct store *s, struct store_machine **out, size_t *nout)
 	*nout = 0;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
+	s = store_rlock(s);
 	if ((r = store_q(s, Q_M_LIST, &st, "")) != 0)
 		goto out;
 	while ((r = store_q_step(s, st)) == 1) {

@@ -633,8 +633,10 @@ out:
 	return r;
 }
 
-int
-store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
+/* The job's runs, with their samples unless bare (a report reads those
+ * typed, store_job_samples: per-sample JSON would be most of its memory). */
+static int
+job_runs(struct store *s, int64_t job_id, int bare, json_t **out)
 {
 	json_t *o = NULL, *a, *run, *map = NULL;
 	struct db_stmt *st;
@@ -643,7 +645,7 @@ store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
 	*out = NULL;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	store_lock(s);
+	s = store_rlock(s);
 	if ((o = json_pack("{s:[]}", "runs")) == NULL || (map = json_object()) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
@@ -668,8 +670,8 @@ store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
 	}
 	if (r < 0)
 		goto out;
-	if ((r = store_q(s, Q_S_BY_JOB, &st, "I", job_id)) != 0 ||
-	    (r = store_rows_into(s, st, map)) != 0)
+	if (!bare && ((r = store_q(s, Q_S_BY_JOB, &st, "I", job_id)) != 0 ||
+	    (r = store_rows_into(s, st, map)) != 0))
 		goto out;
 	*out = o;
 	o = NULL;
@@ -679,6 +681,18 @@ out:
 	json_decref(map);
 	json_decref(o);
 	return r;
+}
+
+int
+store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
+{
+	return job_runs(s, job_id, 0, out);
+}
+
+int
+store_job_runs_bare_json(struct store *s, int64_t job_id, json_t **out)
+{
+	return job_runs(s, job_id, 1, out);
 }
 
 int

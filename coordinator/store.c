@@ -68,6 +68,9 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_COMMIT] = "COMMIT",
 	[Q_ROLLBACK] = "ROLLBACK",
 	[Q_VERSION] = "PRAGMA user_version",
+	/* commits of other connections (the monitor's, other processes'),
+	 * then this connection's own changes */
+	[Q_GENERATION] = "SELECT data_version, total_changes() FROM pragma_data_version",
 
 	[Q_M_ADD] = "INSERT INTO machines (name, host, port, \"user\", key_path, class, state,"
 	    " created_at, boot) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -118,6 +121,11 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY r.cell_index",
 	[Q_J_CELL_SAMPLES] = "SELECT r.cell_index, s.metric AS metric, s.unit AS unit,"
 	    " s.boot AS boot, s.iteration AS iteration, s.value AS value, s.run_id AS run"
+	    " FROM samples s JOIN runs r ON r.id = s.run_id"
+	    " WHERE r.job_id = ?1 AND r.state = 'done'"
+	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
+	/* the same order, only what the statistics read (store-samples.c) */
+	[Q_J_SERIES] = "SELECT r.cell_index, s.metric, s.unit, s.boot, s.value"
 	    " FROM samples s JOIN runs r ON r.id = s.run_id"
 	    " WHERE r.job_id = ?1 AND r.state = 'done'"
 	    " ORDER BY r.cell_index, s.metric, s.boot, s.iteration, s.run_id",
@@ -289,6 +297,9 @@ static const char *const store_sql_pg[Q__COUNT] = {
 	/* READ COMMITTED; what must not interleave takes row locks instead */
 	[Q_BEGIN] = "BEGIN",
 	[Q_VERSION] = "SELECT version FROM bf_schema",
+	/* a commit anywhere moves xmax or empties an xip entry; read-only
+	 * transactions take no xid, so reading leaves it as it is */
+	[Q_GENERATION] = "SELECT txid_current_snapshot()::text, 0",
 	[Q_R_CLAIM_PICK] = store_claim_pick_sql_pg,
 	[Q_J_LOCK] = "SELECT id FROM jobs WHERE id = ?1 FOR UPDATE",
 };
@@ -493,6 +504,33 @@ store_tx_stats(struct store *s, unsigned long *retries, unsigned long *gave_up)
 {
 	*retries = atomic_load(&s->tx_retries);
 	*gave_up = atomic_load(&s->tx_gave_up);
+}
+
+int
+store_generation(struct store *s, char *out, size_t outsz)
+{
+	struct db_stmt *st;
+	const char *v;
+	int r, n;
+
+	if (s == NULL || outsz == 0)
+		return BF_ERR_INVALID;
+	out[0] = '\0';
+	store_lock(s);
+	if ((r = store_q(s, Q_GENERATION, &st, "")) != 0 || (r = store_q_step(s, st)) < 0)
+		goto out;
+	if (r == 0 || (v = db_col_text(st, 0)) == NULL) {
+		r = BF_ERR_DB;
+		goto out;
+	}
+	n = snprintf(out, outsz, "%016llx-%s-%lld", (unsigned long long)s->gen_nonce, v,
+	    (long long)db_col_int64(st, 1));
+	r = n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
+out:
+	store_unlock(s);
+	if (r != 0)
+		out[0] = '\0';
+	return r;
 }
 
 int64_t
@@ -707,7 +745,7 @@ store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
 		limit = STORE_MAX_PAGE;
 	if ((o = json_pack("{s:[]}", key)) == NULL)
 		return BF_ERR_ALLOC;
-	store_lock(s);
+	s = store_rlock(s);	/* a reader: no transaction needed */
 	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0 ||
 	    (r = store_rows_append(s, st, json_object_get(o, key))) != 0)
 		goto out;
@@ -736,7 +774,7 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 /* --- opening --- */
 
 
-static void
+void
 store_free(struct store *s)
 {
 	int i;
@@ -790,6 +828,10 @@ store_open(const char *target, struct store **out, struct bf_diag *d)
 		goto out;
 	}
 	s->pg = db_is_pg_target(target);
+	/* wall time (a restart's tags differ) mixed with what tells two
+	 * openings in one process or two processes apart */
+	s->gen_nonce = (uint64_t)(bf_wall() * 1e6) ^ (uint64_t)bf_mono_ns() ^
+	    ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)s;
 	if ((r = db_open(target, &s->db, d)) != 0) {
 		if (d != NULL && d->msg[0] != '\0') {
 			char why[sizeof(d->msg)];
@@ -812,6 +854,12 @@ out:
 void
 store_close(struct store *s)
 {
+	size_t i;
+
+	for (i = 0; s != NULL && i < s->nrd; i++)
+		store_free(s->rd[i]);
+	if (s != NULL)
+		free(s->rd);
 	store_free(s);
 }
 

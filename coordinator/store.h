@@ -160,6 +160,8 @@ int store_job_cancel(struct store *s, int64_t id);
  * {"runs":[...]} ordered by cell_index, boot, id. BF_ERR_NOTFOUND when the
  * job does not exist. */
 int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
+/* The same without each run's "samples" (a report's context). */
+int store_job_runs_bare_json(struct store *s, int64_t job_id, json_t **out);
 int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
 /* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
  * at most limit lines (<=1000; 0 means 1000). BF_ERR_NOTFOUND. */
@@ -354,6 +356,23 @@ int store_run_retry(struct store *s, int64_t run_id, const char *reason, int max
  */
 int store_recover(struct store *s, size_t *nrequeued);
 
+/* n read-only connections (at most STORE_MAX_READERS) for the reads that
+ * need no transaction (store-read.c); SQLite only, a no-op on PostgreSQL.
+ * Opened after the store, before any thread uses it; closed with it. */
+#define STORE_MAX_READERS	64
+int store_readers_open(struct store *s, size_t n, struct bf_diag *d);
+
+/*
+ * A token that changes whenever anything in the store may have changed since
+ * it was taken: a commit by this connection, by another process on the same
+ * file (the monitor's scheduler) or, on PostgreSQL, by any coordinator; and
+ * with every opening of the store. Equal tokens mean the same data; unequal
+ * ones need not mean different data. ETag/304 of the polling GETs (api.c).
+ * BF_ERR_DB, BF_ERR_TOOBIG (outsz too small; STORE_GENERATION_MAX fits).
+ */
+#define STORE_GENERATION_MAX	256
+int store_generation(struct store *s, char *out, size_t outsz);
+
 /* Samples of a job for reports:
  * {"job":id,"recipe":..., "cells":[{"cell_index","label","axes":{},
  *   "samples":[{"metric","unit","boot","iteration","value","run"}]}]}
@@ -361,6 +380,44 @@ int store_recover(struct store *s, size_t *nrequeued);
  * runs that ended done contribute samples; every cell is listed.
  * BF_ERR_NOTFOUND. */
 int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
+
+/* A job's samples as a report reads them (store-samples.c): per cell (in
+ * cell_index order, parallel to doc's "cells": [{"id","cell_index","label",
+ * "axes"}], no samples there) one series per metric (ascending name, or
+ * first appearance for store_samples_from_cells), each the values and boots
+ * in the order boot, iteration, run. metric and unit point into the set.
+ * Freed with store_samples_free (accepts NULL); a selection's series are
+ * its source's, so it is freed before the source. */
+struct store_series {
+	const char *metric;
+	const char *unit;		/* its first sample's; may be NULL */
+	size_t n;
+	double *v;
+	int *boot;
+};
+struct store_cell {
+	size_t nseries;
+	struct store_series *series;
+};
+struct store_samples {
+	json_t *doc;			/* {"job","recipe","cells"} (from_cells: "cells") */
+	size_t ncells;
+	struct store_cell *cell;
+	char **str;			/* the metric names and units, one copy each */
+	size_t nstr;
+	int owns;			/* 0: a selection; the series are another's */
+};
+/* Only runs that ended done contribute; every cell is listed.
+ * BF_ERR_NOTFOUND, BF_ERR_ALLOC. */
+int store_job_samples(struct store *s, int64_t job_id, struct store_samples **out);
+/* The same from cells shaped as store_job_samples_json's (a bundle's). */
+int store_samples_from_cells(const json_t *cells, struct store_samples **out);
+/* The cells keep() says yes to, sharing ss's series (ss outlives *out). */
+int store_samples_select(const struct store_samples *ss, int (*keep)(const json_t *cell,
+    void *arg), void *arg, struct store_samples **out);
+/* c's series of metric, or NULL. */
+const struct store_series *store_cell_series(const struct store_cell *c, const char *metric);
+void store_samples_free(struct store_samples *ss);
 
 /* --- federation and reproductions (store-repro.c) --- */
 /* Let other labs fetch the job's bundle. BF_ERR_NOTFOUND. Idempotent. */

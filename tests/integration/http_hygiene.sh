@@ -95,6 +95,68 @@ for h in "127.0.0.1:$port" "localhost:$port" localhost "[::1]:$port" "LOCALHOST:
 	check_eq "Host: $h is ours" "$(curl -sS -o /dev/null -w '%{http_code}' -H "Host: $h" "$URL/api/v1/jobs")" 200
 done
 
+# --- ETag/304 on the polling GETs (store_generation) ---
+# etag PATH: the ETag header of a GET. cond PATH TAG: "STATUS BYTES" of a GET
+# with If-None-Match: TAG.
+etag() { curl -sS -D - -o /dev/null "$URL$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
+cond() { curl -sS -o /dev/null -H "If-None-Match: $2" -w '%{http_code} %{size_download}' "$URL$1"; }
+# 304 for an unchanged store: the monitor may write between two requests
+# (a lease), so up to 5 fresh tries; a stale tag must never get one.
+fresh304() {
+	local i t
+	for i in 1 2 3 4 5; do
+		t=$(etag "$1"); [ "$(cond "$1" "$t")" = "304 0" ] && return 0
+	done
+	return 1
+}
+hdrs=$(curl -sS -D - -o /dev/null "$URL/api/v1/jobs" | tr -d '\r')
+check_contains "GET /jobs has an ETag" "$hdrs" 'ETag: "'
+check_contains "... kept only if revalidated" "$hdrs" "Cache-Control: private, no-cache"
+for p in /api/v1/jobs /api/v1/jobs/1 /api/v1/jobs/1/runs /api/v1/machines; do
+	fresh304 "$p"; check_eq "$p: its own ETag gives 304 with no body" $? 0
+done
+check_eq "a report is not tagged" "$(curl -sS -D - -o /dev/null "$URL/api/v1/jobs/1/report" | grep -ci '^etag:')" 0
+check_eq "a 404 is not tagged" "$(curl -sS -D - -o /dev/null "$URL/api/v1/jobs/999" | grep -ci '^etag:')" 0
+t0=$(etag /api/v1/jobs)
+check_eq "a weak form of it, in a list, gives 304" "$(cond /api/v1/jobs "\"x\", W/$t0")" "304 0"
+check_eq "* gives 304" "$(cond /api/v1/jobs '*')" "304 0"
+# a write through the API: the tag moves, the old one gets the whole list
+api POST /api/v1/machines '{"name":"hy2","host":"127.0.0.1","port":9,"key":"/etc/hostname","class":"hy"}' >/dev/null
+t1=$(etag /api/v1/machines)
+check_eq "a write (POST /machines) changes the ETag" "$([ -n "$t1" ] && [ "$t1" != "$t0" ] && echo moved)" moved
+r=$(cond /api/v1/machines "$t0")
+check_eq "the stale ETag gets 200" "${r%% *}" 200
+check_eq "... with the body" "$([ "${r##* }" -gt 2 ] && echo body)" body
+# a write by another process on the store (as the monitor's scheduler, or
+# another coordinator, writes): the tag moves too
+t2=$(etag /api/v1/jobs/1)
+bf_sql "$work/d1" "UPDATE jobs SET name = 'etag-probe' WHERE id = 1" >/dev/null
+r=$(curl -sS -H "If-None-Match: $t2" -w '\n%{http_code}' "$URL/api/v1/jobs/1")
+check_eq "a write by another process: the old ETag gets 200" "${r##*$'\n'}" 200
+check_contains "... and the new data" "$r" '"name":"etag-probe"'
+# the jobs list is served from the cache while the generation holds: a
+# write by another process must show at once, and each query is its own
+l1=$(curl -sS "$URL/api/v1/jobs?limit=1"); l2=$(curl -sS "$URL/api/v1/jobs?limit=2")
+check_eq "the cache keeps queries apart (limit=1)" "$(grep -o '"id":' <<<"$l1" | wc -l)" 1
+check_eq "... (limit=2)" "$(grep -o '"id":' <<<"$l2" | wc -l)" 2
+check_eq "an answer again from the cache is the same" "$(curl -sS "$URL/api/v1/jobs?limit=1")" "$l1"
+bf_sql "$work/d1" "UPDATE jobs SET name = 'cache-probe' WHERE id = (SELECT max(id) FROM jobs)" >/dev/null
+check_contains "a write by another process shows in the next list" "$(curl -sS "$URL/api/v1/jobs?limit=1")" '"name":"cache-probe"'
+check_contains "... for every query" "$(curl -sS "$URL/api/v1/jobs?limit=2")" '"name":"cache-probe"'
+check_eq "a query of the same bytes but other arguments is not the cached one" \
+	"$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs?limit=1%26x")" 400
+# hostile If-None-Match: no 304, the whole answer
+for h in 'garbage' '"unterminated' 'W/' ',,,' "${t2%\"}" "\"${t2}\""; do
+	r=$(cond /api/v1/jobs/1 "$h")
+	check_eq "If-None-Match: [$h] gets 200" "${r%% *}" 200
+done
+big=$(head -c 60000 /dev/zero | tr '\0' 'a')
+r=$(cond /api/v1/jobs "\"$big\"")
+check_eq "a 60 kB If-None-Match gets 200" "${r%% *}" 200
+r=$(hy raw "$port" "GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nIf-None-Match: \"$(head -c 200000 /dev/zero | tr '\0' 'b')\"\r\n\r\n")
+case "$r" in *" 304 "*|*" 200 "*) fail "a 200 kB If-None-Match was answered: $r" ;; *) ok ;; esac
+check_eq "the daemon still answers" "$(cond /api/v1/jobs '"x"')" "200 $(curl -sS -o /dev/null -w '%{size_download}' "$URL/api/v1/jobs")"
+
 # --- static files: regular files under the root, no symlink anywhere ---
 check_eq "index.html is served" "$(curl -sS -o /dev/null -w '%{http_code}' "$URL/")" 200
 check_eq "app.js is served" "$(curl -sS -o /dev/null -w '%{http_code}' "$URL/app.js")" 200

@@ -182,7 +182,16 @@ test_block(void)
 	double want;
 
 	buf_init(&out, 1 << 20);
-	T_EQ_INT(api_report_block_split(samp, runs, &split), 0);
+	/* a suite's section: only its own cells */
+	doc = cells("[{\"cell_index\": 1}]");
+	T_EQ_INT(api_report_block_split(samp, runs, doc, &split), 0);
+	T_EQ_INT(json_array_size(json_object_get(split, "cells")), 2);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(split,
+	    "cells"), 0), "label")), "loops=2 machine=h1");
+	json_decref(doc);
+	json_decref(split);
+	split = NULL;
+	T_EQ_INT(api_report_block_split(samp, runs, NULL, &split), 0);
 	sc = json_object_get(split, "cells");
 	T_EQ_INT(json_array_size(sc), 4);
 	T_EQ_STR(json_string_value(json_object_get(json_array_get(sc, 1), "label")),
