@@ -316,6 +316,16 @@ struct pooled_row {
 	struct report_block_res res;
 };
 
+static int
+pooled_cmp(const void *x, const void *y)
+{
+	const struct pooled_row *p = x, *q = y;
+
+	if (p->cell != q->cell)
+		return p->cell < q->cell ? -1 : 1;
+	return (p->metric > q->metric) - (p->metric < q->metric);
+}
+
 static const char pooled_legend[] =
     "Pooled (machines.spread block): machine is a blocking factor. Per machine, the "
     "ratio of the cell's mean to its baseline's mean on that machine; % change = "
@@ -332,8 +342,12 @@ api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
 {
 	const char **ms = NULL;
 	struct pooled_row *rows = NULL;
-	double a[REPORT_BLOCK_MAX], b[REPORT_BLOCK_MAX];
-	char lc[BF_MAX_STR], lb[BF_MAX_STR], lx[BF_MAX_STR], pct[160], pv[64], ps[32];
+	long long *key = NULL;
+	long *rep = NULL;
+	int *mi = NULL;
+	size_t *pair = NULL, npair = 0;
+	double *av = NULL, *bv = NULL;
+	char lc[BF_MAX_STR], lb[BF_MAX_STR], pct[160], pv[64], ps[32];
 	const char *m;
 	size_t nc = in->ncells, nm = in->nmetrics, nmach = 0, nrows = 0, i, j, k, x, y;
 	json_t *doc = NULL, *jrows = NULL, *jm = NULL;
@@ -343,7 +357,13 @@ api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
 	if (strcmp(fmt, "csv") == 0)
 		return 0;	/* one table per file: the per-machine rows */
 	if ((ms = calloc(REPORT_BLOCK_MAX + 1, sizeof(*ms))) == NULL ||
-	    (rows = calloc(nc * (nm ? nm : 1) + 1, sizeof(*rows))) == NULL)
+	    (rows = calloc(nc * (nm ? nm : 1) + 1, sizeof(*rows))) == NULL ||
+	    (key = calloc(nc + 1, sizeof(*key))) == NULL ||
+	    (mi = calloc(nc + 1, sizeof(*mi))) == NULL ||
+	    (rep = calloc(nc + 1, sizeof(*rep))) == NULL ||
+	    (pair = calloc(nc + 1, sizeof(*pair))) == NULL ||
+	    (av = calloc(nc * REPORT_BLOCK_MAX + 1, sizeof(*av))) == NULL ||
+	    (bv = calloc(nc * REPORT_BLOCK_MAX + 1, sizeof(*bv))) == NULL)
 		goto out;
 	for (i = 0; i < nc; i++) {
 		if ((m = axis_of(cellsj, i, "machine")) == NULL)
@@ -353,54 +373,58 @@ api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
 		if (j == nmach && nmach < REPORT_BLOCK_MAX)
 			ms[nmach++] = m;
 	}
-	/* one pooled row per (cell, baseline) pair and metric: its split cell
-	 * on the first machine that has it stands for the pair */
-	for (i = 0; i < nc; i++) {
-		int bi = in->baseline_of[i];
+	/* one pooled row per (cell, baseline) pair and metric, the pair named
+	 * by the job's own cell indexes (every machine's split cell of a cell
+	 * keeps its cell_index); the pair's first split cell stands for it.
+	 * Integer keys: a cell's pair is found in O(pairs), not by labels. */
+	for (x = 0; x < nc; x++) {
+		const json_t *cx = json_object_get(json_array_get(cellsj, x), "cell_index");
 
-		if (bi < 0 || (size_t)bi >= nc)
-			continue;
-		base_label(cellsj, i, lc, sizeof(lc));
-		base_label(cellsj, (size_t)bi, lb, sizeof(lb));
-		for (x = 0; x < i; x++) {
-			if (in->baseline_of[x] < 0)
-				continue;
-			base_label(cellsj, x, lx, sizeof(lx));
-			if (strcmp(lx, lc) != 0)
-				continue;
-			base_label(cellsj, (size_t)in->baseline_of[x], lx, sizeof(lx));
-			if (strcmp(lx, lb) == 0)
-				break;
-		}
-		if (x < i)
-			continue;	/* the pair has its row */
-		for (k = 0; k < nm; k++) {
+		key[x] = json_is_integer(cx) ? (long long)json_integer_value(cx) : -1 - (long long)x;
+		mi[x] = -1;
+		if ((m = axis_of(cellsj, x, "machine")) != NULL)
 			for (j = 0; j < nmach; j++)
-				a[j] = b[j] = NAN;
-			for (x = 0; x < nc; x++) {
-				y = (size_t)in->baseline_of[x];
-				if (in->baseline_of[x] < 0 || (m = axis_of(cellsj, x, "machine")) == NULL)
-					continue;
-				base_label(cellsj, x, lx, sizeof(lx));
-				if (strcmp(lx, lc) != 0)
-					continue;
-				base_label(cellsj, y, lx, sizeof(lx));
-				if (strcmp(lx, lb) != 0)
-					continue;
-				for (j = 0; j < nmach && strcmp(ms[j], m) != 0; j++)
-					;
-				if (j == nmach)
-					continue;
-				b[j] = series_mean(&in->series[x * nm + k]);
-				a[j] = series_mean(&in->series[y * nm + k]);
-			}
-			rows[nrows] = (struct pooled_row){ .metric = k, .cell = i, .base = (size_t)bi };
-			if ((r = report_block_pool(a, b, nmach, in->metrics[k].higher_better,
-			    in->metrics[k].no_direction, in->min_n, &rows[nrows].res)) != 0)
+				if (strcmp(ms[j], m) == 0)
+					mi[x] = (int)j;
+	}
+	for (x = 0; x < nc; x++) {
+		int bx = in->baseline_of[x];
+
+		rep[x] = -1;
+		if (bx < 0 || (size_t)bx >= nc || mi[x] < 0)
+			continue;
+		for (j = 0; j < npair; j++)
+			if (key[pair[j]] == key[x] &&
+			    key[in->baseline_of[pair[j]]] == key[bx])
+				break;
+		if (j == npair)
+			pair[npair++] = x;
+		rep[x] = (long)j;
+	}
+	for (k = 0; k < nm; k++) {
+		for (j = 0; j < npair * nmach; j++)
+			av[j] = bv[j] = NAN;
+		for (x = 0; x < nc; x++) {
+			if (rep[x] < 0)
+				continue;
+			y = (size_t)in->baseline_of[x];
+			bv[(size_t)rep[x] * nmach + (size_t)mi[x]] =
+			    series_mean(&in->series[x * nm + k]);
+			av[(size_t)rep[x] * nmach + (size_t)mi[x]] =
+			    series_mean(&in->series[y * nm + k]);
+		}
+		for (j = 0; j < npair; j++) {
+			rows[nrows] = (struct pooled_row){ .metric = k, .cell = pair[j],
+			    .base = (size_t)in->baseline_of[pair[j]] };
+			if ((r = report_block_pool(&av[j * nmach], &bv[j * nmach], nmach,
+			    in->metrics[k].higher_better, in->metrics[k].no_direction, in->min_n,
+			    &rows[nrows].res)) != 0)
 				goto out;
 			nrows++;
 		}
 	}
+	/* by pair, then metric, as a reader scans the table */
+	qsort(rows, nrows, sizeof(*rows), pooled_cmp);
 	if (js) {
 		if ((doc = json_pack("{s:s,s:[],s:[],s:s}", "method", "blocked: geometric mean "
 		    "over machines of the per-machine ratio of means, Student t over the log "
@@ -495,6 +519,12 @@ api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
 out:
 	json_decref(doc);
 	free(rows);
+	free(key);
+	free(mi);
+	free(rep);
+	free(pair);
+	free(av);
+	free(bv);
 	free((void *)ms);
 	return r;
 }
