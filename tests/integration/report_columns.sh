@@ -189,6 +189,19 @@ done
 check_eq "CLI: report A B --min-n 50 is the API's" "$(cli report "$J1" "$J2" --min-n 50)" \
 	"$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&min_n=50")"
 
+# --- spread any: the legend names comparisons made across machines ---
+runs=$(curl -fsS "$URL_B/api/v1/jobs/$J2/runs")
+across=$(jq -r '[.runs[] | {p: .values.passes, mb: .values.mb, m: .machine}] as $r |
+	[$r[] | select(.mb == 16) | . as $b | $r[] | select(.mb == 8 and .p == $b.p and .m != $b.m)] |
+	length' <<<"$runs")
+txt=$(curl -fsS "$URL_B/api/v1/jobs/$J2/report?baseline=mb:8&columns=none")
+if [ "$across" -gt 0 ]; then
+	check_contains "any: $across comparisons across machines are named" "$txt" "different machines:"
+else
+	check "any: every comparison on one machine, nothing said" \
+		test "$(grep -c "different machines:" <<<"$txt")" -eq 0
+fi
+
 # --- machines.spread on lab B's two hosts ---
 r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"class":"lab","spread":"sometimes"}}')
 check_eq "spread: a bad value is a 400 naming machines.spread" \
