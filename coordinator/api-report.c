@@ -508,7 +508,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if (api_report_opts_parse(rq, &ro, rs) != 0)
 		goto out;
 	fmt = ro.fmt;
-	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
+	if ((r = api_view_job_get(a->st, rq->id, &jobj)) != 0 ||
 	    (r = store_job_samples(a->st, rq->id, &ts)) != 0) {
 		api_store_error(rs, r, "job");
 		goto out;

@@ -191,7 +191,7 @@ claim_tx(struct store *s, void *arg)
 	if (a->c->pin && ((r = store_q_exec(s, Q_J_PIN, &n, "It", a->c->job_id, a->machine)) !=
 	    0 || n != 1))
 		return r != 0 ? r : STORE_TX_UNDO;
-	if ((r = store_q_exec(s, Q_J_START, NULL, "I", a->c->job_id)) != 0 ||
+	if ((r = store_q_exec(s, Q_J_START, NULL, "Id", a->c->job_id, now)) != 0 ||
 	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", a->machine)) != 0)
 		return r;
 	return 0;
