@@ -483,9 +483,10 @@ job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 }
 
 /*
- * "knobs_optional": ["mthp_16kB"]: knobs of this job (fixed or an axis) that
- * a machine may lack; the agent records them absent there instead of
- * failing the run. Parsed after knobs and matrix.
+ * "knobs_optional": ["mthp_16kB"]: knobs of this job (fixed or an axis, or
+ * of one of its suite entries) that a machine may lack; the agent records
+ * them absent there instead of failing the run. Parsed after knobs and
+ * matrix; a suite entry keeps the names its own cells set (job-suite.c).
  */
 static int
 job_parse_knobs_optional(struct job_spec *job, const json_t *doc, struct bf_diag *d)
@@ -506,9 +507,10 @@ job_parse_knobs_optional(struct job_spec *job, const json_t *doc, struct bf_diag
 			return r;
 		if (knob_find(name) == NULL ||
 		    (json_object_get(job->knobs, name) == NULL &&
-		    json_object_get(job->matrix, name) == NULL)) {
-			bf_diag_set(d, kp, "\"%.64s\" is not a knob of this job (its knobs or "
-			    "a knob axis of its matrix)", name);
+		    json_object_get(job->matrix, name) == NULL &&
+		    !job_suite_sets_knob(doc, name))) {
+			bf_diag_set(d, kp, "\"%.64s\" is not a knob of this job (its knobs, "
+			    "a knob axis of its matrix or a suite entry's)", name);
 			return BF_ERR_INVALID;
 		}
 		for (j = 0; j < i; j++)

@@ -164,6 +164,8 @@ void job_diag_prefix(struct bf_diag *d, const char *prefix);
 /* For job.c: parse doc's "suite" into job; frees job's entries. */
 int job_suite_parse(struct job_spec *job, json_t *doc, struct bf_diag *d);
 void job_suite_free(struct job_spec *job);
+/* For job.c: 1 when an entry of doc's "suite" sets knob name (knobs or matrix). */
+int job_suite_sets_knob(const json_t *doc, const char *name);
 
 #define JOB_MAX_RELEASE		64	/* a kernel release as uname -r prints it */
 #define JOB_MAX_CMDLINE		2048	/* requested command-line parameters */
