@@ -11,6 +11,7 @@
 #include "job.h"
 #include "jx.h"
 #include "knob.h"
+#include "kspec.h"
 #include "caps.h"
 #include "matrix.h"
 #include "recipe.h"
@@ -21,7 +22,7 @@
 static const char *const job_keys[] = {
 	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
 	"knobs", "knobs_optional", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot",
-	"profile", "suite", NULL
+	"profile", "suite", "kernels", NULL
 };
 static const char *const job_profile_keys[] = { "perf", "freq", NULL };
 /* Matrix axes that are boot configuration, not recipe parameters. */
@@ -167,6 +168,7 @@ job_free(struct job_spec *job)
 	json_decref(job->knobs);
 	json_decref(job->knobs_optional);
 	json_decref(job->bind);
+	kspec_set_free(job->kernels);
 	json_decref(job->json);
 	free(job);
 }
@@ -674,6 +676,9 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_reps(job, doc, d)) != 0 ||
 	    (r = job_parse_order(job, doc, d)) != 0 ||
 	    (r = job_parse_boot(job, doc, d)) != 0 ||
+	    (r = kspec_parse(doc, &job->kernels, d)) != 0 ||
+	    (r = kspec_check_named(job->kernels, job->kernel,
+	    json_object_get(job->matrix, "kernel"), d)) != 0 ||
 	    (suite && (r = job_suite_parse(job, doc, d)) != 0))
 		goto out;
 	/* an adaptive boot is added to one cell as it goes; block's run sets

@@ -53,6 +53,10 @@
  *   "cmdline": "no5lvl",                       optional; parameters to boot with (axis
  *                                              "cmdline": ["", "no5lvl"] varies them)
  *   "boot": {"cmdline_base": "nokaslr"}        optional; added to every boot
+ *   "kernels": {"5lvl": {"git": "/srv/linux.git", optional; kernels to build (kspec.h),
+ *               "commit": "v6.10", ...}}       each named by "kernel" or a value
+ *                                              of matrix.kernel; the other values
+ *                                              are installed releases
  * }
  *
  * A matrix axis may name a knob instead of a parameter ("thp_enabled":
@@ -90,6 +94,7 @@
 #include "recipe.h"
 
 struct job_spec;
+struct kspec_set;
 
 #define BF_MAX_SUITE		16	/* workloads of one suite job */
 #define JOB_SUITE_RECIPE	"suite"	/* jobs.recipe of a suite job */
@@ -136,6 +141,7 @@ struct job_spec {
 	int drop_caches;		/* 0/1 */
 	int profile_perf;		/* 1: "profile": {"perf": "record"} */
 	int profile_freq;		/* Hz, when profile_perf */
+	struct kspec_set *kernels;	/* "kernels" (kspec.h; owned) or NULL */
 	json_t *json;			/* the document (owned) */
 };
 

@@ -177,6 +177,14 @@ api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
 	/* the same plan as POST /jobs makes of it (plan.h) */
 	if ((r = job_from_json(doc, &job, d)) != 0)
 		goto out;
+	/* another lab's git paths mean nothing here; building from a bundle's
+	 * kernel specs is not done yet (issue 18) */
+	if (job->kernels != NULL) {
+		bf_diag_set(d, "kernels", "a bundle whose job builds kernels cannot be "
+		    "reproduced yet");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
 	if (job_is_suite(job) != suite || (suite ? job->nsuite != nrecs : nrecs != 1)) {
 		bf_diag_set(d, "job", "the bundle's job is %s, its recipes %zu",
 		    job_is_suite(job) ? "a suite" : "one recipe's", nrecs);

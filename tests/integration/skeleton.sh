@@ -60,11 +60,12 @@ check_eq "pages_per_s extracted by the recipe's regex" \
 echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
 
 # --- benchfleet wait follows the event stream, it does not poll ---
-# A one-run job of some seconds; wait under strace counts its requests:
+# A one-run job of some seconds (100 iterations: 30 took 1.1 s on an idle box,
+# too short to tell polling apart); wait under strace counts its requests:
 # one GET of the job, then /api/v1/events, a GET again at most every 10 s
 # (polling every 0.5 s would make ~2 a second).
 r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
-      "params":{"mb":64,"passes":4},"repetitions":{"iterations":30,"warmup":0}}')
+      "params":{"mb":64,"passes":4},"repetitions":{"iterations":100,"warmup":0}}')
 check_eq "POST /jobs (wait job)" "$(status_of "$r")" 201
 wid=$(body_of "$r" | jq -r .id)
 t0=$(date +%s.%N)

@@ -141,7 +141,14 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	return s;
 }
 
-/* Undo schema step 13 (the jobs' run counters and their triggers), whose
+/* Undo schema step 14 (kernel builds, machine roles; issue 18). */
+/* Undo schema step 15 (machines.spread), then 14 (kernel builds). */
+#define FIX_UNDO_STEP15 "ALTER TABLE jobs DROP COLUMN spread; ALTER TABLE jobs DROP COLUMN" \
+	" pinned_machine; ALTER TABLE runs DROP COLUMN req_machine; "
+#define FIX_UNDO_STEP14 FIX_UNDO_STEP15 "DROP TABLE kernel_builds; DROP TABLE kernel_artifacts;" \
+	" ALTER TABLE machines DROP COLUMN roles; "
+
+/* Undo schema step 14, then 13 (the jobs' run counters and their triggers), whose
  * triggers each engine drops in its own words: run it before any of the
  * FIX_UNDO_STEP* below. */
 #define FIX_UNDO_STEP13_COLS \
@@ -149,16 +156,12 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	" ALTER TABLE jobs DROP COLUMN n_running; ALTER TABLE jobs DROP COLUMN n_done;" \
 	" ALTER TABLE jobs DROP COLUMN n_failed; ALTER TABLE jobs DROP COLUMN n_lost;" \
 	" ALTER TABLE jobs DROP COLUMN n_boot_failed; ALTER TABLE jobs DROP COLUMN n_cancelled;"
-/* Undo schema step 14 (machines.spread): the first undo of all. */
-#define FIX_UNDO_STEP14 "ALTER TABLE jobs DROP COLUMN spread; ALTER TABLE jobs DROP COLUMN" \
-	" pinned_machine; ALTER TABLE runs DROP COLUMN req_machine;"
 /* Undo steps 14 and 13. */
 static inline const char *
 fix_undo_step13(int pg)
 {
-	return pg ? FIX_UNDO_STEP14 " DROP FUNCTION bf_runs_count() CASCADE;"
-	    FIX_UNDO_STEP13_COLS :
-	    FIX_UNDO_STEP14 " DROP TRIGGER runs_count_ins; DROP TRIGGER runs_count_del;"
+	return pg ? FIX_UNDO_STEP14 "DROP FUNCTION bf_runs_count() CASCADE;" FIX_UNDO_STEP13_COLS :
+	    FIX_UNDO_STEP14 "DROP TRIGGER runs_count_ins; DROP TRIGGER runs_count_del;"
 	    " DROP TRIGGER runs_count_upd;" FIX_UNDO_STEP13_COLS;
 }
 

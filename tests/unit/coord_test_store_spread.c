@@ -2,8 +2,8 @@
  * coord_test_store_spread.c: machines.spread (job.h) in the store and the
  * claim, on SQLite or (BF_TEST_PG_URL, unit.coord_test_store_spread@pg)
  * PostgreSQL. The job option refuses bad values naming machines.spread;
- * schema step 14 (r17's step, numbered 16 in its brief) migrates a store
- * of step 13 with every sample intact and its jobs "any"; "pin" runs
+ * schema step 15 (r17's step, numbered 16 in its brief) migrates a store
+ * of step 14 with every sample intact and its jobs "any"; "pin" runs
  * every run of a job on the machine that claimed its first, recorded in
  * the job row, while another job still goes to any machine; "block"
  * plans one run set per machine and each machine claims only its own.
@@ -138,7 +138,7 @@ job_str(struct store *s, int64_t id, const char *key, char *buf, size_t bufsz)
 	return buf;
 }
 
-/* Step 14 on a store of step 13: samples byte-identical, jobs "any". */
+/* Step 15 on a store of step 14: samples byte-identical, jobs "any". */
 static void
 test_migrate(void)
 {
@@ -159,15 +159,15 @@ test_migrate(void)
 		struct db *db = NULL;
 
 		T_EQ_INT(db_open(target("spread.db"), &db, NULL), 0);
-		T_EQ_INT(db != NULL ? db_exec_script(db, FIX_UNDO_STEP14) : -1, 0);
+		T_EQ_INT(db != NULL ? db_exec_script(db, FIX_UNDO_STEP15) : -1, 0);
 		T_EQ_INT(db != NULL ? db_exec_script(db, where.pg_url != NULL ?
-		    "UPDATE bf_schema SET version = 13" : "PRAGMA user_version = 13") : -1, 0);
+		    "UPDATE bf_schema SET version = 14" : "PRAGMA user_version = 14") : -1, 0);
 		db_close(db);
 	}
 	T_EQ_INT(store_open(target("spread.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 14);
+	T_EQ_INT(store_schema_version(s), 15);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
