@@ -306,8 +306,8 @@ out:
 }
 
 static const char *const job_fields[] = {
-	"id", "recipe", "name", "state", "machine_class", "machine_names", "created_at",
-	"finished_at", NULL
+	"id", "recipe", "name", "state", "machine_class", "machine_names", "spread",
+	"pinned_machine", "created_at", "finished_at", NULL
 };
 
 static int

@@ -90,8 +90,10 @@ report_exec(struct cli *c, const struct cmd_args *a)
 		r = cmd_usage_error(e, "--adjust: \"%s\" is not one of none, holm", a->opt[5]);
 		goto out;
 	}
-	if (a->argc > 1 && (a->opt[3] != NULL || a->opt[4] != NULL || a->opt[5] != NULL)) {
-		r = cmd_usage_error(e, "--min-n, --stat and --adjust are for one job's report");
+	if (a->opt[6] != NULL && strcmp(a->opt[6], "none") != 0 &&
+	    strcmp(a->opt[6], "thp") != 0 && strcmp(a->opt[6], "all") != 0) {
+		r = cmd_usage_error(e, "--counters: \"%s\" is not one of none, thp, all",
+		    a->opt[6]);
 		goto out;
 	}
 	if (a->argc > 1 && a->opt[0] != NULL) {
@@ -116,13 +118,15 @@ report_exec(struct cli *c, const struct cmd_args *a)
 		for (i = 0; r == 0 && i < a->argc; i++)
 			r = buf_printf(&path, "%s%s", i ? "," : "", a->argv[i]);
 	}
-	/* --min-n, --stat, --adjust: checked above, digits and plain words */
+	/* --min-n, --stat, --adjust, --counters: checked above, digits and
+	 * plain words */
 	if (r != 0 ||
 	    report_query(c, &path, "baseline", a->opt[0]) != 0 ||
 	    report_query(c, &path, "columns", cols) != 0 ||
 	    report_query(c, &path, "min_n", a->opt[3]) != 0 ||
 	    report_query(c, &path, "stat", a->opt[4]) != 0 ||
-	    report_query(c, &path, "adjust", a->opt[5]) != 0) {
+	    report_query(c, &path, "adjust", a->opt[5]) != 0 ||
+	    report_query(c, &path, "counters", a->opt[6]) != 0) {
 		r = cmd_usage_error(e, "--baseline or --columns too long");
 		goto out;
 	}
@@ -249,13 +253,14 @@ static const struct cmd_opt report_opts[] = {
 	{ .name = "min-n", .has_arg = 1 },
 	{ .name = "stat", .has_arg = 1 },
 	{ .name = "adjust", .has_arg = 1 },
+	{ .name = "counters", .has_arg = 1 },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_report_entry = {
 	"report", NULL, "ID [ID|rN ...] [--baseline AXIS:VALUE] [--columns AXIS|none|job]\n"
 	"    [--format text|markdown|csv|json] [--min-n N] [--stat mean|median|min]\n"
-	"    [--adjust none|holm]",
+	"    [--adjust none|holm] [--counters none|thp|all]",
 	"print a job's report, or one across jobs",
 	"The coordinator renders the report; it is printed as it comes. With\n"
 	"--baseline, other cells are compared against the cells where AXIS is VALUE.\n"
@@ -265,7 +270,9 @@ const struct cmd_entry cmd_report_entry = {
 	"are compared with the first job's; rN is reproduction N's bundle, the other\n"
 	"lab's samples. --min-n N: no mark when a side has fewer than N independent\n"
 	"samples (default 3). --stat: what summarises a cell (median: bootstrap\n"
-	"CIs; min: no interval). --adjust holm: Holm-Bonferroni across the report.\n",
+	"CIs; min: no interval). --adjust holm: Holm-Bonferroni across the report.\n"
+	"--counters: the MM counter rows (vmstat.*, mTHP, ...; default thp). All of\n"
+	"these apply to a report across jobs as to one job's.\n",
 	report_opts, 1, CMD_MAX_ARGS, report_exec
 };
 

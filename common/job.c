@@ -31,7 +31,9 @@ static const char *const job_boot_keys[] = { "cmdline_base", NULL };
 static const char *const job_bind_keys[] = { "cpus", "membind", "cpunodebind", NULL };
 #define JOB_MAX_KNOBS		64
 #define JOB_MAX_BIND_LIST	4096
-static const char *const job_machine_keys[] = { "class", "names", NULL };
+static const char *const job_machine_keys[] = { "class", "names", "spread", NULL };
+/* machines.spread, by enum job_spread */
+static const char *const job_spreads[] = { "any", "pin", "block", NULL };
 static const char *const job_rep_keys[] = { "boots", "iterations", "warmup",
 	"target_ci_pct", "min_boots", "max_boots", "target_metric", NULL };
 
@@ -192,6 +194,17 @@ job_parse_machines(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	if ((r = jx_obj(doc, "machines", JX_REQUIRED, &m, "", d)) != 0 ||
 	    (r = jx_only_keys(m, job_machine_keys, "machines", d)) != 0)
 		return r;
+	s = NULL;
+	if ((r = jx_str(m, "spread", JX_OPTIONAL, BF_MAX_NAME, &s, "machines", d)) != 0)
+		return r;
+	for (i = 0; s != NULL && job_spreads[i] != NULL && strcmp(s, job_spreads[i]) != 0; i++)
+		;
+	if (s != NULL && job_spreads[i] == NULL) {
+		bf_diag_set(d, "machines.spread", "%s is not one of any, pin, block",
+		    jx_repr(json_object_get(m, "spread"), rep, sizeof(rep)));
+		return BF_ERR_INVALID;
+	}
+	job->spread = s != NULL ? (enum job_spread)i : JOB_SPREAD_ANY;
 	if ((json_object_get(m, "class") != NULL) == (json_object_get(m, "names") != NULL)) {
 		bf_diag_set(d, "machines", "give exactly one of class or names");
 		return BF_ERR_INVALID;
@@ -668,6 +681,14 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    json_object_get(job->matrix, "kernel"), d)) != 0 ||
 	    (suite && (r = job_suite_parse(job, doc, d)) != 0))
 		goto out;
+	/* an adaptive boot is added to one cell as it goes; block's run sets
+	 * per machine would each need their own stopping rule */
+	if (job->spread == JOB_SPREAD_BLOCK && job->target_ci_pct > 0) {
+		bf_diag_set(d, "machines.spread", "\"block\" does not combine with adaptive "
+		    "repetitions (target_ci_pct): give boots, or spread any or pin");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
 	*out = job;
 	job = NULL;
 	r = 0;
@@ -921,4 +942,11 @@ job_knob_defaults(const struct job_spec *job, const struct recipe *rc, const jso
 			return BF_ERR_ALLOC;
 	}
 	return 0;
+}
+
+const char *
+job_spread_name(enum job_spread sp)
+{
+	return (unsigned)sp < sizeof(job_spreads) / sizeof(job_spreads[0]) - 1 ?
+	    job_spreads[sp] : "any";
 }

@@ -8,6 +8,15 @@
  *   "preset": "test",                          optional; must exist in the recipe
  *   "machines": {"class": "demo"}              required: a class, or
  *             | {"names": ["h1", "h2"]},       a list of machine names (<= 1024)
+ *               with "spread": "any"           optional: where the cells run. any
+ *                                              (default): each run on any machine
+ *                                              that is free; "pin": every run on
+ *                                              one machine, the one that claims the
+ *                                              job's first run (jobs.pinned_machine);
+ *                                              "block": every run on every machine
+ *                                              (plan_block: a run set per machine),
+ *                                              machine a blocking factor in the
+ *                                              report; not with adaptive repetitions
  *   "matrix": {"loops": [1000, 2000]},         optional; axes are recipe params,
  *                                              1..BF_MAX_AXIS_VALUES values each,
  *                                              no value twice on one axis
@@ -95,6 +104,14 @@ struct job_suite_entry {
 	struct job_spec *job;		/* the entry as a single-recipe job (owned) */
 };
 
+/* machines.spread (the names job_spread_name gives are the JSON's). */
+enum job_spread {
+	JOB_SPREAD_ANY = 0,
+	JOB_SPREAD_PIN,
+	JOB_SPREAD_BLOCK,
+};
+const char *job_spread_name(enum job_spread sp);
+
 struct job_spec {
 	char *recipe;			/* JOB_SUITE_RECIPE for a suite */
 	struct job_suite_entry *suite;	/* a suite's entries, or NULL */
@@ -104,6 +121,7 @@ struct job_spec {
 	char *machine_class;		/* exactly one of class / names */
 	char **machine_names;
 	size_t nmachine_names;
+	enum job_spread spread;		/* machines.spread */
 	json_t *matrix;			/* object axis -> array (owned; {} when absent) */
 	json_t *params;			/* object (owned; {} when absent) */
 	int iterations;

@@ -50,13 +50,64 @@ plan_run_of(const struct job_spec *job, const struct recipe *r, size_t cell, int
 void
 plan_free(struct plan *p)
 {
+	size_t i;
+
 	if (p == NULL)
 		return;
 	matrix_free(p->cells, p->ncells);
 	free(p->cell_entry);
 	free(p->entry_base);
 	free(p->runs);
+	for (i = 0; p->machines != NULL && i < p->nmachines; i++)
+		free(p->machines[i]);
+	free(p->machines);
 	free(p);
+}
+
+int
+plan_block(struct plan *p, const char *const *names, size_t n, struct bf_diag *d)
+{
+	struct plan_run *runs = NULL;
+	char **ms = NULL;
+	size_t m, i;
+	int r;
+
+	if (p == NULL || names == NULL || n == 0 || p->machines != NULL)
+		return BF_ERR_INVALID;
+	if (p->nruns > BF_MAX_CELLS / n) {
+		bf_diag_set(d, "machines.spread", "block: %zu runs on each of %zu machines is "
+		    "more than %d runs", p->nruns, n, BF_MAX_CELLS);
+		return BF_ERR_INVALID;
+	}
+	if ((runs = calloc(p->nruns * n + 1, sizeof(*runs))) == NULL ||
+	    (ms = calloc(n, sizeof(*ms))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (m = 0; m < n; m++) {
+		if ((ms[m] = strdup(names[m])) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto out;
+		}
+		for (i = 0; i < p->nruns; i++) {
+			runs[m * p->nruns + i] = p->runs[i];
+			runs[m * p->nruns + i].machine = m;
+		}
+	}
+	free(p->runs);
+	p->runs = runs;
+	p->nruns *= n;
+	p->machines = ms;
+	p->nmachines = n;
+	runs = NULL;
+	ms = NULL;
+	r = 0;
+out:
+	for (m = 0; ms != NULL && m < n; m++)
+		free(ms[m]);
+	free(ms);
+	free(runs);
+	return r;
 }
 
 int

@@ -52,6 +52,7 @@ struct plan_run {
 	int iterations;		/* measured iterations, 1..BF_MAX_ITERATIONS */
 	int warmup;		/* unmeasured ones before them, 0..BF_MAX_WARMUP */
 	int timeout_s;		/* per iteration, 1..BF_MAX_TIMEOUT_S */
+	size_t machine;		/* index into plan.machines, when it has any */
 };
 
 struct plan {
@@ -69,6 +70,10 @@ struct plan {
 	const char *machine_class;
 	char *const *machine_names;
 	size_t nmachine_names;
+	/* machines.spread "block" (plan_block): the machines, owned; each run
+	 * is for machines[run.machine] only. NULL and 0 otherwise. */
+	char **machines;
+	size_t nmachines;
 };
 
 /*
@@ -91,6 +96,15 @@ void plan_free(struct plan *p);			/* accepts NULL */
  */
 int plan_suite(const struct job_spec *job, const struct recipe *const *recs,
     struct plan **out, struct bf_diag *d);
+
+/*
+ * machines.spread "block": p's runs, one set per machine of names (n >= 1,
+ * each copied), set m for names[m] only, each run keeping its cell, boot
+ * and rank (a machine claims only its own set, so ranks need not differ
+ * across sets). BF_ERR_INVALID naming "machines.spread" when the sets make
+ * more than BF_MAX_CELLS runs; p is unchanged on error.
+ */
+int plan_block(struct plan *p, const char *const *names, size_t n, struct bf_diag *d);
 
 /* The job's claim order ("order", default interleaved). */
 enum plan_order plan_order_of(const struct job_spec *job);

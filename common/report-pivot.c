@@ -250,8 +250,9 @@ out:
 
 /* ---- text ---- */
 
+/* s padded to width, then the separator: sep spaces (none after the last). */
 static int
-pad(struct buf *out, const char *s, size_t sw, size_t width, int right, int last)
+pad(struct buf *out, const char *s, size_t sw, size_t width, int right, size_t sep)
 {
 	size_t i;
 	int r;
@@ -264,7 +265,7 @@ pad(struct buf *out, const char *s, size_t sw, size_t width, int right, int last
 	for (i = sw; !right && i < width; i++)
 		if ((r = buf_puts(out, " ")) != 0)
 			return r;
-	return last ? 0 : buf_puts(out, "  ");
+	return buf_printf(out, "%.*s", (int)sep, "  ");
 }
 
 static int
@@ -298,7 +299,27 @@ struct ptable {
 	const char **head;
 	char **group;
 	int *right;
+	int tight;		/* columns of one group 1 space apart, groups 2 */
 };
+
+/* The spaces after column c of t: none after the last; 1 inside a group
+ * of a tight table (so that two values fit 100 columns), else 2. */
+static size_t
+ptable_sep(const struct ptable *t, size_t c)
+{
+	if (c + 1 >= t->ncol)
+		return 0;
+	return t->tight && c > 0 && t->group[c + 1] == NULL ? 1 : 2;
+}
+
+/* Column c's heading in text: under its "B vs A" group in a tight table
+ * the change's CI needs no longer name than "95% CI" (markdown and csv,
+ * whose headings stand alone, keep the full one). */
+static const char *
+ptable_head(const struct ptable *t, size_t c)
+{
+	return t->tight && t->head[c] == report_col_head[C_PCTCI] ? "95% CI" : t->head[c];
+}
 
 static int
 ptable_print(struct buf *out, const struct ptable *t)
@@ -307,7 +328,7 @@ ptable_print(struct buf *out, const struct ptable *t)
 	int r;
 
 	for (c = 0; c < t->ncol; c++) {
-		w[c] = u8width(t->head[c]);
+		w[c] = u8width(ptable_head(t, c));
 		for (i = 0; i < t->nrows; i++)
 			if ((x = u8width(t->cells[i * t->ncol + c])) > w[c])
 				w[c] = x;
@@ -319,7 +340,7 @@ ptable_print(struct buf *out, const struct ptable *t)
 		if (t->group[c] == NULL)
 			continue;
 		for (span = 0, i = c; i < e; i++)
-			span += w[i] + (i + 1 < e ? 2 : 0);
+			span += w[i] + (i + 1 < e ? ptable_sep(t, i) : 0);
 		if ((gw = u8width(t->group[c])) > span)
 			w[e - 1] += gw - span;
 	}
@@ -327,16 +348,16 @@ ptable_print(struct buf *out, const struct ptable *t)
 		for (e = c + 1; e < t->ncol && t->group[e] == NULL; e++)
 			;
 		for (span = 0, i = c; i < e; i++)
-			span += w[i] + (i + 1 < e ? 2 : 0);
+			span += w[i] + (i + 1 < e ? ptable_sep(t, i) : 0);
 		if ((r = pad(out, t->group[c] != NULL ? t->group[c] : "", t->group[c] != NULL ?
-		    u8width(t->group[c]) : 0, span, 0, e == t->ncol)) != 0)
+		    u8width(t->group[c]) : 0, span, 0, ptable_sep(t, e - 1))) != 0)
 			return r;
 	}
 	if ((r = end_line(out)) != 0)
 		return r;
 	for (c = 0; c < t->ncol; c++)
-		if ((r = pad(out, t->head[c], u8width(t->head[c]), w[c], t->right[c],
-		    c + 1 == t->ncol)) != 0)
+		if ((r = pad(out, ptable_head(t, c), u8width(ptable_head(t, c)), w[c], t->right[c],
+		    ptable_sep(t, c))) != 0)
 			return r;
 	if ((r = end_line(out)) != 0)
 		return r;
@@ -344,7 +365,7 @@ ptable_print(struct buf *out, const struct ptable *t)
 		for (c = 0; c < t->ncol; c++) {
 			const char *s = t->cells[i * t->ncol + c];
 
-			if ((r = pad(out, s, u8width(s), w[c], t->right[c], c + 1 == t->ncol)) != 0)
+			if ((r = pad(out, s, u8width(s), w[c], t->right[c], ptable_sep(t, c))) != 0)
 				return r;
 		}
 		if ((r = end_line(out)) != 0)
@@ -425,6 +446,7 @@ metric_table(const struct report_model *m, const struct report_pivot *p, size_t 
 
 	if ((rc = ptable_alloc(t, ncol, p->nrows)) != 0)
 		return rc;
+	t->tight = 1;
 	t->head[0] = report_col_head[C_LABEL];
 	for (c = 0; c < p->ncols; c++)
 		for (j = 0; j < 3; j++) {
@@ -673,7 +695,7 @@ render_tables(const struct report_model *m, const struct report_pivot *p, struct
 		if (r != 0 || (r = buf_puts(out, md ? "\n\n" : "\n")) != 0)
 			goto out;
 	}
-	for (k = 0; k < m->nmetrics; k++) {
+	for (k = 0; k < m->nmetrics && !p->summary_only; k++) {
 		if ((r = buf_puts(out, md ? "" : "\n")) != 0 ||
 		    (r = heading(out, m->metrics[k].metric, md)) != 0 ||
 		    (md && (r = buf_puts(out, "\n")) != 0) ||
@@ -699,6 +721,16 @@ render_tables(const struct report_model *m, const struct report_pivot *p, struct
 			    report_text_wrap(out, gl.data, LEGEND_WIDTH, "  "))) != 0)
 				goto out;
 		}
+	}
+	if (p->summary_only) {
+		buf_reset(&gl);
+		r = buf_puts(&gl, report_pivot_gm_legend);
+		if (r == 0 && !md)
+			r = buf_puts(out, "\n");
+		if (r == 0)
+			r = md ? report_md_line(out, gl.data) : report_text_wrap(out, gl.data,
+			    LEGEND_WIDTH, "  ");
+		goto out;
 	}
 	if ((!md && (r = buf_puts(out, "\n")) != 0) || (r = legend_out(m, p, out, md)) != 0)
 		goto out;

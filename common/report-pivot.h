@@ -35,6 +35,9 @@ struct report_pivot {
 	char **rows;		/* [nrows] the row labels (the other axes); "" for none */
 	int *cell_at;		/* [row * ncols + col]: the model's cell, or -1 */
 	int summary;		/* end with the summary table and geometric means */
+	int summary_only;	/* text, markdown: the title, the summary table, its
+				 * geometric means and their legend line only (a
+				 * suite's closing summary, api-report-suite.c) */
 };
 
 /*

@@ -21,10 +21,13 @@
  */
 #define T_NU_ASYM	1e6
 /* AUTO is exact without ties when both n <= 10 (the notes) or, as scipy's
- * "auto", the smaller n <= 8; never past 50 (the DP is O(n1^2 n2^2)). */
+ * "auto", the smaller n <= 8, the larger then up to MW_EXACT_SCIPY_MAX
+ * (the DP runs over the smaller sample: O(n1^2 n2^2) time, 16 n1 n2^2
+ * bytes, 5 MB and 6 ms at 8 x 200); EXACT itself stops at 50 a side. */
 #define MW_EXACT_AUTO	10
 #define MW_EXACT_SCIPY	8
 #define MW_EXACT_MAX	50
+#define MW_EXACT_SCIPY_MAX	200
 
 static int
 all_finite(const double *v, size_t n)
@@ -720,10 +723,12 @@ stats_mannwhitney(const double *a, size_t na, const double *b, size_t nb,
 		goto out;
 	}
 	if (method == STATS_MW_EXACT || (method == STATS_MW_AUTO && !tied &&
-	    na <= MW_EXACT_MAX && nb <= MW_EXACT_MAX &&
 	    ((na <= MW_EXACT_AUTO && nb <= MW_EXACT_AUTO) ||
-	    na <= MW_EXACT_SCIPY || nb <= MW_EXACT_SCIPY))) {
-		if ((r = mw_exact_sf(na, nb, umax, &p)) != 0)
+	    (na <= MW_EXACT_SCIPY && nb <= MW_EXACT_SCIPY_MAX) ||
+	    (nb <= MW_EXACT_SCIPY && na <= MW_EXACT_SCIPY_MAX)))) {
+		/* U's null distribution is the same for (n1, n2) and (n2, n1):
+		 * the DP goes over the smaller one */
+		if ((r = mw_exact_sf(na < nb ? na : nb, na < nb ? nb : na, umax, &p)) != 0)
 			goto out;
 		m.exact = 1;
 		m.p = 2 * p;

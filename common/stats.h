@@ -165,8 +165,10 @@ int stats_boot_median(const double *a, size_t na, const double *b, size_t nb,
 
 /* Mann-Whitney U: how the p-value is computed. */
 enum stats_mw_method {
-	/* exact if there are no ties, both n <= 50, and both n <= 10 or (as
-	 * scipy's method="auto") the smaller n <= 8; else asymptotic */
+	/* exact if there are no ties and both n <= 10, or (as scipy's
+	 * method="auto") the smaller n <= 8 and the larger <= 200; else
+	 * asymptotic (scipy's "auto" is exact past 200 too, and asymptotic
+	 * at 9 or 10 a side, where the notes ask for the exact p) */
 	STATS_MW_AUTO = 0,
 	STATS_MW_EXACT,		/* exact; BF_ERR_INVALID with ties or na, nb > 50 */
 	STATS_MW_ASYMPTOTIC	/* normal, tie and continuity corrected */

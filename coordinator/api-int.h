@@ -122,6 +122,11 @@ int api_key_readable(struct api *a, const char *path);
 struct job_spec;
 struct plan;
 struct recipe;
+/* machines.spread "block" (api-jobs.c): p gets a run set per machine the
+ * job selects (plan_block); nothing for other spreads. BF_ERR_INVALID
+ * with d set, or a store error. */
+int api_plan_machines(struct api *a, const struct job_spec *job, struct plan *p,
+    struct bf_diag *d);
 int api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
     const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
     struct bf_diag *d);
@@ -150,8 +155,52 @@ struct api_report_opts {
 	enum report_stat stat;
 	enum report_adjust adjust;
 };
+/* The report options of rq's query (format, baseline, columns, counters,
+ * min_n, stat, adjust) into *ro, borrowing rq's strings. 0, or -1 with a
+ * 400 naming the field answered in rs. */
+int api_report_opts_parse(struct api_req *rq, struct api_report_opts *ro,
+    struct api_resp *rs);
+/* After the recipe's nrec metrics in mets[nrec..] (BF_MAX_METRICS of
+ * them): every distinct counter name of ts's series (names and units
+ * borrowed from ts) that mode shows, picked and ordered by
+ * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for;
+ * *nmore counts the rest, *nzero the mTHP counters left out as all zero,
+ * *nm gets the total. BF_ERR_ALLOC. */
+struct store_samples;
+int api_report_counters(const struct store_samples *ts, enum evidence_counters mode,
+    struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero);
+/* The legend's line about counters left out (nothing when none were). */
+int api_report_counters_line(size_t nmore, size_t nzero, struct buf *line);
+/* api-report-mach.c: machines in a report (machines.spread, job.h). */
+/* The job's spread ("any" for a job without one). */
+const char *api_report_spread(const json_t *jobj);
+/* Onto line: the comparisons (cell i against baseline_of[i]) of cellsj
+ * whose cells ran on different sets of machines (done runs of runs),
+ * naming them; nothing when none. BF_ERR_ALLOC. */
+int api_report_cmp_machines(const json_t *cellsj, const json_t *runs, const int *baseline_of,
+    size_t nc, struct buf *line);
+/* Onto line: a pin job's machine; nothing for other spreads. */
+int api_report_pin_line(const json_t *jobj, struct buf *line);
+/* A block job's samples (store_job_samples_json) with each cell (of
+ * those in only, by cell_index; NULL: all) split by the machine its
+ * samples' runs ran on: axis "machine" added, label "LABEL machine=M".
+ * *out a new reference. BF_ERR_ALLOC. */
+int api_report_block_split(const json_t *samp, const json_t *runs, const json_t *only,
+    json_t **out);
+/* The same as typed samples of ts's cells (a suite section's, or all),
+ * read again from the store for the runs of the samples. *out freed with
+ * store_samples_free. A store error. */
+int api_report_block_ts(struct api *a, int64_t id, const struct store_samples *ts,
+    const json_t *runs, struct store_samples **out);
+/* After a block job's report of the split cells (cellsj, in as rendered
+ * in fmt onto out): the pooled comparison of each cell with its baseline
+ * over machines (report-block.h); json: the document gets "pooled"; csv:
+ * nothing (one table per file). BF_ERR_ALLOC, BF_ERR_INVALID. */
+int api_report_block_pooled(const json_t *cellsj, const struct report_input *in,
+    const char *fmt, struct buf *out);
 /* One job report (api-report.c): jobj, ts (store_job_samples), runs (may
- * be NULL) as the store gives them; ro what is asked; what: the title's subject (NULL: the
+ * be NULL) as the store gives them; ro what is asked; what: the title's
+ * subject (NULL: the
  * recipe's name). 0, or the error is answered in rs. */
 int api_report_one(struct api *a, int64_t id, const json_t *jobj,
     const struct store_samples *ts, const json_t *runs, const struct api_report_opts *ro, const char *what, struct buf *out,
@@ -176,9 +225,10 @@ int api_report_columns(const json_t *cellsj, const char *colq, const char *base,
  * when cells have a "workload" axis. *out freed with report_pivot_free. */
 int api_report_pivot(const json_t *cellsj, const char *axis, const char *base, int summary,
     struct report_pivot **out, struct bf_diag *d);
-/* A report_input over cellsj (ts's cells) with rec's metrics (no
- * counters); every array is rd's, freed with api_report_data_free, except
- * the series' values, ts's (ts outlives rd). BF_ERR_ALLOC. */
+/* A report_input over cellsj (ts's cells) with rec's metrics and the
+ * counters cmode shows (api_report_counters; rd->nmore and rd->nzero for
+ * its legend line); every array is rd's, freed with api_report_data_free,
+ * except the series' values, ts's (ts outlives rd). BF_ERR_ALLOC. */
 struct api_report_data {
 	struct report_input in;
 	struct report_metric *mets;
@@ -186,9 +236,14 @@ struct api_report_data {
 	struct report_series *series;	/* pointing into the samples' series */
 	int *baseline_of;
 	size_t nc, nm;
+	size_t nmore, nzero;		/* counters not shown */
 };
 int api_report_data(const json_t *cellsj, const struct store_samples *ts,
-    const struct recipe *rec, struct api_report_data *rd);
+    const struct recipe *rec, enum evidence_counters cmode, struct api_report_data *rd);
+/* The same over the metrics of nrecs recipes, each name once. */
+int api_report_data_of(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *const *recs, size_t nrecs, enum evidence_counters cmode,
+    struct api_report_data *rd);
 void api_report_data_free(struct api_report_data *rd);
 /* 200 with out's text (stolen) and the content type of fmt. */
 void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);

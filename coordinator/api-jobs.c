@@ -323,6 +323,43 @@ check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *
 	return r;
 }
 
+/*
+ * spread "block": one run set per machine the job selects (its names, or
+ * every registered member of its class, by name), so that every cell runs
+ * on every machine. A machine that is offline keeps its set queued.
+ */
+int
+api_plan_machines(struct api *a, const struct job_spec *job, struct plan *p, struct bf_diag *d)
+{
+	struct store_machine *ms = NULL;
+	const char **names = NULL;
+	size_t n = 0, i, k = 0;
+	int r;
+
+	if (job->spread != JOB_SPREAD_BLOCK)
+		return 0;
+	if (job->machine_class == NULL)
+		return plan_block(p, (const char *const *)job->machine_names,
+		    job->nmachine_names, d);
+	if ((r = store_machine_list(a->st, &ms, &n)) != 0)
+		return r;
+	if ((names = calloc(n + 1, sizeof(*names))) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(ms[i].klass, job->machine_class) == 0)
+			names[k++] = ms[i].name;
+	r = k > 0 ? plan_block(p, names, k, d) : BF_ERR_INVALID;
+	if (k == 0)
+		bf_diag_set(d, "machines.class", "no machine of class \"%s\"",
+		    job->machine_class);
+out:
+	free(names);
+	store_machines_free(ms, n);
+	return r;
+}
+
 int
 api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
     const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
@@ -452,6 +489,15 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if (r == BF_ERR_ALLOC)
 			goto oom;
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
+	if ((r = api_plan_machines(a, job, p, &d)) != 0) {
+		if (r == BF_ERR_ALLOC)
+			goto oom;
+		if (r == BF_ERR_INVALID)
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		else
+			api_store_error(rs, r, "machines");
 		goto out;
 	}
 	if ((r = check_boot(a, job, p->cells, p->ncells, &d)) != 0) {

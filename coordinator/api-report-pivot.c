@@ -294,8 +294,10 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 void
 api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
-	const char *jobsq = api_query(rq, "jobs"), *fmt = api_query(rq, "format");
-	const char *colq = api_query(rq, "columns"), *ctx[MULTI_MAX_JOBS + 1];
+	const char *jobsq = api_query(rq, "jobs"), *fmt, *colq;
+	const char *ctx[MULTI_MAX_JOBS + 2];
+	struct api_report_opts ro;
+	struct buf cline;
 	struct msrc src[MULTI_MAX_JOBS];
 	struct recipe *rec = NULL, *rk = NULL;
 	struct report_pivot *pv = NULL;
@@ -312,13 +314,15 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 	memset(&rd, 0, sizeof(rd));
 	memset(&allts, 0, sizeof(allts));
 	buf_init(&out, 16 * 1024 * 1024);
+	buf_init(&cline, BF_MAX_STR);
 	bf_diag_clear(&d);
-	if (fmt == NULL)
-		fmt = "text";
-	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
-	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
-		    "text, markdown, csv, json", fmt);
+	if (api_report_opts_parse(rq, &ro, rs) != 0)
+		goto out;
+	fmt = ro.fmt;
+	colq = ro.colq;
+	if (ro.base != NULL) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "baseline", "baseline: a report across jobs "
+		    "compares with the first job (list it first)");
 		goto out;
 	}
 	if (colq != NULL && strcmp(colq, "job") != 0) {
@@ -406,19 +410,24 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 		}
 		ctx[i] = src[i].ctx;
 	}
-	ctx[ns] = NULL;
 	if ((r = api_report_pivot(all, "job", NULL, 1, &pv, &d)) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "jobs", "jobs: %s", d.msg);
 		goto out;
 	}
-	if ((r = api_report_data(all, &allts, rec, &rd)) != 0)
+	if ((r = api_report_data(all, &allts, rec, ro.cmode, &rd)) != 0 ||
+	    api_report_counters_line(rd.nmore, rd.nzero, &cline) != 0)
 		goto oom;
+	ctx[ns] = cline.len > 0 ? cline.data : NULL;
+	ctx[ns + 1] = NULL;
 	report_pivot_baselines(pv, rd.baseline_of, rd.in.ncells);
 	snprintf(title, sizeof(title), "%s across %s", rec->name, jobsq);
 	snprintf(bdesc, sizeof(bdesc), "job:%s", pv->cols[0]);
 	rd.in.title = title;
 	rd.in.baseline_desc = bdesc;
 	rd.in.context = ctx;
+	rd.in.min_n = ro.min_n;
+	rd.in.stat = ro.stat;
+	rd.in.adjust = ro.adjust;
 	if ((r = report_compute(&rd.in, &model, &d)) != 0 ||
 	    (r = report_pivot_render(model, pv, fmt, &out, &d)) != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", d.msg[0] ?
@@ -440,35 +449,56 @@ out:
 	recipe_free(rk);
 	json_decref(all);
 	buf_free(&out);
+	buf_free(&cline);
 }
 
 /* ---- the samples of a cells array ---- */
 
 int
 api_report_data(const json_t *cellsj, const struct store_samples *ts,
-    const struct recipe *rec, struct api_report_data *rd)
+    const struct recipe *rec, enum evidence_counters cmode, struct api_report_data *rd)
+{
+	return api_report_data_of(cellsj, ts, &rec, 1, cmode, rd);
+}
+
+int
+api_report_data_of(const json_t *cellsj, const struct store_samples *ts,
+    const struct recipe *const *recs, size_t nrecs, enum evidence_counters cmode,
+    struct api_report_data *rd)
 {
 	static const double no_v[1];
 	static const int no_boot[1];
 	const struct store_series *se;
 	const json_t *cj;
-	size_t nc = ts->ncells, nm, i, k, idx;
+	size_t nc = ts->ncells, nm, nrec = 0, i, j, k, idx, e;
 
 	memset(rd, 0, sizeof(*rd));
-	nm = rec->nmetrics < BF_MAX_METRICS ? rec->nmetrics : BF_MAX_METRICS;
+	if ((rd->mets = calloc(BF_MAX_METRICS + 1, sizeof(*rd->mets))) == NULL)
+		return BF_ERR_ALLOC;
+	/* every recipe's metrics once by name, the first recipe's word on
+	 * direction (a suite's workloads that share a metric share a summary
+	 * geometric mean) */
+	for (e = 0; e < nrecs; e++)
+		for (k = 0; k < recs[e]->nmetrics && nrec < BF_MAX_METRICS; k++) {
+			for (j = 0; j < nrec && strcmp(rd->mets[j].name, recs[e]->metrics[k].name);
+			    j++)
+				;
+			if (j < nrec)
+				continue;
+			rd->mets[nrec].name = recs[e]->metrics[k].name;
+			rd->mets[nrec].unit = recs[e]->metrics[k].unit;
+			rd->mets[nrec].higher_better = recs[e]->metrics[k].higher_better;
+			rd->mets[nrec].positive = recs[e]->metrics[k].positive;
+			nrec++;
+		}
+	if (api_report_counters(ts, cmode, rd->mets, nrec, &nm, &rd->nmore, &rd->nzero) != 0)
+		return BF_ERR_ALLOC;
 	rd->nc = nc;
 	rd->nm = nm;
-	if ((rd->mets = calloc(nm + 1, sizeof(*rd->mets))) == NULL ||
-	    (rd->cells = calloc(nc + 1, sizeof(*rd->cells))) == NULL ||
+	if ((rd->cells = calloc(nc + 1, sizeof(*rd->cells))) == NULL ||
 	    (rd->series = calloc(nc * nm + 1, sizeof(*rd->series))) == NULL ||
 	    (rd->baseline_of = calloc(nc + 1, sizeof(*rd->baseline_of))) == NULL)
 		return BF_ERR_ALLOC;
-	for (k = 0; k < nm; k++) {
-		rd->mets[k].name = rec->metrics[k].name;
-		rd->mets[k].unit = rec->metrics[k].unit;
-		rd->mets[k].higher_better = rec->metrics[k].higher_better;
-		rd->mets[k].positive = rec->metrics[k].positive;
-	}
 	for (i = 0; i < nc; i++) {
 		cj = json_array_get(cellsj, i);
 		rd->cells[i].label = json_string_value(json_object_get(cj, "label"));

@@ -8,7 +8,10 @@
  *   text, markdown: a heading, then each section as its report reads;
  *   csv: one table, the header once (every row's cell names its workload);
  *   json: {"job", "suite": [labels], "workloads": [{"workload", "recipe",
- *          "report": the section's report document}]}.
+ *          "report": the section's report document}], "summary": as a
+ *          side-by-side report's, or null}.
+ * Text and markdown end with the suite's summary across workloads
+ * (suite_summary), when the report has a columns axis.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@
 #include "api-int.h"
 #include "job.h"
 #include "jx.h"
+#include "recipe.h"
+#include "report-pivot.h"
 
 /* o with member key's array cut to the items whose axes.workload is label:
  * a new object sharing everything else. */
@@ -69,6 +74,89 @@ suite_has_axis(const json_t *matrix, const char *base)
 	return json_object_get(matrix, axis) != NULL;
 }
 
+/*
+ * The suite's closing summary (text, markdown; json: the "summary" member
+ * into *sumj): every workload's cells in one model over the union of the
+ * recipes' metrics, laid out on the sections' columns axis, so that the
+ * summary table (workload, metric, A, B, % change, CI, mark) and the
+ * geometric means of B/A per metric are report-pivot.c's, as in a report
+ * across jobs. Nothing when the report has no columns axis (no A and B).
+ */
+static int
+suite_summary(const json_t *jobj, const struct store_samples *ts, const json_t *recipes,
+    const struct api_report_opts *ro, struct buf *out, json_t **sumj, struct bf_diag *d)
+{
+	const json_t *cellsj = json_object_get(ts->doc, "cells");
+	const char *fmt = ro->fmt;
+	struct recipe *recs[BF_MAX_SUITE];
+	struct report_pivot *pv = NULL;
+	struct report_model *model = NULL;
+	struct api_report_data rd;
+	char axis[BF_MAX_NAME + 1], title[BF_MAX_NAME + 64], bdesc[BF_MAX_NAME + 160];
+	const json_t *rj;
+	struct buf jb;
+	json_t *doc = NULL;
+	size_t n = 0, i;
+	int r;
+
+	memset(&rd, 0, sizeof(rd));
+	buf_init(&jb, 16 * 1024 * 1024);
+	*sumj = NULL;
+	if (strcmp(fmt, "csv") == 0 ||
+	    api_report_columns(cellsj, ro->colq, ro->base, axis, sizeof(axis), d) != 0 ||
+	    axis[0] == '\0' || strcmp(axis, "workload") == 0) {
+		r = 0;		/* the sections said what was wrong, if anything */
+		goto out;
+	}
+	json_array_foreach(recipes, i, rj) {
+		if (n == BF_MAX_SUITE)
+			break;
+		if ((r = recipe_from_json((json_t *)rj, &recs[n], d)) != 0)
+			goto out;
+		n++;
+	}
+	if ((r = api_report_pivot(cellsj, axis, ro->base, 1, &pv, d)) != 0 ||
+	    (r = api_report_data_of(cellsj, ts, (const struct recipe *const *)recs, n,
+	    EVIDENCE_COUNTERS_NONE, &rd)) != 0)
+		goto out;
+	report_pivot_baselines(pv, rd.baseline_of, rd.in.ncells);
+	pv->summary = 1;
+	pv->summary_only = 1;
+	snprintf(title, sizeof(title), "job %" JSON_INTEGER_FORMAT ": the suite's summary",
+	    json_integer_value(json_object_get(jobj, "id")));
+	snprintf(bdesc, sizeof(bdesc), "%s:%.150s", axis, pv->cols[0]);
+	rd.in.title = title;
+	rd.in.baseline_desc = bdesc;
+	rd.in.min_n = ro->min_n;
+	rd.in.stat = ro->stat;
+	rd.in.adjust = ro->adjust;
+	if ((r = report_compute(&rd.in, &model, d)) != 0)
+		goto out;
+	if (strcmp(fmt, "json") == 0) {
+		if ((r = report_pivot_render(model, pv, "json", &jb, d)) != 0)
+			goto out;
+		if ((doc = json_loadb(jb.data ? jb.data : "", jb.len, 0, NULL)) == NULL) {
+			r = BF_ERR_INVALID;
+			goto out;
+		}
+		*sumj = json_incref(json_object_get(doc, "summary"));
+		r = 0;
+		goto out;
+	}
+	r = buf_puts(out, "\n");
+	if (r == 0)
+		r = report_pivot_render(model, pv, fmt, out, d);
+out:
+	for (i = 0; i < n; i++)
+		recipe_free(recs[i]);
+	json_decref(doc);
+	buf_free(&jb);
+	report_model_free(model);
+	report_pivot_free(pv);
+	api_report_data_free(&rd);
+	return r;
+}
+
 /* Append section sec (format fmt, index e) to out. */
 static int
 suite_append(struct buf *out, const char *fmt, size_t e, const struct buf *sec,
@@ -103,6 +191,7 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj,
 	const json_t *recipes = json_object_get(spec, "recipes");
 	struct job_spec *job = NULL;
 	json_t *ejob = NULL, *eruns = NULL, *especs = NULL, *sections = NULL;
+	json_t *sumj = NULL;
 	struct store_samples *esamp = NULL;
 	struct bf_diag d;
 	struct buf sec, names;
@@ -170,9 +259,15 @@ api_report_suite(struct api *a, int64_t id, const json_t *jobj,
 		    "of job %lld has that axis", base, (long long)id);
 		goto out;
 	}
+	bf_diag_clear(&d);
+	if ((r = suite_summary(jobj, ts, recipes, ro, out, &sumj, &d)) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: the suite's "
+		    "summary: %s", d.msg[0] ? d.msg : bf_err_str(r));
+		goto out;
+	}
 	if (strcmp(fmt, "json") == 0) {
-		json_t *doc = json_pack("{s:I,s:[],s:O}", "job", (json_int_t)id, "suite",
-		    "workloads", sections);
+		json_t *doc = json_pack("{s:I,s:[],s:O,s:O?}", "job", (json_int_t)id, "suite",
+		    "workloads", sections, "summary", sumj);
 
 		for (e = 0; doc != NULL && e < job->nsuite; e++)
 			if (json_array_append_new(json_object_get(doc, "suite"),
@@ -194,6 +289,7 @@ out:
 	store_samples_free(esamp);
 	json_decref(eruns);
 	json_decref(sections);
+	json_decref(sumj);
 	buf_free(&sec);
 	buf_free(&names);
 	job_free(job);

@@ -163,15 +163,8 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/*
- * The counter metrics mode shows, after the recipe's nrec metrics in
- * mets[nrec..): every distinct counter name the job's samples have (names
- * and units borrowed from ts), picked and ordered by
- * evidence_counters_pick, as many as BF_MAX_METRICS leaves room for; *nmore
- * counts the rest. *nm gets the total.
- */
-static int
-report_counters(const struct store_samples *ts, enum evidence_counters mode,
+int
+api_report_counters(const struct store_samples *ts, enum evidence_counters mode,
     struct report_metric *mets, size_t nrec, size_t *nm, size_t *nmore, size_t *nzero)
 {
 	const struct store_series *se;
@@ -250,6 +243,18 @@ out:
 	return r;
 }
 
+int
+api_report_counters_line(size_t nmore, size_t nzero, struct buf *line)
+{
+	if (nmore > 0 && buf_printf(line, "counters: %zu more not shown (a report has at "
+	    "most %d metrics)", nmore, BF_MAX_METRICS) != 0)
+		return BF_ERR_ALLOC;
+	if (nzero > 0 && buf_printf(line, "%scounters: %zu mTHP counters zero in every "
+	    "sample not shown (?counters=all shows them)", nmore > 0 ? "; " : "", nzero) != 0)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
 /*
  * One report of job id (jobj, ts and runs as the store gives them; a
  * suite's section gets them cut to one workload, api-report-suite.c)
@@ -278,18 +283,31 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj,
 	char title[256];
 	struct bf_diag d;
 	struct buf ctx_machines, ctx_kernels;
-	const char *ctx[6 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
+	const char *ctx[8 + EVIDENCE_MAX_LINES], *wvec[REPORT_MAX_WARNINGS + 1];
 	struct evidence_lines ev_warn, ev_ctx;
 	char *wextra = NULL;
-	struct buf ctx_adaptive, ctx_counters;
+	struct buf ctx_adaptive, ctx_counters, ctx_pin, ctx_cmp;
+	struct store_samples *bts = NULL;
+	const struct store_samples *ets = ts;
 	size_t nc = 0, nm = 0, i, k, nmore = 0, nzero = 0;
-	int r, ret = -1;
+	int r, ret = -1, block = strcmp(api_report_spread(jobj), "block") == 0;
 
 	buf_init(&ctx_machines, BF_MAX_STR);
 	buf_init(&ctx_kernels, BF_MAX_STR);
 	buf_init(&ctx_adaptive, BF_MAX_STR);
 	buf_init(&ctx_counters, BF_MAX_STR);
+	buf_init(&ctx_pin, BF_MAX_STR);
+	buf_init(&ctx_cmp, BF_MAX_STR);
 	bf_diag_clear(&d);
+	/* block: each cell once per machine, compared on its machine; the
+	 * evidence still goes by the job's own cells (ets) */
+	if (block) {
+		if ((r = api_report_block_ts(a, id, ts, runs, &bts)) != 0) {
+			api_store_error(rs, r, "job");
+			goto out;
+		}
+		ts = bts;
+	}
 	memset(&in, 0, sizeof(in));
 	memset(&ev_warn, 0, sizeof(ev_warn));
 	memset(&ev_ctx, 0, sizeof(ev_ctx));
@@ -309,13 +327,8 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj,
 		mets[k].higher_better = rec->metrics[k].higher_better;
 		mets[k].positive = rec->metrics[k].positive;
 	}
-	if (report_counters(ts, cmode, mets, k, &nm, &nmore, &nzero) != 0)
-		goto oom;
-	if (nmore > 0 && buf_printf(&ctx_counters, "counters: %zu more not shown (a report "
-	    "has at most %d metrics)", nmore, BF_MAX_METRICS) != 0)
-		goto oom;
-	if (nzero > 0 && buf_printf(&ctx_counters, "%scounters: %zu mTHP counters zero in every "
-	    "sample not shown (?counters=all shows them)", nmore > 0 ? "; " : "", nzero) != 0)
+	if (api_report_counters(ts, cmode, mets, k, &nm, &nmore, &nzero) != 0 ||
+	    api_report_counters_line(nmore, nzero, &ctx_counters) != 0)
 		goto oom;
 	if ((cells = calloc(nc ? nc : 1, sizeof(*cells))) == NULL ||
 	    (series = calloc(nc * nm + 1, sizeof(*series))) == NULL ||
@@ -374,12 +387,19 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj,
 	in.adjust = ro->adjust;
 	if (report_context(runs, jobj, &ctx_machines, &ctx_kernels) != 0 ||
 	    report_adaptive(jobj, &in, &ctx_adaptive) != 0 ||
-	    api_report_evidence(a, jobj, ts, runs, rec, &ev_warn, &ev_ctx) != 0 ||
+	    api_report_evidence(a, jobj, ets, runs, rec, &ev_warn, &ev_ctx) != 0 ||
 	    evidence_lines_vector(&ev_warn, wvec, sizeof(wvec) / sizeof(wvec[0]), &wextra) != 0)
+		goto oom;
+	if (api_report_pin_line(jobj, &ctx_pin) != 0 || (!block &&
+	    api_report_cmp_machines(cellsj, runs, baseline_of, nc, &ctx_cmp) != 0))
 		goto oom;
 	ctx[0] = ctx_machines.data;
 	ctx[1] = ctx_kernels.data;
 	k = 2;
+	if (ctx_pin.len)
+		ctx[k++] = ctx_pin.data;
+	if (ctx_cmp.len)
+		ctx[k++] = ctx_cmp.data;
 	if (ctx_adaptive.len)
 		ctx[k++] = ctx_adaptive.data;
 	if (ctx_counters.len)
@@ -400,6 +420,11 @@ api_report_one(struct api *a, int64_t id, const json_t *jobj,
 		    d.msg : bf_err_str(r));
 		goto out;
 	}
+	if (block && (r = api_report_block_pooled(cellsj, &in, fmt, out)) != 0) {
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: pooled over "
+		    "machines: %s", bf_err_str(r));
+		goto out;
+	}
 	ret = 0;
 	goto out;
 oom:
@@ -415,6 +440,9 @@ out:
 	buf_free(&ctx_kernels);
 	buf_free(&ctx_adaptive);
 	buf_free(&ctx_counters);
+	buf_free(&ctx_pin);
+	buf_free(&ctx_cmp);
+	store_samples_free(bts);
 	evidence_lines_free(&ev_warn);
 	evidence_lines_free(&ev_ctx);
 	free(wextra);
@@ -422,53 +450,64 @@ out:
 	return ret;
 }
 
-void
-api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+int
+api_report_opts_parse(struct api_req *rq, struct api_report_opts *ro, struct api_resp *rs)
 {
 	const char *fmt = api_query(rq, "format"), *cntq = api_query(rq, "counters");
 	const char *minq = api_query(rq, "min_n"), *statq = api_query(rq, "stat");
 	const char *adjq = api_query(rq, "adjust");
-	struct api_report_opts ro;
-	json_t *jobj = NULL, *runs = NULL;
-	struct store_samples *ts = NULL;
-	struct buf out;
 	int64_t min_n = 0;
-	int r;
 
-	buf_init(&out, 16 * 1024 * 1024);
-	memset(&ro, 0, sizeof(ro));
+	memset(ro, 0, sizeof(*ro));
 	if (fmt == NULL)
 		fmt = "text";
 	if (strcmp(fmt, "text") != 0 && strcmp(fmt, "markdown") != 0 &&
 	    strcmp(fmt, "csv") != 0 && strcmp(fmt, "json") != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "format", "format: \"%.40s\" is not one of "
 		    "text, markdown, csv, json", fmt);
-		goto out;
+		return -1;
 	}
-	if (evidence_counters_mode(cntq, &ro.cmode) != 0) {
+	if (evidence_counters_mode(cntq, &ro->cmode) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "counters", "counters: \"%.40s\" is not one "
 		    "of none, thp, all", cntq);
-		goto out;
+		return -1;
 	}
 	if (minq != NULL && parse_i64(minq, 1, REPORT_MAX_MIN_N, &min_n) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "min_n", "min_n: \"%.40s\" is not an "
 		    "integer in 1..%d", minq, REPORT_MAX_MIN_N);
-		goto out;
+		return -1;
 	}
-	if (report_stat_parse(statq, &ro.stat) != 0) {
+	if (report_stat_parse(statq, &ro->stat) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "stat", "stat: \"%.40s\" is not one of "
 		    "mean, median, min", statq);
-		goto out;
+		return -1;
 	}
-	if (report_adjust_parse(adjq, &ro.adjust) != 0) {
+	if (report_adjust_parse(adjq, &ro->adjust) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, "adjust", "adjust: \"%.40s\" is not one "
 		    "of none, holm", adjq);
-		goto out;
+		return -1;
 	}
-	ro.fmt = fmt;
-	ro.base = api_query(rq, "baseline");
-	ro.colq = api_query(rq, "columns");
-	ro.min_n = (size_t)min_n;
+	ro->fmt = fmt;
+	ro->base = api_query(rq, "baseline");
+	ro->colq = api_query(rq, "columns");
+	ro->min_n = (size_t)min_n;
+	return 0;
+}
+
+void
+api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
+{
+	const char *fmt;
+	struct api_report_opts ro;
+	json_t *jobj = NULL, *runs = NULL;
+	struct store_samples *ts = NULL;
+	struct buf out;
+	int r;
+
+	buf_init(&out, 16 * 1024 * 1024);
+	if (api_report_opts_parse(rq, &ro, rs) != 0)
+		goto out;
+	fmt = ro.fmt;
 	if ((r = api_view_job_get(a->st, rq->id, &jobj)) != 0 ||
 	    (r = store_job_samples(a->st, rq->id, &ts)) != 0) {
 		api_store_error(rs, r, "job");

@@ -150,7 +150,7 @@ api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
 	struct job_spec *job = NULL;
 	struct plan *p = NULL;
 	char *namestxt = NULL;
-	json_t *doc = NULL;
+	json_t *doc = NULL, *machines, *spread;
 	int r, suite = json_object_get(bundle, "recipes") != NULL;
 
 	if (suite && params != NULL) {
@@ -161,7 +161,17 @@ api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
 		goto out;
 	}
 	if ((doc = json_deep_copy(json_object_get(bundle, "job"))) == NULL ||
-	    json_object_set_new(doc, "machines", json_pack("{s:O}", "names", names)) != 0 ||
+	    (machines = json_pack("{s:O}", "names", names)) == NULL)
+		goto oom;
+	/* where the cells ran is part of the design: a pin or block job is
+	 * reproduced pinned or blocked (job_from_json checks the value) */
+	spread = json_object_get(json_object_get(doc, "machines"), "spread");
+	if (spread != NULL && json_object_set(machines, "spread", spread) != 0) {
+		json_decref(machines);
+		goto oom;
+	}
+	/* set_new takes machines, also when it fails */
+	if (json_object_set_new(doc, "machines", machines) != 0 ||
 	    repro_merge(doc, "params", params) != 0 || repro_merge(doc, "knobs", knobs) != 0)
 		goto oom;
 	/* the same plan as POST /jobs makes of it (plan.h) */
@@ -183,7 +193,8 @@ api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
 	}
 	if ((r = suite ? job_validate_suite(job, recs, a->cfg.workdir_root, d) :
 	    job_validate(job, recs[0], a->cfg.workdir_root, d)) != 0 ||
-	    (r = suite ? plan_suite(job, recs, &p, d) : plan_job(job, recs[0], &p, d)) != 0)
+	    (r = suite ? plan_suite(job, recs, &p, d) : plan_job(job, recs[0], &p, d)) != 0 ||
+	    (r = api_plan_machines(a, job, p, d)) != 0)
 		goto out;
 	if ((namestxt = json_dumps(names, JSON_COMPACT)) == NULL)
 		goto oom;

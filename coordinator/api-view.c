@@ -75,6 +75,12 @@ api_view_job(const struct store_job *j)
 	    "runs_cancelled", (json_int_t)n[STORE_RUN_CANCELLED],
 	    "runs_lost", (json_int_t)n[STORE_RUN_LOST],
 	    "runs_boot_failed", (json_int_t)n[STORE_RUN_BOOT_FAILED]);
+	/* machines.spread (job.h), and a pin job's machine */
+	if (o != NULL && (json_object_set_new(o, "spread", view_str(j->spread)) != 0 ||
+	    json_object_set_new(o, "pinned_machine", view_str(j->pinned_machine)) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (o != NULL && j->spec != NULL &&
 	    json_object_set_new(o, "spec", view_json_text(j->spec)) != 0) {
 		json_decref(o);

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db.h"
 
@@ -25,10 +26,15 @@
 #define CLAIM_PICK(JOIN_KIND, NAMED, LOCK) \
 	"SELECT r.id, r.job_id, COALESCE(r.recipe, j.recipe), j.spec, r.\"values\", r.label," \
 	" r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline," \
-	" r.cell_index, r.run_order, r.iterations, r.warmup, r.timeout_s, r.workload" \
+	" r.cell_index, r.run_order, r.iterations, r.warmup, r.timeout_s, r.workload," \
+	" j.spread" \
 	" FROM jobs j " JOIN_KIND " runs r" \
 	" ON r.job_id = j.id AND r.state = 'queued'" \
 	" WHERE j.state IN ('queued','running') AND (j.machine_class = ?1 OR " NAMED ")" \
+	/* spread "block": a run for one machine is that machine's alone; \
+	 * spread "pin": once the job has its machine, no other takes a run */ \
+	" AND (r.req_machine IS NULL OR r.req_machine = ?2)" \
+	" AND (j.spread <> 'pin' OR j.pinned_machine IS NULL OR j.pinned_machine = ?2)" \
 	/* A run that needs a boot of its own is not taken from the boot \
 	 * another live machine has started: each boot group gets exactly \
 	 * one reboot (the minimum), on the machine that booted for it. */ \
@@ -37,6 +43,7 @@
 	"  WHERE o.job_id = r.job_id AND o.boot = r.boot" \
 	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
 	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
+	"  AND COALESCE(o.req_machine, '') = COALESCE(r.req_machine, '')" \
 	"  AND o.state IN ('running', 'done') AND o.machine <> ?2" \
 	"  AND mo.state NOT IN ('offline', 'quarantined')))" \
 	/* Runs of the boot the machine is in first (?3: its boot group, \
@@ -49,6 +56,7 @@
 	" EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.boot = r.boot" \
 	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
 	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
+	"  AND COALESCE(o.req_machine, '') = COALESCE(r.req_machine, '')" \
 	"  AND o.state IN ('running', 'done') AND o.machine <> ?2)," \
 	/* then the oldest job, and within it the run's plan: run_order is \
 	 * boot-major for interleaved jobs (A B A B), cell-major for \
@@ -97,6 +105,8 @@ claim_from_row(struct db_stmt *st, struct store_claim **out)
 	c->iterations = db_col_int(st, 13);
 	c->warmup = db_col_int(st, 14);
 	c->timeout_s = db_col_int(st, 15);
+	c->pin = db_col_text(st, 17) != NULL && strcmp((const char *)db_col_text(st, 17),
+	    "pin") == 0;
 	if ((r = store_col_dup(st, 2, &c->recipe)) != 0 ||
 	    (r = store_col_dup(st, 3, &c->spec_json)) != 0 ||
 	    (r = store_col_dup(st, 4, &c->values_json)) != 0 ||
@@ -176,6 +186,11 @@ claim_tx(struct store *s, void *arg)
 		return r;
 	if (n != 1)
 		return BF_ERR_DB;	/* the pick saw it queued inside this transaction */
+	/* a pin job's first claim names its machine; a claim that lost the
+	 * race to another coordinator's machine takes nothing */
+	if (a->c->pin && ((r = store_q_exec(s, Q_J_PIN, &n, "It", a->c->job_id, a->machine)) !=
+	    0 || n != 1))
+		return r != 0 ? r : STORE_TX_UNDO;
 	if ((r = store_q_exec(s, Q_J_START, NULL, "Id", a->c->job_id, now)) != 0 ||
 	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", a->machine)) != 0)
 		return r;

@@ -12,7 +12,18 @@
  *
  * Which runs are candidates. Queued runs of jobs that are queued or running
  * (cancelled and finished jobs offer nothing), whose job asks either for
- * the machine's class or names the machine in machine_names.
+ * the machine's class or names the machine in machine_names; and by the
+ * job's machines.spread (job.h): a run with a req_machine (spread
+ * "block": the plan made one run set per eligible machine) only for that
+ * machine; a run of a "pin" job only for the job's pinned_machine once it
+ * has one.
+ *
+ * Pinning. The first claim of a "pin" job's run sets jobs.pinned_machine
+ * to the claiming machine, in the claim's transaction; every later run of
+ * the job is that machine's (if it goes offline for good, the job waits:
+ * cancel it). Two coordinators claiming a pin job's first runs at once for
+ * two machines: the second's UPDATE finds the job pinned to the other and
+ * its claim is undone (nothing for it this time).
  *
  * Boot groups. A run's boot group is "JOB:BOOT:KERNEL:CMDLINE"
  * (store_boot_group): the runs that can share one boot of a machine, since
@@ -24,7 +35,9 @@
  * or a command line) is not a candidate while another machine that is not
  * offline or quarantined has a run of its boot group running or done: that
  * machine booted for the group and will serve the rest of it. If that
- * machine goes offline or is quarantined the group is open again.
+ * machine goes offline or is quarantined the group is open again. Runs
+ * for different req_machines (spread "block") are never one group: each
+ * machine boots for its own set.
  *
  * A suite job's entries (job.h) share its boots: the runs of every entry
  * of one boot and boot configuration are one boot group, so a boot serves
@@ -35,7 +48,8 @@
  *   1. runs of the boot group the machine is in: a boot serves all of its
  *      runs before the machine reboots;
  *   2. boot groups no other machine has started, before those another
- *      machine is already in (a group runs whole on one machine);
+ *      machine is already in (a group runs whole on one machine; again
+ *      each block machine's set apart);
  *   3. the oldest job (smallest job id): jobs are served first come,
  *      first served, never interleaved with one another;
  *   4. within a job, by runs.run_order, the rank its plan gave the run
@@ -51,7 +65,8 @@
  *
  * What a claim does, in one transaction: the run becomes running with this
  * machine, started_at, owner (this coordinator) and lease_until = now +
- * lease; its job becomes running; the machine becomes running.
+ * lease; a "pin" job without a machine gets this one; its job becomes
+ * running; the machine becomes running.
  *
  * Engines. SQLite: BEGIN IMMEDIATE takes the write lock before the pick,
  * and a CROSS JOIN keeps jobs as the outer loop over the runs_claim index,
@@ -68,7 +83,8 @@
 /* The pick, binding ?1 machine class, ?2 machine name, ?3 its boot group
  * or NULL; one row: run id, job id, recipe (the run's, else its job's),
  * spec, values, label, boot, attempt, knobs, kernel, command line, cell
- * index, run_order, iterations, warmup, timeout_s, workload (a suite's). */
+ * index, run_order, iterations, warmup, timeout_s, workload (a suite's),
+ * the job's spread. */
 extern const char store_claim_pick_sql[];
 extern const char store_claim_pick_sql_pg[];
 

@@ -101,6 +101,7 @@ job_args_ok(const char *recipe, const char *name, const char *spec_json,
 		    !text_ok(rn->label, BF_MAX_STR) ||
 		    (rn->recipe != NULL && jx_check_name(rn->recipe, "recipe", NULL) != 0) ||
 		    (rn->workload != NULL && jx_check_name(rn->workload, "workload", NULL) != 0) ||
+		    (rn->machine != NULL && jx_check_name(rn->machine, "machine", NULL) != 0) ||
 		    !json_text_is(rn->axes_json, JSON_OBJECT, BF_MAX_API_BODY) ||
 		    !json_text_is(rn->values_json, JSON_OBJECT, BF_MAX_API_BODY))
 			return BF_ERR_INVALID;
@@ -116,6 +117,11 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 	return store_job_create_owned(s, recipe, name, spec_json, machine_class,
 	    machine_names_json, runs, nruns, 0, idp);
 }
+
+static int job_create(struct store *s, const char *recipe, const char *name,
+    const char *spec_json, const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns, int64_t owner_token, const char *spread,
+    int64_t *idp);
 
 /* The planned runs of job (rec, or recs[] of a suite) into the store. */
 static int
@@ -162,6 +168,7 @@ store_job_create_planned(struct store *s, const struct job_spec *job,
 		rn->iterations = pr->iterations;
 		rn->warmup = pr->warmup;
 		rn->timeout_s = pr->timeout_s;
+		rn->machine = p->nmachines > 0 ? p->machines[pr->machine] : NULL;
 		if (recs != NULL && p->cell_entry != NULL) {
 			size_t e = p->cell_entry[pr->cell];
 
@@ -187,8 +194,8 @@ store_job_create_planned(struct store *s, const struct job_spec *job,
 		goto out;
 	if ((spec = json_dumps(specj, JSON_COMPACT)) == NULL)
 		goto out;
-	r = store_job_create_owned(s, job->recipe, job->name, spec, machine_class,
-	    machine_names_json, runs, p->nruns, owner_token, idp);
+	r = job_create(s, job->recipe, job->name, spec, machine_class, machine_names_json,
+	    runs, p->nruns, owner_token, job_spread_name(job->spread), idp);
 out:
 	for (i = 0; i < p->ncells; i++) {
 		free(axes != NULL ? axes[i] : NULL);
@@ -225,7 +232,7 @@ store_job_create_suite(struct store *s, const struct job_spec *job,
 }
 
 struct job_create_arg {
-	const char *recipe, *name, *spec_json, *machine_class, *machine_names_json;
+	const char *recipe, *name, *spec_json, *machine_class, *machine_names_json, *spread;
 	const struct store_run_new *runs;
 	size_t nruns;
 	int64_t owner_token;
@@ -240,17 +247,18 @@ job_create_tx(struct store *s, void *arg)
 	size_t i;
 	int r;
 
-	if ((r = store_q_id(s, Q_J_ADD, &a->id, "ttttt" "II", a->recipe, a->name, a->spec_json,
-	    a->machine_class, a->machine_names_json, store_now_s(), a->owner_token)) != 0)
+	if ((r = store_q_id(s, Q_J_ADD, &a->id, "ttttt" "II" "t", a->recipe, a->name,
+	    a->spec_json, a->machine_class, a->machine_names_json, store_now_s(), a->owner_token,
+	    a->spread)) != 0)
 		return r;
 	for (i = 0; i < a->nruns; i++) {
 		rn = &a->runs[i];
 		/* An empty label is stored as "", never NULL: the column is NOT NULL. */
-		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt" "IIII" "tt", a->id,
+		if ((r = store_q_exec(s, Q_R_ADD, NULL, "II" "ttt" "I" "ttt" "IIII" "ttt", a->id,
 		    (int64_t)rn->cell_index, rn->label != NULL ? rn->label : "", rn->axes_json,
 		    rn->values_json, (int64_t)rn->boot, rn->knobs_json, rn->kernel,
 		    rn->cmdline, rn->run_order, (int64_t)rn->iterations, (int64_t)rn->warmup,
-		    (int64_t)rn->timeout_s, rn->recipe, rn->workload)) != 0)
+		    (int64_t)rn->timeout_s, rn->recipe, rn->workload, rn->machine)) != 0)
 			return r;
 	}
 	return 0;
@@ -261,12 +269,23 @@ store_job_create_owned(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t owner_token, int64_t *idp)
 {
+	return job_create(s, recipe, name, spec_json, machine_class, machine_names_json, runs,
+	    nruns, owner_token, "any", idp);
+}
+
+/* spread: job_spread_name()'s word for the job's machines.spread. */
+static int
+job_create(struct store *s, const char *recipe, const char *name,
+    const char *spec_json, const char *machine_class, const char *machine_names_json,
+    const struct store_run_new *runs, size_t nruns, int64_t owner_token, const char *spread,
+    int64_t *idp)
+{
 	struct job_create_arg a = { .recipe = recipe, .name = name, .spec_json = spec_json,
 	    .machine_class = machine_class, .machine_names_json = machine_names_json,
-	    .runs = runs, .nruns = nruns, .owner_token = owner_token };
+	    .runs = runs, .nruns = nruns, .owner_token = owner_token, .spread = spread };
 	int r;
 
-	if (s == NULL)
+	if (s == NULL || spread == NULL)
 		return BF_ERR_INVALID;
 	if ((r = job_args_ok(recipe, name, spec_json, machine_class, machine_names_json, runs,
 	    nruns)) != 0)
@@ -297,6 +316,8 @@ job_clear(struct store_job *j)
 	free(j->state);
 	free(j->machine_class);
 	free(j->machine_names);
+	free(j->spread);
+	free(j->pinned_machine);
 	free(j->spec);
 	memset(j, 0, sizeof(*j));
 }
@@ -322,6 +343,9 @@ store_jobs_free(struct store_job *a, size_t n)
 	free(a);
 }
 
+/* JOB_COLS (store.c): after the run counts, spread and pinned_machine */
+#define JOB_COL_SPREAD	(9 + STORE_RUN_NSTATES)
+
 /* One row of JOB_COLS (store.c) into j; the caller clears j on failure. */
 static int
 job_from_row(struct db_stmt *st, struct store_job *j)
@@ -340,7 +364,9 @@ job_from_row(struct db_stmt *st, struct store_job *j)
 	    (r = store_col_dup(st, 2, &j->name)) != 0 ||
 	    (r = store_col_dup(st, 3, &j->state)) != 0 ||
 	    (r = store_col_dup(st, 7, &j->machine_class)) != 0 ||
-	    (r = store_col_dup(st, 8, &j->machine_names)) != 0)
+	    (r = store_col_dup(st, 8, &j->machine_names)) != 0 ||
+	    (r = store_col_dup(st, JOB_COL_SPREAD, &j->spread)) != 0 ||
+	    (r = store_col_dup(st, JOB_COL_SPREAD + 1, &j->pinned_machine)) != 0)
 		return r;
 	if (j->recipe == NULL || j->state == NULL)
 		return BF_ERR_DB;	/* NOT NULL columns */
@@ -367,7 +393,7 @@ store_job_get(struct store *s, int64_t id, struct store_job **out)
 		goto out;
 	}
 	if ((r = job_from_row(st, j)) != 0 ||
-	    (r = store_col_dup(st, 9 + STORE_RUN_NSTATES, &j->spec)) != 0)
+	    (r = store_col_dup(st, JOB_COL_SPREAD + 2, &j->spec)) != 0)
 		goto out;
 	*out = j;
 	j = NULL;

@@ -337,6 +337,15 @@ static const char *const store_migrations[] = {
 	 * "build", or "run,build" */
 	"ALTER TABLE machines ADD COLUMN roles TEXT;"
 	"PRAGMA user_version = 14;",
+	/* 15 (issue 17's step, numbered 16 in its brief; k18 took 14): machines.spread
+	 * (job.h). jobs.spread: any, pin or block ('any' for every job before
+	 * this step, which is what they did); jobs.pinned_machine: a pin
+	 * job's machine, set by its first claim; runs.req_machine: a block
+	 * job's run is for that machine only. */
+	"ALTER TABLE jobs ADD COLUMN spread TEXT NOT NULL DEFAULT 'any';"
+	"ALTER TABLE jobs ADD COLUMN pinned_machine TEXT;"
+	"ALTER TABLE runs ADD COLUMN req_machine TEXT;"
+	"PRAGMA user_version = 15;",
 };
 
 /*
@@ -574,6 +583,11 @@ static const char *const store_migrations_pg[] = {
 	" created_at DOUBLE PRECISION NOT NULL);"
 	"ALTER TABLE machines ADD COLUMN roles TEXT;"
 	"UPDATE bf_schema SET version = 14;",
+	/* 15: as on SQLite */
+	"ALTER TABLE jobs ADD COLUMN spread TEXT NOT NULL DEFAULT 'any';"
+	"ALTER TABLE jobs ADD COLUMN pinned_machine TEXT;"
+	"ALTER TABLE runs ADD COLUMN req_machine TEXT;"
+	"UPDATE bf_schema SET version = 15;",
 };
 #undef STEP13_COLS
 #undef STEP13_BACKFILL

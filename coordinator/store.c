@@ -38,7 +38,7 @@
 #define JOB_COLS \
 	"j.id, j.recipe, j.name, j.state, j.created_at, j.started_at, j.finished_at," \
 	" j.machine_class, j.machine_names, j.n_queued, j.n_running, j.n_done, j.n_failed," \
-	" j.n_lost, j.n_boot_failed, j.n_cancelled"
+	" j.n_lost, j.n_boot_failed, j.n_cancelled, j.spread, j.pinned_machine"
 
 #define RUN_COLS \
 	"id AS id, job_id AS job_id, cell_index AS cell_index, label AS label, axes AS axes," \
@@ -47,7 +47,8 @@
 	" started_at AS started_at, finished_at AS finished_at, exit_status AS exit_status," \
 	" error AS error, knobs AS knobs_requested, knob_state AS knobs," \
 	" req_kernel AS req_kernel, req_cmdline AS req_cmdline, cmdline AS cmdline," \
-	" snapshot_sha256 AS snapshot_sha256, fingerprint_doc_sha256 AS fingerprint_doc_sha256"
+	" snapshot_sha256 AS snapshot_sha256, fingerprint_doc_sha256 AS fingerprint_doc_sha256," \
+	" req_machine AS req_machine"
 
 #define MACHINE_COLS \
 	"name, host, port, \"user\", key_path, class, state, hostname, kernel, arch, last_error," \
@@ -86,7 +87,12 @@ static const char *const store_sql[Q__COUNT] = {
 	    " AND (?1 <> 0 OR owner = ?2)",
 
 	[Q_J_ADD] = "INSERT INTO jobs (recipe, name, spec, machine_class, machine_names,"
-	    " created_at, owner_token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0)) RETURNING id",
+	    " created_at, owner_token, spread) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0), ?8)"
+	    " RETURNING id",
+	/* spread "pin": the first claim names the machine; a claim for another
+	 * machine changes nothing (0 rows: its pick is undone) */
+	[Q_J_PIN] = "UPDATE jobs SET pinned_machine = ?2 WHERE id = ?1 AND spread = 'pin'"
+	    " AND (pinned_machine IS NULL OR pinned_machine = ?2)",
 	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec FROM jobs j WHERE j.id = ?1",
 	/* Newest first from ?1 (0: the newest; keyset paging, so a page
 	 * costs the same however deep); ?2 a mask of job states (bit i:
@@ -134,8 +140,9 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY r.cell_index, r.boot, r.id, s.boot, s.iteration, s.metric",
 
 	[Q_R_ADD] = "INSERT INTO runs (job_id, cell_index, label, axes, \"values\", boot, knobs,"
-	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	    " req_kernel, req_cmdline, run_order, iterations, warmup, timeout_s, recipe, workload,"
+	    " req_machine)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	[Q_R_KNOBS] = "UPDATE runs SET knob_state = ?2 WHERE id = ?1",
 	/* a snapshot row is written once and never changed: the first text of
 	 * a hash is every later one, the hash being of the text */

@@ -104,6 +104,8 @@ struct store_run_new {
 	const char *cmdline;		/* command-line parameters to boot with, or NULL */
 	const char *recipe;		/* a suite's: the run's recipe, else NULL (the job's) */
 	const char *workload;		/* a suite's: the entry's label, else NULL */
+	const char *machine;		/* spread "block": the one machine that may
+					 * claim it (runs.req_machine), else NULL */
 	/* the run's plan (plan.h): claim rank within the job, and the step's
 	 * numbers; what a claim hands back */
 	int64_t run_order;
@@ -163,6 +165,8 @@ struct store_job {
 	char *machine_class;		/* NULL when machine_names selects */
 	char *machine_names;		/* JSON array text, or NULL */
 	int64_t runs[STORE_RUN_NSTATES];	/* by enum store_run_state */
+	char *spread;			/* machines.spread: any, pin or block */
+	char *pinned_machine;		/* a pin job's machine once claimed, or NULL */
 	char *spec;			/* JSON text; store_job_get only, else NULL */
 };
 
@@ -230,6 +234,7 @@ struct store_claim {
 	char *kernel;			/* may be NULL */
 	char *cmdline;			/* may be NULL */
 	char *workload;			/* a suite entry's label, or NULL */
+	int pin;			/* the job's machines.spread is "pin" */
 	/* the run's columns: its cell and plan (store_run_new); the runner
 	 * checks them against the job's plan before it runs anything */
 	int64_t cell_index;

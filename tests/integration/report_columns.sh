@@ -170,6 +170,94 @@ r=$(api GET "/api/v1/report?jobs=$J1,$J3")
 check_eq "two recipes: 400" "$(status_of "$r")" 400
 check_contains "two recipes: says which" "$(body_of "$r" | jq -r .error)" "only runs of one recipe compare"
 
+# --- the one-job options across jobs: counters, min_n, stat, adjust ---
+rep=$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&counters=all&format=json")
+check "multi: counters=all adds the counter rows" jq -e '[.metrics[] | select(.direction == "none") |
+	.name | select(startswith("vmstat.") or startswith("hugepages-"))] | length > 0' <<<"$rep"
+rep=$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&counters=none&format=json")
+check_eq "multi: counters=none: the recipe's metrics only" \
+	"$(jq '[.metrics[].name | select(startswith("vmstat."))] | length' <<<"$rep")" 0
+txt=$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&min_n=50")
+check_contains "multi: min_n=50 holds every mark" "$txt" "low n"
+check_contains "multi: min_n in the legend" "$txt" "fewer than 50"
+check_contains "multi: stat=median" "$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&stat=median")" "median"
+check_contains "multi: adjust=holm" "$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&adjust=holm")" "Holm"
+for q in "min_n=0" "min_n=x" "stat=mode" "adjust=bonf" "counters=some" "baseline=mb:8"; do
+	r=$(api GET "/api/v1/report?jobs=$J1,$J2&$q")
+	check_eq "multi $q: 400 naming ${q%%=*}" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 ${q%%=*}"
+done
+check_eq "CLI: report A B --min-n 50 is the API's" "$(cli report "$J1" "$J2" --min-n 50)" \
+	"$(curl -fsS "$URL_B/api/v1/report?jobs=$J1,$J2&min_n=50")"
+
+# --- spread any: the legend names comparisons made across machines ---
+runs=$(curl -fsS "$URL_B/api/v1/jobs/$J2/runs")
+across=$(jq -r '[.runs[] | {p: .values.passes, mb: .values.mb, m: .machine}] as $r |
+	[$r[] | select(.mb == 16) | . as $b | $r[] | select(.mb == 8 and .p == $b.p and .m != $b.m)] |
+	length' <<<"$runs")
+txt=$(curl -fsS "$URL_B/api/v1/jobs/$J2/report?baseline=mb:8&columns=none")
+if [ "$across" -gt 0 ]; then
+	check_contains "any: $across comparisons across machines are named" "$txt" "different machines:"
+else
+	check "any: every comparison on one machine, nothing said" \
+		test "$(grep -c "different machines:" <<<"$txt")" -eq 0
+fi
+
+# --- machines.spread on lab B's two hosts ---
+r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"class":"lab","spread":"sometimes"}}')
+check_eq "spread: a bad value is a 400 naming machines.spread" \
+	"$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 machines.spread"
+r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"class":"lab","spread":"pin"},
+	"matrix":{"loops":[200000,400000]},"repetitions":{"boots":2,"iterations":2}}')
+JP=$(body_of "$r" | jq -r .id)
+check_eq "pin: job" "$(wait_job "$JP" 240)" done
+PM=$(curl -fsS "$URL_B/api/v1/jobs/$JP" | jq -r .pinned_machine)
+check_eq "pin: every run on the pinned machine $PM" \
+	"$(curl -fsS "$URL_B/api/v1/jobs/$JP/runs" | jq -r --arg m "$PM" '[.runs[] | .machine == $m] | all')" true
+check_contains "pin: benchfleet status shows the spread and machine" "$(cli status "$JP")" "$PM"
+check_contains "pin: the report names it" "$(curl -fsS "$URL_B/api/v1/jobs/$JP/report")" \
+	"spread pin: every run of the job on one machine, $PM"
+r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","preset":"test","machines":{"class":"lab","spread":"block"},
+	"matrix":{"loops":[200000,400000]},"repetitions":{"iterations":3}}')
+check_eq "block: a run per cell and machine" "$(status_of "$r") $(body_of "$r" | jq -r .runs)" "201 4"
+JB=$(body_of "$r" | jq -r .id)
+check_eq "block: job" "$(wait_job "$JB" 240)" done
+runs=$(curl -fsS "$URL_B/api/v1/jobs/$JB/runs")
+check_eq "block: each run on the machine it was for" "$(jq '[.runs[] | .machine == .req_machine] | all' <<<"$runs")" true
+check_eq "block: both machines ran both cells" "$(jq -r '[.runs[] | "\(.machine):\(.cell_index)"] | unique | length' <<<"$runs")" 4
+rep=$(curl -fsS "$URL_B/api/v1/jobs/$JB/report?baseline=loops:200000&format=json")
+check_eq "block: the per-machine rows" "$(jq '.metrics[0].rows | length' <<<"$rep")" 4
+check_eq "block: pooled over two machines" "$(jq -r '.pooled.machines | length' <<<"$rep")" 2
+# the pooled ratio: geometric mean over machines of mean(B_m) / mean(A_m), from the samples
+want=$(jq -r '[.runs[] | {m: .machine, c: .cell_index, v: ([.samples[] | select(.metric=="wall_s") | .value] | add / length)}] |
+	group_by(.m) | map((map(select(.c==1))[0].v) / (map(select(.c==0))[0].v) | log) | add / length | exp' <<<"$runs")
+got=$(jq -r '.pooled.rows[] | select(.metric=="wall_s") | .ratio' <<<"$rep")
+check "block: pooled wall_s ratio $got is the geometric mean of the machines' ratios $want" near "$got" "$want"
+check_eq "block: two machines are too few to mark" "$(jq -r '.pooled.rows[] | select(.metric=="wall_s") | .mark' <<<"$rep")" "low n"
+txt=$(curl -fsS "$URL_B/api/v1/jobs/$JB/report?baseline=loops:200000")
+check_contains "block text: pooled section" "$txt" "Pooled over 2 machines"
+check_contains "block text: the method" "$txt" "paired t-test of the log ratios over machines"
+
+# --- a suite's report ends with one summary across its workloads ---
+r=$(api POST /api/v1/jobs '{"machines":{"class":"lab"},"matrix":{"mb":[8,16]},
+	"suite":[{"recipe":"page-touch","preset":"test","label":"pt1"},
+	         {"recipe":"page-touch","preset":"test","label":"pt2","params":{"passes":2}}],
+	"repetitions":{"iterations":2}}')
+JS=$(body_of "$r" | jq -r .id)
+check_eq "suite: job" "$(wait_job "$JS" 240)" done
+txt=$(curl -fsS "$URL_B/api/v1/jobs/$JS/report?baseline=mb:8")
+check_contains "suite: the summary after the sections" "$(sed -n '/the suite.s summary/,$p' <<<"$txt")" "Summary: A = 8, B against it"
+check_contains "suite: one geometric mean over both workloads" "$txt" "Geometric mean of B/A, wall_s, B = 16:"
+js=$(curl -fsS "$URL_B/api/v1/jobs/$JS/report?baseline=mb:8&format=json")
+check_eq "suite json: summary rows of both workloads" \
+	"$(jq -r '[.summary.lines[] | select(.metric=="wall_s") | .workload] | join(",")' <<<"$js")" "workload=pt1,workload=pt2"
+want=$(jq -r '[.summary.lines[] | select(.metric=="wall_s") | (.mean_b / .mean_a | log)] | add / length | exp' <<<"$js")
+got=$(jq -r '.summary.geomeans[] | select(.metric=="wall_s") | .ratio' <<<"$js")
+check "suite: geometric mean $got is exp(mean log ratio) $want" near "$got" "$want"
+want=$(jq -r '.workloads[] | select(.workload=="pt2") | .report.metrics[] | select(.name=="wall_s") |
+	.rows[0].changes[0].pct_change' <<<"$js")
+got=$(jq -r '.summary.lines[] | select(.metric=="wall_s" and .workload=="workload=pt2") | .pct_change' <<<"$js")
+check "suite: the summary's % change $got is its section's $want" near "$got" "$want"
+
 check_sanitizers "$work/a/daemon.log"
 check_sanitizers "$work/b/daemon.log"
 finish

@@ -45,6 +45,7 @@ SEED = 20261202
 MW_EXACT_AUTO = 10
 MW_EXACT_SCIPY = 8
 MW_EXACT_MAX = 50
+MW_EXACT_SCIPY_MAX = 200
 
 
 def tq(p, nu):
@@ -148,9 +149,10 @@ def mw(a, b):
         return None, None, None
     allv = np.concatenate([a, b])
     tied = len(np.unique(allv)) < len(allv)
-    exact = (not tied and max(na, nb) <= MW_EXACT_MAX and
+    exact = (not tied and
              ((na <= MW_EXACT_AUTO and nb <= MW_EXACT_AUTO) or
-              min(na, nb) <= MW_EXACT_SCIPY))
+              (min(na, nb) <= MW_EXACT_SCIPY and
+               max(na, nb) <= MW_EXACT_SCIPY_MAX)))
     method = "exact" if exact else "asymptotic"
     res = scipy.stats.mannwhitneyu(b, a, alternative="two-sided",
                                    use_continuity=True, method=method)

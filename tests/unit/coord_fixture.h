@@ -142,7 +142,10 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 }
 
 /* Undo schema step 14 (kernel builds, machine roles; issue 18). */
-#define FIX_UNDO_STEP14 "DROP TABLE kernel_builds; DROP TABLE kernel_artifacts;" \
+/* Undo schema step 15 (machines.spread), then 14 (kernel builds). */
+#define FIX_UNDO_STEP15 "ALTER TABLE jobs DROP COLUMN spread; ALTER TABLE jobs DROP COLUMN" \
+	" pinned_machine; ALTER TABLE runs DROP COLUMN req_machine; "
+#define FIX_UNDO_STEP14 FIX_UNDO_STEP15 "DROP TABLE kernel_builds; DROP TABLE kernel_artifacts;" \
 	" ALTER TABLE machines DROP COLUMN roles; "
 
 /* Undo schema step 14, then 13 (the jobs' run counters and their triggers), whose
@@ -153,6 +156,7 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	" ALTER TABLE jobs DROP COLUMN n_running; ALTER TABLE jobs DROP COLUMN n_done;" \
 	" ALTER TABLE jobs DROP COLUMN n_failed; ALTER TABLE jobs DROP COLUMN n_lost;" \
 	" ALTER TABLE jobs DROP COLUMN n_boot_failed; ALTER TABLE jobs DROP COLUMN n_cancelled;"
+/* Undo steps 14 and 13. */
 static inline const char *
 fix_undo_step13(int pg)
 {

@@ -6,6 +6,7 @@
  * baseline's axis and gets its summary; bad columns are 400s naming the
  * field; the rows are the other axes in matrix order.
  */
+#include <math.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -119,10 +120,140 @@ test_pivot(void)
 	json_decref(suite);
 }
 
+/* spread "any": comparisons across machines are named; the same set of
+ * machines on both sides, or a cell not yet run, says nothing. */
+static void
+test_cmp_machines(void)
+{
+	json_t *c = cells("[{\"cell_index\": 0, \"label\": \"loops=1\"},"
+	    "{\"cell_index\": 1, \"label\": \"loops=2\"},"
+	    "{\"cell_index\": 2, \"label\": \"loops=3\"},"
+	    "{\"cell_index\": 3, \"label\": \"loops=4\"}]");
+	json_t *runs = cells("{\"runs\": ["
+	    "{\"cell_index\": 0, \"state\": \"done\", \"machine\": \"h1\"},"
+	    "{\"cell_index\": 1, \"state\": \"done\", \"machine\": \"h2\"},"
+	    "{\"cell_index\": 2, \"state\": \"done\", \"machine\": \"h1\"},"
+	    "{\"cell_index\": 3, \"state\": \"failed\", \"machine\": \"h2\"}]}");
+	int base[4] = { -1, 0, 0, 0 };
+	struct buf b;
+
+	buf_init(&b, BF_MAX_STR);
+	T_EQ_INT(api_report_cmp_machines(c, runs, base, 4, &b), 0);
+	T_EQ_STR(b.data, "different machines: loops=2 on h2 vs loops=1 on h1: these changes "
+	    "include the machines' own difference (machines.spread pin or block keeps a "
+	    "comparison on one machine)");
+	buf_reset(&b);
+	base[1] = -1;
+	T_EQ_INT(api_report_cmp_machines(c, runs, base, 4, &b), 0);
+	T_CHECK(b.len == 0);	/* loops=3 ran where its baseline did */
+	buf_free(&b);
+	json_decref(c);
+	json_decref(runs);
+}
+
+/* spread "block": cells split by machine, each compared on its machine,
+ * then pooled: the numbers against the samples worked by hand. */
+static void
+test_block(void)
+{
+	json_t *samp = cells("{\"cells\": ["
+	    "{\"cell_index\": 0, \"label\": \"loops=1\", \"axes\": {\"loops\": \"1\"},"
+	    " \"samples\": [{\"metric\": \"wall_s\", \"value\": 10, \"boot\": 0, \"run\": 1},"
+	    " {\"metric\": \"wall_s\", \"value\": 12, \"boot\": 0, \"run\": 1},"
+	    " {\"metric\": \"wall_s\", \"value\": 20, \"boot\": 0, \"run\": 2}]},"
+	    "{\"cell_index\": 1, \"label\": \"loops=2\", \"axes\": {\"loops\": \"2\"},"
+	    " \"samples\": [{\"metric\": \"wall_s\", \"value\": 22, \"boot\": 0, \"run\": 3},"
+	    " {\"metric\": \"wall_s\", \"value\": 30, \"boot\": 0, \"run\": 4}]}]}");
+	json_t *runs = cells("{\"runs\": ["
+	    "{\"id\": 1, \"cell_index\": 0, \"state\": \"done\", \"machine\": \"h1\"},"
+	    "{\"id\": 2, \"cell_index\": 0, \"state\": \"done\", \"machine\": \"h2\"},"
+	    "{\"id\": 3, \"cell_index\": 1, \"state\": \"done\", \"machine\": \"h1\"},"
+	    "{\"id\": 4, \"cell_index\": 1, \"state\": \"done\", \"machine\": \"h2\"}]}");
+	json_t *split = NULL, *sc, *doc;
+	struct report_metric met = { .name = "wall_s", .unit = "s", .positive = 1 };
+	struct report_cell rc[4];
+	struct report_series se[4];
+	double v[4][3];
+	int base[4], b[4][3] = { { 0 } };
+	struct report_input in;
+	struct buf out;
+	const json_t *row;
+	size_t i, j;
+	double want;
+
+	buf_init(&out, 1 << 20);
+	/* a suite's section: only its own cells */
+	doc = cells("[{\"cell_index\": 1}]");
+	T_EQ_INT(api_report_block_split(samp, runs, doc, &split), 0);
+	T_EQ_INT(json_array_size(json_object_get(split, "cells")), 2);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(split,
+	    "cells"), 0), "label")), "loops=2 machine=h1");
+	json_decref(doc);
+	json_decref(split);
+	split = NULL;
+	T_EQ_INT(api_report_block_split(samp, runs, NULL, &split), 0);
+	sc = json_object_get(split, "cells");
+	T_EQ_INT(json_array_size(sc), 4);
+	T_EQ_STR(json_string_value(json_object_get(json_array_get(sc, 1), "label")),
+	    "loops=1 machine=h2");
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(json_array_get(sc, 2),
+	    "axes"), "machine")), "h1");
+	T_EQ_INT(json_array_size(json_object_get(json_array_get(sc, 0), "samples")), 2);
+	/* the pooled rows over the split cells, each compared on its machine */
+	memset(&in, 0, sizeof(in));
+	for (i = 0; i < 4; i++) {
+		const json_t *ss = json_object_get(json_array_get(sc, i), "samples");
+
+		rc[i].label = json_string_value(json_object_get(json_array_get(sc, i), "label"));
+		se[i] = (struct report_series){ .v = v[i], .boot = b[i],
+		    .n = json_array_size(ss) };
+		for (j = 0; j < se[i].n; j++)
+			v[i][j] = json_number_value(json_object_get(json_array_get(ss, j), "value"));
+		base[i] = i >= 2 ? (int)i - 2 : -1;	/* loops=2 on h against loops=1 on h */
+	}
+	in = (struct report_input){ .nmetrics = 1, .metrics = &met, .ncells = 4, .cells = rc,
+	    .series = se, .baseline_of = base };
+	T_EQ_INT(buf_puts(&out, "{}"), 0);
+	T_EQ_INT(api_report_block_pooled(sc, &in, "json", &out), 0);
+	doc = json_loadb(out.data, out.len, 0, NULL);
+	row = json_array_get(json_object_get(json_object_get(doc, "pooled"), "rows"), 0);
+	/* h1: 22 / 11 = 2; h2: 30 / 20 = 1.5; geometric mean sqrt(3) */
+	want = sqrt(3.0);
+	T_NEAR(json_number_value(json_object_get(row, "ratio")), want, 1e-12);
+	T_NEAR(json_number_value(json_object_get(row, "pct_change")), 100 * (want - 1), 1e-10);
+	T_EQ_INT(json_integer_value(json_object_get(row, "machines")), 2);
+	T_EQ_STR(json_string_value(json_object_get(row, "cell")), "loops=2");
+	T_EQ_STR(json_string_value(json_object_get(row, "vs")), "loops=1");
+	T_EQ_STR(json_string_value(json_object_get(row, "mark")), "low n");
+	/* 1 dof: CI exp(m -+ tan(0.475 pi) * |ln 2 - ln 1.5| / 2) */
+	want = exp((log(2) + log(1.5)) / 2 - tan(0.475 * M_PI) * (log(2) - log(1.5)) / 2);
+	T_NEAR(json_number_value(json_object_get(row, "pct_ci_lo")), 100 * (want - 1), 1e-7);
+	T_EQ_INT(json_array_size(json_object_get(json_object_get(doc, "pooled"), "machines")),
+	    2);
+	json_decref(doc);
+	/* text: the table and the method */
+	buf_reset(&out);
+	T_EQ_INT(api_report_block_pooled(sc, &in, "text", &out), 0);
+	T_CONTAINS(out.data, "Pooled over 2 machines (h1, h2), machine a blocking factor");
+	T_CONTAINS(out.data, "+73.21");
+	T_CONTAINS(out.data, "low n");
+	T_CONTAINS(out.data, "paired t-test of the log ratios over machines");
+	/* csv: one table per file, nothing added */
+	buf_reset(&out);
+	T_EQ_INT(api_report_block_pooled(sc, &in, "csv", &out), 0);
+	T_CHECK(out.len == 0);
+	buf_free(&out);
+	json_decref(split);
+	json_decref(samp);
+	json_decref(runs);
+}
+
 int
 main(void)
 {
 	test_columns();
 	test_pivot();
+	test_cmp_machines();
+	test_block();
 	return t_done();
 }

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "api-view.h"
 #include "err.h"
 #include "caps.h"
 #include "coord_fixture.h"

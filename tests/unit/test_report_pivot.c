@@ -307,7 +307,7 @@ test_missing(void)
 
 	T_EQ_INT(fx_make(&f, 3, col, row, mu, cov, lab, 1), 0);
 	s = render(&f, "text");
-	T_CONTAINS(s, "\ny     20.00  1.00  [19.75, 20.25]      -     -  -                      -  -\n");
+	T_CONTAINS(s, "\ny     20.00 1.00 [19.75, 20.25]      -    - -                      - -\n");
 	/* the row without a comparison has no summary line */
 	T_CONTAINS(s, "x         wall_s  10.00  11.00    +10.00");
 	T_CHECK(strstr(s, "y         wall_s") == NULL);
@@ -400,6 +400,23 @@ test_errors(void)
 	fx_free(&f);
 }
 
+/* The longest line of s, in code points. */
+static size_t
+max_line(const char *s)
+{
+	size_t w = 0, best = 0;
+
+	for (; *s; s++) {
+		if (*s == '\n') {
+			w = 0;
+			continue;
+		}
+		if (((unsigned char)*s & 0xc0) != 0x80 && ++w > best)
+			best = w;
+	}
+	return best;
+}
+
 /* The golden test: the seed's Btree (Thread:32) table, side by side. */
 static void
 test_golden(void)
@@ -415,6 +432,9 @@ test_golden(void)
 		return;
 	T_EQ_INT(fx_make(&f, 6, seed_col, seed_row, seed_mu, seed_cov, seed_lab, 0), 0);
 	s = render(&f, "text");
+	/* two values side by side fit a 100-column mail, legend included */
+	T_CHECK(max_line(s) <= 100);
+	T_CHECK(max_line(s) >= 90);	/* the table, not only the legend */
 	/* the layout: title, heading and table, up to the legend (whose wording
 	 * is the row report's and is tested there) */
 	T_CHECK((cut = strstr(s, "\nColumns: ")) != NULL);

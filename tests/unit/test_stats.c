@@ -481,11 +481,11 @@ test_mannwhitney(void)
 	T_NEAR(m.u, 4.5, 0);
 	T_NEAR(m.p, 1, 0);
 	/* AUTO follows scipy's "auto" too: exact when the smaller n <= 8 (up to
-	 * 50), so 6 vs 40 is exact; 9 vs 11 is not, nor 3 vs 51. */
+	 * 200), so 6 vs 40 and 3 vs 51 are exact; 9 vs 11 is not, nor 3 vs 201. */
 	{
-		double x[51], y[51];
+		static double x[401], y[401];
 
-		for (i = 0; i < 51; i++) {
+		for (i = 0; i < 401; i++) {
 			x[i] = (double)i * 2;
 			y[i] = (double)i * 2 + 1;
 		}
@@ -496,7 +496,20 @@ test_mannwhitney(void)
 		T_EQ_INT(stats_mannwhitney(x, 9, y, 11, STATS_MW_AUTO, &m), 0);
 		T_EQ_INT(m.exact, 0);
 		T_EQ_INT(stats_mannwhitney(x, 3, y, 51, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 1);
+		/* x[0..3) = 0, 2, 4 below all but y[0..2) of y's: U_x = 0 + 1 + 2;
+		 * P(U <= 3) for 3 x 51 counted by hand: partitions of u <= 3 into
+		 * at most 3 parts each <= 51: 1 + 1 + 2 + 3 = 7 of C(54, 3) */
+		T_NEAR(m.u, 3, 0);
+		T_NEAR(m.p, 2.0 * 7 / 24804, 1e-15);
+		/* the same the other way round, and from the larger side */
+		T_EQ_INT(stats_mannwhitney(y, 51, x, 3, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 1);
+		T_NEAR(m.p, 2.0 * 7 / 24804, 1e-15);
+		T_EQ_INT(stats_mannwhitney(x, 3, y, 201, STATS_MW_AUTO, &m), 0);
 		T_EQ_INT(m.exact, 0);
+		T_EQ_INT(stats_mannwhitney(x, 8, y, 200, STATS_MW_AUTO, &m), 0);
+		T_EQ_INT(m.exact, 1);
 	}
 	/* Exact refuses ties; degenerate and hostile input. */
 	T_EQ_INT(stats_mannwhitney(mw_t3, 3, mw_t4, 4, STATS_MW_EXACT, &m), BF_ERR_INVALID);
