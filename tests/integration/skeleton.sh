@@ -62,9 +62,11 @@ echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
 # --- benchfleet wait follows the event stream, it does not poll ---
 # A one-run job of some seconds; wait under strace counts its requests:
 # one GET of the job, then /api/v1/events, a GET again at most every 10 s
-# (polling every 0.5 s would make ~2 a second).
-r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
-      "params":{"mb":64,"passes":4},"repetitions":{"iterations":30,"warmup":0}}')
+# (polling every 0.5 s would make ~2 a second). CPU-bound, so that it lasts
+# over 2 s on an idle box too (30 x 50M loops, ~5 s at 300M loops/s): 30
+# page-touch iterations of 64 MiB took 1.0 s when the box was quiet.
+r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"it"},
+      "params":{"loops":50000000},"repetitions":{"iterations":30,"warmup":0}}')
 check_eq "POST /jobs (wait job)" "$(status_of "$r")" 201
 wid=$(body_of "$r" | jq -r .id)
 t0=$(date +%s.%N)
