@@ -384,6 +384,7 @@ probe_main(int argc, char **argv)
 	if ((r = probe_put_int(&o, "mem_total_kb", mem_kb)) != 0 ||
 	    (r = probe_put_str(&o, "kernel", u.release)) != 0 ||
 	    (r = probe_put_str(&o, "arch", u.machine)) != 0 ||
+	    (r = probe_put_int(&o, "page_size", sysconf(_SC_PAGESIZE))) != 0 ||
 	    (r = probe_config(&o, u.release)) != 0)
 		goto out;
 	if (probe_slurp("/proc/cmdline", &tmp) != 0)

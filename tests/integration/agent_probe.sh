@@ -14,6 +14,7 @@ check_eq "probe: type" "$(jq -r .type <<<"$out")" fingerprint
 check_eq "probe: threads" "$(jq -r .threads <<<"$out")" "$(grep -c '^processor' /proc/cpuinfo)"
 check_eq "probe: kernel" "$(jq -r .kernel <<<"$out")" "$(uname -r)"
 check_eq "probe: arch" "$(jq -r .arch <<<"$out")" "$(uname -m)"
+check_eq "probe: page_size" "$(jq -r .page_size <<<"$out")" "$(getconf PAGESIZE)"
 check_eq "probe: cmdline" "$(jq -r .cmdline <<<"$out")" "$(cat /proc/cmdline)"
 check_eq "probe: mem_total_kb" "$(jq -r .mem_total_kb <<<"$out")" \
 	"$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)"
