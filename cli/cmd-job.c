@@ -150,32 +150,52 @@ static const struct table_col job_cols[] = {
 };
 #define JOB_NCOLS	(sizeof(job_cols) / sizeof(job_cols[0]))
 
+/* status's list options, in job_status_opts' order from 0, and the GET
+ * /jobs parameter each becomes; the coordinator checks the values. */
+static const char *const job_list_params[] = {
+	"limit", "before", "state", "recipe", "machine", "q",
+};
+
 static int
-job_list(struct cli *c, const char *limit)
+job_list(struct cli *c, const struct cmd_args *a)
 {
 	struct http_resp resp;
 	struct table t;
 	struct bf_diag d;
-	json_t *doc = NULL, *jobs, *j;
-	char b[JOB_NCOLS][128];
+	struct buf path;
+	json_t *doc = NULL, *jobs, *j, *next;
+	char b[JOB_NCOLS][128], *esc, sep = '?';
 	const char *row[JOB_NCOLS];
-	char path[64];
 	int64_t n;
 	size_t i;
 	int r;
 
 	http_resp_init(&resp);
 	table_init(&t, job_cols, JOB_NCOLS);
-	if (limit != NULL && parse_i64(limit, 1, INT32_MAX, &n) != 0) {
+	buf_init(&path, 4096);
+	if (a->opt[0] != NULL && parse_i64(a->opt[0], 1, INT32_MAX, &n) != 0) {
 		r = cmd_usage_error(&cmd_status_entry, "--limit: \"%s\" is not a positive "
-		    "integer", limit);
+		    "integer", a->opt[0]);
 		goto out;
 	}
-	if (limit != NULL)
-		snprintf(path, sizeof(path), "/jobs?limit=%" PRId64, n);
-	else
-		snprintf(path, sizeof(path), "/jobs");
-	if ((r = cli_call_json(c, "GET", path, NULL, 0, &resp, &doc)) != 0) {
+	if (buf_puts(&path, "/jobs") != 0) {
+		r = CLI_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < sizeof(job_list_params) / sizeof(job_list_params[0]); i++) {
+		if (a->opt[i] == NULL)
+			continue;
+		if ((esc = http_escape(&c->http, a->opt[i])) == NULL ||
+		    buf_printf(&path, "%c%s=%s", sep, job_list_params[i], esc) != 0) {
+			free(esc);
+			cli_err("--%s: too long", i == 5 ? "search" : job_list_params[i]);
+			r = CLI_EXIT_FAIL;
+			goto out;
+		}
+		free(esc);
+		sep = '&';
+	}
+	if ((r = cli_call_json(c, "GET", path.data, NULL, 0, &resp, &doc)) != 0) {
 		r = cli_exit(r);
 		goto out;
 	}
@@ -203,8 +223,12 @@ job_list(struct cli *c, const char *limit)
 		}
 	}
 	r = table_print(&t, stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (json_is_integer(next = json_object_get(doc, "next_before")))
+		fprintf(stderr, "older jobs: benchfleet status --before %" JSON_INTEGER_FORMAT
+		    " (and the same filters)\n", json_integer_value(next));
 out:
 	table_free(&t);
+	buf_free(&path);
 	json_decref(doc);
 	http_resp_free(&resp);
 	return r;
@@ -297,7 +321,7 @@ job_status(struct cli *c, const struct cmd_args *a)
 
 	http_resp_init(&resp);
 	if (a->argc == 0) {
-		r = job_list(c, a->opt[0]);
+		r = job_list(c, a);
 		goto out;
 	}
 	if ((r = cli_parse_id(&cmd_status_entry, "job id", a->argv[0], &id)) != 0)
@@ -663,12 +687,21 @@ const struct cmd_entry cmd_submit_entry = {
 
 static const struct cmd_opt job_status_opts[] = {
 	{ .name = "limit", .has_arg = 1, .shortc = 'n' },
+	{ .name = "before", .has_arg = 1 },
+	{ .name = "state", .has_arg = 1 },
+	{ .name = "recipe", .has_arg = 1 },
+	{ .name = "machine", .has_arg = 1 },
+	{ .name = "search", .has_arg = 1 },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_status_entry = {
-	"status", NULL, "[ID] [--limit N]", "list jobs, or show one job and its runs",
-	"Without ID, the newest jobs (the coordinator's default number, or N).\n",
+	"status", NULL, "[ID] [--limit N] [--before ID] [--state S,...] [--recipe R] "
+	"[--machine M] [--search TEXT]", "list jobs, or show one job and its runs",
+	"Without ID, the newest jobs (the coordinator's default number, or N),\n"
+	"older than job --before ID, in the given states, of a recipe, with a\n"
+	"run on a machine, or with TEXT in the id, name or recipe. A page that\n"
+	"has older jobs says which --before shows them.\n",
 	job_status_opts, 0, 1, job_status
 };
 

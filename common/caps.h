@@ -32,6 +32,8 @@
 #define BF_MAX_JSON_CONTAINERS	(32 * 1024)
 #define BF_MAX_JSON_PARSES	4		/* concurrent jx_loads; more wait */
 #define BF_MAX_NAME		64		/* recipe, machine, param, axis names */
+#define BF_MAX_JOBS_PAGE	1000		/* jobs in one GET /jobs page */
+#define BF_MAX_JOBS_Q		128		/* GET /jobs?q= search text, bytes */
 #define BF_MAX_STR		4096		/* a string parameter value */
 #define BF_MAX_ARGV		256		/* elements of a command */
 #define BF_MAX_ARG		8192		/* one rendered argv element */

@@ -1,7 +1,8 @@
 /*
- * api-fed.c: federation over the API (docs/bundle.md): a job's bundle,
- * publishing it, and the list of published jobs, for this lab's users and
- * for peer coordinators (which see published jobs only). Reproductions of
+ * api-fed.c: federation over the API (docs/bundle.md): a job's bundle and
+ * publishing it, for this lab's users and for peer coordinators (which see
+ * published jobs only; the list of them is GET /jobs?published=1,
+ * api_jobs_list). Reproductions of
  * a bundle are in api-repro.c.
  */
 #include <stdio.h>
@@ -84,39 +85,4 @@ api_jobs_publish(struct api *a, struct api_req *rq, struct api_resp *rs)
 	events_job(a->ev, rq->id);
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:I,s:b}", "id", (json_int_t)rq->id,
 	    "published", 1));
-}
-
-/* GET /jobs: ?published=1 lists the published jobs (federation); the rest
- * is api_jobs_list's. */
-void
-api_jobs_list_fed(struct api *a, struct api_req *rq, struct api_resp *rs)
-{
-	const char *pub = api_query(rq, "published"), *lim = api_query(rq, "limit");
-	int64_t p = 0, limit = 100;
-	json_t *j = NULL;
-	int r;
-
-	if (pub == NULL) {
-		api_jobs_list(a, rq, rs);
-		return;
-	}
-	if (parse_i64(pub, 0, 1, &p) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "published", "published: \"%.32s\" is not 0 "
-		    "or 1", pub);
-		return;
-	}
-	if (p == 0) {
-		api_jobs_list(a, rq, rs);
-		return;
-	}
-	if (lim != NULL && parse_i64(lim, 1, 1000, &limit) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "limit", "limit: \"%.32s\" is not in 1..1000",
-		    lim);
-		return;
-	}
-	if ((r = store_jobs_published_json(a->st, (size_t)limit, &j)) != 0) {
-		api_store_error(rs, r, "jobs");
-		return;
-	}
-	api_json(rs, MHD_HTTP_OK, j);
 }

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "api-view.h"
 #include "auth.h"
 #include "buf.h"
 #include "caps.h"
@@ -238,7 +239,6 @@ void api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs);
 /* api-repro.c: bundles, publishing, reproductions */
 void api_jobs_bundle(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_publish(struct api *a, struct api_req *rq, struct api_resp *rs);
-void api_jobs_list_fed(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 

@@ -18,24 +18,201 @@
 #include "plan.h"
 #include "recipe.h"
 
+/* v for a message: at most 40 bytes, anything but printable ASCII as '?'
+ * (the value may be any bytes, and the error is JSON). */
+static const char *
+jobs_show(const char *v, char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v[i] != '\0' && i + 1 < n && i < 40; i++)
+		buf[i] = v[i] >= 0x20 && v[i] < 0x7f && v[i] != '"' ? v[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* One parameter of GET /jobs into f; on a bad value a 400 naming it. */
+typedef int (*jobs_param_fn)(const char *name, const char *v, struct store_job_filter *f,
+    struct api_resp *rs);
+
+static int
+jobs_p_limit(const char *name, const char *v, struct store_job_filter *f,
+    struct api_resp *rs)
+{
+	char b[48];
+	int64_t n;
+
+	if (parse_i64(v, 1, BF_MAX_JOBS_PAGE, &n) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not in 1..%d", name,
+		    jobs_show(v, b, sizeof(b)), BF_MAX_JOBS_PAGE);
+		return BF_ERR_INVALID;
+	}
+	f->limit = (size_t)n;
+	return 0;
+}
+
+static int
+jobs_p_before(const char *name, const char *v, struct store_job_filter *f,
+    struct api_resp *rs)
+{
+	char b[48];
+
+	if (parse_i64(v, 1, INT64_MAX, &f->before) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not a job id (a "
+		    "positive integer: a page's next_before)", name, jobs_show(v, b, sizeof(b)));
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+/* A comma list of job states. */
+static int
+jobs_p_state(const char *name, const char *v, struct store_job_filter *f,
+    struct api_resp *rs)
+{
+	const char *p = v, *e;
+	char b[48];
+	size_t len, k;
+
+	f->states = 0;
+	for (;;) {
+		e = strchr(p, ',');
+		len = e != NULL ? (size_t)(e - p) : strlen(p);
+		for (k = 0; k < STORE_JOB_NSTATES; k++)
+			if (strlen(store_job_states[k]) == len &&
+			    strncmp(store_job_states[k], p, len) == 0)
+				break;
+		if (k == STORE_JOB_NSTATES) {
+			snprintf(b, sizeof(b), "%.*s", (int)(len < 40 ? len : 40), p);
+			api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not one of queued, "
+			    "running, done, failed, cancelled (a comma list)", name,
+			    jobs_show(b, b, sizeof(b)));
+			return BF_ERR_INVALID;
+		}
+		f->states |= 1u << k;
+		if (e == NULL)
+			return 0;
+		p = e + 1;
+	}
+}
+
+/* recipe and machine: a name as names are everywhere (jx_check_name). */
+static int
+jobs_p_name(const char *name, const char *v, struct store_job_filter *f,
+    struct api_resp *rs)
+{
+	char b[48];
+
+	if (jx_check_name(v, name, NULL) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not a name (1..%d "
+		    "of A-Z a-z 0-9 _ . -, starting with a letter or digit)", name,
+		    jobs_show(v, b, sizeof(b)), BF_MAX_NAME);
+		return BF_ERR_INVALID;
+	}
+	if (strcmp(name, "recipe") == 0)
+		f->recipe = v;
+	else
+		f->machine = v;
+	return 0;
+}
+
+/* q: text to look for; bounded, and no control bytes (it is echoed in
+ * the dashboard's search box). LIKE's wildcards are the store's to escape. */
+static int
+jobs_p_q(const char *name, const char *v, struct store_job_filter *f, struct api_resp *rs)
+{
+	size_t i, n = strlen(v);
+	json_t *t;
+
+	if (n > BF_MAX_JOBS_Q) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: %zu bytes; at most %d", name, n,
+		    BF_MAX_JOBS_Q);
+		return BF_ERR_INVALID;
+	}
+	for (i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: control byte 0x%02x at "
+			    "offset %zu", name, (unsigned char)v[i], i);
+			return BF_ERR_INVALID;
+		}
+	if ((t = json_string(v)) == NULL) {
+		/* json_string refuses invalid UTF-8 (or is out of memory) */
+		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: not valid UTF-8", name);
+		return BF_ERR_INVALID;
+	}
+	json_decref(t);
+	f->q = n > 0 ? v : NULL;
+	return 0;
+}
+
+static int
+jobs_p_published(const char *name, const char *v, struct store_job_filter *f,
+    struct api_resp *rs)
+{
+	char b[48];
+	int64_t p;
+
+	if (parse_i64(v, 0, 1, &p) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not 0 or 1", name,
+		    jobs_show(v, b, sizeof(b)));
+		return BF_ERR_INVALID;
+	}
+	f->published = (int)p;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	jobs_param_fn parse;
+} jobs_params[] = {
+	{ .name = "limit", .parse = jobs_p_limit },
+	{ .name = "before", .parse = jobs_p_before },
+	{ .name = "state", .parse = jobs_p_state },
+	{ .name = "recipe", .parse = jobs_p_name },
+	{ .name = "machine", .parse = jobs_p_name },
+	{ .name = "q", .parse = jobs_p_q },
+	{ .name = "published", .parse = jobs_p_published },
+};
+
+/*
+ * GET /jobs: newest first, filtered and paged (docs/api.md);
+ * ?published=1 is the federation's list of published jobs, with the same
+ * filters. {"jobs":[...], "next_before": id or null}.
+ */
 void
 api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
-	const char *lim = api_query(rq, "limit");
-	int64_t limit = 100;
-	json_t *j = NULL;
+	struct store_job_filter f = { .limit = 100 };
+	struct store_job *jobs = NULL;
+	json_t *o = NULL, *arr, *v;
+	int64_t next = 0;
+	const char *val;
+	size_t n = 0, i;
 	int r;
 
-	if (lim != NULL && parse_i64(lim, 1, 1000, &limit) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "limit", "limit: \"%s\" is not in 1..1000",
-		    lim);
-		return;
-	}
-	if ((r = store_jobs_list_json(a->st, (size_t)limit, &j)) != 0) {
+	for (i = 0; i < sizeof(jobs_params) / sizeof(jobs_params[0]); i++)
+		if ((val = api_query(rq, jobs_params[i].name)) != NULL &&
+		    jobs_params[i].parse(jobs_params[i].name, val, &f, rs) != 0)
+			goto out;
+	if ((r = store_jobs_list(a->st, &f, &jobs, &n, &next)) != 0) {
 		api_store_error(rs, r, "jobs");
-		return;
+		goto out;
 	}
-	api_json(rs, MHD_HTTP_OK, j);
+	if ((o = json_pack("{s:[], s:o}", "jobs", "next_before", next > 0 ?
+	    json_integer(next) : json_null())) == NULL)
+		goto nomem;
+	arr = json_object_get(o, "jobs");
+	for (i = 0; i < n; i++)
+		if ((v = api_view_job(&jobs[i])) == NULL || json_array_append_new(arr, v) != 0)
+			goto nomem;
+	api_json(rs, MHD_HTTP_OK, o);
+	o = NULL;
+	goto out;
+nomem:
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "jobs: out of memory");
+out:
+	json_decref(o);
+	store_jobs_free(jobs, n);
 }
 
 /* Every machine the job names must exist; a class must have a member. */
@@ -252,7 +429,7 @@ api_jobs_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	 * /events?after=ev from here misses no change of this job. */
 	if (a->ev != NULL)
 		ev = events_last_id(a->ev);
-	if ((r = store_job_get_json(a->st, rq->id, &j)) != 0) {
+	if ((r = api_view_job_get(a->st, rq->id, &j)) != 0) {
 		api_store_error(rs, r, "job");
 		return;
 	}
@@ -332,7 +509,7 @@ api_runs_log(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    lim);
 		return;
 	}
-	if ((r = store_run_log_json(a->st, rq->id, after_seq, (size_t)limit, &j)) != 0) {
+	if ((r = api_view_run_log_get(a->st, rq->id, after_seq, (size_t)limit, &j)) != 0) {
 		api_store_error(rs, r, "run");
 		return;
 	}

@@ -28,7 +28,7 @@ api_machines_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if ((arr = json_array()) == NULL)
 		goto oom;
 	for (i = 0; i < n; i++) {
-		if ((o = store_machine_json(&ms[i])) == NULL || json_array_append_new(arr, o) != 0)
+		if ((o = api_view_machine(&ms[i])) == NULL || json_array_append_new(arr, o) != 0)
 			goto oom;
 	}
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:o}", "machines", arr));
@@ -192,7 +192,7 @@ api_machines_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machine");
 		return;
 	}
-	api_json(rs, MHD_HTTP_OK, store_machine_json(m));
+	api_json(rs, MHD_HTTP_OK, api_view_machine(m));
 	store_machine_free(m);
 }
 
@@ -278,17 +278,19 @@ void
 api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	static const char *const mstates[] = { "idle", "running", "offline" };
+	static const struct store_job_filter newest = { .limit = BF_MAX_JOBS_PAGE };
 	struct store_machine *ms = NULL;
-	json_t *jobs = NULL, *j;
+	struct store_job *jobs = NULL;
 	struct buf out;
-	size_t n = 0, i, k, cnt;
+	size_t n = 0, nj = 0, i, k, cnt;
+	int64_t next;
 	long long q = 0, run = 0, done = 0, failed = 0;
 	unsigned long retries, gave_up;
 	int r;
 
 	buf_init(&out, 1024 * 1024);
 	if ((r = store_machine_list(a->st, &ms, &n)) != 0 ||
-	    (r = store_jobs_list_json(a->st, 1000, &jobs)) != 0) {
+	    (r = store_jobs_list(a->st, &newest, &jobs, &nj, &next)) != 0) {
 		api_store_error(rs, r, "metrics");
 		goto out;
 	}
@@ -302,11 +304,12 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    cnt)) != 0)
 			goto toobig;
 	}
-	json_array_foreach(json_object_get(jobs, "jobs"), i, j) {
-		q += json_integer_value(json_object_get(j, "runs_queued"));
-		run += json_integer_value(json_object_get(j, "runs_running"));
-		done += json_integer_value(json_object_get(j, "runs_done"));
-		failed += json_integer_value(json_object_get(j, "runs_failed"));
+	for (i = 0; i < nj; i++) {
+		q += jobs[i].runs[STORE_RUN_QUEUED];
+		run += jobs[i].runs[STORE_RUN_RUNNING];
+		done += jobs[i].runs[STORE_RUN_DONE];
+		failed += jobs[i].runs[STORE_RUN_FAILED] + jobs[i].runs[STORE_RUN_LOST] +
+		    jobs[i].runs[STORE_RUN_BOOT_FAILED];
 	}
 	if ((r = buf_printf(&out, "# HELP benchfleet_runs Runs of the newest 1000 jobs by state.\n"
 	    "# TYPE benchfleet_runs gauge\n"
@@ -314,8 +317,7 @@ api_metrics(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    "benchfleet_runs{state=\"done\"} %lld\nbenchfleet_runs{state=\"failed\"} %lld\n",
 	    q, run, done, failed)) != 0 ||
 	    (r = buf_printf(&out, "# HELP benchfleet_jobs Jobs (newest 1000).\n"
-	    "# TYPE benchfleet_jobs gauge\nbenchfleet_jobs %zu\n",
-	    json_array_size(json_object_get(jobs, "jobs")))) != 0)
+	    "# TYPE benchfleet_jobs gauge\nbenchfleet_jobs %zu\n", nj)) != 0)
 		goto toobig;
 	store_tx_stats(a->st, &retries, &gave_up);
 	if ((r = buf_printf(&out, "# HELP benchfleet_store_tx_retries_total Store transactions "
@@ -338,6 +340,6 @@ toobig:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "metrics: %s", bf_err_str(r));
 out:
 	buf_free(&out);
-	json_decref(jobs);
+	store_jobs_free(jobs, nj);
 	store_machines_free(ms, n);
 }

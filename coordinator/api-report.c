@@ -501,7 +501,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 	ro.base = api_query(rq, "baseline");
 	ro.colq = api_query(rq, "columns");
 	ro.min_n = (size_t)min_n;
-	if ((r = store_job_get_json(a->st, rq->id, &jobj)) != 0 ||
+	if ((r = api_view_job_get(a->st, rq->id, &jobj)) != 0 ||
 	    (r = store_job_samples_json(a->st, rq->id, &samp)) != 0) {
 		api_store_error(rs, r, "job");
 		goto out;

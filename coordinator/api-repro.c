@@ -518,7 +518,7 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			    "reproduction runs nothing; there is nothing to override");
 			goto out;
 		}
-		if ((r = store_job_get_json(a->st, q.compare_job, &cj)) != 0) {
+		if ((r = api_view_job_get(a->st, q.compare_job, &cj)) != 0) {
 			api_store_error(rs, r, "compare_job");
 			goto out;
 		}
@@ -793,7 +793,7 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "stored bundle is damaged", (long long)rq->id);
 		goto out;
 	}
-	if ((r = store_job_get_json(a->st, x->job_id, &job)) != 0) {
+	if ((r = api_view_job_get(a->st, x->job_id, &job)) != 0) {
 		api_store_error(rs, r, "the reproduction's job");
 		goto out;
 	}

@@ -55,15 +55,21 @@ api_lab_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 void
 api_labs_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
-	json_t *j = NULL;
+	struct store_lab *labs = NULL;
+	json_t *j;
+	size_t n = 0;
 	int r;
 
 	(void)rq;
-	if ((r = store_labs_json(a->st, &j)) != 0) {
+	if ((r = store_labs_list(a->st, &labs, &n)) != 0) {
 		api_store_error(rs, r, "labs");
 		return;
 	}
-	api_json(rs, MHD_HTTP_OK, j);
+	if ((j = api_view_labs(labs, n)) == NULL)
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "labs: out of memory");
+	else
+		api_json(rs, MHD_HTTP_OK, j);
+	store_labs_free(labs, n);
 }
 
 /* The public key of a peer's GET /lab answer at url. */
@@ -184,8 +190,10 @@ void
 api_recipes_list_all(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *imp = api_query(rq, "imported");
+	struct store_recipe_imp *recs = NULL;
 	int64_t v = 0;
-	json_t *j = NULL;
+	json_t *j;
+	size_t n = 0;
 	int r;
 
 	if (imp == NULL) {
@@ -201,11 +209,15 @@ api_recipes_list_all(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_recipes_list(a, rq, rs);
 		return;
 	}
-	if ((r = store_recipes_imported_json(a->st, &j)) != 0) {
+	if ((r = store_recipes_imported_list(a->st, &recs, &n)) != 0) {
 		api_store_error(rs, r, "recipes");
 		return;
 	}
-	api_json(rs, MHD_HTTP_OK, j);
+	if ((j = api_view_recipes_imported(recs, n)) == NULL)
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "recipes: out of memory");
+	else
+		api_json(rs, MHD_HTTP_OK, j);
+	store_recipes_imported_free(recs, n);
 }
 
 /*
@@ -265,8 +277,10 @@ void
 api_audit_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	const char *lim = api_query(rq, "limit");
+	struct store_audit_row *rows = NULL;
 	int64_t limit = 100;
-	json_t *j = NULL;
+	json_t *j;
+	size_t n = 0;
 	int r;
 
 	if (lim != NULL && parse_i64(lim, 1, 1000, &limit) != 0) {
@@ -274,9 +288,13 @@ api_audit_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    lim);
 		return;
 	}
-	if ((r = store_audit_json(a->st, (size_t)limit, &j)) != 0) {
+	if ((r = store_audit_list(a->st, (size_t)limit, &rows, &n)) != 0) {
 		api_store_error(rs, r, "audit");
 		return;
 	}
-	api_json(rs, MHD_HTTP_OK, j);
+	if ((j = api_view_audit(rows, n)) == NULL)
+		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "audit: out of memory");
+	else
+		api_json(rs, MHD_HTTP_OK, j);
+	store_audit_rows_free(rows, n);
 }

@@ -44,7 +44,7 @@ static const struct api_route api_routes[] = {
 	{ .method = "GET", .pattern = "/healthz", .fn = api_health, .need = API_PUBLIC },
 	{ .method = "GET", .pattern = "/api/v1/metrics", .fn = api_metrics, .need = V },
 	{ .method = "GET", .pattern = "/metrics", .fn = api_metrics, .need = V },
-	{ .method = "GET", .pattern = "/api/v1/jobs", .fn = api_jobs_list_fed, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs", .fn = api_jobs_list, .need = V },
 	{ .method = "POST", .pattern = "/api/v1/jobs", .fn = api_jobs_create, .need = S },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}", .fn = api_jobs_get, .need = V },
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/cancel", .fn = api_jobs_cancel, .need = S },

@@ -121,9 +121,20 @@ int store_token_touch(struct store *s, int64_t id, int64_t min_age_s);
 int store_token_revoke(struct store *s, int64_t id);
 /* Rows ever created (revoked included). */
 int store_token_count(struct store *s, int64_t *np);
-/* {"tokens":[{"id","name","role","created_at","last_used","revoked_at"}]}:
- * never salt or hash. New reference. */
-int store_tokens_list_json(struct store *s, json_t **out);
+/* A token as listed: never its salt or hash. */
+struct store_token_row {
+	int64_t id;
+	char *name;		/* NULL: none */
+	char *role;		/* viewer, submitter or admin */
+	int64_t created_at;	/* unix seconds */
+	int has_last_used;
+	int64_t last_used;
+	int has_revoked;
+	int64_t revoked_at;
+};
+/* Every token by id, revoked ones too; free with store_tokens_free. */
+int store_tokens_list(struct store *s, struct store_token_row **out, size_t *nout);
+void store_tokens_free(struct store_token_row *a, size_t n);
 /* jobs.owner_token (0 when NULL). BF_ERR_NOTFOUND. */
 int store_job_owner(struct store *s, int64_t job_id, int64_t *ownerp);
 

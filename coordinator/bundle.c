@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api-view.h"
 #include "bundle.h"
 #include "fingerprint.h"
 #include "jx.h"
@@ -341,7 +342,7 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	int r;
 
 	*out = NULL;
-	if ((r = store_job_get_json(st, job_id, &jobj)) != 0 ||
+	if ((r = api_view_job_get(st, job_id, &jobj)) != 0 ||
 	    (r = store_job_runs_json(st, job_id, &runsj)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
 			bf_diag_set(d, NULL, "job %lld not found", (long long)job_id);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api-view.h"
 #include "auth.h"
 #include "parse.h"
 #include "store.h"
@@ -105,12 +106,19 @@ static int
 cmd_token_list(struct store *st, const struct cmd_token_args *a)
 {
 	char created[32], used[32], revoked[32];
+	struct store_token_row *rows = NULL;
 	json_t *j = NULL, *arr, *t;
-	size_t i;
+	size_t i, nrows = 0;
 	int r;
 
-	if ((r = store_tokens_list_json(st, &j)) != 0) {
+	if ((r = store_tokens_list(st, &rows, &nrows)) != 0) {
 		fprintf(stderr, "benchfleetd token list: %s\n", bf_err_str(r));
+		return 1;
+	}
+	j = api_view_tokens(rows, nrows);
+	store_tokens_free(rows, nrows);
+	if (j == NULL) {
+		fprintf(stderr, "benchfleetd token list: %s\n", bf_err_str(BF_ERR_ALLOC));
 		return 1;
 	}
 	if (a->json) {

@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "clock.h"
 #include "db.h"
+#include "api-view.h"
 #include "events.h"
 
 #define EVENTS_RATE_SLOTS	64	/* runs whose log rate is tracked at once */
@@ -298,7 +299,7 @@ events_machine(struct events *ev, const char *name)
 	if (ev == NULL || ev->st == NULL || name == NULL ||
 	    store_machine_get(ev->st, name, &m) != 0)
 		goto out;
-	if ((full = store_machine_json(m)) == NULL)
+	if ((full = api_view_machine(m)) == NULL)
 		goto out;
 	events_publish(ev, "machine", pick(full, keys));
 out:
@@ -380,14 +381,29 @@ out:
 	return eta;
 }
 
+/*
+ * Job events are read from the store and then published, by any worker and
+ * handler thread. Two runs of a job ending at once would otherwise race:
+ * the later read (8/8 done) could be published first, and the earlier one
+ * (7/8, one running) after it, leaving every page on the stale count. One
+ * mutex around read and publish keeps the events in the order of the
+ * reads. Lock order: this, then the store lock, then the hub's mu.
+ */
+static pthread_mutex_t events_job_mu = PTHREAD_MUTEX_INITIALIZER;
+
 void
 events_job(struct events *ev, int64_t job_id)
 {
 	static const char *const keys[] = { "id", "recipe", "name", "state", "runs_total",
 	    "runs_done", "runs_failed", "runs_running", "runs_queued", NULL };
 	json_t *full = NULL, *o = NULL;
+	int locked = 0;
 
-	if (ev == NULL || ev->st == NULL || store_job_get_json(ev->st, job_id, &full) != 0)
+	if (ev == NULL || ev->st == NULL)
+		goto out;
+	pthread_mutex_lock(&events_job_mu);
+	locked = 1;
+	if (api_view_job_get(ev->st, job_id, &full) != 0)
 		goto out;
 	if ((o = pick(full, keys)) == NULL ||
 	    json_object_set_new(o, "eta_s", job_eta(ev, job_id,
@@ -396,6 +412,8 @@ events_job(struct events *ev, int64_t job_id)
 	events_publish(ev, "job", o);
 	o = NULL;
 out:
+	if (locked)
+		pthread_mutex_unlock(&events_job_mu);
 	json_decref(o);
 	json_decref(full);
 }

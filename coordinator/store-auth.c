@@ -203,47 +203,73 @@ out:
 	return r;
 }
 
-int
-store_tokens_list_json(struct store *s, json_t **out)
+static void
+token_row_clear(struct store_token_row *t)
 {
+	free(t->name);
+	free(t->role);
+}
+
+void
+store_tokens_free(struct store_token_row *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		token_row_clear(&a[i]);
+	free(a);
+}
+
+int
+store_tokens_list(struct store *s, struct store_token_row **out, size_t *nout)
+{
+	struct store_token_row *a = NULL, *t;
 	struct db_stmt *st = NULL;
-	json_t *arr = NULL, *row = NULL;
+	size_t n = 0, cap = 0;
 	int r;
 
 	*out = NULL;
+	*nout = 0;
 	if (s == NULL)
 		return BF_ERR_INVALID;
-	if ((arr = json_array()) == NULL)
-		return BF_ERR_ALLOC;
 	store_lock(s);
 	/* Never salt or hash. */
-	if ((r = sa_prep(s, "SELECT id AS id, name AS name, role AS role,"
-	    " created_at AS created_at, last_used AS last_used, revoked_at AS revoked_at"
+	if ((r = sa_prep(s, "SELECT id, name, role, created_at, last_used, revoked_at"
 	    " FROM tokens ORDER BY id", &st)) != 0)
 		goto out;
 	while ((r = sa_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &row)) != 0)
-			goto out;
-		if (json_array_append_new(arr, row) != 0) {
-			row = NULL;
-			r = BF_ERR_ALLOC;
-			goto out;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+
+			if ((t = realloc(a, ncap * sizeof(*a))) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			a = t;
+			cap = ncap;
 		}
-		row = NULL;
+		t = &a[n++];
+		memset(t, 0, sizeof(*t));
+		t->id = db_col_int64(st, 0);
+		t->created_at = db_col_int64(st, 3);
+		if ((t->has_last_used = db_col_type(st, 4) != DB_NULL))
+			t->last_used = db_col_int64(st, 4);
+		if ((t->has_revoked = db_col_type(st, 5) != DB_NULL))
+			t->revoked_at = db_col_int64(st, 5);
+		if ((r = store_col_dup(st, 1, &t->name)) != 0 ||
+		    (r = store_col_dup(st, 2, &t->role)) != 0)
+			goto out;
 	}
 	if (r < 0)
 		goto out;
-	if ((*out = json_pack("{s:o}", "tokens", arr)) == NULL) {
-		r = BF_ERR_ALLOC;
-		arr = NULL;
-		goto out;
-	}
-	arr = NULL;
+	*out = a;
+	*nout = n;
+	a = NULL;
 	r = 0;
 out:
 	db_finalize(st);
 	store_unlock(s);
-	json_decref(arr);
+	store_tokens_free(a, n);
 	return r;
 }
 

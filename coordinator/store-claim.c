@@ -176,7 +176,7 @@ claim_tx(struct store *s, void *arg)
 		return r;
 	if (n != 1)
 		return BF_ERR_DB;	/* the pick saw it queued inside this transaction */
-	if ((r = store_q_exec(s, Q_J_START, NULL, "I", a->c->job_id)) != 0 ||
+	if ((r = store_q_exec(s, Q_J_START, NULL, "Id", a->c->job_id, now)) != 0 ||
 	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", a->machine)) != 0)
 		return r;
 	return 0;

@@ -37,7 +37,7 @@ enum store_q {
 	/* recovery */
 	Q_REC_SAMPLES, Q_REC_ARTIFACTS, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
 	/* federation and reproductions */
-	Q_J_PUBLISH, Q_J_PUBLISHED, Q_J_LIST_PUB, Q_X_ADD, Q_X_GET,
+	Q_J_PUBLISH, Q_J_PUBLISHED, Q_X_ADD, Q_X_GET,
 	/* trust (schema step 7) */
 	Q_RI_ADD, Q_RI_GET, Q_RI_BY_NAME, Q_RI_LIST, Q_LAB_ADD, Q_LAB_DEL, Q_LAB_BY_KEY,
 	Q_LAB_LIST, Q_AUDIT_ADD, Q_AUDIT_LIST,
@@ -145,10 +145,16 @@ int store_rows_append(struct store *s, struct db_stmt *st, json_t *arr);
  * holds under the row's column 0 (a run id or cell index as text); rows
  * without an entry are skipped. */
 int store_rows_into(struct store *s, struct db_stmt *st, json_t *map);
-/* {key: [rows]} of statement id bound with "I" limit (0 or over
- * STORE_MAX_PAGE: STORE_MAX_PAGE), under the store lock. */
-int store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
-    json_t **out);
+/* One row of a page into the struct at elem (store_page); its clear
+ * frees what fill copied, even when fill failed halfway. */
+typedef int (*store_row_fn)(struct db_stmt *st, void *elem);
+typedef void (*store_clear_fn)(void *elem);
+/* The rows of statement id bound with "I" limit (0 or over STORE_MAX_PAGE:
+ * STORE_MAX_PAGE) as an array of *nout structs of size bytes, each filled
+ * by fill, under the store lock. The caller frees each with clear, then the
+ * array. */
+int store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_row_fn fill,
+    store_clear_fn clear, void **out, size_t *nout);
 /* strdup of a text column; NULL column gives NULL. BF_ERR_ALLOC. */
 int store_col_dup(struct db_stmt *st, int i, char **out);
 

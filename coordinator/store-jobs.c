@@ -278,15 +278,87 @@ store_job_create_owned(struct store *s, const char *recipe, const char *name,
 	return 0;
 }
 
-int
-store_job_get_json(struct store *s, int64_t id, json_t **out)
+const char *const store_run_states[STORE_RUN_NSTATES] = {
+	[STORE_RUN_QUEUED] = "queued", [STORE_RUN_RUNNING] = "running",
+	[STORE_RUN_DONE] = "done", [STORE_RUN_FAILED] = "failed", [STORE_RUN_LOST] = "lost",
+	[STORE_RUN_BOOT_FAILED] = "boot-failed", [STORE_RUN_CANCELLED] = "cancelled",
+};
+
+/* In the order of Q_J_LIST's state mask. */
+const char *const store_job_states[STORE_JOB_NSTATES] = {
+	"queued", "running", "done", "failed", "cancelled",
+};
+
+static void
+job_clear(struct store_job *j)
 {
+	free(j->recipe);
+	free(j->name);
+	free(j->state);
+	free(j->machine_class);
+	free(j->machine_names);
+	free(j->spec);
+	memset(j, 0, sizeof(*j));
+}
+
+void
+store_job_free(struct store_job *j)
+{
+	if (j == NULL)
+		return;
+	job_clear(j);
+	free(j);
+}
+
+void
+store_jobs_free(struct store_job *a, size_t n)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		job_clear(&a[i]);
+	free(a);
+}
+
+/* One row of JOB_COLS (store.c) into j; the caller clears j on failure. */
+static int
+job_from_row(struct db_stmt *st, struct store_job *j)
+{
+	int r, i;
+
+	j->id = db_col_int64(st, 0);
+	j->created_at = db_col_int64(st, 4);
+	if ((j->has_started = db_col_type(st, 5) != DB_NULL))
+		j->started_at = db_col_double(st, 5);
+	if ((j->has_finished = db_col_type(st, 6) != DB_NULL))
+		j->finished_at = db_col_double(st, 6);
+	for (i = 0; i < STORE_RUN_NSTATES; i++)
+		j->runs[i] = db_col_int64(st, 9 + i);
+	if ((r = store_col_dup(st, 1, &j->recipe)) != 0 ||
+	    (r = store_col_dup(st, 2, &j->name)) != 0 ||
+	    (r = store_col_dup(st, 3, &j->state)) != 0 ||
+	    (r = store_col_dup(st, 7, &j->machine_class)) != 0 ||
+	    (r = store_col_dup(st, 8, &j->machine_names)) != 0)
+		return r;
+	if (j->recipe == NULL || j->state == NULL)
+		return BF_ERR_DB;	/* NOT NULL columns */
+	return 0;
+}
+
+int
+store_job_get(struct store *s, int64_t id, struct store_job **out)
+{
+	struct store_job *j = NULL;
 	struct db_stmt *st;
 	int r;
 
 	*out = NULL;
 	if (s == NULL)
 		return BF_ERR_INVALID;
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return BF_ERR_ALLOC;
 	store_lock(s);
 	if ((r = store_q(s, Q_J_GET, &st, "I", id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
@@ -294,16 +366,89 @@ store_job_get_json(struct store *s, int64_t id, json_t **out)
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	r = store_row_json(st, 0, out);
+	if ((r = job_from_row(st, j)) != 0 ||
+	    (r = store_col_dup(st, 9 + STORE_RUN_NSTATES, &j->spec)) != 0)
+		goto out;
+	*out = j;
+	j = NULL;
+	r = 0;
 out:
 	store_unlock(s);
+	store_job_free(j);
 	return r;
 }
 
-int
-store_jobs_list_json(struct store *s, size_t limit, json_t **out)
+/* "%" q "%" in lower case with LIKE's wildcards and the escape '!' escaped.
+ * Caller frees; NULL on ENOMEM. */
+static char *
+like_pattern(const char *q)
 {
-	return store_page_json(s, Q_J_LIST, "jobs", limit, out);
+	size_t n = strlen(q), i, k = 0;
+	char *p;
+
+	if ((p = malloc(2 * n + 3)) == NULL)
+		return NULL;
+	p[k++] = '%';
+	for (i = 0; i < n; i++) {
+		char c = q[i];
+
+		if (c == '%' || c == '_' || c == '!')
+			p[k++] = '!';
+		p[k++] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+	}
+	p[k++] = '%';
+	p[k] = '\0';
+	return p;
+}
+
+int
+store_jobs_list(struct store *s, const struct store_job_filter *f,
+    struct store_job **out, size_t *nout, int64_t *next_before)
+{
+	struct store_job *a = NULL;
+	struct db_stmt *st;
+	char *pat = NULL;
+	size_t limit, n = 0;
+	int r;
+
+	*out = NULL;
+	*nout = 0;
+	*next_before = 0;
+	if (s == NULL || f == NULL || f->before < 0 || f->limit > BF_MAX_JOBS_PAGE ||
+	    f->states >= 1u << STORE_JOB_NSTATES ||
+	    (f->q != NULL && strlen(f->q) > BF_MAX_JOBS_Q))
+		return BF_ERR_INVALID;
+	limit = f->limit == 0 ? BF_MAX_JOBS_PAGE : f->limit;
+	if ((a = calloc(limit, sizeof(*a))) == NULL ||
+	    (f->q != NULL && f->q[0] != '\0' && (pat = like_pattern(f->q)) == NULL)) {
+		free(a);
+		return BF_ERR_ALLOC;
+	}
+	store_lock(s);
+	/* one row past the page says whether an older page exists */
+	if ((r = store_q(s, Q_J_LIST, &st, "II" "ttt" "II", f->before, (int64_t)f->states,
+	    f->recipe != NULL ? f->recipe : "", f->machine != NULL ? f->machine : "",
+	    pat != NULL ? pat : "", (int64_t)(f->published != 0), (int64_t)limit + 1)) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if (n == limit) {
+			*next_before = a[n - 1].id;
+			break;
+		}
+		if ((r = job_from_row(st, &a[n++])) != 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	*out = a;
+	*nout = n;
+	a = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	store_jobs_free(a, n);
+	free(pat);
+	return r;
 }
 
 struct job_cancel_arg {

@@ -1,7 +1,7 @@
 /*
  * store-machines.c: machines in the store: registration, state, the
- * fingerprint and boot config the scheduler records, and the JSON view of a
- * machine the API serves.
+ * fingerprint and boot config the scheduler records (the API's JSON view
+ * of a machine is api_view_machine, api-view.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,6 @@
 
 #include "err.h"
 #include "caps.h"
-#include "boot.h"
 #include "store.h"
 #include "store-int.h"
 
@@ -259,65 +258,6 @@ out:
 	free(a);
 	free(e);
 	return r;
-}
-
-/* Absent values are null rather than missing, so the shape never varies. */
-static json_t *
-jstr_or_null(const char *v)
-{
-	return v != NULL ? store_jtext(v, strlen(v)) : json_null();
-}
-
-/* A JSON text column we wrote ourselves; damage shows as null. */
-static json_t *
-json_text_or_null(const char *text)
-{
-	json_t *v;
-
-	if (text == NULL || (v = json_loads(text, 0, NULL)) == NULL)
-		return json_null();
-	return v;
-}
-
-/*
- * A machine as every API role sees it: no key path (the API has no use for
- * it, and where the lab's key lives is worth knowing only to an attacker),
- * and a boot config that names profiles, never a command (boot_config_view).
- * boot_error says why the boot config cannot boot, e.g. an older release's
- * inline command that must be re-declared as a profile.
- */
-json_t *
-store_machine_json(const struct store_machine *m)
-{
-	json_t *boot;
-	char *berr = NULL;
-	json_t *o;
-
-	if (m == NULL)
-		return NULL;
-	if ((boot = boot_config_view(m->boot, &berr)) == NULL)
-		boot = json_null();
-	o = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
-	    " s:o, s:o, s:o}",
-	    "name", jstr_or_null(m->name),
-	    "host", jstr_or_null(m->host),
-	    "port", m->port,
-	    "user", jstr_or_null(m->user),
-	    "class", jstr_or_null(m->klass),
-	    "state", jstr_or_null(m->state),
-	    "hostname", jstr_or_null(m->hostname),
-	    "kernel", jstr_or_null(m->kernel),
-	    "arch", jstr_or_null(m->arch),
-	    "last_error", jstr_or_null(m->last_error),
-	    "created_at", (json_int_t)m->created_at,
-	    "last_seen", m->last_seen != 0 ? json_integer(m->last_seen) : json_null(),
-	    "fingerprint", json_text_or_null(m->fingerprint),
-	    "fingerprint_sha256", jstr_or_null(m->fingerprint_sha256),
-	    "boot", boot,
-	    "boot_error", jstr_or_null(berr),
-	    "boot_key", jstr_or_null(m->boot_key));
-	free(berr);
-	return o;
 }
 
 int

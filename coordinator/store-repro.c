@@ -52,12 +52,6 @@ out:
 }
 
 int
-store_jobs_published_json(struct store *s, size_t limit, json_t **out)
-{
-	return store_page_json(s, Q_J_LIST_PUB, "jobs", limit, out);
-}
-
-int
 store_repro_add(struct store *s, int64_t job_id, const char *bundle, const char *sha256,
     const char *source, double delta_pct, const char *info_json, int64_t *idp)
 {
@@ -168,10 +162,48 @@ store_audit_add(struct store *s, const struct store_audit *au)
 	return r;
 }
 
-int
-store_audit_json(struct store *s, size_t limit, json_t **out)
+static int
+audit_row_fill(struct db_stmt *st, void *elem)
 {
-	return store_page_json(s, Q_AUDIT_LIST, "audit", limit, out);
+	struct store_audit_row *e = elem;
+	int r;
+
+	e->id = db_col_int64(st, 0);
+	e->at = db_col_double(st, 1);
+	if ((r = store_col_dup(st, 2, &e->actor)) != 0 ||
+	    (r = store_col_dup(st, 3, &e->action)) != 0 ||
+	    (r = store_col_dup(st, 4, &e->subject)) != 0 ||
+	    (r = store_col_dup(st, 5, &e->detail)) != 0)
+		return r;
+	return 0;
+}
+
+static void
+audit_row_clear(void *elem)
+{
+	struct store_audit_row *e = elem;
+
+	free(e->actor);
+	free(e->action);
+	free(e->subject);
+	free(e->detail);
+}
+
+int
+store_audit_list(struct store *s, size_t limit, struct store_audit_row **out, size_t *nout)
+{
+	return store_page(s, Q_AUDIT_LIST, limit, sizeof(**out), audit_row_fill,
+	    audit_row_clear, (void **)out, nout);
+}
+
+void
+store_audit_rows_free(struct store_audit_row *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		audit_row_clear(&a[i]);
+	free(a);
 }
 
 struct audited_arg {
@@ -273,10 +305,45 @@ store_recipe_imported_by_name(struct store *s, const char *name, char **jsonp)
 	return get_text(s, Q_RI_BY_NAME, name, jsonp);
 }
 
-int
-store_recipes_imported_json(struct store *s, json_t **out)
+static int
+recipe_imp_fill(struct db_stmt *st, void *elem)
 {
-	return store_page_json(s, Q_RI_LIST, "recipes", 0, out);
+	struct store_recipe_imp *e = elem;
+	int r;
+
+	e->created_at = db_col_int64(st, 3);
+	if ((r = store_col_dup(st, 0, &e->name)) != 0 ||
+	    (r = store_col_dup(st, 1, &e->sha256)) != 0 ||
+	    (r = store_col_dup(st, 2, &e->actor)) != 0)
+		return r;
+	return 0;
+}
+
+static void
+recipe_imp_clear(void *elem)
+{
+	struct store_recipe_imp *e = elem;
+
+	free(e->name);
+	free(e->sha256);
+	free(e->actor);
+}
+
+int
+store_recipes_imported_list(struct store *s, struct store_recipe_imp **out, size_t *nout)
+{
+	return store_page(s, Q_RI_LIST, 0, sizeof(**out), recipe_imp_fill, recipe_imp_clear,
+	    (void **)out, nout);
+}
+
+void
+store_recipes_imported_free(struct store_recipe_imp *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		recipe_imp_clear(&a[i]);
+	free(a);
 }
 
 int
@@ -322,22 +389,47 @@ store_lab_by_key(struct store *s, const char *public_key, char *name, size_t nam
 	return 0;
 }
 
-int
-store_labs_json(struct store *s, json_t **out)
+static int
+lab_fill(struct db_stmt *st, void *elem)
 {
-	json_t *lab;
-	size_t i;
+	struct store_lab *e = elem;
 	int r;
 
-	if ((r = store_page_json(s, Q_LAB_LIST, "labs", 0, out)) != 0)
+	e->created_at = db_col_int64(st, 5);
+	if ((r = store_col_dup(st, 0, &e->name)) != 0 ||
+	    (r = store_col_dup(st, 1, &e->public_key)) != 0 ||
+	    (r = store_col_dup(st, 2, &e->fingerprint)) != 0 ||
+	    (r = store_col_dup(st, 3, &e->source)) != 0 ||
+	    (r = store_col_dup(st, 4, &e->actor)) != 0)
 		return r;
-	json_array_foreach(json_object_get(*out, "labs"), i, lab) {
-		if (json_object_set(lab, "fingerprint", json_object_get(lab, "key_fp")) != 0) {
-			json_decref(*out);
-			*out = NULL;
-			return BF_ERR_ALLOC;
-		}
-		json_object_del(lab, "key_fp");
-	}
 	return 0;
+}
+
+static void
+lab_clear(void *elem)
+{
+	struct store_lab *e = elem;
+
+	free(e->name);
+	free(e->public_key);
+	free(e->fingerprint);
+	free(e->source);
+	free(e->actor);
+}
+
+int
+store_labs_list(struct store *s, struct store_lab **out, size_t *nout)
+{
+	return store_page(s, Q_LAB_LIST, 0, sizeof(**out), lab_fill, lab_clear, (void **)out,
+	    nout);
+}
+
+void
+store_labs_free(struct store_lab *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		lab_clear(&a[i]);
+	free(a);
 }

@@ -769,22 +769,35 @@ out:
 	return r;
 }
 
-int
-store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
-    json_t **out)
+void
+store_log_lines_free(struct store_log_line *a, size_t n)
 {
-	json_t *o = NULL, *a;
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++) {
+		free(a[i].stream);
+		free(a[i].line);
+	}
+	free(a);
+}
+
+int
+store_run_log(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
+    struct store_log_line **out, size_t *nout)
+{
+	struct store_log_line *a = NULL, *l;
 	struct db_stmt *st;
+	size_t n = 0;
 	int r;
 
 	*out = NULL;
+	*nout = 0;
 	if (s == NULL)
 		return BF_ERR_INVALID;
 	if (limit == 0 || limit > STORE_MAX_PAGE)
 		limit = STORE_MAX_PAGE;
-	if ((o = json_pack("{s:I, s:[]}", "run", (json_int_t)run_id, "lines")) == NULL)
+	if ((a = calloc(limit, sizeof(*a))) == NULL)
 		return BF_ERR_ALLOC;
-	a = json_object_get(o, "lines");
 	store_lock(s);
 	if ((r = store_q(s, Q_R_HEAD, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
@@ -795,14 +808,23 @@ store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t li
 	db_reset(st);
 	if ((r = store_q(s, Q_L_GET, &st, "III", run_id, after_seq, (int64_t)limit)) != 0)
 		goto out;
-	if ((r = store_rows_append(s, st, a)) != 0)
+	while (n < limit && (r = store_q_step(s, st)) == 1) {
+		l = &a[n++];
+		l->seq = db_col_int64(st, 0);
+		l->at = db_col_double(st, 3);
+		if ((r = store_col_dup(st, 1, &l->stream)) != 0 ||
+		    (r = store_col_dup(st, 2, &l->line)) != 0)
+			goto out;
+	}
+	if (r < 0)
 		goto out;
-	*out = o;
-	o = NULL;
+	*out = a;
+	*nout = n;
+	a = NULL;
 	r = 0;
 out:
 	store_unlock(s);
-	json_decref(o);
+	store_log_lines_free(a, n);
 	return r;
 }
 

@@ -12,6 +12,41 @@
 #include "store-int.h"
 
 /*
+ * Step 13's counters, one column per run state (store.h's enum
+ * store_run_state, in its order). The same text on both engines but for
+ * the column type and the trigger's wording: STEP13_SET(F) writes
+ * "n_x = n_x F('x')" for each state x. Steps are append only, so these
+ * macros must never change once shipped, like the steps' literal text.
+ */
+#define STEP13_COLS(type) \
+	"ALTER TABLE jobs ADD COLUMN n_queued " type " NOT NULL DEFAULT 0;" \
+	"ALTER TABLE jobs ADD COLUMN n_running " type " NOT NULL DEFAULT 0;" \
+	"ALTER TABLE jobs ADD COLUMN n_done " type " NOT NULL DEFAULT 0;" \
+	"ALTER TABLE jobs ADD COLUMN n_failed " type " NOT NULL DEFAULT 0;" \
+	"ALTER TABLE jobs ADD COLUMN n_lost " type " NOT NULL DEFAULT 0;" \
+	"ALTER TABLE jobs ADD COLUMN n_boot_failed " type " NOT NULL DEFAULT 0;" \
+	"ALTER TABLE jobs ADD COLUMN n_cancelled " type " NOT NULL DEFAULT 0;"
+#define STEP13_ONE(col, st) \
+	" " col " = (SELECT COUNT(*) FROM runs r WHERE r.job_id = jobs.id AND r.state = '" st "')"
+#define STEP13_BACKFILL \
+	STEP13_ONE("n_queued", "queued") "," STEP13_ONE("n_running", "running") "," \
+	STEP13_ONE("n_done", "done") "," STEP13_ONE("n_failed", "failed") "," \
+	STEP13_ONE("n_lost", "lost") "," STEP13_ONE("n_boot_failed", "boot-failed") "," \
+	STEP13_ONE("n_cancelled", "cancelled")
+#define STEP13_SET(F) \
+	" n_queued = n_queued " F("'queued'") "," \
+	" n_running = n_running " F("'running'") "," \
+	" n_done = n_done " F("'done'") "," \
+	" n_failed = n_failed " F("'failed'") "," \
+	" n_lost = n_lost " F("'lost'") "," \
+	" n_boot_failed = n_boot_failed " F("'boot-failed'") "," \
+	" n_cancelled = n_cancelled " F("'cancelled'")
+#define STEP13_INS(x) "+ (NEW.state = " x ")"
+#define STEP13_DEL(x) "- (OLD.state = " x ")"
+#define STEP13_UPD(x) "+ (NEW.state = " x ") - (OLD.state = " x ")"
+#define STEP13_PG(x) "+ (n IS NOT DISTINCT FROM " x ")::int - (o IS NOT DISTINCT FROM " x ")::int"
+
+/*
  * Schema steps. Step i takes the file from user_version i to i + 1 and ends
  * with its own version bump, so the bump is a literal and commits in the
  * same transaction as the step. Append only: never edit a shipped step.
@@ -247,6 +282,27 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE runs ADD COLUMN recipe TEXT;"
 	"ALTER TABLE runs ADD COLUMN workload TEXT;"
 	"PRAGMA user_version = 12;",
+	/* 13: the jobs list without a COUNT per job and state (api-view.c):
+	 * each job counts its runs by state in columns that triggers keep,
+	 * so every statement that inserts, deletes or changes the state of a
+	 * run, in whatever transaction, moves the counts with it. started_at:
+	 * the job's first claim (store-claim.c); for the jobs already there,
+	 * the earliest start of a run still recorded (NULL when none is). */
+	"ALTER TABLE jobs ADD COLUMN started_at REAL;"
+	STEP13_COLS("INTEGER")
+	"UPDATE jobs SET started_at = (SELECT MIN(r.started_at) FROM runs r"
+	"  WHERE r.job_id = jobs.id)," STEP13_BACKFILL ";"
+	"CREATE TRIGGER runs_count_ins AFTER INSERT ON runs BEGIN UPDATE jobs SET"
+	STEP13_SET(STEP13_INS)
+	" WHERE id = NEW.job_id; END;"
+	"CREATE TRIGGER runs_count_del AFTER DELETE ON runs BEGIN UPDATE jobs SET"
+	STEP13_SET(STEP13_DEL)
+	" WHERE id = OLD.job_id; END;"
+	"CREATE TRIGGER runs_count_upd AFTER UPDATE OF state ON runs"
+	" WHEN OLD.state <> NEW.state BEGIN UPDATE jobs SET"
+	STEP13_SET(STEP13_UPD)
+	" WHERE id = NEW.job_id; END;"
+	"PRAGMA user_version = 13;",
 };
 
 /*
@@ -440,7 +496,34 @@ static const char *const store_migrations_pg[] = {
 	"ALTER TABLE runs ADD COLUMN recipe TEXT;"
 	"ALTER TABLE runs ADD COLUMN workload TEXT;"
 	"UPDATE bf_schema SET version = 12;",
+	/* 13: as on SQLite; one trigger function serves the three events */
+	"ALTER TABLE jobs ADD COLUMN started_at DOUBLE PRECISION;"
+	STEP13_COLS("BIGINT")
+	"UPDATE jobs SET started_at = (SELECT MIN(r.started_at) FROM runs r"
+	"  WHERE r.job_id = jobs.id)," STEP13_BACKFILL ";"
+	"CREATE FUNCTION bf_runs_count() RETURNS trigger LANGUAGE plpgsql AS $$"
+	" DECLARE o TEXT := NULL; n TEXT := NULL; j BIGINT;"
+	" BEGIN"
+	"  IF TG_OP <> 'INSERT' THEN o := OLD.state; j := OLD.job_id; END IF;"
+	"  IF TG_OP <> 'DELETE' THEN n := NEW.state; j := NEW.job_id; END IF;"
+	"  IF o IS NOT DISTINCT FROM n THEN RETURN NULL; END IF;"
+	"  UPDATE jobs SET"
+	STEP13_SET(STEP13_PG)
+	"  WHERE id = j;"
+	"  RETURN NULL;"
+	" END $$;"
+	"CREATE TRIGGER runs_count AFTER INSERT OR DELETE OR UPDATE OF state ON runs"
+	" FOR EACH ROW EXECUTE FUNCTION bf_runs_count();"
+	"UPDATE bf_schema SET version = 13;",
 };
+#undef STEP13_COLS
+#undef STEP13_BACKFILL
+#undef STEP13_SET
+#undef STEP13_ONE
+#undef STEP13_INS
+#undef STEP13_DEL
+#undef STEP13_UPD
+#undef STEP13_PG
 _Static_assert(sizeof(store_migrations) == sizeof(store_migrations_pg),
     "every schema step exists for both engines");
 #define STORE_SCHEMA_LATEST ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))

@@ -33,20 +33,12 @@
 #include "store-claim.h"
 
 
+/* store_job_from_row's columns, in its order: the counts are kept by
+ * schema step 13's triggers, so the list reads one row per job. */
 #define JOB_COLS \
-	"j.id AS id, j.recipe AS recipe, j.name AS name, j.state AS state," \
-	" j.created_at AS created_at, j.finished_at AS finished_at," \
-	" j.machine_class AS machine_class, j.machine_names AS machine_names," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id) AS runs_total," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'done') AS runs_done," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id" \
-	"  AND r.state IN ('failed','lost','boot-failed'))" \
-	"  AS runs_failed," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'running')" \
-	"  AS runs_running," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'queued') AS runs_queued," \
-	" (SELECT COUNT(*) FROM runs r WHERE r.job_id = j.id AND r.state = 'cancelled')" \
-	"  AS runs_cancelled"
+	"j.id, j.recipe, j.name, j.state, j.created_at, j.started_at, j.finished_at," \
+	" j.machine_class, j.machine_names, j.n_queued, j.n_running, j.n_done, j.n_failed," \
+	" j.n_lost, j.n_boot_failed, j.n_cancelled"
 
 #define RUN_COLS \
 	"id AS id, job_id AS job_id, cell_index AS cell_index, label AS label, axes AS axes," \
@@ -92,8 +84,23 @@ static const char *const store_sql[Q__COUNT] = {
 
 	[Q_J_ADD] = "INSERT INTO jobs (recipe, name, spec, machine_class, machine_names,"
 	    " created_at, owner_token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0)) RETURNING id",
-	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec AS spec FROM jobs j WHERE j.id = ?1",
-	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?1",
+	[Q_J_GET] = "SELECT " JOB_COLS ", j.spec FROM jobs j WHERE j.id = ?1",
+	/* Newest first from ?1 (0: the newest; keyset paging, so a page
+	 * costs the same however deep); ?2 a mask of job states (bit i:
+	 * store_job_states[i]; 0 any); ?3 recipe; ?4 a run on that machine;
+	 * ?5 a LIKE pattern (lower case, '!' escapes) on id, name, recipe;
+	 * ?6 published only; "" and 0 match anything. */
+	[Q_J_LIST] = "SELECT " JOB_COLS " FROM jobs j WHERE (?1 = 0 OR j.id < ?1)"
+	    " AND (?2 = 0 OR (?2 & CASE j.state WHEN 'queued' THEN 1 WHEN 'running' THEN 2"
+	    "  WHEN 'done' THEN 4 WHEN 'failed' THEN 8 WHEN 'cancelled' THEN 16 ELSE 0 END) <> 0)"
+	    " AND (?3 = '' OR j.recipe = ?3)"
+	    " AND (?4 = '' OR EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id"
+	    "  AND r.machine = ?4))"
+	    " AND (?5 = '' OR CAST(j.id AS TEXT) LIKE ?5 ESCAPE '!'"
+	    "  OR LOWER(j.recipe) LIKE ?5 ESCAPE '!'"
+	    "  OR LOWER(COALESCE(j.name, '')) LIKE ?5 ESCAPE '!')"
+	    " AND (?6 = 0 OR j.published = 1)"
+	    " ORDER BY j.id DESC LIMIT ?7",
 	[Q_J_HEAD] = "SELECT state, recipe FROM jobs WHERE id = ?1",
 	[Q_J_CANCEL_RUNS] = "UPDATE runs SET state = 'cancelled', finished_at = ?2"
 	    " WHERE job_id = ?1 AND state = 'queued'",
@@ -104,7 +111,8 @@ static const char *const store_sql[Q__COUNT] = {
 	    "  THEN 'done' ELSE 'failed' END"
 	    " WHERE id = ?1 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r"
 	    "  WHERE r.job_id = ?1 AND r.state IN ('queued','running'))",
-	[Q_J_START] = "UPDATE jobs SET state = 'running' WHERE id = ?1 AND state = 'queued'",
+	[Q_J_START] = "UPDATE jobs SET state = 'running', started_at = ?2"
+	    " WHERE id = ?1 AND state = 'queued'",
 	/* MIN(id) makes label and axes come from the cell's first run. */
 	[Q_J_CELLS] = "SELECT r.id, r.cell_index AS cell_index, r.label AS label, r.axes AS axes"
 	    " FROM runs r WHERE r.job_id = ?1 AND r.id = (SELECT MIN(r2.id) FROM runs r2"
@@ -237,8 +245,6 @@ static const char *const store_sql[Q__COUNT] = {
 	/* federation and reproductions (store-repro.c) */
 	[Q_J_PUBLISH] = "UPDATE jobs SET published = 1 WHERE id = ?1",
 	[Q_J_PUBLISHED] = "SELECT published FROM jobs WHERE id = ?1",
-	[Q_J_LIST_PUB] = "SELECT " JOB_COLS " FROM jobs j WHERE j.published = 1"
-	    " ORDER BY j.id DESC LIMIT ?1",
 	[Q_X_ADD] = "INSERT INTO reproductions (job_id, bundle, bundle_sha256, source,"
 	    " delta_pct, info, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
 	[Q_X_GET] = "SELECT job_id, bundle, bundle_sha256, source, delta_pct, info, created_at"
@@ -249,21 +255,21 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_RI_GET] = "SELECT json FROM recipes_imported WHERE sha256 = ?1",
 	[Q_RI_BY_NAME] = "SELECT json FROM recipes_imported WHERE name = ?1"
 	    " ORDER BY created_at DESC, sha256 LIMIT 1",
-	[Q_RI_LIST] = "SELECT name AS name, sha256 AS sha256, actor AS actor,"
-	    " created_at AS created_at FROM recipes_imported ORDER BY name, created_at LIMIT ?1",
+	/* store_recipes_imported_list's columns, in its order */
+	[Q_RI_LIST] = "SELECT name, sha256, actor, created_at FROM recipes_imported"
+	    " ORDER BY name, created_at LIMIT ?1",
 	[Q_LAB_ADD] = "INSERT INTO labs (name, public_key, fingerprint, source, actor, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
 	[Q_LAB_DEL] = "DELETE FROM labs WHERE name = ?1",
 	[Q_LAB_BY_KEY] = "SELECT name FROM labs WHERE public_key = ?1",
-	/* not "AS fingerprint": store_col_json parses a column of that name as
-	 * JSON (a machine's); store_labs_json renames it */
-	[Q_LAB_LIST] = "SELECT name AS name, public_key AS public_key, fingerprint AS key_fp,"
-	    " source AS source, actor AS actor, created_at AS created_at FROM labs"
-	    " ORDER BY name LIMIT ?1",
+	/* store_labs_list's columns, in its order */
+	[Q_LAB_LIST] = "SELECT name, public_key, fingerprint, source, actor, created_at"
+	    " FROM labs ORDER BY name LIMIT ?1",
 	[Q_AUDIT_ADD] = "INSERT INTO audit (at, actor, action, subject, detail)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5)",
-	[Q_AUDIT_LIST] = "SELECT id AS id, at AS at, actor AS actor, action AS action,"
-	    " subject AS subject, detail AS detail FROM audit ORDER BY id DESC LIMIT ?1",
+	/* store_audit_list's columns, in its order */
+	[Q_AUDIT_LIST] = "SELECT id, at, actor, action, subject, detail FROM audit"
+	    " ORDER BY id DESC LIMIT ?1",
 
 	/* Serialises the transactions that end runs of one job (settle, the
 	 * adaptive extra boot): a no-op on SQLite, whose writers are serial. */
@@ -686,29 +692,40 @@ store_rows_into(struct store *s, struct db_stmt *st, json_t *map)
 }
 
 int
-store_page_json(struct store *s, enum store_q id, const char *key, size_t limit,
-    json_t **out)
+store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_row_fn fill,
+    store_clear_fn clear, void **out, size_t *nout)
 {
-	json_t *o = NULL;
 	struct db_stmt *st;
+	char *a = NULL;
+	size_t n = 0, i;
 	int r;
 
 	*out = NULL;
+	*nout = 0;
 	if (s == NULL)
 		return BF_ERR_INVALID;
 	if (limit == 0 || limit > STORE_MAX_PAGE)
 		limit = STORE_MAX_PAGE;
-	if ((o = json_pack("{s:[]}", key)) == NULL)
+	/* a page is at most STORE_MAX_PAGE small structs: no growing */
+	if ((a = calloc(limit, size)) == NULL)
 		return BF_ERR_ALLOC;
 	store_lock(s);
-	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0 ||
-	    (r = store_rows_append(s, st, json_object_get(o, key))) != 0)
+	if ((r = store_q(s, id, &st, "I", (int64_t)limit)) != 0)
 		goto out;
-	*out = o;
-	o = NULL;
+	while (n < limit && (r = store_q_step(s, st)) == 1)
+		if ((r = fill(st, a + n++ * size)) != 0)
+			goto out;
+	if (r < 0)
+		goto out;
+	*out = a;
+	*nout = n;
+	a = NULL;
+	r = 0;
 out:
 	store_unlock(s);
-	json_decref(o);
+	for (i = 0; a != NULL && i < n; i++)
+		clear(a + i * size);
+	free(a);
 	return r;
 }
 

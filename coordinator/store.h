@@ -90,8 +90,6 @@ int store_machine_delete(struct store *s, const char *name);
 int store_machine_update(struct store *s, const char *name, const char *state,
     const char *hostname, const char *kernel, const char *arch,
     const char *last_error, int touch);
-/* API view of a machine (no key path). New reference. */
-json_t *store_machine_json(const struct store_machine *m);
 
 /* --- jobs and runs --- */
 struct store_run_new {
@@ -138,15 +136,57 @@ int store_job_create_plan(struct store *s, const struct job_spec *job,
 int store_job_create_suite(struct store *s, const struct job_spec *job,
     const struct recipe *const *recs, const struct plan *p, const char *machine_class,
     const char *machine_names_json, int64_t owner_token, int64_t *idp);
-/* {"id","recipe","name","state","created_at","finished_at","runs_total",
- *  "runs_done","runs_failed","runs_running","runs_queued","spec":{...}}
- * also "runs_cancelled", "machine_class" and "machine_names" (array or
- * null); runs_failed counts failed and lost runs.
- * BF_ERR_NOTFOUND. New reference in *out. */
-int store_job_get_json(struct store *s, int64_t id, json_t **out);
-/* {"jobs":[ job objects without "spec", newest first ]}; at most limit (<=1000;
- * 0 means 1000). */
-int store_jobs_list_json(struct store *s, size_t limit, json_t **out);
+/* Run states, in this order wherever a job counts its runs (jobs.n_*). */
+enum store_run_state {
+	STORE_RUN_QUEUED, STORE_RUN_RUNNING, STORE_RUN_DONE, STORE_RUN_FAILED,
+	STORE_RUN_LOST, STORE_RUN_BOOT_FAILED, STORE_RUN_CANCELLED,
+	STORE_RUN_NSTATES
+};
+extern const char *const store_run_states[STORE_RUN_NSTATES];
+/* Job states; a list filter's mask has bit i for store_job_states[i]. */
+#define STORE_JOB_NSTATES	5
+extern const char *const store_job_states[STORE_JOB_NSTATES];
+
+/* A job's row: what GET /jobs lists and GET /jobs/{id} shows (api-view.c
+ * renders it). Free with store_job_free (one) or store_jobs_free (a list). */
+struct store_job {
+	int64_t id;
+	char *recipe;
+	char *name;			/* NULL: none */
+	char *state;			/* one of store_job_states */
+	int64_t created_at;		/* unix seconds */
+	int has_started;		/* started_at is known: claimed at least once */
+	double started_at;		/* unix seconds */
+	int has_finished;
+	double finished_at;
+	char *machine_class;		/* NULL when machine_names selects */
+	char *machine_names;		/* JSON array text, or NULL */
+	int64_t runs[STORE_RUN_NSTATES];	/* by enum store_run_state */
+	char *spec;			/* JSON text; store_job_get only, else NULL */
+};
+
+/* The job with its spec. BF_ERR_NOTFOUND. */
+int store_job_get(struct store *s, int64_t id, struct store_job **out);
+void store_job_free(struct store_job *j);
+void store_jobs_free(struct store_job *a, size_t n);
+
+/* What GET /jobs may ask for; zero values match every job. */
+struct store_job_filter {
+	int64_t before;			/* only ids below it (keyset paging) */
+	size_t limit;			/* 1..BF_MAX_JOBS_PAGE; 0: BF_MAX_JOBS_PAGE */
+	unsigned int states;		/* mask over store_job_states */
+	const char *recipe;		/* exactly this recipe */
+	const char *machine;		/* jobs with a run on this machine */
+	const char *q;			/* this text (any case) in the id, name or
+					 * recipe; at most BF_MAX_JOBS_Q bytes */
+	int published;			/* only published jobs (federation) */
+};
+
+/* Jobs newest first as f asks; *nout of them in *out (store_jobs_free).
+ * *next_before gets the id to pass as before for the next page, or 0 when
+ * no older job matches. BF_ERR_INVALID on a filter out of range. */
+int store_jobs_list(struct store *s, const struct store_job_filter *f,
+    struct store_job **out, size_t *nout, int64_t *next_before);
 /* Queued runs become cancelled; the job is cancelled (running runs finish and
  * keep their result). BF_ERR_NOTFOUND; BF_ERR_STATE if the job had ended. */
 int store_job_cancel(struct store *s, int64_t id);
@@ -159,10 +199,19 @@ int store_job_cancel(struct store *s, int64_t id);
  * job does not exist. */
 int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
 int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
-/* {"run":id,"lines":[{"seq","stream","line","at"}]} with seq > after_seq,
- * at most limit lines (<=1000; 0 means 1000). BF_ERR_NOTFOUND. */
-int store_run_log_json(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
-    json_t **out);
+/* One line of a run's log. */
+struct store_log_line {
+	int64_t seq;		/* 1.. in the order written */
+	char *stream;		/* stdout, stderr, agent or coord */
+	char *line;
+	double at;		/* unix seconds */
+};
+/* The run's lines with seq > after_seq, at most limit (<=1000; 0 means
+ * 1000), in order; free with store_log_lines_free. BF_ERR_NOTFOUND when the
+ * run does not exist. */
+int store_run_log(struct store *s, int64_t run_id, int64_t after_seq, size_t limit,
+    struct store_log_line **out, size_t *nout);
+void store_log_lines_free(struct store_log_line *a, size_t n);
 
 /* --- for the scheduler --- */
 struct store_claim {
@@ -374,8 +423,6 @@ int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
 int store_job_publish(struct store *s, int64_t id);
 /* *pubp = 1 if published. BF_ERR_NOTFOUND. */
 int store_job_published(struct store *s, int64_t id, int *pubp);
-/* store_jobs_list_json restricted to published jobs. */
-int store_jobs_published_json(struct store *s, size_t limit, json_t **out);
 
 struct store_repro {
 	int64_t id;
@@ -404,9 +451,20 @@ struct store_audit {
 };
 /* Append one entry on its own. */
 int store_audit_add(struct store *s, const struct store_audit *au);
-/* {"audit":[{"id","at","actor","action","subject","detail"}]}, newest first,
- * at most limit (0: STORE_MAX_PAGE). New reference. */
-int store_audit_json(struct store *s, size_t limit, json_t **out);
+/* One entry of the audit log as stored. */
+struct store_audit_row {
+	int64_t id;
+	double at;		/* unix seconds */
+	char *actor;
+	char *action;
+	char *subject;		/* may be NULL */
+	char *detail;		/* may be NULL */
+};
+/* The newest limit entries (0 or over 1000: 1000), newest first; free
+ * with store_audit_rows_free. */
+int store_audit_list(struct store *s, size_t limit, struct store_audit_row **out,
+    size_t *nout);
+void store_audit_rows_free(struct store_audit_row *a, size_t n);
 
 /* Install a recipe (its canonical JSON text and sha256) and audit it.
  * BF_ERR_EXISTS (nothing written) when that sha256 is installed already. */
@@ -417,8 +475,17 @@ int store_recipe_import(struct store *s, const char *name, const char *sha256,
 int store_recipe_imported(struct store *s, const char *sha256, char **jsonp);
 /* The newest imported recipe called name, or BF_ERR_NOTFOUND. */
 int store_recipe_imported_by_name(struct store *s, const char *name, char **jsonp);
-/* {"recipes":[{"name","sha256","actor","created_at"}]}. New reference. */
-int store_recipes_imported_json(struct store *s, json_t **out);
+/* An imported recipe, without its text. */
+struct store_recipe_imp {
+	char *name;
+	char *sha256;
+	char *actor;
+	int64_t created_at;	/* unix seconds */
+};
+/* The imported recipes by name, then age; free with
+ * store_recipes_imported_free. */
+int store_recipes_imported_list(struct store *s, struct store_recipe_imp **out, size_t *nout);
+void store_recipes_imported_free(struct store_recipe_imp *a, size_t n);
 
 /* Trust a lab's key (base64 of the raw 32 bytes) and audit it.
  * BF_ERR_EXISTS when the name or the key is in the keyring already. */
@@ -429,7 +496,17 @@ int store_lab_untrust(struct store *s, const char *name, const struct store_audi
 /* The trusted lab holding that key into name (BF_MAX_NAME + 1 bytes), or
  * BF_ERR_NOTFOUND. */
 int store_lab_by_key(struct store *s, const char *public_key, char *name, size_t namesz);
-/* {"labs":[{"name","public_key","fingerprint","source","actor","created_at"}]}. */
-int store_labs_json(struct store *s, json_t **out);
+/* A trusted lab of the keyring. */
+struct store_lab {
+	char *name;
+	char *public_key;	/* base64 of 32 bytes */
+	char *fingerprint;	/* "SHA256:..." */
+	char *source;		/* the URL it was fetched from, or NULL */
+	char *actor;
+	int64_t created_at;	/* unix seconds */
+};
+/* The keyring by name; free with store_labs_free. */
+int store_labs_list(struct store *s, struct store_lab **out, size_t *nout);
+void store_labs_free(struct store_lab *a, size_t n);
 
 #endif

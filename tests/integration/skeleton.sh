@@ -123,6 +123,42 @@ fi
 # API and CLI serve them.
 check_contains "CLI runs" "$(cli runs "$id")" bfit
 check_contains "CLI status" "$(cli status "$id")" done
+# The jobs list (docs/api.md, The jobs list): filters, keyset pages, the
+# run counters kept by the store, and a 400 naming each bad parameter.
+ids() { curl -fsS "$URL/api/v1/jobs?$1" | jq -r '[.jobs[].id] | join(" ")'; }
+check_eq "jobs ?state=done" "$(ids state=done)" "$wid $id"
+check_eq "jobs ?state=cancelled,failed" "$(ids state=cancelled,failed)" "$tid"
+check_eq "jobs ?recipe=page-touch&state=done" "$(ids 'recipe=page-touch&state=done')" "$wid $id"
+check_eq "jobs ?recipe=nosuch" "$(ids recipe=nosuch)" ""
+m1=$(jq -r '.runs[0].machine' <<<"$runs")
+check_contains "jobs ?machine=$m1" " $(ids "machine=$m1") " " $id "
+check_eq "jobs ?q=PAGE-t (any case)" "$(ids 'q=PAGE-t&state=done')" "$wid $id"
+check_eq "jobs ?q=%25 (a literal %)" "$(ids 'q=%25')" ""
+p1=$(curl -fsS "$URL/api/v1/jobs?limit=2")
+check_eq "jobs ?limit=2" "$(jq -r '[.jobs[].id] | join(" ")' <<<"$p1")" "$tid $wid"
+check_eq "jobs ?limit=2: next_before" "$(jq -r .next_before <<<"$p1")" "$wid"
+p2=$(curl -fsS "$URL/api/v1/jobs?limit=2&before=$wid")
+check_eq "jobs ?before=$wid: the last page" "$(jq -c '[[.jobs[].id], .next_before]' <<<"$p2")" "[[$id],null]"
+check_eq "jobs: counts and times of job $id" "$(jq -c '.jobs[0] | [.runs_total, .runs_done,
+	.runs_failed, .runs_queued, .runs_running, .runs_cancelled, (.started_at > 0),
+	(.finished_at >= .started_at), (.created_at <= .started_at)]' <<<"$p2")" "[4,4,0,0,0,0,true,true,true]"
+out=$(cli status --state cancelled --search "page-" 2>&1)
+check_contains "CLI status --state --search" "$out" "$tid"
+check_eq "CLI status --state --search leaves the others out" \
+	"$(awk -v w="$wid" '$1 == w' <<<"$out" | wc -l)" 0
+check_contains "CLI status --limit 1 says where older jobs are" \
+	"$(cli status --limit 1 2>&1 >/dev/null)" "status --before $tid"
+out=$(cli status --state bogus 2>&1); rc=$?
+check_eq "CLI status --state bogus: exit" "$rc" 1
+check_contains "CLI status --state bogus: why" "$out" "state"
+long=$(printf 'a%.0s' $(seq 129))
+for q in "limit=0 limit" "limit=1001 limit" "limit=x limit" "before=0 before" "before=-1 before" \
+	"state=bogus state" "state= state" "state=done, state" "recipe=../x recipe" \
+	"machine=a%20b machine" "q=$long q" "q=%01 q" "q=%ff q" "published=2 published"; do
+	r=$(api GET "/api/v1/jobs?${q% *}")
+	check_eq "jobs ?${q% *}" "$(status_of "$r")" 400
+	check_eq "jobs ?${q% *} names the field" "$(body_of "$r" | jq -r .detail.field)" "${q#* }"
+done
 rep=$(cli report "$id" --baseline passes:1)
 check_contains "CLI report" "$rep" "pages_per_s"
 check_contains "CLI report cells" "$rep" "mb=16"

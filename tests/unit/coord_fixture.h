@@ -141,9 +141,26 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	return s;
 }
 
+/* Undo schema step 13 (the jobs' run counters and their triggers), whose
+ * triggers each engine drops in its own words: run it before any of the
+ * FIX_UNDO_STEP* below. */
+#define FIX_UNDO_STEP13_COLS \
+	" ALTER TABLE jobs DROP COLUMN started_at; ALTER TABLE jobs DROP COLUMN n_queued;" \
+	" ALTER TABLE jobs DROP COLUMN n_running; ALTER TABLE jobs DROP COLUMN n_done;" \
+	" ALTER TABLE jobs DROP COLUMN n_failed; ALTER TABLE jobs DROP COLUMN n_lost;" \
+	" ALTER TABLE jobs DROP COLUMN n_boot_failed; ALTER TABLE jobs DROP COLUMN n_cancelled;"
+static inline const char *
+fix_undo_step13(int pg)
+{
+	return pg ? "DROP FUNCTION bf_runs_count() CASCADE;" FIX_UNDO_STEP13_COLS :
+	    "DROP TRIGGER runs_count_ins; DROP TRIGGER runs_count_del;"
+	    " DROP TRIGGER runs_count_upd;" FIX_UNDO_STEP13_COLS;
+}
+
 /* Undo schema step 12 (suites), 11 (artifacts), 10 (run-time
  * fingerprints), then 9 (snapshots), behind the store's back: the first
- * part of making a store of any older schema from a new one. */
+ * part of making a store of any older schema from a new one, after
+ * fix_undo_step13. */
 #define FIX_UNDO_STEP12 "ALTER TABLE runs DROP COLUMN recipe; ALTER TABLE runs DROP COLUMN workload;"
 #define FIX_UNDO_STEP11 FIX_UNDO_STEP12 " DROP TABLE run_artifacts; DROP TABLE artifacts;"
 #define FIX_UNDO_STEP10 FIX_UNDO_STEP11 " ALTER TABLE runs DROP COLUMN fingerprint_doc_sha256;" \

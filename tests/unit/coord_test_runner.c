@@ -107,121 +107,106 @@ check_untouched(const struct store_claim *c)
 	T_EQ_INT(store_run_finish(st, c->run_id, "failed", -1, "test"), 0);
 }
 
+/*
+ * The ways a step ends, one row each: the agent's answer on the machine
+ * (its lines, exit status, a link that drops after some lines, a stale
+ * agent that is replaced), and the outcome, samples and sink calls the
+ * runner must give for it.
+ */
 static void
-test_execute_done(void)
+test_execute(void)
 {
-	struct fake_rule rules[] = {
-		{ .match = "uname -m", .out = "x86_64\n" },
-		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
-		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) ITER(2, 0.7) DONE_OK },
+	static const struct {
+		const char *what;
+		int iterations;		/* the job's */
+		int stale_agent;	/* the machine's agent must be replaced */
+		const char *step_out;	/* what the agent prints */
+		int step_status;	/* and its exit status */
+		int drop_after;		/* the link drops after this many lines; 0 not */
+		enum run_action action;
+		const char *state;	/* NULL for a retry */
+		int exit_status;
+		const char *msg;	/* "" exactly; else in o.message */
+		const char *msg2;	/* also in o.message, or NULL */
+		int link_lost;
+		int samples;		/* stored and streamed */
+		int iterations_seen;	/* -1: not checked */
+		int hellos;
+		int agent_ok;
+	} cases[] = {
+		{ .what = "done", .iterations = 3,
+		  .step_out = HELLO ITER(0, 0.5) ITER(1, 0.6) ITER(2, 0.7) DONE_OK,
+		  .action = RUN_FINISH, .state = "done", .msg = "", .samples = 3,
+		  .iterations_seen = 3, .hellos = 1, .agent_ok = 1 },
+		{ .what = "link lost mid-step", .iterations = 2,
+		  .step_out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK, .drop_after = 2,
+		  .action = RUN_RETRY, .exit_status = -1, .msg = "attempt 1 lost on fake1",
+		  .link_lost = 1,
+		  .samples = 1, .iterations_seen = -1, .hellos = 1, .agent_ok = 1 },
+		{ .what = "the workload fails", .iterations = 1, .stale_agent = 1,
+		  .step_out = HELLO "{\"type\":\"iteration\",\"iteration\":0,\"exit\":2}\n"
+		  "{\"type\":\"done\",\"ok\":false}\n", .step_status = 3,
+		  .action = RUN_FINISH, .state = "failed", .exit_status = 3,
+		  .msg = "iteration 0: workload exited with status 2",
+		  .msg2 = "agent exit status 3", .samples = 0,
+		  .iterations_seen = -1, .hellos = 1, .agent_ok = 1 },
 	};
-	struct fake_script fs;
-	struct transport *tr = NULL;
-	struct runner_env env;
-	struct rec_sink rec;
-	struct run_outcome o;
-	struct store_claim *c;
-	int agent_ok = 0;
+	size_t i;
 
-	memset(&rec, 0, sizeof(rec));
-	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
-	env_init(&env, &rec);
-	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
-	    "\"repetitions\":{\"iterations\":3}}", NULL);
-	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	execute(&env, tr, &agent_ok, c, &o);
-	T_EQ_INT(o.action, RUN_FINISH);
-	T_EQ_STR(o.state, "done");
-	T_EQ_INT(o.exit_status, 0);
-	T_EQ_STR(o.message, "");
-	T_EQ_INT(o.link_lost, 0);
-	T_EQ_INT(o.adaptive, 0);
-	T_EQ_INT(o.iterations_seen, 3);
-	T_EQ_INT(o.samples_stored, 3);		/* wall_s per iteration */
-	T_EQ_INT(rec.samples, 3);
-	T_EQ_INT(rec.iterations[0] + rec.iterations[1] + rec.iterations[2], 3);
-	T_EQ_INT(rec.hellos, 1);
-	T_EQ_INT(agent_ok, 1);
-	T_EQ_INT(fs.uploads, 0);		/* the agent's sha256 matched */
-	T_EQ_INT(rules[2].used, 1);
-	T_EQ_INT(fs.unmatched, 0);
-	check_untouched(c);
-	transport_close(tr);
-	store_claim_free(c);
-}
+	for (i = 0; i < NELEM(cases); i++) {
+		struct fake_rule rules[] = {
+			{ .match = "uname -m", .out = "x86_64\n" },
+			{ .match = "sha256sum", .out = "0000  agent\n", .uses = 1 },
+			{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
+			{ .match = " step", .out = cases[i].step_out, .status = cases[i].step_status,
+			  .drop_after = cases[i].drop_after },
+		};
+		struct fake_script fs;
+		struct transport *tr = NULL;
+		struct runner_env env;
+		struct rec_sink rec;
+		struct run_outcome o;
+		struct store_claim *c;
+		char spec[160];
+		int agent_ok = 0;
 
-static void
-test_execute_lost(void)
-{
-	struct fake_rule rules[] = {
-		{ .match = "uname -m", .out = "x86_64\n" },
-		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
-		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK,
-		  .drop_after = 2 },
-	};
-	struct fake_script fs;
-	struct transport *tr = NULL;
-	struct runner_env env;
-	struct rec_sink rec;
-	struct run_outcome o;
-	struct store_claim *c;
-	int agent_ok = 0;
-
-	memset(&rec, 0, sizeof(rec));
-	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
-	env_init(&env, &rec);
-	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
-	    "\"repetitions\":{\"iterations\":2}}", NULL);
-	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	execute(&env, tr, &agent_ok, c, &o);
-	T_EQ_INT(o.action, RUN_RETRY);
-	T_EQ_INT(o.link_lost, 1);
-	T_CONTAINS(o.message, "attempt 1 lost on fake1");
-	T_EQ_INT(o.samples_stored, 1);		/* the one before the drop, streamed */
-	T_EQ_INT(rec.samples, 1);
-	T_EQ_INT(transport_alive(tr), 0);
-	check_untouched(c);
-	transport_close(tr);
-	store_claim_free(c);
-}
-
-static void
-test_execute_failed(void)
-{
-	struct fake_rule rules[] = {
-		{ .match = "uname -m", .out = "x86_64\n" },
-		{ .match = "sha256sum", .out = "0000  agent\n", .uses = 1 },
-		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
-		{ .match = " step", .status = 3, .out = HELLO
-		  "{\"type\":\"iteration\",\"iteration\":0,\"exit\":2}\n"
-		  "{\"type\":\"done\",\"ok\":false}\n" },
-	};
-	struct fake_script fs;
-	struct transport *tr = NULL;
-	struct runner_env env;
-	struct rec_sink rec;
-	struct run_outcome o;
-	struct store_claim *c;
-	int agent_ok = 0;
-
-	memset(&rec, 0, sizeof(rec));
-	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
-	env_init(&env, &rec);
-	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
-	    "\"repetitions\":{\"iterations\":1}}", NULL);
-	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	execute(&env, tr, &agent_ok, c, &o);
-	T_EQ_INT(fs.uploads, 1);		/* a stale agent is replaced */
-	T_EQ_INT(o.action, RUN_FINISH);
-	T_EQ_STR(o.state, "failed");
-	T_EQ_INT(o.exit_status, 3);
-	T_CONTAINS(o.message, "iteration 0: workload exited with status 2");
-	T_CONTAINS(o.message, "agent exit status 3");
-	T_EQ_INT(o.link_lost, 0);
-	T_EQ_INT(rec.samples, 0);
-	check_untouched(c);
-	transport_close(tr);
-	store_claim_free(c);
+		fprintf(stderr, "execute case: %s\n", cases[i].what);
+		if (!cases[i].stale_agent)
+			rules[1].match = "no such command";	/* never used */
+		memset(&rec, 0, sizeof(rec));
+		fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+		env_init(&env, &rec);
+		snprintf(spec, sizeof(spec), "{\"recipe\":\"echo\",\"machines\":{\"class\":"
+		    "\"fake\"},\"repetitions\":{\"iterations\":%d}}", cases[i].iterations);
+		c = claim(spec, NULL);
+		T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
+		execute(&env, tr, &agent_ok, c, &o);
+		T_EQ_INT(o.action, cases[i].action);
+		if (cases[i].state != NULL)
+			T_EQ_STR(o.state, cases[i].state);
+		T_EQ_INT(o.exit_status, cases[i].exit_status);
+		if (cases[i].msg[0] == '\0')
+			T_EQ_STR(o.message, "");
+		else
+			T_CONTAINS(o.message, cases[i].msg);
+		if (cases[i].msg2 != NULL)
+			T_CONTAINS(o.message, cases[i].msg2);
+		T_EQ_INT(o.link_lost, cases[i].link_lost);
+		T_EQ_INT(transport_alive(tr), !cases[i].link_lost);
+		T_EQ_INT(o.adaptive, 0);
+		if (cases[i].iterations_seen >= 0)
+			T_EQ_INT(o.iterations_seen, cases[i].iterations_seen);
+		T_EQ_INT(o.samples_stored, cases[i].samples);	/* wall_s per iteration */
+		T_EQ_INT(rec.samples, cases[i].samples);
+		T_EQ_INT(rec.hellos, cases[i].hellos);
+		T_EQ_INT(agent_ok, cases[i].agent_ok);
+		T_EQ_INT(fs.uploads, cases[i].stale_agent);	/* replaced only when stale */
+		T_EQ_INT(rules[3].used, 1);
+		T_EQ_INT(fs.unmatched, 0);
+		check_untouched(c);
+		transport_close(tr);
+		store_claim_free(c);
+	}
 }
 
 /* The runner reads agent lines through agentline_decode: a refused line is
@@ -513,42 +498,65 @@ boot_case(const struct fake_boot *b, struct run_outcome *o, struct rec_sink *rec
 	store_claim_free(c);
 }
 
+/* Each way a boot ends, and the outcome the runner hands the scheduler. */
 static void
 test_boot(void)
 {
-	const struct fake_boot ok = { .ret = 0, .rebooted = 1, .boot_id = "b-new" };
-	const struct fake_boot failed = { .ret = BF_ERR_STATE, .rebooted = 1,
-	    .power_cycled = 1, .recovered = 1, .reason = "wrong kernel after kexec" };
-	const struct fake_boot gone = { .ret = BF_ERR_TIMEOUT, .rebooted = 1,
-	    .power_cycled = 1, .recovered = 0, .drop = 1, .reason = "no SSH after power cycle" };
+	static const struct {
+		const char *what;
+		struct fake_boot boot;
+		enum run_action action;
+		const char *state;		/* NULL: the run goes on */
+		const char *msg;		/* in o.message, or NULL */
+		const char *machine_state;	/* o.machine_state, or NULL */
+		int link_lost, alive;
+		const char *boot_key;		/* in the recorded boot key; "" cleared */
+		const char *recorded_state;	/* the last machine state recorded */
+	} cases[] = {
+		{ .what = "booted",
+		  .boot = { .ret = 0, .rebooted = 1, .boot_id = "b-new" },
+		  .action = RUN_PROCEED, .alive = 1, .boot_key = "@b-new",
+		  .recorded_state = "running" },
+		/* it came back after the power cycle: boot-failed, and it counts */
+		{ .what = "wrong kernel, back after a power cycle",
+		  .boot = { .ret = BF_ERR_STATE, .rebooted = 1, .power_cycled = 1,
+		    .recovered = 1, .reason = "wrong kernel after kexec" },
+		  .action = RUN_QUARANTINE, .state = "boot-failed",
+		  .msg = "boot-failed: wrong kernel after kexec", .machine_state = "idle",
+		  .alive = 1, .boot_key = "" },	/* the boot it is in is unknown now */
+		/* it did not come back: offline, the link dropped, not held against it */
+		{ .what = "gone after the power cycle",
+		  .boot = { .ret = BF_ERR_TIMEOUT, .rebooted = 1, .power_cycled = 1,
+		    .recovered = 0, .drop = 1, .reason = "no SSH after power cycle" },
+		  .action = RUN_FINISH, .state = "boot-failed",
+		  .msg = "no SSH after power cycle", .machine_state = "offline",
+		  .link_lost = 1, .alive = 0 },
+	};
 	struct rec_sink rec;
 	struct run_outcome o;
+	size_t i;
 	int alive;
 
 	T_EQ_INT(store_machine_set_boot(st, "fake1", BOOTCFG), 0);
-	boot_case(&ok, &o, &rec, &alive);
-	T_EQ_INT(o.action, RUN_PROCEED);
-	T_EQ_INT(o.link_lost, 0);
-	T_CONTAINS(rec.boot_key, "@b-new");
-	T_EQ_STR(rec.last_machine_state, "running");
-
-	/* it came back after the power cycle: boot-failed, and it counts */
-	boot_case(&failed, &o, &rec, &alive);
-	T_EQ_INT(o.action, RUN_QUARANTINE);
-	T_EQ_STR(o.state, "boot-failed");
-	T_CONTAINS(o.message, "boot-failed: wrong kernel after kexec");
-	T_EQ_STR(o.machine_state, "idle");
-	T_EQ_INT(o.link_lost, 0);
-	T_EQ_INT(alive, 1);
-	T_EQ_STR(rec.boot_key, "");		/* the boot it is in is unknown now */
-
-	/* it did not come back: offline, the link dropped, not held against it */
-	boot_case(&gone, &o, &rec, &alive);
-	T_EQ_INT(o.action, RUN_FINISH);
-	T_EQ_STR(o.state, "boot-failed");
-	T_EQ_STR(o.machine_state, "offline");
-	T_EQ_INT(o.link_lost, 1);
-	T_EQ_INT(alive, 0);
+	for (i = 0; i < NELEM(cases); i++) {
+		fprintf(stderr, "boot case: %s\n", cases[i].what);
+		boot_case(&cases[i].boot, &o, &rec, &alive);
+		T_EQ_INT(o.action, cases[i].action);
+		if (cases[i].state != NULL)
+			T_EQ_STR(o.state, cases[i].state);
+		if (cases[i].msg != NULL)
+			T_CONTAINS(o.message, cases[i].msg);
+		if (cases[i].machine_state != NULL)
+			T_EQ_STR(o.machine_state, cases[i].machine_state);
+		T_EQ_INT(o.link_lost, cases[i].link_lost);
+		T_EQ_INT(alive, cases[i].alive);
+		if (cases[i].boot_key != NULL && cases[i].boot_key[0] != '\0')
+			T_CONTAINS(rec.boot_key, cases[i].boot_key);
+		else if (cases[i].boot_key != NULL)
+			T_EQ_STR(rec.boot_key, "");
+		if (cases[i].recorded_state != NULL)
+			T_EQ_STR(rec.last_machine_state, cases[i].recorded_state);
+	}
 	T_EQ_INT(store_machine_set_boot(st, "fake1", NULL), 0);
 }
 
@@ -966,9 +974,7 @@ main(void)
 	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
 	test_claim_load();
 	test_claim_axis_order();
-	test_execute_done();
-	test_execute_lost();
-	test_execute_failed();
+	test_execute();
 	test_execute_refused_line();
 	test_execute_store_away();
 	test_execute_evidence();

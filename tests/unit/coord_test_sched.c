@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api-view.h"
 #include "coord_fixture.h"
 #include "db.h"
 #include "runner.h"
@@ -133,7 +134,7 @@ job_state(struct store *st, int64_t id, char *buf, size_t n)
 	json_t *j = NULL;
 
 	buf[0] = '\0';
-	if (store_job_get_json(st, id, &j) == 0)
+	if (api_view_job_get(st, id, &j) == 0)
 		snprintf(buf, n, "%s", json_string_value(json_object_get(j, "state")));
 	json_decref(j);
 	return buf;

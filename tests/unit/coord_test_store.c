@@ -91,7 +91,7 @@ test_machines(void)
 		T_CHECK(mp->hostname == NULL);
 		T_CHECK(mp->created_at > 1700000000);
 		T_EQ_INT(mp->last_seen, 0);
-		j = store_machine_json(mp);
+		j = api_view_machine(mp);
 		check_keys(j, keys, "machine");
 		T_CHECK(json_object_get(j, "key_path") == NULL);
 		T_CHECK(json_is_null(json_object_get(j, "last_seen")));
@@ -104,7 +104,7 @@ test_machines(void)
 	mp = NULL;
 	T_EQ_INT(store_machine_get(s, "nope", &mp), BF_ERR_NOTFOUND);
 	T_CHECK(mp == NULL);
-	T_CHECK(store_machine_json(NULL) == NULL);
+	T_CHECK(api_view_machine(NULL) == NULL);
 
 	T_EQ_INT(store_machine_list(s, &ms, &n), 0);
 	T_EQ_INT(n, 2);
@@ -172,7 +172,7 @@ test_jobs(void)
 	struct store_run_new rn = { .label = "x=1", .axes_json = "{\"x\": 1}",
 	    .values_json = "{\"x\": 1}", .iterations = 5, .timeout_s = 600 };
 	struct store *s;
-	json_t *j = NULL, *a;
+	json_t *j = NULL;
 	int64_t id1, id2, id;
 
 	if ((s = open_fresh("jobs.db")) == NULL)
@@ -181,7 +181,7 @@ test_jobs(void)
 	id2 = add_job(s, NULL, "[\"m1\", \"m2\"]", 1, 1);
 	T_CHECK(id1 > 0 && id2 > id1);
 
-	T_EQ_INT(store_job_get_json(s, id1, &j), 0);
+	T_EQ_INT(api_view_job_get(s, id1, &j), 0);
 	check_keys(j, keys, "job");
 	T_EQ_INT(json_integer_value(json_object_get(j, "id")), id1);
 	T_EQ_INT(json_integer_value(json_object_get(j, "runs_total")), 6);
@@ -194,20 +194,33 @@ test_jobs(void)
 	T_EQ_STR(json_string_value(json_object_get(json_object_get(j, "spec"), "recipe")), "demo");
 	json_decref(j);
 	j = NULL;
-	T_EQ_INT(store_job_get_json(s, 9999, &j), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_job_get(s, 9999, &j), BF_ERR_NOTFOUND);
 	T_CHECK(j == NULL);
 
-	T_EQ_INT(store_jobs_list_json(s, 10, &j), 0);
-	a = json_object_get(j, "jobs");
-	T_EQ_INT(json_array_size(a), 2);
-	T_EQ_INT(json_integer_value(json_object_get(json_array_get(a, 0), "id")), id2);
-	T_CHECK(json_object_get(json_array_get(a, 0), "spec") == NULL);
-	T_CHECK(json_object_get(json_array_get(a, 0), "runs_total") != NULL);
-	T_CHECK(json_is_array(json_object_get(json_array_get(a, 0), "machine_names")));
-	json_decref(j);
-	T_EQ_INT(store_jobs_list_json(s, 1, &j), 0);
-	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 1);
-	json_decref(j);
+	/* The list: typed rows, newest first (filters: coord_test_store_jobs.c). */
+	{
+		struct store_job_filter f = { .limit = 10 };
+		struct store_job *js = NULL;
+		size_t n = 0;
+		int64_t next = -1;
+
+		T_EQ_INT(store_jobs_list(s, &f, &js, &n, &next), 0);
+		T_EQ_INT(n, 2);
+		T_EQ_INT(next, 0);
+		if (n == 2) {
+			T_EQ_INT(js[0].id, id2);
+			T_CHECK(js[0].spec == NULL);
+			T_EQ_INT(js[0].runs[STORE_RUN_QUEUED], 1);
+			T_EQ_STR(js[0].machine_names, "[\"m1\", \"m2\"]");
+			T_EQ_INT(js[1].runs[STORE_RUN_QUEUED], 6);
+		}
+		store_jobs_free(js, n);
+		f.limit = 1;
+		T_EQ_INT(store_jobs_list(s, &f, &js, &n, &next), 0);
+		T_EQ_INT(n, 1);
+		T_EQ_INT(next, id2);
+		store_jobs_free(js, n);
+	}
 
 	/* Bad jobs are refused whole: nothing half-inserted. */
 	T_EQ_INT(store_job_create(s, "demo", NULL, "{not json", "demo", NULL, &rn, 1, &id),
@@ -272,9 +285,16 @@ test_jobs(void)
 	rn.label = "";		/* a matrix without axes has one unlabelled cell */
 	T_EQ_INT(store_job_create(s, "demo", "", "{}", "demo", NULL, &rn, 1, &id), 0);
 	T_EQ_INT(id, id2 + 1);
-	T_EQ_INT(store_jobs_list_json(s, 0, &j), 0);
-	T_EQ_INT(json_array_size(json_object_get(j, "jobs")), 3);
-	json_decref(j);
+	{
+		struct store_job_filter f = { .limit = 0 };
+		struct store_job *js = NULL;
+		size_t n = 0;
+		int64_t next = -1;
+
+		T_EQ_INT(store_jobs_list(s, &f, &js, &n, &next), 0);
+		T_EQ_INT(n, 3);
+		store_jobs_free(js, n);
+	}
 	store_close(s);
 }
 
@@ -493,7 +513,7 @@ test_samples_finish(void)
 	}
 	/* Every run ended, one not done: failed. */
 	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "failed");
-	T_EQ_INT(store_job_get_json(s, j1, &o), 0);
+	T_EQ_INT(api_view_job_get(s, j1, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "runs_done")), 1);
 	T_EQ_INT(json_integer_value(json_object_get(o, "runs_failed")), 1);
 	T_CHECK(json_is_real(json_object_get(o, "finished_at")));
@@ -574,7 +594,7 @@ test_cancel(void)
 	T_EQ_INT(store_job_cancel(s, j1), BF_ERR_STATE);
 	T_EQ_INT(store_job_cancel(s, 99999), BF_ERR_NOTFOUND);
 	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "cancelled");
-	T_EQ_INT(store_job_get_json(s, j1, &o), 0);
+	T_EQ_INT(api_view_job_get(s, j1, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "runs_running")), 1);
 	T_EQ_INT(json_integer_value(json_object_get(o, "runs_queued")), 0);
 	T_CHECK(json_is_null(json_object_get(o, "finished_at")));	/* one still runs */
@@ -586,7 +606,7 @@ test_cancel(void)
 		T_EQ_STR(run_str(s, c->run_id, "state", buf, sizeof(buf)), "done");
 	}
 	T_EQ_STR(job_state(s, j1, buf, sizeof(buf)), "cancelled");
-	T_EQ_INT(store_job_get_json(s, j1, &o), 0);
+	T_EQ_INT(api_view_job_get(s, j1, &o), 0);
 	T_CHECK(json_is_real(json_object_get(o, "finished_at")));
 	json_decref(o);
 	/* Nothing of a cancelled job is claimed. */
@@ -646,7 +666,7 @@ test_recover(void)
 	T_CHECK(json_is_null(json_object_get(o, "started_at")));
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_log_json(s, c->run_id, 0, 0, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id, 0, 0, &o), 0);
 	T_EQ_INT(json_array_size(json_object_get(o, "lines")), 1);
 	json_decref(o);
 	o = NULL;
@@ -703,7 +723,7 @@ test_log(void)
 		free(big);
 	}
 
-	T_EQ_INT(store_run_log_json(s, c->run_id, 0, 100, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id, 0, 100, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "run")), c->run_id);
 	a = json_object_get(o, "lines");
 	T_EQ_INT(json_array_size(a), 4);
@@ -722,18 +742,18 @@ test_log(void)
 	json_decref(o);
 	o = NULL;
 
-	T_EQ_INT(store_run_log_json(s, c->run_id, 2, 1, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id, 2, 1, &o), 0);
 	a = json_object_get(o, "lines");
 	T_EQ_INT(json_array_size(a), 1);
 	T_EQ_INT(json_integer_value(json_object_get(json_array_get(a, 0), "seq")), 3);
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_log_json(s, c->run_id + 1, 0, 0, &o), 0);
+	T_EQ_INT(api_view_run_log_get(s, c->run_id + 1, 0, 0, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(json_array_get(json_object_get(o, "lines"),
 	    0), "seq")), 1);
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_log_json(s, 99999, 0, 10, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_run_log_get(s, 99999, 0, 10, &o), BF_ERR_NOTFOUND);
 	T_CHECK(o == NULL);
 	store_claim_free(c);
 	store_close(s);
@@ -840,7 +860,7 @@ test_concurrency(void)
 	T_EQ_INT(once, CONC_RUNS);
 	T_EQ_INT(total, CONC_RUNS);
 	T_EQ_STR(job_state(s, job, buf, sizeof(buf)), "done");
-	T_EQ_INT(store_job_get_json(s, job, &o), 0);
+	T_EQ_INT(api_view_job_get(s, job, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "runs_done")), CONC_RUNS);
 	json_decref(o);
 	o = NULL;

@@ -50,6 +50,7 @@ exec_on(const char *name, const char *sql)
 static void
 make_v7(const char *name)
 {
+	exec_on(name, fix_undo_step13(where.pg_url != NULL));
 	exec_on(name, FIX_UNDO_STEP9 "DROP INDEX runs_claim;"
 	    "ALTER TABLE runs DROP COLUMN run_order; ALTER TABLE runs DROP COLUMN iterations;"
 	    "ALTER TABLE runs DROP COLUMN warmup; ALTER TABLE runs DROP COLUMN timeout_s;"
@@ -205,7 +206,7 @@ test_migrate_plan(void)
 	T_EQ_INT(store_open(target("plan.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	/* the samples byte for byte, and the columns as the API wrote them */
 	sa = samples_text(s, jseq);
 	T_EQ_STR(sa, sb[0]);

@@ -4,8 +4,8 @@
  * store, a reopen that migrates nothing, a store from a newer benchfleetd
  * refused and left alone, files that are not stores, both engines at the
  * same columns, and a store made by schema 6 opening with every sample
- * intact. Steps 9, 10, 11 and 12 (snapshots, fingerprints, artifacts,
- * suites) each
+ * intact. Steps 9, 10, 11, 12 and 13 (snapshots, fingerprints,
+ * artifacts, suites, the jobs' run counters) each
  * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c.
  */
 #include <stdint.h>
@@ -99,7 +99,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 12);	/* bump with each new migration step */
+	T_EQ_INT(v, 13);	/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -218,6 +218,8 @@ make_v6(const char *name)
 
 	T_EQ_INT(db_open(target(name), &db, NULL), 0);
 	if (db != NULL)
+		T_EQ_INT(db_exec_script(db, fix_undo_step13(where.pg_url != NULL)), 0);
+	if (db != NULL)
 		T_EQ_INT(db_exec_script(db, FIX_UNDO_STEP9 "DROP INDEX runs_claim;"
 		    "ALTER TABLE runs DROP COLUMN run_order; ALTER TABLE runs DROP COLUMN iterations;"
 		    "ALTER TABLE runs DROP COLUMN warmup; ALTER TABLE runs DROP COLUMN timeout_s;"
@@ -267,7 +269,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -289,10 +291,22 @@ test_migrate_trust(void)
 	free(text);
 	text = NULL;
 	T_EQ_INT(store_recipe_imported_by_name(s, "nope", &text), BF_ERR_NOTFOUND);
-	T_EQ_INT(store_recipes_imported_json(s, &j), 0);
-	T_EQ_INT(json_array_size(json_object_get(j, "recipes")), 1);
-	json_decref(j);
-	j = NULL;
+	{
+		struct store_recipe_imp *ri = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_recipes_imported_list(s, &ri, &n), 0);
+		T_EQ_INT(n, 1);
+		if (n == 1) {
+			T_EQ_STR(ri[0].name, "demo");
+			T_EQ_STR(ri[0].actor, "token:7");
+		}
+		j = api_view_recipes_imported(ri, n);
+		T_EQ_INT(json_array_size(json_object_get(j, "recipes")), 1);
+		store_recipes_imported_free(ri, n);
+		json_decref(j);
+		j = NULL;
+	}
 
 	/* the keyring: a name and a key once each */
 	au.action = "lab.trust";
@@ -303,11 +317,21 @@ test_migrate_trust(void)
 	T_EQ_INT(store_lab_by_key(s, "KEY-A", name, sizeof(name)), 0);
 	T_EQ_STR(name, "lab-a");
 	T_EQ_INT(store_lab_by_key(s, "KEY-B", name, sizeof(name)), BF_ERR_NOTFOUND);
-	T_EQ_INT(store_labs_json(s, &j), 0);
-	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "labs"), 0),
-	    "fingerprint")), "SHA256:a");
-	json_decref(j);
-	j = NULL;
+	{
+		struct store_lab *labs = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_labs_list(s, &labs, &n), 0);
+		T_EQ_INT(n, 1);
+		j = api_view_labs(labs, n);
+		T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j,
+		    "labs"), 0), "fingerprint")), "SHA256:a");
+		T_CHECK(json_is_null(json_object_get(json_array_get(json_object_get(j, "labs"), 0),
+		    "source")));
+		store_labs_free(labs, n);
+		json_decref(j);
+		j = NULL;
+	}
 	au.action = "lab.untrust";
 	T_EQ_INT(store_lab_untrust(s, "lab-a", &au), 0);
 	T_EQ_INT(store_lab_untrust(s, "lab-a", &au), BF_ERR_NOTFOUND);
@@ -321,8 +345,20 @@ test_migrate_trust(void)
 	T_EQ_INT(store_audit_add(s, &au), 0);
 	au.actor = NULL;
 	T_EQ_INT(store_audit_add(s, &au), BF_ERR_INVALID);
-	T_EQ_INT(store_audit_json(s, 0, &j), 0);
+	{
+		struct store_audit_row *rows = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_audit_list(s, 2, &rows, &n), 0);
+		T_EQ_INT(n, 2);		/* the limit holds */
+		store_audit_rows_free(rows, n);
+		T_EQ_INT(store_audit_list(s, 0, &rows, &n), 0);
+		j = api_view_audit(rows, n);
+		store_audit_rows_free(rows, n);
+	}
 	T_EQ_INT(json_array_size(json_object_get(j, "audit")), 4);
+	T_CHECK(json_is_real(json_object_get(json_array_get(json_object_get(j, "audit"), 0),
+	    "at")));
 	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 0),
 	    "action")), "job.publish");
 	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "audit"), 3),
@@ -387,6 +423,7 @@ test_migrate_snapshots(void)
 	c = NULL;
 	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
 	store_close(s);
+	exec_on("snap.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("snap.db", FIX_UNDO_STEP9);
 	force_version("snap.db", 8);
 
@@ -394,7 +431,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -514,6 +551,7 @@ test_migrate_fingerprints(void)
 	c = NULL;
 	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
 	store_close(s);
+	exec_on("fp.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("fp.db", FIX_UNDO_STEP10);
 	force_version("fp.db", 9);
 
@@ -521,7 +559,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -632,6 +670,7 @@ test_migrate_artifacts(void)
 	c = NULL;
 	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
 	store_close(s);
+	exec_on("art.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("art.db", FIX_UNDO_STEP11);
 	force_version("art.db", 10);
 
@@ -639,7 +678,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_open(target("art.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -763,6 +802,7 @@ test_migrate_suites(void)
 	c = NULL;
 	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
 	store_close(s);
+	exec_on("suite.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("suite.db", FIX_UNDO_STEP12);
 	force_version("suite.db", 11);
 	T_EQ_INT(read_version("suite.db"), 11);
@@ -771,7 +811,7 @@ test_migrate_suites(void)
 	T_EQ_INT(store_open(target("suite.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 12);
+	T_EQ_INT(store_schema_version(s), 13);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -832,11 +872,98 @@ out:
 	store_close(s);
 }
 
+/*
+ * Step 13 (the jobs' run counters): a store of schema 12 with runs done
+ * (with samples), failed and queued, and a cancelled job, opens with
+ * every sample as it was and each job's counters backfilled to what its
+ * runs say; the triggers then keep them as runs change.
+ */
+static void
+test_migrate_counters(void)
+{
+	struct store_sample sm[1] = { { "ops", 1234.5, "ops/s" } };
+	struct store_claim *c = NULL;
+	struct store_job *j = NULL;
+	struct store *s;
+	json_t *before = NULL, *after = NULL;
+	char *bt = NULL, *at = NULL;
+	int64_t job, gone;
+
+	if ((s = open_fresh("count.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "c1", "demo"), 0);
+	job = add_job(s, "demo", NULL, 2, 2);
+	gone = add_job(s, "demo", NULL, 1, 2);
+	T_EQ_INT(store_job_cancel(s, gone), 0);
+	T_EQ_INT(store_run_claim(s, "c1", "demo", 60, &c), 0);
+	if (c != NULL) {
+		T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
+		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	}
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_run_claim(s, "c1", "demo", 60, &c), 0);
+	if (c != NULL)
+		T_EQ_INT(store_run_finish(s, c->run_id, "failed", 1, NULL), 0);
+	store_claim_free(c);
+	c = NULL;
+	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	store_close(s);
+	exec_on("count.db", fix_undo_step13(where.pg_url != NULL));
+	force_version("count.db", 12);
+
+	s = NULL;
+	T_EQ_INT(store_open(target("count.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+	T_CHECK(bt != NULL && at != NULL && strstr(at, "1234.5") != NULL);
+	T_EQ_STR(at, bt);
+	T_EQ_INT(store_job_get(s, job, &j), 0);
+	if (j != NULL) {
+		T_EQ_INT(j->runs[STORE_RUN_DONE], 1);
+		T_EQ_INT(j->runs[STORE_RUN_FAILED], 1);
+		T_EQ_INT(j->runs[STORE_RUN_QUEUED], 2);
+		T_EQ_INT(j->runs[STORE_RUN_RUNNING], 0);
+		T_EQ_INT(j->has_started, 1);	/* from its runs' earliest start */
+	}
+	store_job_free(j);
+	j = NULL;
+	T_EQ_INT(store_job_get(s, gone, &j), 0);
+	if (j != NULL) {
+		T_EQ_INT(j->runs[STORE_RUN_CANCELLED], 2);
+		T_EQ_INT(j->runs[STORE_RUN_QUEUED], 0);
+		T_EQ_INT(j->has_started, 0);
+	}
+	store_job_free(j);
+	j = NULL;
+	/* the triggers run from here on */
+	T_EQ_INT(store_run_claim(s, "c1", "demo", 60, &c), 0);
+	if (c != NULL)
+		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	T_EQ_INT(store_job_get(s, job, &j), 0);
+	if (j != NULL) {
+		T_EQ_INT(j->runs[STORE_RUN_DONE], 2);
+		T_EQ_INT(j->runs[STORE_RUN_QUEUED], 1);
+	}
+out:
+	store_job_free(j);
+	store_claim_free(c);
+	free(bt);
+	free(at);
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
 	static const char *const dbs[] = { "open.db", "junk.db", "same.db", "migrate.db",
-	    "snap.db", "fp.db", "art.db", "suite.db" };
+	    "snap.db", "fp.db", "art.db", "suite.db", "count.db" };
 
 	if (fix_where_init(&where, "store-schema") != 0)
 		return 1;
@@ -846,6 +973,7 @@ main(void)
 	test_migrate_fingerprints();
 	test_migrate_artifacts();
 	test_migrate_suites();
+	test_migrate_counters();
 	if (where.pg_url != NULL)
 		test_same_schema();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "coord_fixture.h"
+#include "api-view.h"
 #include "err.h"
 #include "plan.h"
 #include "store.h"
@@ -153,7 +154,7 @@ job_state(struct store *s, int64_t id, char *buf, size_t bufsz)
 	const char *v;
 
 	buf[0] = '\0';
-	if (store_job_get_json(s, id, &o) != 0)
+	if (api_view_job_get(s, id, &o) != 0)
 		return "(no job)";
 	v = json_string_value(json_object_get(o, "state"));
 	snprintf(buf, bufsz, "%s", v != NULL ? v : "(null)");
