@@ -128,11 +128,13 @@ check_contains "CLI status" "$(cli status "$id")" done
 ids() { curl -fsS "$URL/api/v1/jobs?$1" | jq -r '[.jobs[].id] | join(" ")'; }
 check_eq "jobs ?state=done" "$(ids state=done)" "$wid $id"
 check_eq "jobs ?state=cancelled,failed" "$(ids state=cancelled,failed)" "$tid"
-check_eq "jobs ?recipe=page-touch&state=done" "$(ids 'recipe=page-touch&state=done')" "$wid $id"
+check_eq "jobs ?recipe=page-touch&state=done" "$(ids 'recipe=page-touch&state=done')" "$id"
+check_eq "jobs ?recipe=cpu-loop&state=done" "$(ids 'recipe=cpu-loop&state=done')" "$wid"
 check_eq "jobs ?recipe=nosuch" "$(ids recipe=nosuch)" ""
 m1=$(jq -r '.runs[0].machine' <<<"$runs")
 check_contains "jobs ?machine=$m1" " $(ids "machine=$m1") " " $id "
-check_eq "jobs ?q=PAGE-t (any case)" "$(ids 'q=PAGE-t&state=done')" "$wid $id"
+check_eq "jobs ?q=PAGE-t (any case)" "$(ids 'q=PAGE-t&state=done')" "$id"
+check_eq "jobs ?q=CPU-L (any case)" "$(ids 'q=CPU-L&state=done')" "$wid"
 check_eq "jobs ?q=%25 (a literal %)" "$(ids 'q=%25')" ""
 p1=$(curl -fsS "$URL/api/v1/jobs?limit=2")
 check_eq "jobs ?limit=2" "$(jq -r '[.jobs[].id] | join(" ")' <<<"$p1")" "$tid $wid"
