@@ -227,6 +227,71 @@ counters_slurp(const struct counters *c, const char *path, struct buf *b)
 	return r;
 }
 
+/* The process group in /proc/PID/stat text, or -1. comm may hold spaces
+ * and ')', so the fields are counted from the last ')': state, ppid, pgrp. */
+int64_t
+counters_pgrp(const char *text, size_t len)
+{
+	const char *p = NULL, *q, *e = text + len;
+	int64_t v;
+	int f;
+
+	for (q = text; q < e; q++)
+		if (*q == ')')
+			p = q;
+	if (p == NULL)
+		return -1;
+	for (p++, f = 0; f < 2; f++) {
+		while (p < e && *p == ' ')
+			p++;
+		while (p < e && *p != ' ')
+			p++;
+	}
+	while (p < e && *p == ' ')
+		p++;
+	for (q = p; q < e && *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p || parse_i64_n(p, (size_t)(q - p), 0, INT64_MAX, &v) != 0)
+		return -1;
+	return v;
+}
+
+/*
+ * AnonHugePages (kB) summed over the processes of group pgid: a service is
+ * its own group leader, and work serve's instances (the redis-servers)
+ * share its group, so this is the servers' huge memory, not the wrapper's.
+ * -1 when no process of the group could be read.
+ */
+static int64_t
+counters_group_ahp(const struct counters *c, pid_t pgid, struct buf *tmp)
+{
+	char dir[600], path[64];
+	struct dirent *de;
+	int64_t sum = -1, v, pid;
+	size_t seen = 0;
+	DIR *d;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/proc", c->root) >= sizeof(dir) ||
+	    (d = opendir(dir)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL && seen < COUNTERS_MAX_PROCS) {
+		if (parse_i64(de->d_name, 1, INT32_MAX, &pid) != 0)
+			continue;
+		seen++;
+		snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+		if (counters_slurp(c, path, tmp) != 0 || tmp->data == NULL ||
+		    counters_pgrp(tmp->data, tmp->len) != (int64_t)pgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lld/smaps_rollup", (long long)pid);
+		if (counters_slurp(c, path, tmp) != 0 || tmp->data == NULL ||
+		    (v = counters_anon_huge_kb(tmp->data, tmp->len)) < 0)
+			continue;
+		sum = (sum < 0 ? 0 : sum) + v;
+	}
+	closedir(d);
+	return sum;
+}
+
 static int
 counters_kv_cmp(const void *a, const void *b)
 {
@@ -438,10 +503,8 @@ counters_after(struct counters *c, const pid_t *pids, size_t n)
 		}
 	}
 	for (i = 0; i < n && i < sizeof(c->svc) / sizeof(c->svc[0]); i++) {
-		snprintf(path, sizeof(path), "/proc/%ld/smaps_rollup", (long)pids[i]);
 		c->svc[i] = pids[i];
-		c->svc_ahp[i] = counters_slurp(c, path, &tmp) == 0 && tmp.data != NULL ?
-		    counters_anon_huge_kb(tmp.data, tmp.len) : -1;
+		c->svc_ahp[i] = counters_group_ahp(c, pids[i], &tmp);
 		c->nsvc = i + 1;
 	}
 	buf_free(&tmp);

@@ -41,6 +41,8 @@ struct counters_pmu {
 	uint64_t value, enabled, running;
 };
 
+#define COUNTERS_MAX_PROCS	65536	/* /proc entries read for a service's group */
+
 struct counters {
 	const char *root;	/* "" on a machine, a fake tree in tests */
 	struct counters_list vm0, vm1;		/* /proc/vmstat before, after */
@@ -78,8 +80,11 @@ void counters_attach(struct counters *c, pid_t pid, int on_exec);
 void counters_enable(struct counters *c);
 void counters_disable(struct counters *c);
 /* After the window: read and close the events, the after values, and the
- * AnonHugePages of the services in pids[0..n) (at most 16). */
+ * AnonHugePages of the services in pids[0..n) (at most 16), each summed
+ * over its process group (its instances, for work serve). */
 void counters_after(struct counters *c, const pid_t *pids, size_t n);
+/* The process group field of /proc/PID/stat text, or -1. */
+int64_t counters_pgrp(const char *text, size_t len);
 /* The counters line of iteration it into b (no newline). */
 int counters_line(const struct counters *c, int64_t it, struct buf *b);
 int counters_emit(const struct counters *c, int64_t it);

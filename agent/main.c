@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "probe.h"
 #include "run.h"
 #include "work.h"
@@ -49,8 +50,19 @@ main_probe(int argc, char **argv)
 	return probe_main(argc, argv);
 }
 
+static int
+main_build(int argc, char **argv)
+{
+	if (argc != 1) {
+		fprintf(stderr, "benchfleet-agent: build takes no arguments\n");
+		return 2;
+	}
+	return build_main();
+}
+
 static const struct main_cmd main_cmds[] = {
 	{ .name = "step",	.fn = main_step },
+	{ .name = "build",	.fn = main_build },
 	{ .name = "probe",	.fn = main_probe },
 	{ .name = "work",	.fn = main_work },
 	{ .name = "--version",	.fn = main_version },

@@ -35,7 +35,8 @@ static const struct work_cmd work_cmds[] = {
 	  .fn = gups_main },
 	{ .name = "ebizzy", .usage = "ebizzy --chunks C --seconds S [--chunk-kb K] [--threads N] "
 	  "[--record-size B] [--searches Q] [--thp T]", .fn = ebizzy_main },
-	{ .name = "serve", .usage = "serve --instances N --base-port P [--cpus-per C] -- ARGV",
+	{ .name = "serve", .usage = "serve --instances N --base-port P [--cpus-per C] "
+	  "[--env NAME=VALUE]... -- ARGV",
 	  .fn = multi_serve },
 	{ .name = "fanout", .usage = "fanout --instances N --base-port P "
 	  "(--sum-csv COLUMN | --sum-after TOKEN) -- ARGV", .fn = multi_fanout },

@@ -125,6 +125,51 @@ oom:
 	return BF_ERR_ALLOC;
 }
 
+int
+job_suite_sets_knob(const json_t *doc, const char *name)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "suite"), i, e)
+		if (json_is_object(e) &&
+		    (json_object_get(json_object_get(e, "knobs"), name) != NULL ||
+		    json_object_get(json_object_get(e, "matrix"), name) != NULL))
+			return 1;
+	return 0;
+}
+
+/* sub's knobs_optional less the names none of its cells sets: an optional
+ * knob that only another entry sets is nothing this entry must answer for. */
+static int
+job_suite_optional(json_t *sub)
+{
+	json_t *opt, *keep, *v;
+	const char *n;
+	size_t i;
+
+	if ((opt = json_object_get(sub, "knobs_optional")) == NULL || !json_is_array(opt))
+		return 0;
+	if ((keep = json_array()) == NULL)
+		return BF_ERR_ALLOC;
+	json_array_foreach(opt, i, v) {
+		n = json_string_value(v);
+		if (n != NULL && json_object_get(json_object_get(sub, "knobs"), n) == NULL &&
+		    json_object_get(json_object_get(sub, "matrix"), n) == NULL)
+			continue;
+		if (json_array_append(keep, v) != 0) {
+			json_decref(keep);
+			return BF_ERR_ALLOC;
+		}
+	}
+	if (json_array_size(keep) == 0) {
+		json_decref(keep);
+		json_object_del(sub, "knobs_optional");
+		return 0;
+	}
+	return json_object_set_new(sub, "knobs_optional", keep) != 0 ? BF_ERR_ALLOC : 0;
+}
+
 /* The single-recipe job document of entry e of doc, a new reference. */
 static int
 job_suite_doc(const json_t *doc, const json_t *e, json_t **out)
@@ -148,7 +193,7 @@ job_suite_doc(const json_t *doc, const json_t *e, json_t **out)
 	if (job_suite_merge(sub, "knobs", json_object_get(doc, "knobs"),
 	    json_object_get(e, "knobs"), json_object_get(e, "matrix")) != 0 ||
 	    job_suite_merge(sub, "matrix", json_object_get(doc, "matrix"),
-	    json_object_get(e, "matrix"), NULL) != 0) {
+	    json_object_get(e, "matrix"), NULL) != 0 || job_suite_optional(sub) != 0) {
 		json_decref(sub);
 		return BF_ERR_ALLOC;
 	}

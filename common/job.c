@@ -11,6 +11,7 @@
 #include "job.h"
 #include "jx.h"
 #include "knob.h"
+#include "kspec.h"
 #include "caps.h"
 #include "matrix.h"
 #include "recipe.h"
@@ -21,7 +22,7 @@
 static const char *const job_keys[] = {
 	"recipe", "name", "preset", "machines", "matrix", "params", "repetitions", "order",
 	"knobs", "knobs_optional", "bind", "aslr", "drop_caches", "kernel", "cmdline", "boot",
-	"profile", "suite", NULL
+	"profile", "suite", "kernels", NULL
 };
 static const char *const job_profile_keys[] = { "perf", "freq", NULL };
 /* Matrix axes that are boot configuration, not recipe parameters. */
@@ -165,6 +166,7 @@ job_free(struct job_spec *job)
 	json_decref(job->knobs);
 	json_decref(job->knobs_optional);
 	json_decref(job->bind);
+	kspec_set_free(job->kernels);
 	json_decref(job->json);
 	free(job);
 }
@@ -470,9 +472,10 @@ job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 }
 
 /*
- * "knobs_optional": ["mthp_16kB"]: knobs of this job (fixed or an axis) that
- * a machine may lack; the agent records them absent there instead of
- * failing the run. Parsed after knobs and matrix.
+ * "knobs_optional": ["mthp_16kB"]: knobs of this job (fixed or an axis, or
+ * of one of its suite entries) that a machine may lack; the agent records
+ * them absent there instead of failing the run. Parsed after knobs and
+ * matrix; a suite entry keeps the names its own cells set (job-suite.c).
  */
 static int
 job_parse_knobs_optional(struct job_spec *job, const json_t *doc, struct bf_diag *d)
@@ -493,9 +496,10 @@ job_parse_knobs_optional(struct job_spec *job, const json_t *doc, struct bf_diag
 			return r;
 		if (knob_find(name) == NULL ||
 		    (json_object_get(job->knobs, name) == NULL &&
-		    json_object_get(job->matrix, name) == NULL)) {
-			bf_diag_set(d, kp, "\"%.64s\" is not a knob of this job (its knobs or "
-			    "a knob axis of its matrix)", name);
+		    json_object_get(job->matrix, name) == NULL &&
+		    !job_suite_sets_knob(doc, name))) {
+			bf_diag_set(d, kp, "\"%.64s\" is not a knob of this job (its knobs, "
+			    "a knob axis of its matrix or a suite entry's)", name);
 			return BF_ERR_INVALID;
 		}
 		for (j = 0; j < i; j++)
@@ -659,6 +663,9 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 	    (r = job_parse_reps(job, doc, d)) != 0 ||
 	    (r = job_parse_order(job, doc, d)) != 0 ||
 	    (r = job_parse_boot(job, doc, d)) != 0 ||
+	    (r = kspec_parse(doc, &job->kernels, d)) != 0 ||
+	    (r = kspec_check_named(job->kernels, job->kernel,
+	    json_object_get(job->matrix, "kernel"), d)) != 0 ||
 	    (suite && (r = job_suite_parse(job, doc, d)) != 0))
 		goto out;
 	*out = job;

@@ -44,6 +44,10 @@
  *   "cmdline": "no5lvl",                       optional; parameters to boot with (axis
  *                                              "cmdline": ["", "no5lvl"] varies them)
  *   "boot": {"cmdline_base": "nokaslr"}        optional; added to every boot
+ *   "kernels": {"5lvl": {"git": "/srv/linux.git", optional; kernels to build (kspec.h),
+ *               "commit": "v6.10", ...}}       each named by "kernel" or a value
+ *                                              of matrix.kernel; the other values
+ *                                              are installed releases
  * }
  *
  * A matrix axis may name a knob instead of a parameter ("thp_enabled":
@@ -81,6 +85,7 @@
 #include "recipe.h"
 
 struct job_spec;
+struct kspec_set;
 
 #define BF_MAX_SUITE		16	/* workloads of one suite job */
 #define JOB_SUITE_RECIPE	"suite"	/* jobs.recipe of a suite job */
@@ -118,6 +123,7 @@ struct job_spec {
 	int drop_caches;		/* 0/1 */
 	int profile_perf;		/* 1: "profile": {"perf": "record"} */
 	int profile_freq;		/* Hz, when profile_perf */
+	struct kspec_set *kernels;	/* "kernels" (kspec.h; owned) or NULL */
 	json_t *json;			/* the document (owned) */
 };
 
@@ -146,6 +152,8 @@ void job_diag_prefix(struct bf_diag *d, const char *prefix);
 /* For job.c: parse doc's "suite" into job; frees job's entries. */
 int job_suite_parse(struct job_spec *job, json_t *doc, struct bf_diag *d);
 void job_suite_free(struct job_spec *job);
+/* For job.c: 1 when an entry of doc's "suite" sets knob name (knobs or matrix). */
+int job_suite_sets_knob(const json_t *doc, const char *name);
 
 #define JOB_MAX_RELEASE		64	/* a kernel release as uname -r prints it */
 #define JOB_MAX_CMDLINE		2048	/* requested command-line parameters */

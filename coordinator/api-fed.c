@@ -43,8 +43,6 @@ api_jobs_bundle(struct api *a, struct api_req *rq, struct api_resp *rs)
 	if ((r = bundle_export(a->st, rq->id, &b, &d)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
 			api_store_error(rs, r, "job");
-		else if (r == BF_ERR_STATE)
-			api_error(rs, MHD_HTTP_NOT_IMPLEMENTED, d.field, "bundle: %s", d.msg);
 		else
 			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, d.field, "bundle: %s",
 			    d.msg[0] ? d.msg : bf_err_str(r));

@@ -192,6 +192,7 @@ int api_report_evidence(struct api *a, const json_t *jobj, const json_t *samp,
 
 /* api-evidence.c */
 void api_snapshots_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_artifacts_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-guard.c: checks on a request's headers; 1 to go on, 0 with rs filled. */
 int api_guard_framing(struct MHD_Connection *conn, struct api_resp *rs);
@@ -241,6 +242,27 @@ void api_jobs_bundle(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_publish(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+
+/* api-repro-job.c: what a rerun of a bundle runs */
+struct recipe;
+/*
+ * The installed recipes a rerun of bundle runs, by canonical sha256: one
+ * (versions 1, 2) or one per workload of a suite (version 3), into recs
+ * (BF_MAX_SUITE of them; *nrecs set, the caller frees each, also on error).
+ * None installed: 409 naming the entry ("recipe" or "recipes[i]") with the
+ * field-by-field diff against the local recipe of its name; rs filled.
+ */
+int api_repro_recipes(struct api *a, const json_t *bundle, struct recipe **recs,
+    size_t *nrecs, struct api_resp *rs);
+/*
+ * The bundle's job with machines names (borrowed) and the overrides
+ * (params, knobs: NULL for none), validated against recs, planned as POST
+ * /jobs plans it (plan_suite for a suite) and stored with all its runs.
+ * BF_ERR_INVALID with d naming the field.
+ */
+int api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
+    const json_t *params, const json_t *knobs, const struct recipe *const *recs,
+    size_t nrecs, json_t *names, int64_t *idp, struct bf_diag *d);
 
 /* api-trust.c: the lab identity, the keyring, imported recipes, the audit log */
 /* "token:ID", or "local" with auth off: who did it, for the audit log. */

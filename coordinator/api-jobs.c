@@ -13,6 +13,7 @@
 #include "events.h"
 #include "job.h"
 #include "jx.h"
+#include "kspec.h"
 #include "matrix.h"
 #include "parse.h"
 #include "plan.h"
@@ -323,6 +324,49 @@ api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
 	return r;
 }
 
+/* Equal strings, NULL equal only to NULL. */
+static int
+jobs_streq(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+/* The fresh boots a plan asks for: one per distinct (boot repetition,
+ * kernel, cmdline), the runs store_boot_group() lets share a boot. */
+static size_t
+jobs_plan_boots(const struct plan *p)
+{
+	const struct matrix_cell *a, *b;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < p->nruns; i++) {
+		a = &p->cells[p->runs[i].cell];
+		for (j = 0; j < i; j++) {
+			b = &p->cells[p->runs[j].cell];
+			if (p->runs[j].boot == p->runs[i].boot &&
+			    jobs_streq(a->kernel, b->kernel) && jobs_streq(a->cmdline, b->cmdline))
+				break;
+		}
+		if (j == i)
+			n++;
+	}
+	return n;
+}
+
+/* ?dry_run=1: what the job would be, from the real planner, nothing stored. */
+static json_t *
+jobs_dry_run(const struct plan *p)
+{
+	json_int_t iters = 0;
+	size_t i;
+
+	for (i = 0; i < p->nruns; i++)
+		iters += p->runs[i].iterations + p->runs[i].warmup;
+	return json_pack("{s:b,s:I,s:I,s:I,s:I}", "dry_run", 1, "cells", (json_int_t)p->ncells,
+	    "runs", (json_int_t)p->nruns, "boots", (json_int_t)jobs_plan_boots(p),
+	    "iterations", iters);
+}
+
 void
 api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
@@ -333,10 +377,16 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	char *names = NULL, known[1024], ep[48];
 	json_t *namesj = NULL;
 	size_t i;
+	const char *dry = api_query(rq, "dry_run");
 	int64_t id;
 	int r;
 
 	bf_diag_clear(&d);
+	if (dry != NULL && strcmp(dry, "0") != 0 && strcmp(dry, "1") != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, "dry_run", "dry_run: \"%.32s\" is not 0 or 1",
+		    dry);
+		goto out;
+	}
 	if (rq->body.len == 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, NULL, "request body: a job (a JSON object) "
 		    "is required");
@@ -366,6 +416,17 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
+	if ((r = kspec_check_roots(job->kernels, a->cfg.kernel_git_roots, &d)) != 0) {
+		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		goto out;
+	}
+	/* A valid spec that nothing can build yet: said, not accepted and then
+	 * failed at boot (issue 18: the build step is the next layer). */
+	if (job->kernels != NULL) {
+		api_error(rs, MHD_HTTP_NOT_IMPLEMENTED, "kernels", "kernels: the specs are "
+		    "valid, but building kernels is not available yet on this coordinator");
+		goto out;
+	}
 	if ((r = check_machines(a, job, &d)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
@@ -385,6 +446,10 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		else
 			api_store_error(rs, r, "machines");
+		goto out;
+	}
+	if (dry != NULL && strcmp(dry, "1") == 0) {
+		api_json(rs, MHD_HTTP_OK, jobs_dry_run(p));
 		goto out;
 	}
 	if (job->machine_class == NULL) {

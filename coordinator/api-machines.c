@@ -72,11 +72,41 @@ check_user(const char *s, struct bf_diag *d)
 	return 0;
 }
 
+/* "roles": ["run"] (the default), ["build"] (builds kernels, runs nothing;
+ * issue 18) or both, each once: *out the store's text. */
+static int
+parse_roles(const json_t *doc, const char **out, struct bf_diag *d)
+{
+	char ep[32];
+	const char *s;
+	json_t *arr = NULL, *v;
+	int run = 0, build = 0, r;
+	size_t i;
+
+	if ((r = jx_arr(doc, "roles", JX_OPTIONAL, 1, 2, &arr, "", d)) != 0 || arr == NULL)
+		return r;
+	json_array_foreach(arr, i, v) {
+		snprintf(ep, sizeof(ep), "roles[%zu]", i);
+		if ((r = jx_as_str(v, 16, &s, ep, d)) != 0)
+			return r;
+		if (strcmp(s, "run") != 0 && strcmp(s, "build") != 0) {
+			bf_diag_set(d, ep, "\"%.16s\" is not one of run, build", s);
+			return BF_ERR_INVALID;
+		}
+		if ((strcmp(s, "run") == 0 ? run++ : build++) != 0) {
+			bf_diag_set(d, ep, "\"%s\" is given twice", s);
+			return BF_ERR_INVALID;
+		}
+	}
+	*out = run && build ? "run,build" : run ? "run" : "build";
+	return 0;
+}
+
 void
 api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	static const char *const keys[] = { "name", "host", "port", "user", "key", "class",
-	    "boot", NULL };
+	    "boot", "roles", NULL };
 	struct boot_machine *bm = NULL;
 	json_t *bootj = NULL;
 	char *boottext = NULL;
@@ -84,6 +114,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct bf_diag d;
 	json_t *doc = NULL;
 	const char *name = NULL, *host = NULL, *user = "root", *key = NULL, *klass = "default";
+	const char *roles = NULL;
 	int64_t port = 22;
 	int r;
 
@@ -101,7 +132,8 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    (r = jx_str(doc, "class", JX_OPTIONAL, BF_MAX_NAME, &klass, "", &d)) != 0 ||
 	    (r = jx_check_name(klass, "class", &d)) != 0 ||
 	    (r = jx_obj(doc, "boot", JX_OPTIONAL, &bootj, "", &d)) != 0 ||
-	    (bootj != NULL && (r = boot_config_parse(bootj, "boot", &bm, &d)) != 0)) {
+	    (bootj != NULL && (r = boot_config_parse(bootj, "boot", &bm, &d)) != 0) ||
+	    (r = parse_roles(doc, &roles, &d)) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
@@ -131,6 +163,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	m.state = "idle";
 	m.created_at = (int64_t)time(NULL);
 	m.boot = boottext;
+	m.roles = (char *)roles;
 	if ((r = store_machine_add(a->st, &m, &d)) != 0) {
 		if (r == BF_ERR_EXISTS)
 			api_error(rs, MHD_HTTP_CONFLICT, "name", "name: machine \"%s\" already "

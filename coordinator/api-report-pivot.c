@@ -348,7 +348,15 @@ api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs)
 	for (i = 0; i < ns; i++) {
 		recipe_free(rk);
 		rk = NULL;
-		if (src[i].recipe == NULL || recipe_from_json(src[i].recipe, &rk, &d) != 0) {
+		if (src[i].recipe == NULL) {
+			/* a suite (its job, or its version 3 bundle) has a recipe per
+			 * workload: its own report has a section for each */
+			api_error(rs, MHD_HTTP_BAD_REQUEST, "jobs", "jobs: %s is a suite of "
+			    "several recipes; only runs of one recipe compare here (the suite's "
+			    "own report has a section per workload)", src[i].name);
+			goto out;
+		}
+		if (recipe_from_json(src[i].recipe, &rk, &d) != 0) {
 			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "%s: stored recipe "
 			    "does not load: %s", src[i].name, d.msg);
 			goto out;

@@ -277,59 +277,6 @@ out:
 	return r;
 }
 
-/* The bundle's job with the machines here and the overrides: validated
- * against the bundle's recipe, expanded, and stored with all its runs. */
-static int
-repro_job_create(struct api *a, struct api_req *rq, const struct repro_req *q,
-    const struct recipe *rec, json_t *names, int64_t *idp, struct bf_diag *d)
-{
-	struct job_spec *job = NULL;
-	struct plan *p = NULL;
-	char *namestxt = NULL;
-	json_t *doc = NULL, *o;
-	int r;
-
-	if ((doc = json_deep_copy(json_object_get(q->bundle, "job"))) == NULL ||
-	    json_object_set_new(doc, "machines", json_pack("{s:O}", "names", names)) != 0)
-		goto oom;
-	if (q->params != NULL) {
-		if ((o = json_object_get(doc, "params")) == NULL) {
-			if (json_object_set_new(doc, "params", json_object()) != 0)
-				goto oom;
-			o = json_object_get(doc, "params");
-		}
-		if (!json_is_object(o) || json_object_update(o, q->params) != 0)
-			goto oom;
-	}
-	if (q->knobs != NULL) {
-		if ((o = json_object_get(doc, "knobs")) == NULL) {
-			if (json_object_set_new(doc, "knobs", json_object()) != 0)
-				goto oom;
-			o = json_object_get(doc, "knobs");
-		}
-		if (!json_is_object(o) || json_object_update(o, q->knobs) != 0)
-			goto oom;
-	}
-	/* the same plan as POST /jobs makes of it (plan.h) */
-	if ((r = job_from_json(doc, &job, d)) != 0 ||
-	    (r = job_validate(job, rec, a->cfg.workdir_root, d)) != 0 ||
-	    (r = plan_job(job, rec, &p, d)) != 0)
-		goto out;
-	if ((namestxt = json_dumps(names, JSON_COMPACT)) == NULL)
-		goto oom;
-	r = api_plan_store(a, rq, job, rec, p, namestxt, idp, d);
-	goto out;
-oom:
-	r = BF_ERR_ALLOC;
-	bf_diag_set(d, NULL, "out of memory");
-out:
-	free(namestxt);
-	json_decref(doc);
-	plan_free(p);
-	job_free(job);
-	return r;
-}
-
 /*
  * Who signed the bundle, as this coordinator sees it: {"state": "signed"
  * (by a key in the keyring, or this lab's own) | "untrusted" (a valid
@@ -379,82 +326,6 @@ repro_trust(struct api *a, const json_t *bundle, json_t **out, struct bf_diag *d
 	return *out != NULL ? 0 : BF_ERR_ALLOC;
 }
 
-/*
- * The installed recipe a rerun of the bundle runs: the local one (recipe
- * directory, or imported by an admin) whose canonical sha256 is the
- * bundle's recipe_sha256 (which bundle_check recomputed). None: 409 with
- * the field-by-field diff against the local recipe of the same name, or
- * "no local recipe named X", and rs filled.
- */
-static int
-repro_local_recipe(struct api *a, const json_t *bundle, struct recipe **recp,
-    struct api_resp *rs)
-{
-	const json_t *brec = json_object_get(bundle, "recipe");
-	const char *rh = json_string_value(json_object_get(bundle, "recipe_sha256"));
-	const char *name = json_string_value(json_object_get(brec, "name"));
-	json_t *local = NULL, *diff = NULL, *f;
-	struct bf_diag d;
-	char fields[512], msg[768];
-	size_t i, len = 0;
-	int r, n;
-
-	bf_diag_clear(&d);
-	*recp = NULL;
-	if ((r = recipes_lookup_sha(a->rs, a->st, rh, recp, &d)) == 0)
-		return 0;
-	if (r != BF_ERR_NOTFOUND) {
-		if (r == BF_ERR_DB)
-			api_store_error(rs, r, "recipes");
-		else
-			api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "the installed recipe "
-			    "does not load: %s", d.msg[0] ? d.msg : bf_err_str(r));
-		return r;
-	}
-	if (name == NULL || strlen(name) > BF_MAX_NAME || jx_check_name(name, "", NULL) != 0) {
-		api_error(rs, MHD_HTTP_CONFLICT, "recipe", "the bundle's recipe has no valid name: "
-		    "it is not installed here, and nothing was scheduled");
-		return BF_ERR_NOTFOUND;
-	}
-	r = recipes_lookup_name(a->rs, a->st, name, &local);
-	if (r == BF_ERR_NOTFOUND) {
-		snprintf(msg, sizeof(msg), "recipe %s: no local recipe named %s; a rerun runs "
-		    "installed recipes only (an admin may install it: benchfleet recipes import); "
-		    "nothing was scheduled", name, name);
-		api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:s,s:n}}", "error", msg,
-		    "detail", "field", "recipe", "recipe", name, "differs"));
-		return BF_ERR_NOTFOUND;
-	}
-	if (r != 0) {
-		api_store_error(rs, r, "recipes");
-		return r;
-	}
-	if ((diff = json_array()) == NULL ||
-	    (r = repro_diff(brec, local, "", NULL, diff)) != 0) {
-		json_decref(local);
-		json_decref(diff);
-		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
-		return BF_ERR_ALLOC;
-	}
-	fields[0] = '\0';
-	json_array_foreach(diff, i, f) {
-		n = snprintf(fields + len, sizeof(fields) - len, "%s%s", i ? ", " : "",
-		    json_string_value(json_object_get(f, "field")));
-		if (n < 0 || (size_t)n >= sizeof(fields) - len) {
-			fields[len] = '\0';	/* the rest is in detail.differs */
-			break;
-		}
-		len += (size_t)n;
-	}
-	snprintf(msg, sizeof(msg), "recipe %s: the bundle's recipe is not the one installed "
-	    "here (it differs in %s); a rerun runs installed recipes only, and nothing was "
-	    "scheduled", name, fields[0] ? fields : "key order or types only");
-	api_json(rs, MHD_HTTP_CONFLICT, json_pack("{s:s,s:{s:s,s:s,s:o}}", "error", msg,
-	    "detail", "field", "recipe", "recipe", name, "differs", diff));
-	json_decref(local);
-	return BF_ERR_NOTFOUND;
-}
-
 static void
 repro_match_error(struct api_resp *rs, int r, json_t *miss, const struct bf_diag *d)
 {
@@ -481,7 +352,8 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	struct repro_req q = { 0 };
 	struct store_audit au;
 	struct bf_diag d;
-	struct recipe *rec = NULL;
+	struct recipe *recs[BF_MAX_SUITE] = { NULL };
+	size_t nrecs = 0, i;
 	json_t *matches = NULL, *miss = NULL, *names = NULL, *info = NULL, *notes = NULL;
 	json_t *trust = NULL, *cj = NULL;
 	char *text = NULL, hex[65], actor[64], subject[48], detail[256];
@@ -557,7 +429,7 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			goto out;
 		}
 		/* Recipes are code: only an installed one runs, whoever signed. */
-		if (repro_local_recipe(a, q.bundle, &rec, rs) != 0)
+		if (api_repro_recipes(a, q.bundle, recs, &nrecs, rs) != 0)
 			goto out;
 		if (strcmp(tstate, "signed") != 0 && !q.override) {
 			char msg[512];
@@ -574,7 +446,8 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			repro_match_error(rs, r, miss, &d);
 			goto out;
 		}
-		if ((r = repro_job_create(a, rq, &q, rec, names, &job_id, &d)) != 0) {
+		if ((r = api_repro_job_create(a, rq, q.bundle, q.params, q.knobs,
+		    (const struct recipe *const *)recs, nrecs, names, &job_id, &d)) != 0) {
 			api_error(rs, r == BF_ERR_ALLOC || r == BF_ERR_DB ?
 			    MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_UNPROCESSABLE_CONTENT, d.field,
 			    "the bundle's job cannot run here: %s", d.msg);
@@ -652,7 +525,8 @@ out:
 	json_decref(cj);
 	json_decref(q.fetched);
 	json_decref(q.body);
-	recipe_free(rec);
+	for (i = 0; i < nrecs; i++)
+		recipe_free(recs[i]);
 }
 
 /* --- GET /reproductions/{id} --- */

@@ -113,7 +113,7 @@ api_view_machine(const struct store_machine *m)
 	if ((boot = boot_config_view(m->boot, &berr)) == NULL)
 		boot = json_null();
 	o = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
-	    " s:o, s:o, s:o}",
+	    " s:o, s:o, s:o, s:o}",
 	    "name", view_str(m->name),
 	    "host", view_str(m->host),
 	    "port", m->port,
@@ -130,7 +130,11 @@ api_view_machine(const struct store_machine *m)
 	    "fingerprint_sha256", view_str(m->fingerprint_sha256),
 	    "boot", boot,
 	    "boot_error", view_str(berr),
-	    "boot_key", view_str(m->boot_key));
+	    "boot_key", view_str(m->boot_key),
+	    /* NULL: a machine from before schema step 14, which runs */
+	    "roles", m->roles == NULL || strcmp(m->roles, "run") == 0 ? json_pack("[s]", "run") :
+	    strcmp(m->roles, "build") == 0 ? json_pack("[s]", "build") :
+	    json_pack("[s,s]", "run", "build"));
 	free(berr);
 	return o;
 }

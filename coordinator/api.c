@@ -55,6 +55,7 @@ static const struct api_route api_routes[] = {
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/log", .fn = api_runs_log, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/profile", .fn = api_runs_profile, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/snapshots/{name}", .fn = api_snapshots_get, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/artifacts/{name}", .fn = api_artifacts_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/machines", .fn = api_machines_list, .need = V },
 	{ .method = "POST", .pattern = "/api/v1/machines", .fn = api_machines_create, .need = A },
 	{ .method = "GET", .pattern = "/api/v1/machines/{name}", .fn = api_machines_get, .need = V },

@@ -35,6 +35,8 @@ struct api_config {
 	unsigned char lab_pub[32];	/* the lab key's public half */
 	int has_lab_key;
 	const char *workdir_root;	/* --workdir-root: path parameters must be under it */
+	const char *kernel_git_roots;	/* --kernel-git-roots: DIR:DIR of a job's kernels, or NULL */
+	struct kstore *artifacts;	/* --artifact-dir, opened (borrowed), or NULL */
 	const char *allow_hosts;	/* --allow-host NAME[:PORT],...: more Host names */
 	/* Or the text of those PEM files, read before privileges were
 	 * dropped (privsep's API child): tls_cert/tls_key then only name
@@ -46,6 +48,7 @@ struct api_config {
 
 struct api;
 struct events;
+struct kstore;
 
 /* Starts serving at once. Borrowed pointers must outlive the api; ev may be
  * NULL (then GET /events answers 503); sc is used only without cfg->ctl. */

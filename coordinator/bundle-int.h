@@ -26,4 +26,18 @@ int bundle_check_snapshots(const json_t *snaps, struct bf_diag *d);
 int bundle_check_snapshots_named(const json_t *snaps, const json_t *runs,
     struct bf_diag *d);
 
+/* bundle-suite.c: a suite's bundle (version 3). */
+/* Set doc's "recipes" to [{"workload", "recipe", "recipe_sha256"}], one per
+ * entry of job (a suite's stored document) with recipes[i] its recipe as
+ * stored. BF_ERR_INVALID (d says it) when they do not pair up. */
+int bundle_export_recipes(const json_t *job, const json_t *recipes, json_t *doc,
+    struct bf_diag *d);
+/* A received "recipes": 1..BF_MAX_SUITE entries, entry i the workload and
+ * recipe of suite[i] of the bundle's job (parsed as a job), no workload
+ * twice, each recipe_sha256 recomputed. */
+int bundle_check_recipes(const json_t *doc, struct bf_diag *d);
+/* A version 3 run's "workload": its axis workload, a workload of doc's recipes. */
+int bundle_check_run_workload(const json_t *doc, const json_t *run, const char *path,
+    struct bf_diag *d);
+
 #endif

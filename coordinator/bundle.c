@@ -339,7 +339,7 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	json_t *spec, *job, *recipe, *run, *s, *e = NULL, *v;
 	const char *name, *state;
 	size_t i, k;
-	int r;
+	int r, suite;
 
 	*out = NULL;
 	if ((r = api_view_job_get(st, job_id, &jobj)) != 0 ||
@@ -351,14 +351,8 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	spec = json_object_get(jobj, "spec");
 	job = json_object_get(spec, "job");
 	recipe = json_object_get(spec, "recipe");
-	if (json_object_get(spec, "recipes") != NULL) {
-		/* a bundle holds one recipe and reproduces it: not a suite's several */
-		bf_diag_set(d, "suite", "job %lld is a suite of several recipes; a bundle holds "
-		    "one, and suites do not export yet", (long long)job_id);
-		r = BF_ERR_STATE;
-		goto out;
-	}
-	if (!json_is_object(job) || !json_is_object(recipe)) {
+	suite = json_object_get(spec, "recipes") != NULL;
+	if (!json_is_object(job) || (!suite && !json_is_object(recipe))) {
 		bf_diag_set(d, "spec", "job %lld: its stored spec lacks the job or recipe",
 		    (long long)job_id);
 		r = BF_ERR_INVALID;
@@ -370,7 +364,8 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	}
 	if ((r = set_new(doc, "x-names", names)) != 0 ||
 	    (r = set_new(doc, "format", json_string(BUNDLE_FORMAT))) != 0 ||
-	    (r = set_new(doc, "version", json_integer(BUNDLE_VERSION))) != 0 ||
+	    (r = set_new(doc, "version", json_integer(suite ? BUNDLE_VERSION :
+	    BUNDLE_VERSION_SINGLE))) != 0 ||
 	    (r = set_new(doc, "benchfleet_version", json_string(BF_VERSION))) != 0 ||
 	    (r = set_new(doc, "origin", json_pack("{s:I,s:O,s:O,s:O}", "job_id",
 	    (json_int_t)job_id, "state", json_object_get(jobj, "state"), "created_at",
@@ -378,8 +373,10 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 	    json_object_get(jobj, "finished_at")))) != 0 ||
 	    (r = set_new(doc, "job", json_deep_copy(job))) != 0 ||
 	    (r = set_hash(doc, "job_sha256", job)) != 0 ||
-	    (r = set_new(doc, "recipe", json_deep_copy(recipe))) != 0 ||
-	    (r = set_hash(doc, "recipe_sha256", recipe)) != 0 ||
+	    (suite && (r = bundle_export_recipes(job, json_object_get(spec, "recipes"), doc,
+	    d)) != 0) ||
+	    (!suite && (r = set_new(doc, "recipe", json_deep_copy(recipe))) != 0) ||
+	    (!suite && (r = set_hash(doc, "recipe_sha256", recipe)) != 0) ||
 	    (r = set_new(doc, "machines", json_array())) != 0 ||
 	    (r = set_new(doc, "runs", json_array())) != 0 ||
 	    (r = set_new(doc, "samples", json_array())) != 0)
@@ -402,7 +399,9 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 		    (r = set_new(e, "kernel", copy_or_null(run, "kernel"))) != 0 ||
 		    (r = set_new(e, "boot_id", copy_or_null(run, "boot_id"))) != 0 ||
 		    (r = set_new(e, "knobs", copy_or_null(run, "knobs"))) != 0 ||
-		    (r = set_new(e, "snapshot_sha256", copy_or_null(run, "snapshot_sha256"))) != 0)
+		    (r = set_new(e, "snapshot_sha256", copy_or_null(run, "snapshot_sha256"))) != 0 ||
+		    (suite && (r = set_new(e, "workload", copy_or_null(json_object_get(run,
+		    "axes"), "workload"))) != 0))
 			goto out;
 		if (json_is_string(json_object_get(run, "machine")))
 			json_object_set(names, json_string_value(json_object_get(run, "machine")),
@@ -569,13 +568,16 @@ cmp_i64(const void *a, const void *b)
 }
 
 static int
-check_run(const json_t *run, int64_t version, const json_t *snaps, const char *path,
-    int64_t *idp, struct bf_diag *d)
+check_run(const json_t *doc, const json_t *run, int64_t version, const json_t *snaps,
+    const char *path, int64_t *idp, struct bf_diag *d)
 {
 	static const char *const keys_v1[] = { "id", "cell_index", "label", "axes", "boot",
 	    "state", "machine", "kernel", "boot_id", "knobs", NULL };
 	static const char *const keys[] = { "id", "cell_index", "label", "axes", "boot",
 	    "state", "machine", "kernel", "boot_id", "knobs", "snapshot_sha256", NULL };
+	static const char *const keys_v3[] = { "id", "cell_index", "label", "axes", "boot",
+	    "state", "machine", "kernel", "boot_id", "knobs", "snapshot_sha256", "workload",
+	    NULL };
 	const char *s;
 	json_t *v;
 	int64_t n;
@@ -587,7 +589,8 @@ check_run(const json_t *run, int64_t version, const json_t *snaps, const char *p
 		return BF_ERR_INVALID;
 	}
 	s = NULL;
-	if ((r = jx_only_keys(run, version < 2 ? keys_v1 : keys, path, d)) != 0 ||
+	if ((r = jx_only_keys(run, version < 2 ? keys_v1 : version < 3 ? keys : keys_v3, path,
+	    d)) != 0 ||
 	    (version >= 2 && (r = hash_field(run, "snapshot_sha256", 1, &s, path, d)) != 0))
 		return r;
 	if (s != NULL && json_object_get(snaps, s) == NULL) {
@@ -610,6 +613,8 @@ check_run(const json_t *run, int64_t version, const json_t *snaps, const char *p
 		    BF_MAX_AXES);
 		return BF_ERR_TOOBIG;
 	}
+	if (version >= 3 && (r = bundle_check_run_workload(doc, run, path, d)) != 0)
+		return r;
 	v = json_object_get(run, "knobs");
 	if (v != NULL && !json_is_null(v) && !json_is_object(v)) {
 		bf_diag_set(d, jx_path(p, sizeof(p), path, "knobs"), "expected an object or "
@@ -662,8 +667,11 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	static const char *const keys_v2[] = { "format", "version", "benchfleet_version",
 	    "origin", "job", "job_sha256", "recipe", "recipe_sha256", "machines", "runs",
 	    "snapshots", "samples", "sha256", "signature", NULL };
-	const char *s, *jh, *rh, *th;
-	json_t *a, *v, *job, *recipe, *origin, *snaps = NULL;
+	static const char *const keys_v3[] = { "format", "version", "benchfleet_version",
+	    "origin", "job", "job_sha256", "recipes", "machines", "runs", "snapshots",
+	    "samples", "sha256", "signature", NULL };
+	const char *s, *jh, *rh = NULL, *th;
+	json_t *a, *v, *job, *recipe = NULL, *origin, *snaps = NULL;
 	int64_t n, version, *ids = NULL;
 	size_t i, nids;
 	char p[64], hex[65];
@@ -682,7 +690,8 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	}
 	if ((r = jx_int(doc, "version", JX_REQUIRED, BUNDLE_MIN_VERSION, BUNDLE_VERSION,
 	    &version, "", d)) != 0 ||
-	    (r = jx_only_keys(doc, version < 2 ? keys : keys_v2, "", d)) != 0 ||
+	    (r = jx_only_keys(doc, version < 2 ? keys : version < 3 ? keys_v2 : keys_v3, "",
+	    d)) != 0 ||
 	    (version >= 2 && (r = jx_obj(doc, "snapshots", JX_REQUIRED, &snaps, "", d)) != 0) ||
 	    (snaps != NULL && (r = bundle_check_snapshots(snaps, d)) != 0) ||
 	    (r = jx_str(doc, "benchfleet_version", JX_REQUIRED, 64, &s, "", d)) != 0 ||
@@ -694,9 +703,13 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	    (r = jx_str(origin, "state", JX_REQUIRED, 32, &s, "origin", d)) != 0 ||
 	    (r = jx_obj(doc, "job", JX_REQUIRED, &job, "", d)) != 0 ||
 	    (r = hash_field(doc, "job_sha256", 0, &jh, "", d)) != 0 ||
-	    (r = jx_obj(doc, "recipe", JX_REQUIRED, &recipe, "", d)) != 0 ||
-	    (r = hash_field(doc, "recipe_sha256", 0, &rh, "", d)) != 0 ||
+	    (version < 3 && (r = jx_obj(doc, "recipe", JX_REQUIRED, &recipe, "", d)) != 0) ||
+	    (version < 3 && (r = hash_field(doc, "recipe_sha256", 0, &rh, "", d)) != 0) ||
 	    (r = hash_field(doc, "sha256", 0, &th, "", d)) != 0)
+		goto out;
+	/* the job's hash before its entries are read against it */
+	if ((r = hash_matches(job, jh, "job_sha256", d)) != 0 ||
+	    (version >= 3 && (r = bundle_check_recipes(doc, d)) != 0))
 		goto out;
 	if ((r = jx_arr(doc, "machines", JX_REQUIRED, 0, BUNDLE_MAX_MACHINES, &a, "", d)) != 0)
 		goto out;
@@ -711,7 +724,7 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 		goto out;
 	}
 	json_array_foreach(a, i, v)
-		if ((r = check_run(v, version, snaps, jx_path_idx(p, sizeof(p), "runs", i),
+		if ((r = check_run(doc, v, version, snaps, jx_path_idx(p, sizeof(p), "runs", i),
 		    &ids[i], d)) != 0)
 			goto out;
 	if (snaps != NULL && (r = bundle_check_snapshots_named(snaps, a, d)) != 0)
@@ -729,8 +742,7 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 		if ((r = check_sample(v, jx_path_idx(p, sizeof(p), "samples", i), ids, nids,
 		    d)) != 0)
 			goto out;
-	if ((r = hash_matches(job, jh, "job_sha256", d)) != 0 ||
-	    (r = hash_matches(recipe, rh, "recipe_sha256", d)) != 0 ||
+	if ((version < 3 && (r = hash_matches(recipe, rh, "recipe_sha256", d)) != 0) ||
 	    (r = bundle_content_sha256(doc, hex)) != 0)
 		goto out;
 	if (strcmp(hex, th) != 0) {

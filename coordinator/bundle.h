@@ -29,7 +29,11 @@ struct store;
 /* Version 2 adds "snapshots" and each run's "snapshot_sha256" (the
  * environment it was measured in, docs/evidence.md); version 1 bundles are
  * read as before, without them. */
-#define BUNDLE_VERSION		2
+/* Version 3 is a suite job's bundle: "recipes" (one per workload) instead of
+ * "recipe" and "recipe_sha256", and each run's "workload". A single-recipe
+ * job still exports version 2, which the previous coordinator reads. */
+#define BUNDLE_VERSION		3
+#define BUNDLE_VERSION_SINGLE	2
 #define BUNDLE_MIN_VERSION	1
 #define BUNDLE_MAX_SNAPSHOTS	BUNDLE_MAX_RUNS
 #define BUNDLE_MAX_MACHINES	1024
@@ -91,9 +95,9 @@ int bundle_signature(const json_t *doc, struct bundle_sig *out, struct bf_diag *
 
 /*
  * The bundle of job_id from the store (samples of runs that ended done),
- * hashes filled in. BF_ERR_NOTFOUND; BF_ERR_STATE (d names "suite") for a
- * suite job, whose several recipes a bundle cannot hold yet. *out is a new
- * reference.
+ * hashes filled in: version 3 for a suite job, else 2. BF_ERR_NOTFOUND;
+ * BF_ERR_INVALID for a stored spec that does not hold together. *out is a
+ * new reference.
  */
 int bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d);
 

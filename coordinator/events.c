@@ -515,8 +515,10 @@ events_log(struct events *ev, int64_t run_id, const char *stream, const char *li
 		return;
 	if ((clean = utf8_clean(line, BF_MAX_LOG_LINE)) == NULL)
 		return;
-	o = json_pack("{s:I,s:s,s:s}", "run", (json_int_t)run_id, "stream", stream, "line",
-	    clean);
+	/* "at" as GET /runs/{id}/log has it: a page shows the same time for
+	 * a line it saw live and one it read from the store */
+	o = json_pack("{s:I,s:s,s:s,s:f}", "run", (json_int_t)run_id, "stream", stream, "line",
+	    clean, "at", bf_wall());
 	if (o != NULL && dropped > 0 &&
 	    json_object_set_new(o, "dropped", json_integer((json_int_t)dropped)) != 0) {
 		json_decref(o);

@@ -14,7 +14,8 @@
  *             "runs_running","runs_queued","eta_s"}   eta_s: null or seconds,
  *             from the mean duration of the job's finished runs and the
  *             number of machines running it
- *   log      {"run","stream","line"}   at most BF_EVENTS_LOG_RATE per run per
+ *   log      {"run","stream","line","at"}   at (unix seconds, fractional)
+ *             is when the coordinator saw the line; at most BF_EVENTS_LOG_RATE per run per
  *             second; the excess is counted in the next one as "dropped"
  *
  * Every function is thread-safe and accepts a NULL hub (then does nothing),

@@ -34,6 +34,8 @@
 #include "fetch.h"
 #include "monitor.h"
 #include "parse.h"
+#include "kspec.h"
+#include "kstore.h"
 #include "path.h"
 #include "recipes.h"
 #include "sched.h"
@@ -68,6 +70,8 @@ struct options {
 	char *lab_key;
 	char *peer_allow;
 	char *workdir_root;
+	char *kernel_git_roots;
+	char *artifact_dir;
 	char *allow_host;
 	char *privsep;
 	char *api_user;
@@ -133,6 +137,12 @@ static const struct opt {
 	{ "workdir-root", offsetof(struct options, workdir_root), "DIR",
 	  "path parameters of recipes (a build's workdir) must be below it; the agent "
 	  "refuses symlinks under it (default " PATH_DEFAULT_ROOT ")" },
+	{ "kernel-git-roots", offsetof(struct options, kernel_git_roots), "DIR[:DIR...]",
+	  "directories whose git trees, config files and patches a job's \"kernels\" may "
+	  "name (default: none; a job with kernels is refused)" },
+	{ "artifact-dir", offsetof(struct options, artifact_dir), "DIR",
+	  "kernel builds' artifacts, as files named by their sha256, mode 0711 (default: "
+	  "artifacts next to a SQLite store, var/artifacts for PostgreSQL)" },
 	{ "privsep", offsetof(struct options, privsep), "yes|no",
 	  "serve HTTP in an unprivileged child process that holds no SSH or lab key "
 	  "(default yes); no: one process, for debugging" },
@@ -413,6 +423,7 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	struct events *ev = NULL;
 	struct api *api = NULL;
 	struct monitor_client *mc = NULL;
+	struct kstore *ks = NULL;
 	struct api_config acfg;
 	struct bf_diag d;
 	struct stat sb;
@@ -464,6 +475,11 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
 		goto out;
 	}
+	if ((o->artifact_dir == NULL && (o->artifact_dir = kstore_default_dir(o->store,
+	    db_is_pg_target(o->store))) == NULL) || kstore_open(o->artifact_dir, &ks, &d) != 0) {
+		fprintf(stderr, "benchfleetd (api): %s\n", d.msg);
+		goto out;
+	}
 	if (o->tls_cert != NULL &&
 	    (api_read_pem(o->tls_cert, "tls-cert", &cert, &certlen, &d) != 0 ||
 	    api_read_pem(o->tls_key, "tls-key", &key, &keylen, &d) != 0)) {
@@ -499,6 +515,8 @@ api_child_main(struct options *o, const char *addr, int port, int auth_required,
 	acfg.tls_cert_pem = cert;
 	acfg.tls_key_pem = key;
 	acfg.workdir_root = o->workdir_root;
+	acfg.kernel_git_roots = o->kernel_git_roots;
+	acfg.artifacts = ks;
 	acfg.allow_hosts = o->allow_host;
 	acfg.ctl = (struct api_ctl){ monitor_client_kick, monitor_client_probe,
 	    monitor_client_key, mc };
@@ -522,6 +540,7 @@ out:
 	monitor_client_free(mc);
 	events_free(ev);
 	store_close(st);
+	kstore_close(ks);
 	recipes_free(rs);
 	if (key != NULL) {
 		explicit_bzero(key, keylen);
@@ -541,6 +560,7 @@ main(int argc, char **argv)
 	struct api *api = NULL;
 	struct events *ev = NULL;
 	struct labkey *lk = NULL;
+	struct kstore *ks = NULL;
 	struct monitor *mon = NULL;
 	struct monitor_config mcfg;
 	struct mon_ctx mctx;
@@ -640,6 +660,11 @@ main(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
+	}
+	if (kspec_check_root_list(o.kernel_git_roots, &d) != 0) {
+		fprintf(stderr, "benchfleetd: --%s\n", d.msg);
+		ret = 2;
+		goto out;
 	}
 	if ((o.tls_cert == NULL) != (o.tls_key == NULL)) {
 		fprintf(stderr, "benchfleetd: --tls-cert and --tls-key go together\n");
@@ -748,6 +773,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "benchfleetd: lab key %s%s: %s\n", o.lab_key,
 		    made ? " (made now)" : "", fp);
 	}
+	if ((o.artifact_dir == NULL && (o.artifact_dir = kstore_default_dir(o.store,
+	    db_is_pg_target(o.store))) == NULL) || kstore_open(o.artifact_dir, &ks, &d) != 0 ||
+	    kstore_prune(ks, st, KSTORE_DEFAULT_KEEP, &d) != 0) {
+		fprintf(stderr, "benchfleetd: %s\n", o.artifact_dir != NULL ? d.msg :
+		    "out of memory");
+		goto out;
+	}
 	if (privsep) {
 		memset(&mcfg, 0, sizeof(mcfg));
 		mcfg.argv0 = argv[0];
@@ -821,6 +853,8 @@ main(int argc, char **argv)
 		labkey_public(lk, acfg.lab_pub);
 		acfg.has_lab_key = 1;
 		acfg.workdir_root = o.workdir_root;
+		acfg.kernel_git_roots = o.kernel_git_roots;
+		acfg.artifacts = ks;
 		acfg.allow_hosts = o.allow_host;
 		if (api_start(&acfg, st, rs, sc, ev, &api, &d) != 0) {
 			fprintf(stderr, "benchfleetd: %s\n", d.msg);
@@ -866,6 +900,7 @@ out:
 	events_free(ev);
 	monitor_free(mon);
 	store_close(st);
+	kstore_close(ks);
 	recipes_free(rs);
 	labkey_free(lk);
 	free(o.lab_key);
@@ -881,6 +916,8 @@ out:
 	free(o.lease);
 	free(o.node);
 	free(o.workdir_root);
+	free(o.kernel_git_roots);
+	free(o.artifact_dir);
 	free(o.connect_timeout);
 	free(o.probe_interval);
 	free(o.tls_cert);

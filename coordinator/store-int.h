@@ -41,6 +41,9 @@ enum store_q {
 	/* trust (schema step 7) */
 	Q_RI_ADD, Q_RI_GET, Q_RI_BY_NAME, Q_RI_LIST, Q_LAB_ADD, Q_LAB_DEL, Q_LAB_BY_KEY,
 	Q_LAB_LIST, Q_AUDIT_ADD, Q_AUDIT_LIST,
+	/* kernel builds (schema step 14, store-kbuild.c) */
+	Q_KB_INSERT, Q_KB_STEAL, Q_KB_STATE, Q_KB_RENEW, Q_KB_FINISH, Q_KB_GET, Q_KB_TOUCH,
+	Q_KA_ADD, Q_KA_GET, Q_ART_GET, Q_KA_TOTAL, Q_KB_OLDEST, Q_KB_DEL, Q_KA_ORPHANS, Q_KA_DEL,
 	/* several coordinators (schema step 6) */
 	Q_J_LOCK, Q_M_LEASE, Q_M_LEASE_RENEW, Q_M_RELEASE, Q_REC_MACHINES,
 	Q__COUNT

@@ -41,14 +41,20 @@ store_machine_add(struct store *s, const struct store_machine *m, struct bf_diag
 		bf_diag_set(d, "port", "%d is not in 1..65535", m->port);
 		return BF_ERR_RANGE;
 	}
+	if (m->roles != NULL && strcmp(m->roles, "run") != 0 && strcmp(m->roles, "build") != 0 &&
+	    strcmp(m->roles, "run,build") != 0) {
+		bf_diag_set(d, "roles", "\"%.32s\" is not one of run, build, run,build", m->roles);
+		return BF_ERR_INVALID;
+	}
 	if (!machine_state_ok(state)) {
 		bf_diag_set(d, "state", "\"%s\" is not one of idle, running, offline, booting, "
 		    "quarantined", state);
 		return BF_ERR_INVALID;
 	}
 	store_lock(s);
-	r = store_q_exec(s, Q_M_ADD, NULL, "tt" "I" "ttttI" "t", m->name, m->host,
-	    (int64_t)m->port, m->user, m->key_path, m->klass, state, store_now_s(), m->boot);
+	r = store_q_exec(s, Q_M_ADD, NULL, "tt" "I" "ttttI" "tt", m->name, m->host,
+	    (int64_t)m->port, m->user, m->key_path, m->klass, state, store_now_s(), m->boot,
+	    m->roles);
 	store_unlock(s);
 	if (r == BF_ERR_EXISTS)
 		bf_diag_set(d, "name", "a machine named \"%s\" exists", m->name);
@@ -76,7 +82,8 @@ machine_from_row(struct db_stmt *st, struct store_machine *m)
 	    (r = store_col_dup(st, 13, &m->fingerprint)) != 0 ||
 	    (r = store_col_dup(st, 14, &m->fingerprint_sha256)) != 0 ||
 	    (r = store_col_dup(st, 15, &m->boot)) != 0 ||
-	    (r = store_col_dup(st, 16, &m->boot_key)) != 0)
+	    (r = store_col_dup(st, 16, &m->boot_key)) != 0 ||
+	    (r = store_col_dup(st, 17, &m->roles)) != 0)
 		return r;
 	m->port = db_col_int(st, 2);
 	m->created_at = db_col_int64(st, 11);
@@ -101,6 +108,7 @@ machine_clear(struct store_machine *m)
 	free(m->fingerprint_sha256);
 	free(m->boot);
 	free(m->boot_key);
+	free(m->roles);
 }
 
 void

@@ -303,6 +303,40 @@ static const char *const store_migrations[] = {
 	STEP13_SET(STEP13_UPD)
 	" WHERE id = NEW.job_id; END;"
 	"PRAGMA user_version = 13;",
+	/* 14: issue 18:
+	 * kernels built from a spec (kspec.h), one row per build key (the
+	 * sha256 of tree, .config, compiler, arch, localversion), so a key is
+	 * built once. state: 'building' under node's lease, then 'done' with
+	 * its artifacts or 'failed' with the compiler's error line. The
+	 * artifacts' bytes live in the artifact directory (kstore.h), named by
+	 * their sha256; kernel_artifacts says which exist, their size and
+	 * kind, and when a build last used them (retention). */
+	"CREATE TABLE kernel_builds ("
+	" key TEXT PRIMARY KEY CHECK (length(key) = 64),"
+	" state TEXT NOT NULL CHECK (state IN ('building','done','failed')),"
+	" spec TEXT NOT NULL,"
+	" node TEXT,"
+	" machine TEXT,"
+	" lease_until INTEGER,"
+	" release TEXT,"
+	" config_sha256 TEXT,"
+	" image_sha256 TEXT,"
+	" modules_sha256 TEXT,"
+	" sysmap_sha256 TEXT,"
+	" log_sha256 TEXT,"
+	" error TEXT,"
+	" created_at REAL NOT NULL,"
+	" finished_at REAL,"
+	" last_used REAL NOT NULL);"
+	"CREATE TABLE kernel_artifacts ("
+	" sha256 TEXT PRIMARY KEY CHECK (length(sha256) = 64),"
+	" kind TEXT NOT NULL CHECK (kind IN ('image','modules','config','sysmap','log')),"
+	" size INTEGER NOT NULL CHECK (size >= 0),"
+	" created_at REAL NOT NULL);"
+	/* what a machine is for: "run" (NULL, every machine before this step),
+	 * "build", or "run,build" */
+	"ALTER TABLE machines ADD COLUMN roles TEXT;"
+	"PRAGMA user_version = 14;",
 };
 
 /*
@@ -515,6 +549,31 @@ static const char *const store_migrations_pg[] = {
 	"CREATE TRIGGER runs_count AFTER INSERT OR DELETE OR UPDATE OF state ON runs"
 	" FOR EACH ROW EXECUTE FUNCTION bf_runs_count();"
 	"UPDATE bf_schema SET version = 13;",
+	/* 14: as on SQLite */
+	"CREATE TABLE kernel_builds ("
+	" key TEXT PRIMARY KEY CHECK (length(key) = 64),"
+	" state TEXT NOT NULL CHECK (state IN ('building','done','failed')),"
+	" spec TEXT NOT NULL,"
+	" node TEXT,"
+	" machine TEXT,"
+	" lease_until BIGINT,"
+	" release TEXT,"
+	" config_sha256 TEXT,"
+	" image_sha256 TEXT,"
+	" modules_sha256 TEXT,"
+	" sysmap_sha256 TEXT,"
+	" log_sha256 TEXT,"
+	" error TEXT,"
+	" created_at DOUBLE PRECISION NOT NULL,"
+	" finished_at DOUBLE PRECISION,"
+	" last_used DOUBLE PRECISION NOT NULL);"
+	"CREATE TABLE kernel_artifacts ("
+	" sha256 TEXT PRIMARY KEY CHECK (length(sha256) = 64),"
+	" kind TEXT NOT NULL CHECK (kind IN ('image','modules','config','sysmap','log')),"
+	" size BIGINT NOT NULL CHECK (size >= 0),"
+	" created_at DOUBLE PRECISION NOT NULL);"
+	"ALTER TABLE machines ADD COLUMN roles TEXT;"
+	"UPDATE bf_schema SET version = 14;",
 };
 #undef STEP13_COLS
 #undef STEP13_BACKFILL

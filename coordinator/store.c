@@ -51,7 +51,7 @@
 
 #define MACHINE_COLS \
 	"name, host, port, \"user\", key_path, class, state, hostname, kernel, arch, last_error," \
-	" created_at, last_seen, fingerprint, fingerprint_sha256, boot, boot_key"
+	" created_at, last_seen, fingerprint, fingerprint_sha256, boot, boot_key, roles"
 
 /* Every statement the store runs. Values are always bound, never pasted. */
 static const char *const store_sql[Q__COUNT] = {
@@ -61,7 +61,7 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_VERSION] = "PRAGMA user_version",
 
 	[Q_M_ADD] = "INSERT INTO machines (name, host, port, \"user\", key_path, class, state,"
-	    " created_at, boot) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	    " created_at, boot, roles) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[Q_M_GET] = "SELECT " MACHINE_COLS " FROM machines WHERE name = ?1",
 	[Q_M_LIST] = "SELECT " MACHINE_COLS " FROM machines ORDER BY name",
 	[Q_M_BUSY] = "SELECT id FROM runs WHERE machine = ?1 AND state = 'running' LIMIT 1",
@@ -249,6 +249,35 @@ static const char *const store_sql[Q__COUNT] = {
 	    " delta_pct, info, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
 	[Q_X_GET] = "SELECT job_id, bundle, bundle_sha256, source, delta_pct, info, created_at"
 	    " FROM reproductions WHERE id = ?1",
+	/* kernel builds (schema step 14, store-kbuild.c) */
+	[Q_KB_INSERT] = "INSERT INTO kernel_builds (key, state, spec, node, machine, lease_until,"
+	    " created_at, last_used) VALUES (?1, 'building', ?2, ?3, ?4, ?5, ?6, ?6)"
+	    " ON CONFLICT DO NOTHING",
+	[Q_KB_STEAL] = "UPDATE kernel_builds SET node = ?2, machine = ?3, lease_until = ?4"
+	    " WHERE key = ?1 AND state = 'building' AND lease_until < ?5",
+	[Q_KB_STATE] = "SELECT state, node, lease_until FROM kernel_builds WHERE key = ?1",
+	[Q_KB_RENEW] = "UPDATE kernel_builds SET lease_until = ?3"
+	    " WHERE key = ?1 AND state = 'building' AND node = ?2",
+	[Q_KB_FINISH] = "UPDATE kernel_builds SET state = ?3, release = ?4, config_sha256 = ?5,"
+	    " image_sha256 = ?6, modules_sha256 = ?7, sysmap_sha256 = ?8, log_sha256 = ?9,"
+	    " error = ?10, finished_at = ?11, last_used = ?11, lease_until = NULL"
+	    " WHERE key = ?1 AND state = 'building' AND node = ?2",
+	[Q_KB_GET] = "SELECT key, state, machine, release, config_sha256, image_sha256,"
+	    " modules_sha256, sysmap_sha256, log_sha256, error, created_at, finished_at,"
+	    " last_used FROM kernel_builds WHERE key = ?1",
+	[Q_KB_TOUCH] = "UPDATE kernel_builds SET last_used = ?2 WHERE key = ?1",
+	[Q_KA_ADD] = "INSERT INTO kernel_artifacts (sha256, kind, size, created_at)"
+	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	[Q_KA_GET] = "SELECT kind, size FROM kernel_artifacts WHERE sha256 = ?1",
+	[Q_ART_GET] = "SELECT bytes, size FROM artifacts WHERE sha256 = ?1",
+	[Q_KA_TOTAL] = "SELECT COALESCE(SUM(size), 0) FROM kernel_artifacts",
+	[Q_KB_OLDEST] = "SELECT key FROM kernel_builds WHERE state <> 'building'"
+	    " ORDER BY last_used, key LIMIT 1",
+	[Q_KB_DEL] = "DELETE FROM kernel_builds WHERE key = ?1",
+	[Q_KA_ORPHANS] = "SELECT a.sha256 FROM kernel_artifacts a WHERE NOT EXISTS"
+	    " (SELECT 1 FROM kernel_builds b WHERE a.sha256 IN (b.config_sha256, b.image_sha256,"
+	    " b.modules_sha256, b.sysmap_sha256, b.log_sha256)) ORDER BY a.sha256 LIMIT 64",
+	[Q_KA_DEL] = "DELETE FROM kernel_artifacts WHERE sha256 = ?1",
 	/* trust (schema step 7, store-repro.c) */
 	[Q_RI_ADD] = "INSERT INTO recipes_imported (sha256, name, json, actor, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",

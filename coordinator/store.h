@@ -73,6 +73,7 @@ struct store_machine {
 	char *fingerprint_sha256;
 	char *boot;		/* boot configuration, JSON text (boot.h), or NULL */
 	char *boot_key;		/* the boot it is in (runner.c), or NULL */
+	char *roles;		/* "run", "build" or "run,build"; NULL: "run" (step 14) */
 };
 
 /* BF_ERR_EXISTS if the name is taken (d says so). */
@@ -319,6 +320,66 @@ int store_run_add_artifact(struct store *s, int64_t run_id, const char *name, co
  * BF_ERR_NOTFOUND when it has none. */
 int store_run_artifact(struct store *s, int64_t run_id, const char *name, void **data,
     size_t *n, char sha256[65], char event[STORE_MAX_EVENT]);
+/*
+ * Kernel builds (schema step 14, issue 18; store-kbuild.c). One row per
+ * build key (kspec_build_key): the store is what makes a key built once,
+ * by whichever coordinator takes it first.
+ *
+ * store_kbuild_take: a new key becomes 'building' under this coordinator
+ * (machine builds it, spec_json says what), as does a key whose builder's
+ * lease lapsed: *take = STORE_KBUILD_MINE. A key built already: DONE; its
+ * build failed: FAILED (a failure is the key's; the same inputs fail the
+ * same way); building under a live lease elsewhere: BUSY, ask again later.
+ */
+enum store_kbuild_take {
+	STORE_KBUILD_MINE = 0,
+	STORE_KBUILD_DONE,
+	STORE_KBUILD_FAILED,
+	STORE_KBUILD_BUSY
+};
+int store_kbuild_take(struct store *s, const char *key, const char *spec_json,
+    const char *machine, int lease_s, int *take);
+/* Renew this coordinator's lease on a build it holds; BF_ERR_STATE if not. */
+int store_kbuild_renew(struct store *s, const char *key, int lease_s);
+/* What a build left: hashes of artifacts stored with store_kartifact_add
+ * (modules_sha256 may be NULL: no modules), or error (the compiler's line)
+ * for a failed one, whose hashes may all be NULL but log_sha256. */
+struct store_kbuild_out {
+	const char *release;
+	const char *config_sha256;
+	const char *image_sha256;
+	const char *modules_sha256;
+	const char *sysmap_sha256;
+	const char *log_sha256;
+	const char *error;		/* NULL: done; else failed */
+};
+/* 'building' under this coordinator -> 'done' or 'failed'. BF_ERR_STATE when
+ * the build is not this coordinator's (its lease lapsed and another took
+ * it); BF_ERR_INVALID for a hash that is not one or an unknown artifact. */
+int store_kbuild_finish(struct store *s, const char *key, const struct store_kbuild_out *o);
+/* The row as an object (key, state, machine, release, *_sha256, error,
+ * created_at, finished_at, last_used); BF_ERR_NOTFOUND. Caller decrefs. */
+int store_kbuild_get(struct store *s, const char *key, json_t **out);
+/* A job used the build now (retention keeps the recently used). */
+int store_kbuild_touch(struct store *s, const char *key);
+#define STORE_KA_KINDS	"image, modules, config, sysmap, log"
+/* An artifact whose bytes are in the artifact directory (kstore.h) under
+ * sha256; kind one of STORE_KA_KINDS. Idempotent. */
+int store_kartifact_add(struct store *s, const char *sha256, const char *kind, int64_t size);
+/* A run's artifact (step 11, a profile) by its sha256 alone: *data
+ * (malloc'd, the caller frees), *n. BF_ERR_NOTFOUND. */
+int store_artifact_get(struct store *s, const char *sha256, void **data, size_t *n);
+/* Its kind (at least 8 bytes) and size; BF_ERR_NOTFOUND. */
+int store_kartifact_get(struct store *s, const char *sha256, char kind[8], int64_t *size);
+/*
+ * Retention: while the artifacts' sizes add up to more than max_bytes,
+ * forget the least recently used build that is not building, and every
+ * artifact no build names any more. *victims (malloc'd array of *n hashes,
+ * the caller frees; NULL when none) are the artifacts whose files the
+ * caller removes from the artifact directory now.
+ */
+int store_kbuild_prune(struct store *s, int64_t max_bytes, char (**victims)[65], size_t *n);
+
 /* Record a machine's fingerprint (JSON text) and its hash. */
 int store_machine_set_fingerprint(struct store *s, const char *name, const char *json_text,
     const char *sha256);

@@ -1,10 +1,18 @@
-// api.js: fetch against /api/v1 with the token from sessionStorage as
-// Authorization: Bearer. A 401 or 403 asks for a token (auth.onNeed).
+// api.js: fetch against /api/v1 with the token as Authorization: Bearer.
+// The token is kept in this tab (sessionStorage) or, when the user asks to
+// be remembered, in this browser (localStorage); forgetting clears both. A
+// 401 or 403 asks for a token (auth.onNeed).
 const KEY = 'benchfleet.token';
 
 export const auth = {
-	get token() { return sessionStorage.getItem(KEY) || ''; },
-	set token(t) { if (t) sessionStorage.setItem(KEY, t); else sessionStorage.removeItem(KEY); },
+	get token() { return sessionStorage.getItem(KEY) || localStorage.getItem(KEY) || ''; },
+	get remembered() { return !!localStorage.getItem(KEY); },
+	set token(t) { this.save(t, false); },
+	save(t, remember) {
+		sessionStorage.removeItem(KEY);
+		localStorage.removeItem(KEY);
+		if (t) (remember ? localStorage : sessionStorage).setItem(KEY, t);
+	},
 	onNeed: null,		// (status, message) => void
 	headers() { const t = this.token; return t ? { Authorization: 'Bearer ' + t } : {}; },
 };
@@ -38,7 +46,8 @@ export async function api(path, opts = {}) {
 	const body = ct.startsWith('application/json') ? await r.json().catch(() => null) : await r.text();
 	if (!r.ok) {
 		const err = new ApiError(r.status, typeof body === 'object' ? body : { error: String(body) }, path);
-		if ((r.status === 401 || r.status === 403) && auth.onNeed) auth.onNeed(r.status, err.message);
+		// a background request (the submit preview) never opens the prompt
+		if ((r.status === 401 || r.status === 403) && auth.onNeed && !opts.quiet) auth.onNeed(r.status, err.message);
 		throw err;
 	}
 	return body;

@@ -1,5 +1,6 @@
 // app.js: the dashboard's entry: the event stream, the token prompt and a
-// hash router over the views (fleet, job, results, submit). Views build
+// hash router over the views (fleet, job, results, history, reproductions,
+// submit). Views build
 // their DOM through dom.js only, so every value from the store is text.
 import { auth } from './api.js';
 import { h, clear } from './dom.js';
@@ -9,6 +10,8 @@ import { fleetView } from './view-fleet.js';
 import { jobView } from './view-job.js';
 import { resultsView } from './view-results.js';
 import { submitView } from './view-submit.js';
+import { jobsView } from './view-jobs.js';
+import { reproView } from './view-repro.js';
 
 const $ = (id) => document.getElementById(id);
 const routes = [
@@ -16,6 +19,8 @@ const routes = [
 	[/^#\/job\/(\d+)$/, jobView, 'fleet'],
 	[/^#\/job\/(\d+)\/results(?:\?baseline=(.*))?$/, resultsView, 'fleet'],
 	[/^#\/submit$/, submitView, 'submit'],
+	[/^#\/jobs(?:\?.*)?$/, jobsView, 'jobs'],
+	[/^#\/reproductions\/(\d+)$/, reproView, 'fleet'],
 ];
 
 let mounted = null;
@@ -48,6 +53,7 @@ function askToken(status, message) {
 		? 'This token may not do that (' + (message || 'forbidden') + '). Use a token with the right role.'
 		: 'This coordinator needs an API token' + (message ? ' (' + message + ')' : '') + '.';
 	$('token-input').value = '';
+	$('token-remember').checked = auth.remembered;
 	if (!dlg.open) dlg.showModal();
 }
 
@@ -89,8 +95,8 @@ auth.onNeed = askToken;
 $('token-button').addEventListener('click', () => askToken(0, ''));
 $('token-dialog').addEventListener('close', () => {
 	const v = $('token-dialog').returnValue;
-	if (v === 'save' && $('token-input').value.trim()) auth.token = $('token-input').value.trim();
-	else if (v === 'clear') auth.token = '';
+	if (v === 'save' && $('token-input').value.trim()) auth.save($('token-input').value.trim(), $('token-remember').checked);
+	else if (v === 'clear') auth.save('', false);
 	else return;
 	stream.stop();
 	stream.start();

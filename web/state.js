@@ -6,7 +6,7 @@ export const state = {
 	machines: new Map(),	// name -> machine
 	jobs: new Map(),	// id -> job (from GET /jobs, then job events)
 	runs: new Map(),	// job id -> Map(run id -> run), for jobs a view loaded
-	logs: new Map(),	// run id -> [{stream, line, dropped}]
+	logs: new Map(),	// run id -> [{stream, line, at, dropped}]
 	current: new Map(),	// machine name -> running run
 };
 
@@ -81,7 +81,7 @@ export function apply(type, d) {
 	case 'log': {
 		let l = state.logs.get(d.run);
 		if (!l) { l = []; state.logs.set(d.run, l); }
-		l.push({ stream: d.stream, line: d.line, dropped: d.dropped || 0 });
+		l.push({ stream: d.stream, line: d.line, at: d.at, dropped: d.dropped || 0 });
 		if (l.length > LOG_KEEP) l.splice(0, l.length - LOG_KEEP);
 		break;
 	}

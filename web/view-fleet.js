@@ -5,23 +5,24 @@
 import { h, clear, fmtAgo, fmtTime, fmtDur } from './dom.js';
 import { state, subscribe, loadJob } from './state.js';
 import { api } from './api.js';
+import { segBar, jobCounts, estimate } from './progress.js';
 
+// The job list's bar, from the job's counts (boot-failed is within failed).
 export function progressBar(job) {
-	const total = job.runs_total || 0;
-	const ended = (job.runs_done || 0) + (job.runs_failed || 0) + (job.runs_cancelled || 0);
-	const pct = total ? Math.round((100 * ended) / total) : 0;
-	const fill = h('div', { class: 'fill' + (job.runs_failed ? ' some-failed' : ''), 'data-state': job.state || '' });
-	fill.style.width = pct + '%';
-	return h('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': total,
-		'aria-valuenow': ended, 'data-done': job.runs_done || 0, 'data-total': total }, fill);
+	return segBar(jobCounts(job));
 }
 
-export function progressText(job) {
+// "k/N done · f failed · r running · ETA": the ETA from the job's runs when
+// the page has them (a load gives them for running jobs), else the event's.
+export function progressText(job, now = Date.now() / 1000) {
 	const parts = [`${job.runs_done || 0}/${job.runs_total || 0} done`];
 	if (job.runs_failed) parts.push(`${job.runs_failed} failed`);
 	if (job.runs_running) parts.push(`${job.runs_running} running`);
-	if (job.state === 'queued' || job.state === 'running')
-		parts.push('ETA ' + (job.eta_s == null ? '—' : fmtDur(job.eta_s)));
+	if (job.state === 'queued' || job.state === 'running') {
+		const runs = state.runs.get(job.id);
+		const eta = runs ? estimate([...runs.values()], now).eta : job.eta_s;
+		parts.push('ETA ' + (eta == null ? '—' : fmtDur(eta)));
+	}
 	return parts.join(' · ');
 }
 
@@ -139,7 +140,7 @@ export function fleetView(root) {
 				h('thead', {}, h('tr', {}, COLS.map((t) => h('th', {}, t)))),
 				mbody))),
 		h('section', {},
-			h('h2', {}, 'Jobs'),
+			h('div', { class: 'titlebar' }, h('h2', {}, 'Jobs'), h('a', { href: '#/jobs', class: 'button', id: 'to-history' }, 'History and filters')),
 			h('div', { class: 'scroll' }, h('table', { id: 'jobs' },
 				h('thead', {}, h('tr', {}, ['id', 'recipe', 'name', 'state', 'progress'].map((t) => h('th', {}, t)))),
 				jbody))));

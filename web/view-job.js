@@ -1,12 +1,22 @@
-// view-job.js: one job live: the matrix as a grid of cells coloured by
-// state (a square per boot), the progress bar with its ETA, the runs, a
-// tail of the running step's log (log events), and cancel.
+// view-job.js: one job live: why it failed (on top), the segmented
+// progress bar with elapsed time and ETA, the job's spec, the matrix as a
+// grid of cells coloured by state (a square per boot, each cell's observed
+// run duration and ETA), the runs with their durations, the log of one run
+// (job-log.js), and cancel.
 import { api } from './api.js';
-import { h, clear, fmtTime } from './dom.js';
+import { h, clear, fmtTime, fmtDur } from './dom.js';
 import { state, subscribe, loadRuns, loadJob } from './state.js';
-import { progressBar, progressText } from './view-fleet.js';
+import { segBar, runCounts, estimate, elapsed } from './progress.js';
+import { specView, failureView } from './job-spec.js';
+import { logPanel } from './job-log.js';
 
-const TAIL = 200;
+const now = () => Date.now() / 1000;
+
+function runDur(r) {
+	if (r.started_at && r.finished_at) return fmtDur(r.finished_at - r.started_at);
+	if (r.started_at && r.state === 'running') return fmtDur(now() - r.started_at) + ' so far';
+	return '—';
+}
 
 // A cell's state from its runs (one per boot).
 function cellState(runs) {
@@ -40,22 +50,23 @@ export function jobView(root, [idText]) {
 		h('button', { type: 'button', id: 'cancel-no' }, 'No'));
 	const results = h('a', { href: `#/job/${id}/results`, class: 'button' }, 'Results');
 	const err = h('span', { class: 'err', id: 'job-error' });
+	const reason = h('div', {});
 	const prog = h('div', { class: 'progwrap' });
+	const spec = h('details', { class: 'specbox', open: true }, h('summary', {}, 'Spec'), h('p', { class: 'small' }, 'loading'));
 	const grid = h('div', { class: 'grid', id: 'grid' });
 	const rbody = h('tbody', {});
-	const logTitle = h('h3', {}, 'Log');
-	const log = h('div', { class: 'log', id: 'log', 'aria-live': 'off' });
-	let logRun = null, logShown = 0;
+	const logp = logPanel();
+	let specShown = false;
 
 	root.append(h('section', {},
 		h('div', { class: 'titlebar' }, title, badge, h('span', { class: 'spacer' }), results, cancel, sure),
-		err, prog,
+		err, reason, prog, spec,
 		h('h3', {}, 'Matrix'), grid,
 		h('div', { class: 'cols' },
 			h('div', { class: 'col' }, h('h3', {}, 'Runs'), h('div', { class: 'scroll' }, h('table', { id: 'runs' },
-				h('thead', {}, h('tr', {}, ['run', 'cell', 'boot', 'state', 'machine', 'started', 'error'].map((t) => h('th', {}, t)))),
+				h('thead', {}, h('tr', {}, ['run', 'cell', 'boot', 'state', 'machine', 'started', 'duration', 'error'].map((t) => h('th', {}, t)))),
 				rbody))),
-			h('div', { class: 'col' }, logTitle, log))));
+			logp.el)));
 
 	cancel.addEventListener('click', () => { sure.hidden = false; cancel.hidden = true; sure.querySelector('#cancel-no').focus(); });
 	sure.querySelector('#cancel-no').addEventListener('click', () => { sure.hidden = true; renderTop(); });
@@ -74,6 +85,8 @@ export function jobView(root, [idText]) {
 		}
 	});
 
+	const jobRuns = () => { const m = state.runs.get(id); return m ? [...m.values()] : []; };
+
 	function renderTop() {
 		const j = state.jobs.get(id);
 		if (!j) return;
@@ -81,75 +94,86 @@ export function jobView(root, [idText]) {
 		badge.textContent = j.state || '?';
 		badge.dataset.state = j.state || '';
 		cancel.hidden = !sure.hidden || !(j.state === 'queued' || j.state === 'running');
-		clear(prog, progressBar(j), h('span', { class: 'small', id: 'progress-text' }, progressText(j)));
+		// before the runs are read, nothing is estimated or explained
+		const known = state.runs.has(id), runs = jobRuns(), t = now();
+		const n = known && runs.length ? runCounts(runs) : null;
+		const est = known ? estimate(runs, t) : { eta: null, cells: new Map() };
+		const open = j.state === 'queued' || j.state === 'running';
+		const parts = n ? [`${n.done}/${runs.length} done`] : [`${j.runs_done || 0}/${j.runs_total || 0} done`];
+		if (n) for (const s of ['failed', 'boot-failed', 'cancelled', 'running']) if (n[s]) parts.push(`${n[s]} ${s}`);
+		const el = elapsed(j, runs, t);
+		if (el != null) parts.push('elapsed ' + fmtDur(el));
+		if (open) parts.push('ETA ' + (est.eta == null ? '— (after the first run ends)' : fmtDur(est.eta)));
+		clear(prog, n ? segBar(n) : h('div', { class: 'progress' }), h('span', { class: 'small', id: 'progress-text',
+			'data-eta': open && est.eta != null ? est.eta.toFixed(1) : '', 'data-elapsed': el == null ? '' : el.toFixed(1) }, parts.join(' · ')));
+		if (known) clear(reason, failureView(j, runs));
+		if (j.spec && !specShown) { specShown = true; clear(spec, h('summary', {}, 'Spec'), specView(j)); }
+		for (const c of grid.querySelectorAll('.cell')) {
+			const e = est.cells.get(Number(c.dataset.cell));
+			const s = c.querySelector('.est');
+			const txt = !e ? '' : [e.duration != null ? 'run ' + fmtDur(e.duration) : null,
+				c.dataset.state === 'running' || c.dataset.state === 'queued' ? 'ETA ' + (e.eta == null ? '—' : fmtDur(e.eta)) : null]
+				.filter(Boolean).join(' · ');
+			c.dataset.eta = e && e.eta != null && (c.dataset.state === 'running' || c.dataset.state === 'queued') ? e.eta.toFixed(1) : '';
+			if (s && s.textContent !== txt) s.textContent = txt;
+		}
+		for (const tr of rbody.querySelectorAll('tr[data-state="running"]')) {
+			const r = runs.find((x) => x.id === Number(tr.dataset.run));
+			if (r) tr.querySelector('td.dur').textContent = runDur(r);
+		}
 	}
 
+	// A cell or run square, by click or Enter/Space: the log shows that run
+	// (a cell: its newest started run).
+	const activate = (ev) => {
+		if (ev.type === 'keydown' && ev.key !== 'Enter' && ev.key !== ' ') return;
+		const t = ev.target.closest('[data-run], .cell');
+		if (!t) return;
+		ev.preventDefault();
+		ev.stopPropagation();
+		const runs = jobRuns();
+		const r = t.dataset.run ? runs.find((x) => x.id === Number(t.dataset.run))
+			: runs.filter((x) => x.cell_index === Number(t.dataset.cell) && x.started_at).sort((a, b) => b.id - a.id)[0];
+		if (r) logp.pin(r.id);
+	};
+
 	function renderRuns() {
-		const m = state.runs.get(id);
-		const runs = m ? [...m.values()] : [];
+		const runs = jobRuns();
+		// the grid is drawn again on every change: keep the keyboard focus
+		const f = document.activeElement && grid.contains(document.activeElement) ? document.activeElement : null;
+		const key = f && (f.dataset.run ? `.run[data-run="${f.dataset.run}"]` : `.cell[data-cell="${f.dataset.cell}"]`);
 		clear(grid, cells(runs).map((c) => {
 			const st = cellState(c.runs);
-			return h('div', { class: 'cell', 'data-state': st, 'data-cell': c.index, title: c.label },
+			return h('div', { class: 'cell', 'data-state': st, 'data-cell': c.index, title: c.label, tabindex: 0, role: 'button',
+				'aria-label': `cell ${c.label}: ${st}`, on: { click: activate, keydown: activate } },
 				h('div', { class: 'label' }, c.label),
 				h('div', { class: 'boots' }, c.runs.sort((a, b) => a.boot - b.boot).map((r) =>
-					h('span', { class: 'run', 'data-run': r.id, 'data-state': r.state, title: `run ${r.id} boot ${r.boot}: ${r.state}` }))),
-				h('div', { class: 'small' }, st));
+					h('span', { class: 'run', 'data-run': r.id, 'data-state': r.state, title: `run ${r.id} boot ${r.boot}: ${r.state}`,
+						tabindex: 0, role: 'button', 'aria-label': `run ${r.id} boot ${r.boot}: ${r.state}; Enter shows its log`,
+						on: { click: activate, keydown: activate } }))),
+				h('div', { class: 'small' }, st), h('div', { class: 'small est' }));
 		}));
+		if (key) { const again = grid.querySelector(key); if (again) again.focus(); }
 		clear(rbody, runs.sort((a, b) => a.id - b.id).map((r) => h('tr', { 'data-run': r.id, 'data-state': r.state },
 			h('td', {}, String(r.id)), h('td', {}, r.label || ''), h('td', {}, String(r.boot)),
 			h('td', {}, h('span', { class: 'badge', 'data-state': r.state }, r.state)),
 			h('td', {}, r.machine || '—'), h('td', { class: 'time' }, fmtTime(r.started_at)),
+			h('td', { class: 'num dur' }, runDur(r)),
 			h('td', { class: 'err' }, r.error || ''))));
-		// The log follows the running run; after the job it keeps the last one.
-		const running = runs.filter((r) => r.state === 'running').sort((a, b) => b.id - a.id)[0];
-		if (running && running.id !== logRun) followLog(running.id);
-		else if (!running && logRun == null && runs.length) {
-			const last = runs.filter((r) => r.started_at).sort((a, b) => b.started_at - a.started_at)[0];
-			if (last) followLog(last.id);
-		}
-	}
-
-	async function followLog(runId) {
-		logRun = runId;
-		logTitle.textContent = `Log of run ${runId}`;
-		// What the stream brought so far at once, then the store's copy
-		// (events are rate-limited, the store has every line) if longer.
-		clear(log);
-		logShown = 0;
-		renderLog();
-		try {
-			const r = await api(`/runs/${runId}/log?limit=1000`);
-			const have = state.logs.get(runId) || [];
-			if (logRun !== runId || r.lines.length <= have.length) return;
-			state.logs.set(runId, r.lines.slice(-TAIL).map((l) => ({ stream: l.stream, line: l.line })));
-			clear(log);
-			logShown = 0;
-			renderLog();
-		} catch (e) { /* the stream's lines stay */ }
-	}
-
-	function renderLog() {
-		const lines = state.logs.get(logRun) || [];
-		if (logShown > lines.length) { clear(log); logShown = 0; }
-		const stick = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-		for (const l of lines.slice(logShown)) {
-			if (l.dropped) log.append(h('div', { class: 'line dropped' }, `… ${l.dropped} lines not shown (rate limit)`));
-			log.append(h('div', { class: 'line', 'data-stream': l.stream }, l.line));
-		}
-		logShown = lines.length;
-		while (log.childElementCount > TAIL) log.firstElementChild.remove();
-		if (stick) log.scrollTop = log.scrollHeight;
+		logp.runs(runs);
+		renderTop();
 	}
 
 	let seenCancelled = null;
 	let dirty = new Set();
 	const flush = () => {
-		if (dirty.has('top')) renderTop();
 		if (dirty.has('runs')) renderRuns();
-		if (dirty.has('log')) renderLog();
+		else if (dirty.has('top')) renderTop();
 		dirty = new Set();
 	};
 	const mark = (what) => { if (!dirty.size) requestAnimationFrame(flush); dirty.add(what); };
+	// elapsed, ETA and running durations move with the clock
+	const tick = setInterval(() => renderTop(), 1000);
 	const off = subscribe((kind, d) => {
 		if (kind === 'all') { loadRuns(id).catch(() => {}); mark('top'); }
 		else if (kind === 'job' && d.id === id) {
@@ -164,13 +188,9 @@ export function jobView(root, [idText]) {
 				loadRuns(id).catch(() => {});
 		}
 		else if ((kind === 'run' && d.job_id === id) || (kind === 'runs' && d.job_id === id)) mark('runs');
-		else if (kind === 'log' && d.run === logRun) mark('log');
-		else if (kind === 'log' && state.runs.get(id) && state.runs.get(id).has(d.run)) {
-			if (d.run !== logRun) followLog(d.run);
-		}
+		else if (kind === 'log') logp.line(d);
 	});
 	loadJob(id).then(() => loadRuns(id)).catch((e) => { err.textContent = e.message; });
-	renderTop();
 	renderRuns();
-	return { unmount: off };
+	return { unmount: () => { off(); clearInterval(tick); } };
 }

@@ -9,7 +9,7 @@
 import { api } from './api.js';
 import { copyText, download, svgText, fileSafe } from './export.js';
 import { h, clear, fmtNum } from './dom.js';
-import { barChart, scatter, setWidth } from './charts.js';
+import { barChart, changeChart, scatter, setWidth } from './charts.js';
 import { state, subscribe } from './state.js';
 
 // Axis value as written after "AXIS:" in ?baseline= (as the API does).
@@ -35,8 +35,14 @@ function mark(c) {
 		arrow + (kind === 'neutral' ? '' : ' ' + kind));
 }
 
-function table(metric) {
-	const head = ['cell', 'n', 'mean', 'CoV %', '95% CI', 'baseline', '% change', '95% CI of change', 'p', ''];
+// The report's warnings that name a cell ("cell LABEL: ..." or "cell LABEL
+// run N: ..."), so each shows beside that cell's numbers.
+export function cellWarnings(warnings, label) {
+	return (warnings || []).filter((w) => w.startsWith(`cell ${label}: `) || w.startsWith(`cell ${label} run `));
+}
+
+function table(metric, warnings) {
+	const head = ['cell', 'n', 'mean', 'CoV %', '95% CI', 'baseline', '% change', '95% CI of change', 'p', '', 'evidence'];
 	return h('div', { class: 'scroll' }, h('table', { class: 'report', 'data-metric': metric.name },
 		h('thead', {}, h('tr', {}, head.map((t) => h('th', {}, t)))),
 		h('tbody', {}, metric.rows.map((r) => {
@@ -48,7 +54,8 @@ function table(metric) {
 				c ? num(c.pct_change) : h('td', {}, '—'),
 				c ? ci(c.pct_ci_lo, c.pct_ci_hi, c.pct_ci_unbounded) : h('td', {}, '—'),
 				c ? num(c.welch_p) : h('td', {}, '—'),
-				mark(c));
+				mark(c),
+				h('td', { class: 'cell-evidence' }, cellWarnings(warnings, r.cell).map((w) => h('div', { class: 'warn' }, '⚠ ' + w))));
 		}))));
 }
 
@@ -139,7 +146,8 @@ export function resultsView(root, [idText, baselineParam]) {
 			h('label', {}, 'Baseline ', pick), h('a', { href: '#/job/' + id, class: 'button' }, 'Job')),
 		exports, err, body));
 	pick.addEventListener('change', () => {
-		location.hash = `#/job/${id}/results` + (pick.value ? '?baseline=' + encodeURIComponent(pick.value) : '');
+		// the baseline stays readable in the URL: ?baseline=thp_enabled:never
+		location.hash = `#/job/${id}/results` + (pick.value ? '?baseline=' + encodeURIComponent(pick.value).replace(/%3A/g, ':') : '');
 	});
 
 	async function load() {
@@ -187,8 +195,9 @@ export function resultsView(root, [idText, baselineParam]) {
 					h('h3', {}, m.name, m.unit ? ` (${m.unit})` : '', h('span', { class: 'small' }, m.direction === 'none' ? ' counter: no better or worse' : m.higher_better ? ' higher is better' : ' lower is better')),
 					h('div', { class: 'charts' },
 						figure(barChart(m), 'mean per cell, 95% CI', `job-${id}-${fileSafe(m.name)}-means.svg`),
+						changeChart(m) ? figure(changeChart(m), `% change vs ${baseline || 'the baseline'}, 95% CI`, `job-${id}-${fileSafe(m.name)}-change.svg`) : null,
 						figure(scatter(m.name, m.unit, cells), 'every sample, by boot', `job-${id}-${fileSafe(m.name)}-samples.svg`)),
-					table(m));
+					table(m, report.warnings));
 			}),
 			report.legend && report.legend.length ? h('ul', { class: 'legend small' }, report.legend.map((l) => h('li', {}, l))) : null,
 			environment(runs));

@@ -66,13 +66,13 @@ export function submitView(root) {
 		done.textContent = '';
 	}
 
-	function showError(field, msg) {
+	function showError(field, msg, noFocus) {
 		const top = field ? field.split(/[.[]/)[0] : '';
 		const e = errs.get(top);
 		if (e) {
 			e.textContent = msg;
 			inputs.get(top).setAttribute('aria-invalid', 'true');
-			inputs.get(top).focus();
+			if (!noFocus) inputs.get(top).focus();
 		} else {
 			formErr.textContent = (field ? field + ': ' : '') + msg;
 		}
@@ -100,13 +100,20 @@ export function submitView(root) {
 		extraNote.textContent = Object.keys(extra).length ? 'Also sent as pasted: ' + Object.keys(extra).join(', ') : '';
 	}
 
+	let loaded = '';	// the pasted text the fields hold now
 	function parsePaste(text) {
 		try {
 			loadJob(JSON.parse(text));
+			loaded = text;
+			return true;
 		} catch (e) {
 			pasteErr.textContent = 'Not JSON: ' + e.message;
+			return false;
 		}
 	}
+	// Pasted JSON fills the form as it is pasted, so Submit sends it
+	// without "Load into the form" (which stays for edits after typing).
+	paste.addEventListener('paste', () => setTimeout(() => { if (paste.value.trim()) parsePaste(paste.value); }, 0));
 
 	root.querySelector('#load-json').addEventListener('click', () => parsePaste(paste.value));
 	file.addEventListener('change', async () => {
@@ -116,10 +123,49 @@ export function submitView(root) {
 		parsePaste(text);
 	});
 
+	// A live preview: the coordinator's planner on what the form holds
+	// (POST /jobs?dry_run=1, nothing stored), after each pause in typing.
+	const preview = h('div', { id: 'preview', class: 'small', role: 'status' });
+	root.querySelector('#submit-button').before(preview);
+	let pt = null, pseq = 0;
+	function formJob() {
+		const job = { ...extra };
+		for (const f of FIELDS) {
+			const raw = inputs.get(f.key).value.trim();
+			if (raw === '') continue;
+			try { job[f.key] = f.kind === 'json' ? JSON.parse(raw) : raw; } catch (e) { return null; }
+		}
+		return job;
+	}
+	async function updatePreview() {
+		const seq = ++pseq;
+		const job = formJob();
+		if (!job || !job.recipe) { preview.textContent = ''; return; }
+		try {
+			const r = await api('/jobs?dry_run=1', { method: 'POST', body: job, quiet: true });
+			if (seq !== pseq) return;
+			preview.dataset.cells = r.cells; preview.dataset.runs = r.runs; preview.dataset.boots = r.boots;
+			preview.textContent = `This job makes ${r.cells} cell${r.cells === 1 ? '' : 's'}, ${r.runs} run${r.runs === 1 ? '' : 's'}, ` +
+				`${r.boots} boot${r.boots === 1 ? '' : 's'} (a reboot each on a machine with a boot configuration), ${r.iterations} iterations.`;
+		} catch (e) {
+			if (seq !== pseq) return;
+			delete preview.dataset.runs;
+			preview.textContent = 'Not yet a job: ' + (e.field ? e.field + ': ' : '') + e.message;
+		}
+	}
+	const schedule = () => { clearTimeout(pt); pt = setTimeout(updatePreview, 300); };
+	form.addEventListener('input', schedule);
+	form.addEventListener('change', schedule);
+	paste.addEventListener('input', () => { clearTimeout(pt); pt = setTimeout(() => { if (paste.value.trim() && paste.value !== loaded) { try { JSON.parse(paste.value); parsePaste(paste.value); } catch (e) { return; } } updatePreview(); }, 300); });
+	root.querySelector('#load-json').addEventListener('click', schedule);
+
 	form.addEventListener('submit', async (ev) => {
 		ev.preventDefault();
+		// JSON typed or pasted and not loaded yet is what the user means
+		if (paste.value.trim() && paste.value !== loaded && !parsePaste(paste.value)) return;
 		clearErrors();
 		const job = { ...extra };
+		let bad = 0;
 		for (const f of FIELDS) {
 			const raw = inputs.get(f.key).value.trim();
 			if (raw === '') continue;
@@ -127,13 +173,14 @@ export function submitView(root) {
 				try {
 					job[f.key] = JSON.parse(raw);
 				} catch (e) {
-					showError(f.key, `${f.key}: not JSON: ${e.message}`);
-					return;
+					// every field that does not parse says so, not the first only
+					showError(f.key, `${f.key}: not JSON: ${e.message}`, bad++ > 0);
 				}
 			} else {
 				job[f.key] = raw;
 			}
 		}
+		if (bad) return;
 		const btn = root.querySelector('#submit-button');
 		btn.disabled = true;
 		try {

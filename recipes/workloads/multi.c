@@ -2,13 +2,18 @@
  * multi.c: services that scale (issue 20): N instances of a server, and N
  * load generators whose totals are summed.
  *
- * work serve --instances N --base-port P [--cpus-per C] -- ARGV...
+ * work serve --instances N --base-port P [--cpus-per C] [--env NAME=VALUE]...
+ *         -- ARGV...
  *     runs N copies of ARGV (a step's service), instance i with every
  *     "%PORT%" in its arguments replaced by P+i and pinned to C CPUs of
  *     the agent's allowed set (instance i gets CPUs i*C .. i*C+C-1 of it,
  *     wrapping), so the servers neither share a port nor migrate onto each
- *     other. It waits; one instance exiting ends it (exit 1): the step's
- *     service then reads as dead. The agent stops the lot by process group.
+ *     other. --env (at most MULTI_MAX_ENV) puts NAME=VALUE in the
+ *     instances' environment only, not the clients' nor the agent's (the
+ *     redis recipe's MALLOC_CONF=thp:always in a madvise cell: jemalloc
+ *     then madvises its arenas MADV_HUGEPAGE). It waits; one instance
+ *     exiting ends it (exit 1): the step's service then reads as dead. The
+ *     agent stops the lot by process group.
  * work fanout --instances N --base-port P (--sum-csv COLUMN | --sum-after TOKEN)
  *         -- ARGV...
  *     waits until every port P..P+N-1 accepts on 127.0.0.1 (10 s), runs N
@@ -45,13 +50,37 @@
 #define MULTI_MAX_OUT		(1 << 20)	/* bytes of one client's output read */
 #define MULTI_MAX_ROWS		64
 #define MULTI_READY_S		10
+#define MULTI_MAX_ENV		8
 
 struct multi_opts {
 	int64_t n, port, cpus_per;
 	const char *sum_csv, *sum_after;
+	const char *env[MULTI_MAX_ENV];	/* NAME=VALUE, checked */
+	int nenv;
 	char **argv;		/* after "--" */
 	int argc;
 };
+
+/* NAME=VALUE with NAME [A-Za-z_][A-Za-z0-9_]* and VALUE free of control
+ * bytes: 0, else -1. */
+static int
+multi_env_ok(const char *s)
+{
+	const char *p;
+
+	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return -1;
+	for (p = s + 1; *p != '=' && *p != '\0'; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_'))
+			return -1;
+	if (*p != '=' || p - s > 64)
+		return -1;
+	for (p++; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return -1;
+	return 0;
+}
 
 /* Options up to "--"; ARGV after it. */
 static int
@@ -87,7 +116,16 @@ multi_parse(const char *work, int argc, char **argv, struct multi_opts *m)
 				m->sum_csv = argv[k + 1];
 			else if (strcmp(argv[k], "--sum-after") == 0)
 				m->sum_after = argv[k + 1];
-			else if (nn + 2 <= 16) {
+			else if (strcmp(argv[k], "--env") == 0) {
+				if (m->nenv >= MULTI_MAX_ENV || multi_env_ok(argv[k + 1]) != 0) {
+					fprintf(stderr, "benchfleet-agent: work %s: --env \"%.80s\": "
+					    "expected NAME=VALUE (NAME of [A-Za-z0-9_], no control "
+					    "bytes), at most %d of them\n", work, argv[k + 1],
+					    MULTI_MAX_ENV);
+					return WL_EXIT_USAGE;
+				}
+				m->env[m->nenv++] = argv[k + 1];
+			} else if (nn + 2 <= 16) {
 				nums[nn++] = argv[k];
 				nums[nn++] = argv[k + 1];
 			} else {
@@ -172,6 +210,7 @@ multi_spawn(const char *work, const struct multi_opts *m, int64_t i, int outfd, 
 	static char store[MULTI_MAX_ARGS][MULTI_MAX_ARG];
 	char *av[MULTI_MAX_ARGS + 1];
 	pid_t pid;
+	int k;
 
 	if (multi_argv(m, m->port + i, av, store) != 0) {
 		fprintf(stderr, "benchfleet-agent: work %s: an argument is too long\n", work);
@@ -181,6 +220,9 @@ multi_spawn(const char *work, const struct multi_opts *m, int64_t i, int outfd, 
 		return pid;
 	if (outfd >= 0 && (dup2(outfd, STDOUT_FILENO) < 0 || dup2(outfd, STDERR_FILENO) < 0))
 		_exit(126);
+	for (k = 0; k < m->nenv; k++)
+		if (putenv((char *)m->env[k]) != 0)
+			_exit(126);
 	if (pin && multi_pin(i, m->cpus_per) != 0) {
 		fprintf(stderr, "benchfleet-agent: work %s: instance %lld: sched_setaffinity: %s\n",
 		    work, (long long)i, strerror(errno));

@@ -36,8 +36,10 @@ try {
 	await page.waitForSelector('#token-dialog[open]', { timeout: 10000 });
 	check('a 401 opens the token prompt', true);
 	await page.screenshot({ path: path.join(ART, 'token-prompt-1280x800.png') });
+	check('the prompt says how to get a token', /benchfleetd token create --role/.test(await page.textContent('#token-how')));
 	await page.fill('#token-input', process.env.BF_VIEWER_TOKEN);
-	await page.click('#token-save');
+	// Enter, not a click: it used to press "Forget", the form's first button
+	await page.press('#token-input', 'Enter');
 	await page.waitForSelector('#machines tr[data-machine]', { timeout: 10000 });
 	check('with a viewer token the fleet loads', true);
 	await page.waitForSelector('#live[data-state="live"]', { timeout: 10000 });
@@ -64,6 +66,28 @@ try {
 	await page.click('#submit-button');
 	await page.waitForURL(/#\/job\/\d+$/, { timeout: 5000 }).then(() => check('a submitter token submits', true))
 		.catch(() => check('a submitter token submits', false, page.url()));
+	// "Remember on this browser": Enter keeps it in localStorage, and a new
+	// tab opens live without asking; Forget clears it everywhere.
+	await page.click('#token-button');
+	await page.fill('#token-input', process.env.BF_SUBMITTER_TOKEN);
+	await page.check('#token-remember');
+	await page.press('#token-input', 'Enter');
+	await page.waitForSelector('#live[data-state="live"]', { timeout: 10000 });
+	const kept = await page.evaluate(() => [localStorage.getItem('benchfleet.token'), sessionStorage.getItem('benchfleet.token')]);
+	check('Enter with "remember" keeps the token in localStorage only', kept[0] === process.env.BF_SUBMITTER_TOKEN && kept[1] === null, JSON.stringify(kept));
+	const tab = await ctx.newPage();
+	await tab.goto(URL + '/');
+	const tabLive = await tab.waitForSelector('#live[data-state="live"]', { timeout: 10000 }).then(() => true).catch(() => false);
+	check('a new tab of this browser goes live without asking', tabLive && !(await tab.isVisible('#token-dialog[open]')));
+	await tab.close();
+	await page.click('#token-button');
+	await page.click('#token-forget');
+	// the dialog's close event, which does the forgetting, comes a task later
+	await page.waitForFunction(() => !localStorage.getItem('benchfleet.token'), null, { timeout: 2000 }).catch(() => {});
+	const gone = await page.evaluate(() => [localStorage.getItem('benchfleet.token'), sessionStorage.getItem('benchfleet.token')]);
+	check('Forget clears the token from this tab and this browser', gone[0] === null && gone[1] === null, JSON.stringify(gone));
+	const asks = await page.waitForSelector('#token-dialog[open]', { timeout: 10000 }).then(() => true).catch(() => false);
+	check('without it the page asks again', asks);
 	check('no dialog opened', dialogs.length === 0, JSON.stringify(dialogs));
 } catch (e) {
 	fails++;

@@ -12,6 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fleetChecks } from './fleet-checks.mjs';
 import { cancelChecks } from './job-checks.mjs';
+import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
+import { resultsChecks } from './results-checks.mjs';
+import { historyChecks } from './history-checks.mjs';
+import { a11yChecks } from './a11y-checks.mjs';
+import { reproChecks } from './repro-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -127,6 +132,13 @@ try {
 	await page.click('#submit-button');
 	const rerr = await page.textContent('#err-repetitions');
 	check('JSON that does not parse is reported at its field', /repetitions: not JSON/.test(rerr), rerr);
+	// two broken fields: each says so at once, not the first only
+	await page.fill('#f-params', '{"mb": ');
+	await page.click('#submit-button');
+	const both = [await page.textContent('#err-repetitions'), await page.textContent('#err-params')];
+	check('every field that does not parse is reported at its own field', /repetitions: not JSON/.test(both[0]) && /params: not JSON/.test(both[1]) &&
+		(await page.getAttribute('#f-params', 'aria-invalid')) === 'true', JSON.stringify(both));
+	await page.fill('#f-params', '');
 	await page.fill('#f-machines', '{"class": "nosuchclass"}');
 	await page.fill('#f-repetitions', '');
 	await page.fill('#f-matrix', '{"mb": [8]}');
@@ -138,8 +150,16 @@ try {
 	// --- submit the real job through the form ---
 	const job = { recipe: 'page-touch', preset: 'test', name: 'web ' + HOSTILE, machines: { class: CLASS },
 		matrix: { mb: [8, 16], passes: [1, 2] }, repetitions: { iterations: 3, warmup: 1, boots: 2 } };
+	// pasted JSON is what Submit sends, without "Load into the form" first;
+	// before that, the preview says what the planner makes of it
+	const nBefore = (await apiGet('/jobs?limit=1000')).jobs.length;
 	await page.fill('#job-json', JSON.stringify(job, null, 1));
-	await page.click('#load-json');
+	const pv = await page.waitForFunction(() => { const p = document.querySelector('#preview');
+		return p && p.dataset.runs ? { ...p.dataset, text: p.textContent } : null; }, null, { timeout: 5000 }).then((x) => x.jsonValue()).catch(() => null);
+	const dry = await apiPost('/jobs?dry_run=1', job);
+	check('the preview shows the planner\'s cells, runs and boots (4, 8, 2)', pv && dry.status === 200 && pv.cells === '4' && pv.runs === '8' &&
+		pv.boots === '2' && dry.body.runs === 8 && /4 cells, 8 runs, 2 boots/.test(pv.text), JSON.stringify([pv, dry.body]));
+	check('a preview stores no job', (await apiGet('/jobs?limit=1000')).jobs.length === nBefore);
 	await page.click('#submit-button');
 	await page.waitForURL(/#\/job\/\d+$/, { timeout: 5000 });
 	const jobId = Number(/#\/job\/(\d+)$/.exec(page.url())[1]);
@@ -227,11 +247,14 @@ try {
 	check('the baseline selector shows the chosen baseline', (await page.inputValue('#baseline')) === 'passes:1');
 	check('the environment table lists every run', (await page.locator('#environment tbody tr').count()) === runs.length);
 	await shot('results');
+	await resultsChecks(page, { check, apiGet, url: URL, jobId, baseline: 'passes:1', other: 'mb:8' });
+	await reproChecks(page, { check, apiGet, url: URL, jobId, shot });
 
 	// --- issue 17: marks coloured by better/worse, and exports. 96 MiB
 	// takes clearly longer to touch than 8: a significant slow-down of
 	// wall_s, which must show red and "worse", never as a green star ---
-	const bj = await apiPost('/jobs', { recipe: 'page-touch', preset: 'test', name: 'exports', machines: { class: CLASS },
+	// one machine: three would add the machines' differences to the noise
+	const bj = await apiPost('/jobs', { recipe: 'page-touch', preset: 'test', name: 'exports', machines: { names: [MACHINES[0]] },
 		matrix: { mb: [8, 96] }, repetitions: { iterations: 5 } });
 	check('export job submitted', bj.status === 201, bj.status);
 	const bid = bj.body.id;
@@ -302,11 +325,26 @@ try {
 	check('the echo job is accepted', posted.status === 201, posted.status);
 	await page.goto(URL + `/#/job/${posted.body.id}`);
 	await until(async () => (await apiGet('/jobs/' + posted.body.id)).state === 'done', 60000, 'echo job');
-	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line')].some((l) => l.textContent === s), HOSTILE, { timeout: 5000 })
+	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line .text')].some((l) => l.textContent === s), HOSTILE, { timeout: 5000 })
 		.catch(() => {});
-	const lines = await page.$$eval('#log .line', (ls) => ls.map((l) => l.textContent));
+	const lines = await page.$$eval('#log .line .text', (ls) => ls.map((l) => l.textContent));
 	check('a log line with markup is shown as text', lines.includes(HOSTILE), JSON.stringify(lines.slice(-5)));
+	// Only the coordinator's own stream may draw a boot record: a workload
+	// printing one is a line of text.
+	const fake = JSON.stringify({ rebooted: true, kernel: HOSTILE, cmdline: 'x', boot_id: 'forged', reason: '' });
+	const fj = await apiPost('/jobs', { recipe: 'echo', machines: { names: [MACHINES[0]] }, params: { msg: fake }, repetitions: { iterations: 1 } });
+	await page.goto(URL + `/#/job/${fj.body.id}`);
+	await until(async () => (await apiGet('/jobs/' + fj.body.id)).state === 'done', 60000, 'the fake boot record job');
+	await page.waitForFunction((s) => [...document.querySelectorAll('#log .line .text')].some((l) => l.textContent === s), fake, { timeout: 5000 })
+		.catch(() => {});
+	check('a boot record printed by a workload stays a line of text', (await page.locator('#log .bootrec').count()) === 0 &&
+		(await page.$$eval('#log .line .text', (ls) => ls.map((l) => l.textContent))).includes(fake));
 	check('no element was made from the log line', (await page.locator('#view img').count()) === 0);
+
+	// --- the job page: a failed job, then three runs streaming at once ---
+	await failedJobChecks(page, { check, apiPost, apiGet, until, url: URL, machines: MACHINES, shot });
+	const liveJobId = await liveJobChecks(page, { check, apiPost, apiGet, until, sleep, url: URL, cls: CLASS, shot });
+	await a11yChecks(page, { check, url: URL, jobId, liveJobId, sleep, shot });
 
 	// --- SSE resume: break the stream, publish while it is down ---
 	await page.goto(URL + '/');
@@ -344,6 +382,8 @@ try {
 		.then(() => check('a lost resume point gets "reset" and the page reloads its state', true))
 		.catch(() => check('a lost resume point gets "reset" and the page reloads its state', false));
 	await cancelChecks(page, { check, apiPost, apiGet, sleep, url: URL });
+	await historyChecks(page, { check, apiGet, url: URL, machine: MACHINES[0], hostile: HOSTILE });
+	await shot('history');
 	await page.goto(URL + '/');
 	await page.waitForSelector('#machines tr[data-machine]', { timeout: 5000 });
 	await shot('fleet-after');

@@ -4,7 +4,8 @@
  * job: base values, matrix expansion and the argv of every cell. The
  * input's "recipe" field picks the recipe; unknown names use the first.
  * A suite (job.h) is validated entry by entry and planned (plan_suite),
- * each entry's recipe picked by its name the same way.
+ * each entry's recipe picked by its name the same way. A job's "kernels"
+ * (kspec.h) are checked against fixed git roots as POST /jobs does.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "kspec.h"
 #include "path.h"
 #include "plan.h"
 #include "matrix.h"
@@ -121,6 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_suite(job);
 		goto out;
 	}
+	(void)kspec_check_roots(job->kernels, "/srv/git:/opt/k", &d);
 	r = fuzz_recipe(job->recipe);
 	if (job_validate(job, r, PATH_DEFAULT_ROOT, &d) != 0)
 		goto out;

@@ -6,6 +6,9 @@
 # (vmstat.thp_fault_alloc > 0 in every window), the never cell "none" and
 # none at all; an explicit param wins over the knob. gups runs threaded
 # (threads 2, disjoint slices) and lat-pagefault in its lmbench mode.
+# A suite of redis, memcached and xsbench over [madvise, never]: huge pages
+# in every madvise cell (jemalloc thp:always for redis, -L for memcached),
+# none in the never cells.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -28,7 +31,8 @@ done < "$fleet/hosts.tsv"
 
 # The recipe says where the default comes from.
 recipes=$(curl -fsS "$URL/api/v1/recipes")
-for rc in page-touch dtlb-touch zero-page-thrash lat-pagefault btree gups ebizzy; do
+for rc in page-touch dtlb-touch zero-page-thrash lat-pagefault btree gups ebizzy \
+	xsbench graph500 pagerank hashjoin hint; do
 	check_eq "$rc: thp follows thp_enabled" \
 		"$(jq -r --arg n "$rc" '.recipes[] | select(.name==$n) | .params.thp.from_knob.knob' <<<"$recipes")" thp_enabled
 done
@@ -111,6 +115,50 @@ for m in file lmbench; do
 done
 r=$(api POST /api/v1/jobs '{"recipe":"lat-pagefault","machines":{"names":["bfh1"]},"params":{"mode":"lmbenchx"}}')
 check_eq "lat-pagefault bad mode refused" "$(status_of "$r")" 400
+
+# The real services in madvise cells: neither redis nor memcached is told
+# anything by THP=madvise unless it madvises. redis gets jemalloc's
+# thp:always (MALLOC_CONF in the servers' environment only), memcached -L
+# madvises its preallocated item memory; xsbench (ours) follows the knob.
+# One suite over [madvise, never]: huge pages faulted in the madvise cells'
+# windows, none in the never cells'.
+check_eq "redis: jemalloc_thp follows thp_enabled" \
+	"$(jq -r '.recipes[] | select(.name=="redis") | .params.jemalloc_thp.from_knob.map.madvise' <<<"$recipes")" always
+r=$(api POST /api/v1/jobs '{"machines":{"names":["bfh1"]},"matrix":{"thp_enabled":["madvise","never"]},
+	"suite":[{"recipe":"redis","preset":"test","params":{"instances":1}},
+	         {"recipe":"memcached","preset":"test","params":{"instances":1,"seconds":2}},
+	         {"recipe":"xsbench","preset":"test"}],"repetitions":{"iterations":1}}')
+check_eq "services suite: submit" "$(status_of "$r")" 201
+sid=$(body_of "$r" | jq -r .id)
+check_eq "services suite: job" "$(wait_job "$sid" 240)" done
+sruns=$(curl -fsS "$URL/api/v1/jobs/$sid/runs")
+for w in redis memcached xsbench; do
+	for m in madvise never; do
+		eval "tfa_${w}_$m=$(jq --arg w "$w" --arg m "$m" '[.runs[] | select(.axes.workload==$w and .axes.thp_enabled==$m) | .samples[] | select(.metric=="vmstat.thp_fault_alloc") | .value] | add // -1' <<<"$sruns")"
+	done
+	eval "echo \"$w thp_fault_alloc: madvise \$tfa_${w}_madvise, never \$tfa_${w}_never\""
+	eval "check \"$w: huge pages in the madvise cell\" test \"\${tfa_${w}_madvise%.*}\" -gt 0"
+	eval "check_eq \"$w: none in the never cell\" \"\${tfa_${w}_never%.*}\" 0"
+done
+# the servers' own huge memory (smaps of the service's process group): no
+# other process on this shared host adds to it, unlike vmstat
+for w in redis memcached; do
+	for m in madvise never; do
+		eval "ahp_${w}_$m=$(jq --arg w "$w" --arg m "$m" '[.runs[] | select(.axes.workload==$w and .axes.thp_enabled==$m) | .samples[] | select(.metric=="smaps.service0.AnonHugePages_kb") | .value] | add // -1' <<<"$sruns")"
+	done
+	eval "echo \"$w servers' AnonHugePages_kb: madvise \$ahp_${w}_madvise, never \$ahp_${w}_never\""
+	eval "check \"$w: the servers hold huge pages in the madvise cell\" test \"\${ahp_${w}_madvise%.*}\" -gt 0"
+	eval "check_eq \"$w: none in the never cell\" \"\${ahp_${w}_never%.*}\" 0"
+done
+check_eq "redis: madvise cell ran with jemalloc thp:always" \
+	"$(jq -r '[.runs[] | select(.axes.workload=="redis") | "\(.axes.thp_enabled)=\(.values.jemalloc_thp)"] | sort | join(" ")' <<<"$sruns")" \
+	"madvise=always never=default"
+check_eq "memcached: -L but in the never cell (it refuses to start there)" \
+	"$(jq -r '[.runs[] | select(.axes.workload=="memcached") | "\(.axes.thp_enabled)=\(.values.large_pages)"] | sort | join(" ")' <<<"$sruns")" \
+	"madvise=L never=-"
+check_eq "xsbench: thp from the knob" \
+	"$(jq -r '[.runs[] | select(.axes.workload=="xsbench") | "\(.axes.thp_enabled)=\(.values.thp)"] | sort | join(" ")' <<<"$sruns")" \
+	"madvise=madvise never=none"
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

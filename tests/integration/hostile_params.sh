@@ -28,12 +28,31 @@ fleet=$work/fleet
 bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfp1 \
 	--subnet 10.101.0 --bridge bfbr101 --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
-start_daemon "$work" --known-hosts "$fleet/known_hosts" --workdir-root "$root" || exit 1
+mkdir -p "$work/git/linux"
+start_daemon "$work" --known-hosts "$fleet/known_hosts" --workdir-root "$root" \
+	--kernel-git-roots "$work/git:/nonexistent/roots" || exit 1
 defer stop_daemon
 while IFS=$'\t' read -r name addr port user key; do
 	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"hp\"}")
 	check_eq "register $name" "$(status_of "$r")" 201
 done < "$fleet/hosts.tsv"
+
+# machine roles (issue 18): run (default), build, or both; nothing else
+m() { jq -nc --argjson r "$1" --arg k "$(head -1 "$fleet/hosts.tsv" | cut -f5)" \
+	'{name: "rb", host: "10.101.0.250", user: "root", key: $k, class: "rb", roles: $r}'; }
+for bad in '["build", "$(id)"]:roles[1]' '["build", "build"]:roles[1]' '[]:roles' '"build":roles' \
+	'["run", "build", "run"]:roles'; do
+	r=$(api POST /api/v1/machines "$(m "${bad%:*}")")
+	check_eq "roles ${bad%:*}: 400" "$(status_of "$r")" 400
+	check_eq "roles ${bad%:*}: field" "$(body_of "$r" | jq -r .detail.field)" "${bad##*:}"
+done
+r=$(api POST /api/v1/machines "$(m '["build"]')")
+check_eq "a build machine: 201" "$(status_of "$r")" 201
+check_eq "its roles" "$(curl -fsS "$URL/api/v1/machines/rb" | jq -c .roles)" '["build"]'
+check_eq "a machine registered without roles runs" \
+	"$(curl -fsS "$URL/api/v1/machines" | jq -c '[.machines[] | select(.name != "rb") | .roles] | unique')" '[["run"]]'
+r=$(api DELETE /api/v1/machines/rb)
+check_eq "the build machine removed" "$(status_of "$r")" 200
 
 # refused JOB FIELD TEXT: POST /jobs answers 400, detail.field is FIELD and
 # the error contains TEXT.
@@ -77,6 +96,38 @@ refused "$(kb hp "$(jq -nc --arg w "$ok_wd" '{tarball: "/etc/shadow", workdir: $
 	params.tarball "\"/etc/shadow\" is not under /usr/src"
 # the recipe's default workdir is not under this daemon's root: refused too
 refused "$(kb hp-none '{}')" params.workdir "the default of recipe kernel-build"
+# Issue 18: a job's "kernels" become argv of git and make on a builder.
+# Each hostile value is refused at submit naming its field; a valid spec
+# is answered 501 (nothing builds kernels yet), never queued.
+ks() { # ks SPEC_JSON: a job whose matrix.kernel names kernel "a" and a release
+	jq -nc --argjson k "$1" '{recipe: "cpu-loop", preset: "test", machines: {class: "hp"},
+	  repetitions: {iterations: 1}, kernels: {a: $k}, matrix: {kernel: ["a", "6.1.0-9-amd64"]}}'
+}
+g=$work/git/linux
+refused "$(ks '{"git": "/etc", "commit": "v6.1"}')" kernels.a.git "is not under a git root"
+refused "$(ks "$(jq -nc --arg g "$g/../../../etc" '{git: $g, commit: "v6.1"}')")" kernels.a.git \
+	"has a \".\" or \"..\" component"
+refused "$(ks '{"git": "srv/linux", "commit": "v6.1"}')" kernels.a.git "is not an absolute path"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "--upload-pack=touch /tmp/bfp1-MARKER"}')")" \
+	kernels.a.commit "must start with a letter or digit"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1$(id)"}')")" kernels.a.commit "has byte 0x24"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1", fragments: ["CONFIG_X=y\nCONFIG_Y=y"]}')")" \
+	"kernels.a.fragments[0]" "is not a config line"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1", patches: ["../../../etc/shadow"]}')")" \
+	"kernels.a.patches[0]" "is not a patch path"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1", patches: ["/etc/shadow"]}')")" \
+	"kernels.a.patches[0]" "is not under a git root"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1", config: "/etc/kernel.config"}')")" \
+	kernels.a.config "is not under a git root"
+refused "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1", localversion: "-x;reboot"}')")" \
+	kernels.a.localversion "is not a localversion"
+refused "$(jq -nc --arg g "$g" '{recipe: "cpu-loop", machines: {class: "hp"},
+	kernels: {a: {git: $g, commit: "v6.1"}}}')" kernels.a "is named by neither"
+r=$(api POST /api/v1/jobs "$(ks "$(jq -nc --arg g "$g" '{git: $g, commit: "v6.1", config: "tinyconfig",
+	fragments: ["CONFIG_64BIT=y", "CONFIG_CMDLINE=\"console=ttyS0\""], patches: ["series/0001-a.patch"],
+	localversion: "-bft"}')")")
+check_eq "a valid kernel spec: 501, not queued" "$(status_of "$r")" 501
+check_eq "a valid kernel spec: field kernels" "$(body_of "$r" | jq -r .detail.field)" kernels
 check_eq "nothing queued by a refused job" "$(curl -fsS "$URL/api/v1/jobs" | jq '.jobs | length')" 0
 check_eq "nothing in the store" "$(bf_sql "$work" "select count(*) from runs")" 0
 sleep 1
@@ -122,6 +173,34 @@ else
 	echo "linux-source-6.1 not installed: the foreign-workdir run is skipped"
 fi
 check "still no marker file on the host" test ! -e "$marker"
+
+# GET /api/v1/artifacts/{sha256}: hex names only. Until a build leaves one,
+# the test puts one kernel artifact where a build will: its file in the
+# artifact directory, its row in kernel_artifacts.
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/artifacts/abc")
+check_eq "artifact: a short name is 400" "$code" 400
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/artifacts/$(printf 'A%.0s' {1..64})")
+check_eq "artifact: upper-case hex is 400" "$code" 400
+code=$(curl -sS -o /dev/null -w '%{http_code}' --path-as-is "$URL/api/v1/artifacts/../../etc/passwd")
+check "artifact: a path is not served" test "$code" != 200
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/artifacts/$(printf '0%.0s' {1..64})")
+check_eq "artifact: an unknown hash is 404" "$code" 404
+printf 'CONFIG_64BIT=y\n# seeded by hostile_params\n' >"$work/cfg"
+h=$(sha256sum <"$work/cfg" | cut -c1-64)
+install -m 0644 "$work/cfg" "$work/artifacts/$h"
+bf_sql "$work" "insert into kernel_artifacts (sha256, kind, size, created_at) values ('$h', 'config', $(stat -c %s "$work/cfg"), 0)" >/dev/null
+code=$(curl -sS -D "$work/ah" -o "$work/got" -w '%{http_code}' "$URL/api/v1/artifacts/$h")
+check_eq "artifact: served" "$code" 200
+check "artifact: the same bytes" cmp -s "$work/cfg" "$work/got"
+check_contains "artifact: its kind said" "$(cat "$work/ah")" "X-Benchfleet-Artifact-Kind: config"
+check_contains "artifact: its hash said" "$(cat "$work/ah")" "X-Benchfleet-Artifact-Sha256: $h"
+rm -f "$work/artifacts/$h"
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$URL/api/v1/artifacts/$h")
+check_eq "artifact: a row without its file is 410" "$code" 410
+ln -s /etc/passwd "$work/artifacts/$h"
+code=$(curl -sS -o "$work/got" -w '%{http_code}' "$URL/api/v1/artifacts/$h")
+check "artifact: a symlink planted under its name is not followed" test "$code" != 200
+check "artifact: nothing of /etc/passwd served" sh -c "! grep -q root: '$work/got'"
 
 stop_daemon
 check_sanitizers "$work/daemon.log"

@@ -28,6 +28,15 @@ check "GET /recipes lists >= 8" test "$n" -ge 8
 for want in xsbench graph500 pagerank hashjoin hint; do
 	check "GET /recipes lists $want" grep -qx "$want" <<<"$(jq -r '.recipes[].name' <<<"$recipes")"
 done
+# issue 20's bar: these recipes, each with a metric parsed from the program's
+# output (a regex or CSV column), not only its wall time
+for want in xsbench graph500 pagerank hashjoin hint lat-pagefault lmbench-lat-pagefault \
+	tbench hpcc gups stress-ng memtier; do
+	check "GET /recipes: $want with a parser" test "$(jq --arg n "$want" \
+		'[.recipes[] | select(.name==$n) | .metrics[] | select(.regex != null or .csv != null)] | length' <<<"$recipes")" -gt 0
+done
+check_eq "lat-pagefault has the lmbench mode" \
+	"$(jq -r '.recipes[] | select(.name=="lat-pagefault") | .params.mode.values | index("lmbench") != null' <<<"$recipes")" true
 declare -A job
 # Recipes for real programs have their own tests: the Debian-packaged ones
 # (a "package") run in debian_programs.sh, and an upstream program a lab

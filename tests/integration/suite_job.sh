@@ -5,6 +5,8 @@
 # every workload finishes before any of boot 1 starts (a boot serves the
 # whole suite before the next), and the report is one document with a
 # section per workload. Hostile suites are refused naming the field. The
+# suite's bundle (version 3) is reproduced by a second coordinator on the
+# same host, and hostile suite bundles are refused there by field. The
 # fleet cannot reboot (no boot configuration): tests/vm counts reboots of
 # a suite over two kernels; coord_test_sched counts them with the fake.
 set -uo pipefail
@@ -88,16 +90,105 @@ r=$(api GET "/api/v1/jobs/$job/report?baseline=mb:8")
 check_eq "baseline on page-touch's axis" "$(status_of "$r")" 200
 r=$(api GET "/api/v1/jobs/$job/report?baseline=nosuch:1")
 check_eq "baseline on no workload's axis" "$(status_of "$r")" 400
-# a bundle holds one recipe: a suite says so, and exports nothing
-r=$(api GET "/api/v1/jobs/$job/bundle")
-check_eq "suite bundle: not implemented" "$(status_of "$r")" 501
-check_eq "suite bundle: names the suite" "$(body_of "$r" | jq -r .detail.field)" suite
 # a single-recipe job still reports as before: no suite heading
 r=$(api POST /api/v1/jobs '{"recipe":"echo","machines":{"class":"suite"},"repetitions":{"iterations":1}}')
 one=$(body_of "$r" | jq -r .id)
 check_eq "single job" "$(wait_job "$one" 60)" done
 check_eq "single job's runs have no workload" "$(bf_sql "$work" "select count(*) from runs where job_id=$one and workload is null and recipe is null")" 1
 check_contains "single report as before" "$(curl -fsS "$URL/api/v1/jobs/$one/report")" "job $one: echo"
+
+# --- the suite's bundle (version 3), reproduced by a second lab (B) on the
+# same fleet host: every workload's recipe with its hash, the rerun
+# planned as a suite there, a verdict per cell of every workload ---
+SB=$work/suite-bundle.json
+code=$(curl -sS -o "$SB" -w '%{http_code}' "$URL/api/v1/jobs/$job/bundle")
+check_eq "suite bundle: exported" "$code" 200
+check_eq "suite bundle: version 3" "$(jq .version "$SB")" 3
+check_eq "suite bundle: a recipe per workload, in order" \
+	"$(jq -r '[.recipes[] | .workload + "=" + .recipe.name] | join(",")' "$SB")" \
+	"page-touch=page-touch,cpu-loop=cpu-loop,hello=echo"
+check_eq "suite bundle: each recipe's canonical hash" \
+	"$(jq -r '.recipes[1] | .recipe_sha256' "$SB")" \
+	"$(jq -cS '.recipes[1].recipe' "$SB" | tr -d '\n' | sha256sum | cut -c1-64)"
+check_eq "suite bundle: runs name their workload" \
+	"$(jq -r '[.runs[] | select(.workload == .axes.workload) | .workload] | unique | join(",")' "$SB")" \
+	"cpu-loop,hello,page-touch"
+check_eq "suite bundle: every sample" "$(jq '.samples | length' "$SB")" \
+	"$(bf_sql "$work" "select count(*) from samples s join runs r on r.id=s.run_id where r.job_id=$job")"
+check_eq "suite bundle: signed" "$(jq -r .signature.alg "$SB")" ed25519
+curl -fsS "$URL/api/v1/lab" >"$work/lab-a.json"
+URL_A=$URL PID_A=$DAEMON_PID
+mkdir -p "$work/b"
+start_daemon "$work/b" --known-hosts "$fleet/known_hosts" || exit 1
+URL_B=$URL PID_B=$DAEMON_PID
+defer "kill $PID_B 2>/dev/null; wait $PID_B 2>/dev/null"
+while IFS=$'\t' read -r name addr port user key; do
+	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"suite\"}")
+	check_eq "lab B: register $name" "$(status_of "$r")" 201
+	for i in $(seq 100); do
+		[ "$(curl -fsS "$URL_B/api/v1/machines/$name" | jq -r '.fingerprint.type // empty')" = fingerprint ] && break
+		sleep 0.2
+	done
+done < "$fleet/hosts.tsv"
+check "lab B: trusts lab A" "$BIN/benchfleet" --url "$URL_B" labs trust lab-a "$work/lab-a.json" \
+	--fingerprint "$(jq -r .fingerprint "$work/lab-a.json")"
+# post_repro FILE: POST /reproductions with FILE as the body ("STATUS BODY";
+# a bundle is too long for an argument)
+post_repro() {
+	local out
+	out=$(curl -sS -X POST "${JSON[@]}" --data-binary "@$1" -w '\n%{http_code}' \
+		"$URL/api/v1/reproductions")
+	printf '%s %s' "${out##*$'\n'}" "${out%$'\n'*}"
+}
+# Hostile suite bundles: refused by field, nothing scheduled, even with an
+# admin's override of the signature.
+hostile() { # hostile DESCRIPTION STATUS FIELD MESSAGE JQ [rehash]
+	local f=$work/hostile.json r
+	if [ -n "${6-}" ]; then
+		jq -c "$5" "$SB" | "$BIN/bf-bundle" rehash >"$f.in"
+	else
+		jq -c "$5" "$SB" >"$f.in"
+	fi
+	jq -c '{bundle: ., override: true}' "$f.in" >"$f"
+	r=$(post_repro "$f")
+	check_eq "$1: $2" "$(status_of "$r")" "$2"
+	check_eq "$1: field" "$(body_of "$r" | jq -r .detail.field)" "$3"
+	check_contains "$1: message" "$(body_of "$r" | jq -r .error)" "$4"
+}
+hostile "entry's recipe not installed" 409 "recipes[1]" "no local recipe named nosuch" \
+	'.job.suite[1] += {recipe: "nosuch", label: "cpu-loop"} | .recipes[1].recipe.name = "nosuch"' rehash
+hostile "entry's recipe not the installed one" 409 "recipes[0]" "differs in timeout_s" \
+	'.recipes[0].recipe.timeout_s = 1' rehash
+hostile "entry's hash mismatch" 400 "recipes[2].recipe_sha256" "does not match the content" \
+	'.recipes[2].recipe.description = "edited"'
+hostile "workload twice" 400 "recipes[2]" "is recipes[1]'s already" '.recipes[2] = .recipes[1]' rehash
+hostile "too many entries" 413 "recipes" "" '.recipes += [range(16) as $i | .recipes[0] | .workload = "w\($i)"]' rehash
+check_eq "lab B: hostile bundles scheduled nothing" "$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')" 0
+r=$(post_repro "$SB")
+check_eq "lab B: reproduce the suite" "$(status_of "$r")" 201
+check_eq "lab B: signed by lab A" "$(body_of "$r" | jq -r .trust.state)" signed
+R=$(body_of "$r" | jq -r .id)
+JB=$(body_of "$r" | jq -r .job_id)
+check_eq "lab B: the rerun" "$(wait_job "$JB" 120)" done
+check_eq "lab B: the rerun is a suite" "$(curl -fsS "$URL_B/api/v1/jobs/$JB" | jq -r .recipe)" suite
+check_eq "lab B: each workload's runs" \
+	"$(curl -fsS "$URL_B/api/v1/jobs/$JB/runs" | jq -r '[.runs[].axes.workload] | group_by(.) | map(.[0] + "/" + (length | tostring)) | join(" ")')" \
+	"cpu-loop/2 hello/2 page-touch/4"
+rep=$(curl -fsS "$URL_B/api/v1/reproductions/$R")
+check_eq "reproduction done" "$(jq -r .state <<<"$rep")" done
+check_eq "a verdict per cell of every workload" \
+	"$(jq -r '[.cells[] | select((.metrics | length) > 0) | .label | capture("workload=(?<w>[^ ]+)").w] | sort | join(",")' <<<"$rep")" \
+	"cpu-loop,hello,page-touch,page-touch"
+check_eq "every metric has a verdict" "$(jq '[.cells[].metrics[] | select(.verdict == null)] | length' <<<"$rep")" 0
+check_eq "page-touch's faults: a verdict in both cells" \
+	"$(jq '[.cells[] | select(.label | test("workload=page-touch")) | .metrics[] | select(.metric == "faults")] | length' <<<"$rep")" 2
+check_contains "text report: hello's cell" "$(curl -fsS "$URL_B/api/v1/reproductions/$R?format=text")" "workload=hello"
+r=$(api GET "/api/v1/report?jobs=$JB,r$R")
+check_eq "multi-job report of a suite: 400" "$(status_of "$r")" 400
+check_contains "multi-job report of a suite: says why" "$(body_of "$r" | jq -r .error)" "is a suite of several recipes"
+kill "$PID_B"; wait "$PID_B" 2>/dev/null
+check_sanitizers "$work/b/daemon.log"
+URL=$URL_A DAEMON_PID=$PID_A
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

@@ -5,6 +5,8 @@
 # VM reboots exactly kernels x boots = 4 times, not x 3 workloads: 4
 # kexecs logged, 4 distinct boot_ids, each shared by the 3 workloads of
 # its (kernel, boot), and every run measured on the kernel its cell asked.
+# page-touch runs in thp_enabled=madvise: thp_fault_alloc > 0 in each of
+# its windows on both kernels (the madvise bar on the 6.12 guest kernel).
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -38,7 +40,7 @@ check_eq "register the VM" "$(status_of "$r")" 201
 
 r=$(api POST /api/v1/jobs "$(jq -n --arg k1 "$KERNEL_61" --arg k2 "$KERNEL_612" '{
 	suite: [{recipe: "cpu-loop", preset: "test"},
-	        {recipe: "page-touch", preset: "test"},
+	        {recipe: "page-touch", preset: "test", knobs: {thp_enabled: "madvise"}},
 	        {recipe: "echo", label: "hi", params: {msg: "on every boot"}}],
 	machines: {class: "vm"}, matrix: {kernel: [$k1, $k2]},
 	repetitions: {iterations: 1, boots: 2}}')")
@@ -59,6 +61,20 @@ check_eq "4 kexecs logged, not 12" \
 	"$(bf_sql "$work" "select count(*) from run_logs l join runs r on r.id=l.run_id where r.job_id=$id and l.stream='coord' and l.line like 'boot %: kexec into %'")" 4
 check_eq "every run on its cell's kernel" \
 	"$(bf_sql "$work" "select count(*) from runs where job_id=$id and kernel = $(ax kernel)")" 12
+# The madvise bar on the VM's kernels (issue 20): page-touch runs with
+# thp_enabled=madvise, so its thp param follows the knob to madvise, and
+# each window faults huge pages, on the 6.12 kernel as on 6.1.
+runs=$(curl -fsS "$URL/api/v1/jobs/$id/runs")
+for k in "$KERNEL_61" "$KERNEL_612"; do
+	sel='.runs[] | select(.axes.workload=="page-touch" and .kernel==$k)'
+	check_eq "$k: page-touch ran madvise in a madvise cell" \
+		"$(jq -r --arg k "$k" "[$sel | \"\(.knobs.after.thp_enabled)/\(.values.thp)\"] | unique | join(\",\")" <<<"$runs")" \
+		"madvise/madvise"
+	tfa=$(jq -r --arg k "$k" "[$sel | .samples[] | select(.metric==\"vmstat.thp_fault_alloc\") | .value] | join(\" \")" <<<"$runs")
+	echo "$k page-touch madvise thp_fault_alloc: $tfa"
+	check_eq "$k: thp_fault_alloc > 0 in every madvise window" \
+		"$(jq --arg k "$k" "[$sel | .samples[] | select(.metric==\"vmstat.thp_fault_alloc\" and .value > 0)] | length" <<<"$runs")" 2
+done
 rep=$(curl -fsS "$URL/api/v1/jobs/$id/report")
 check_contains "report: section per workload" "$rep" "job $id: hi (echo)"
 check_contains "report: both kernels" "$rep" "$KERNEL_612"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The dashboard end to end: a 2-host netns fleet, a real benchfleetd, and
+# The dashboard end to end: a 3-host netns fleet, a real benchfleetd, and
 # tests/browser/dashboard.test.mjs driving Debian's headless Chromium
 # through playwright-core (fleet view, submit with errors at their fields,
 # the job grid live over SSE with the completion latency measured, log
@@ -26,7 +26,7 @@ art=$BF_BUILD/web-ui-artifacts
 rm -rf "$art"
 mkdir -p "$art"
 fleet=$work/fleet
-bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 2 --prefix bfw \
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfw \
 	--subnet 10.83.0 --bridge bfbrw --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
@@ -44,7 +44,34 @@ BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
 check_eq "browser test" "${PIPESTATUS[0]}" 0
 grep '^latency' "$work/browser.log"
-check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 12
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 22
+
+# --- POST /jobs?dry_run=1: the planner's counts, nothing stored ---
+njobs() { curl -fsS "$URL/api/v1/jobs?limit=1000" | jq '.jobs | length'; }
+n0=$(njobs)
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"page-touch","preset":"test","machines":{"class":"web"},"matrix":{"mb":[8,16,32]},"repetitions":{"iterations":2,"warmup":1,"boots":3}}')
+check_eq "dry run: 200" "$(status_of "$r")" 200
+check_eq "dry run: cells runs boots iterations" "$(body_of "$r" | jq -c '[.cells,.runs,.boots,.iterations]')" "[3,9,3,27]"
+for q in 'dry_run=2' 'dry_run=' 'dry_run=yes'; do
+	r=$(api POST "/api/v1/jobs?$q" '{"recipe":"echo","machines":{"class":"web"}}')
+	check_eq "dry run: ?$q refused naming dry_run" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 dry_run"
+done
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"echo","machines":{"class":"web"},')
+check_eq "dry run: malformed JSON is a 400" "$(status_of "$r")" 400
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"nosuch","machines":{"class":"web"}}')
+check_eq "dry run: an unknown recipe is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 recipe"
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"page-touch","machines":{"class":"web"},"matrix":{"mb":[8,0]}}')
+check_eq "dry run: a refused value is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 matrix.mb[1]"
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"echo","machines":{"class":"nosuchclass"}}')
+check_eq "dry run: an unknown class is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 machines.class"
+# the largest plan (64 x 64 cells), timed: the boot count compares runs pairwise
+big='{"recipe":"page-touch","preset":"test","machines":{"class":"web"},"matrix":{"mb":['"$(seq -s, 1 64)"'],"passes":['"$(seq -s, 1 64)"']}}'
+r=$(api POST '/api/v1/jobs?dry_run=1' "$big")
+check_eq "dry run: 4096 cells plan" "$(status_of "$r") $(body_of "$r" | jq -c '[.cells,.runs,.boots]')" "200 [4096,4096,1]"
+t0=$(date +%s%N)
+api POST '/api/v1/jobs?dry_run=1' "$big" >/dev/null
+echo "dry run of 4096 cells: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+check_eq "dry runs stored no job" "$(njobs)" "$n0"
 
 # --- the stream with curl ---
 sse() { timeout "${2:-1}" curl -sN "${@:3}" "$URL/api/v1/events$1"; }
@@ -126,6 +153,10 @@ start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 check_eq "the API needs a token now" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/jobs")" 401
 check_eq "so does the event stream" "$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$URL/api/v1/events")" 401
 check_eq "a viewer opens the stream" "$(curl -sN -m 1 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $viewer" "$URL/api/v1/events")" 200
+check_eq "a viewer may not dry-run a job (submit's role)" "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+	-H "Authorization: Bearer $viewer" -d '{"recipe":"echo","machines":{"class":"web"}}' "$URL/api/v1/jobs?dry_run=1")" 403
+check_eq "a submitter may" "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+	-H "Authorization: Bearer $submitter" -d '{"recipe":"echo","machines":{"class":"web"}}' "$URL/api/v1/jobs?dry_run=1")" 200
 BF_URL=$URL BF_VIEWER_TOKEN=$viewer BF_SUBMITTER_TOKEN=$submitter BF_CLASS=web BF_ART=$art \
 	timeout 300 node "$browser/auth.test.mjs" 2>&1 | tee "$work/auth.log"
 check_eq "browser auth test" "${PIPESTATUS[0]}" 0

@@ -124,8 +124,8 @@ bf_integrity() {
 joined() { awk -v s="$1" 'NR > 1 { printf "%s", s } { printf "%s", $0 }'; }
 
 # start_daemon DIR [extra options...]: benchfleetd on 127.0.0.1:<free port>
-# with DIR's store (bf_store) and lab key DIR/lab.key (so that two daemons
-# on PostgreSQL are two labs); sets URL and DAEMON_PID, logs to DIR/daemon.log.
+# with DIR's store (bf_store), lab key DIR/lab.key (so that two daemons
+# on PostgreSQL are two labs) and artifact directory DIR/artifacts; sets URL and DAEMON_PID, logs to DIR/daemon.log.
 # free_port: a TCP port of 127.0.0.1 for a listener we do not start with
 # port 0 (QEMU's hostfwd): below the kernel's ephemeral range, so no
 # outgoing connection (a flood test's 2,000 clients) can hold it, and with
@@ -144,7 +144,7 @@ start_daemon() {
 	rm -f "$dir/port"
 	bf_store_init "$dir" || return 1
 	"$BIN/benchfleetd" --listen 127.0.0.1:0 --port-file "$dir/port" \
-		--store "$(bf_store "$dir")" --lab-key "$dir/lab.key" --recipes "${BF_RECIPES:-$BF_SRC/recipes}" --web "$BF_SRC/web" \
+		--store "$(bf_store "$dir")" --lab-key "$dir/lab.key" --artifact-dir "$dir/artifacts" --recipes "${BF_RECIPES:-$BF_SRC/recipes}" --web "$BF_SRC/web" \
 		--agent "$BIN/benchfleet-agent" "$@" >>"$dir/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	local i

@@ -5,7 +5,8 @@
  * a signature (or the installed-recipe check) can stop it.
  *
  *   bf-bundle rehash < in.json > out.json
- *       every hash recomputed (fingerprints, job, recipe, the whole), any
+ *       every hash recomputed (fingerprints, job, recipe or a suite's
+ *       recipes, the whole), any
  *       signature dropped
  *   bf-bundle sign KEYFILE LAB < in.json > out.json
  *       rehash, then sign with the ed25519 key in KEYFILE (made, 0600, if
@@ -40,10 +41,17 @@ rehash(json_t *doc)
 		    json_object_set_new(m, "fingerprint_sha256", json_string(hex)) != 0)
 			return -1;
 	}
+	/* a suite's bundle (version 3): each workload's recipe */
+	json_array_foreach(json_object_get(doc, "recipes"), i, m) {
+		if (bundle_sha256(json_object_get(m, "recipe"), hex) != 0 ||
+		    json_object_set_new(m, "recipe_sha256", json_string(hex)) != 0)
+			return -1;
+	}
 	if (bundle_sha256(json_object_get(doc, "job"), hex) != 0 ||
 	    json_object_set_new(doc, "job_sha256", json_string(hex)) != 0 ||
-	    bundle_sha256(json_object_get(doc, "recipe"), hex) != 0 ||
-	    json_object_set_new(doc, "recipe_sha256", json_string(hex)) != 0 ||
+	    (json_object_get(doc, "recipe") != NULL &&
+	    (bundle_sha256(json_object_get(doc, "recipe"), hex) != 0 ||
+	    json_object_set_new(doc, "recipe_sha256", json_string(hex)) != 0)) ||
 	    bundle_content_sha256(doc, hex) != 0 ||
 	    json_object_set_new(doc, "sha256", json_string(hex)) != 0)
 		return -1;

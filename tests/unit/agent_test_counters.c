@@ -158,6 +158,44 @@ test_parse(void)
 	T_CHECK(counters_raw_config("", &cfg) != 0);
 }
 
+/* A service's AnonHugePages: summed over its process group (work serve's
+ * instances share the group of the wrapper, which holds no memory), from
+ * /proc/PID/stat's pgrp however odd the comm. */
+static void
+test_service_group(void)
+{
+	struct counters c;
+	struct ajson *j;
+	const struct ajson *v;
+
+	T_EQ_INT(counters_pgrp("10 (redis-server) S 1 10 10 0", 29), 10);
+	T_EQ_INT(counters_pgrp("11 (a) b (c)) S 10 77 77 0", 26), 77);
+	T_EQ_INT(counters_pgrp("12 (x) S 1", 10), -1);
+	T_EQ_INT(counters_pgrp("12 x S 1 5", 10), -1);
+	mk("/proc/40/stat", "40 (benchfleet-ag) S 1 40 40 0\n");
+	mk("/proc/40/smaps_rollup", "Rss: 100 kB\nAnonHugePages:        0 kB\n");
+	mk("/proc/41/stat", "41 (redis-server) S 40 40 40 0\n");
+	mk("/proc/41/smaps_rollup", "Rss: 9000 kB\nAnonHugePages:     2048 kB\n");
+	mk("/proc/42/stat", "42 (a) b (c)) S 40 40 40 0\n");
+	mk("/proc/42/smaps_rollup", "Rss: 9000 kB\nAnonHugePages:     4096 kB\n");
+	mk("/proc/43/stat", "43 (other) S 1 43 43 0\n");
+	mk("/proc/43/smaps_rollup", "Rss: 9000 kB\nAnonHugePages:     8192 kB\n");
+	mk("/proc/44/stat", "44 (gone) S 40 40 40 0\n");	/* exited: no smaps */
+	counters_init(&c, root);
+	counters_before(&c);
+	counters_after(&c, (pid_t[]){ 40, 43, 99 }, 3);
+	j = line_of(&c, 0);
+	v = mget(j, "metrics", "smaps.service0.AnonHugePages_kb");
+	T_EQ_INT(v ? v->i : -1, 6144);
+	v = mget(j, "metrics", "smaps.service1.AnonHugePages_kb");
+	T_EQ_INT(v ? v->i : -1, 8192);
+	/* a service with no process left: unreadable, said so */
+	T_CHECK(mget(j, "metrics", "smaps.service2.AnonHugePages_kb") == NULL);
+	T_CHECK(mget(j, "unsupported", "smaps.service2.AnonHugePages_kb") != NULL);
+	ajson_free(j);
+	counters_free(&c);
+}
+
 /* vmstat, mTHP and cgroup v2 deltas from a fake tree, then cgroup v1. */
 static void
 test_tree(void)
@@ -468,6 +506,7 @@ main(int argc, char **argv)
 	}
 	test_parse();
 	test_tree();
+	test_service_group();
 	test_window_ioctl();
 	test_window_exec();
 	if (agent != NULL)

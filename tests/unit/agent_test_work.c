@@ -334,6 +334,29 @@ test_multi(void)
 		T_EQ_INT(work(wide), 2);
 		T_CONTAINS(out, "ports 65535..65536 go past 65535");
 	}
+	{
+		/* --env: in the instances' environment, checked before anything runs */
+		const char *const env[] = { "serve", "--instances", "1", "--base-port", "1",
+			"--env", "MALLOC_CONF=thp:always", "--env", "BF_T2=x y", "--", "env",
+			NULL };
+		const char *const badname[] = { "serve", "--instances", "1", "--base-port", "1",
+			"--env", "1X=y", "--", "true", NULL };
+		const char *const noeq[] = { "serve", "--instances", "1", "--base-port", "1",
+			"--env", "MALLOC_CONF", "--", "true", NULL };
+		const char *const ctl[] = { "serve", "--instances", "1", "--base-port", "1",
+			"--env", "A=b\nLD_PRELOAD=/tmp/x.so", "--", "true", NULL };
+
+		T_CHECK(getenv("MALLOC_CONF") == NULL);
+		T_EQ_INT(work(env), 1);
+		T_CONTAINS(out, "\nMALLOC_CONF=thp:always\n");
+		T_CONTAINS(out, "\nBF_T2=x y\n");
+		T_EQ_INT(work(badname), 2);
+		T_CONTAINS(out, "--env \"1X=y\": expected NAME=VALUE");
+		T_EQ_INT(work(noeq), 2);
+		T_CONTAINS(out, "expected NAME=VALUE");
+		T_EQ_INT(work(ctl), 2);
+		T_CONTAINS(out, "no control bytes");
+	}
 }
 
 int

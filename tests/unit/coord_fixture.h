@@ -141,7 +141,11 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 	return s;
 }
 
-/* Undo schema step 13 (the jobs' run counters and their triggers), whose
+/* Undo schema step 14 (kernel builds, machine roles; issue 18). */
+#define FIX_UNDO_STEP14 "DROP TABLE kernel_builds; DROP TABLE kernel_artifacts;" \
+	" ALTER TABLE machines DROP COLUMN roles; "
+
+/* Undo schema step 14, then 13 (the jobs' run counters and their triggers), whose
  * triggers each engine drops in its own words: run it before any of the
  * FIX_UNDO_STEP* below. */
 #define FIX_UNDO_STEP13_COLS \
@@ -152,8 +156,8 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 static inline const char *
 fix_undo_step13(int pg)
 {
-	return pg ? "DROP FUNCTION bf_runs_count() CASCADE;" FIX_UNDO_STEP13_COLS :
-	    "DROP TRIGGER runs_count_ins; DROP TRIGGER runs_count_del;"
+	return pg ? FIX_UNDO_STEP14 "DROP FUNCTION bf_runs_count() CASCADE;" FIX_UNDO_STEP13_COLS :
+	    FIX_UNDO_STEP14 "DROP TRIGGER runs_count_ins; DROP TRIGGER runs_count_del;"
 	    " DROP TRIGGER runs_count_upd;" FIX_UNDO_STEP13_COLS;
 }
 

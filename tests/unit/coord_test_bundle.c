@@ -356,10 +356,17 @@ test_export_and_tamper(void)
 	T_EQ_STR(d.field, "runs");
 	json_decref(c);
 	c = reparse(b);
-	json_object_set_new(c, "version", json_integer(3));
+	json_object_set_new(c, "version", json_integer(4));
 	bf_diag_clear(&d);
 	T_CHECK(bundle_check(c, &d) != 0);
 	T_EQ_STR(d.field, "version");
+	json_decref(c);
+	/* version 3 is a suite's: a single recipe is not its shape */
+	c = reparse(b);
+	json_object_set_new(c, "version", json_integer(3));
+	bf_diag_clear(&d);
+	T_CHECK(bundle_check(c, &d) != 0);
+	T_EQ_STR(d.field, "recipe");
 	json_decref(c);
 	c = reparse(b);
 	json_object_set_new(c, "extra", json_true());

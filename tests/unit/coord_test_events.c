@@ -194,6 +194,9 @@ test_log(void)
 		T_EQ_INT(json_integer_value(json_object_get(j, "run")), 7);
 		T_EQ_STR(json_string_value(json_object_get(j, "stream")), "stdout");
 		T_EQ_STR(json_string_value(json_object_get(j, "line")), "after");
+		/* when the coordinator saw it, as the stored line's "at" */
+		T_CHECK(json_is_real(json_object_get(j, "at")));
+		T_NEAR(json_real_value(json_object_get(j, "at")), (double)time(NULL), 5);
 		T_EQ_INT(json_integer_value(json_object_get(j, "dropped")), 50 - BF_EVENTS_LOG_RATE);
 		json_decref(j);
 	}

@@ -6,7 +6,8 @@
  * same columns, and a store made by schema 6 opening with every sample
  * intact. Steps 9, 10, 11, 12 and 13 (snapshots, fingerprints,
  * artifacts, suites, the jobs' run counters) each
- * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c.
+ * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c;
+ * step 14 (kernel builds) coord_test_store_kbuild.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -99,7 +100,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 13);	/* bump with each new migration step */
+	T_EQ_INT(v, 14);	/* bump with each new migration step */
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -269,7 +270,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_schema_version(s), 14);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -431,7 +432,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_schema_version(s), 14);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -559,7 +560,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_schema_version(s), 14);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -678,7 +679,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_open(target("art.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_schema_version(s), 14);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -811,7 +812,7 @@ test_migrate_suites(void)
 	T_EQ_INT(store_open(target("suite.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_schema_version(s), 14);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -916,7 +917,7 @@ test_migrate_counters(void)
 	T_EQ_INT(store_open(target("count.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 13);
+	T_EQ_INT(store_schema_version(s), 14);
 	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);

@@ -191,8 +191,13 @@ dl_other(void *arg)
 	struct dl *a = arg;
 	int r, i;
 
-	r = db_exec_script(a->other, "BEGIN; UPDATE machines SET last_error = 'other'"
-	    " WHERE name = 'm2'");
+	/* The victim must be fn: the other's own deadlock check waits 10 s, so
+	 * on a loaded box fn's (1 s, the server's default) always fires first
+	 * (the test cluster's user is a superuser, which SET needs). */
+	r = db_exec_script(a->other, "SET deadlock_timeout = '10s'");
+	if (r == 0)
+		r = db_exec_script(a->other, "BEGIN; UPDATE machines SET last_error = 'other'"
+		    " WHERE name = 'm2'");
 	pthread_mutex_lock(&a->mu);
 	a->holding = 1;
 	pthread_cond_broadcast(&a->cv);

@@ -418,6 +418,28 @@ test_step_paths(void)
 	recipe_free(r);
 }
 
+/* madvise cells give "madvise", never/always cells "none", no knob the default. */
+static int
+thp_follows_knob(const struct recipe_param *p)
+{
+	json_t *k = json_pack("{s:s}", "thp_enabled", "madvise");
+	const json_t *v;
+	int ok;
+
+	v = recipe_param_from_knob(p, k);
+	ok = json_is_string(v) && strcmp(json_string_value(v), "madvise") == 0;
+	json_object_set_new(k, "thp_enabled", json_string("never"));
+	v = recipe_param_from_knob(p, k);
+	ok = ok && json_is_string(v) && strcmp(json_string_value(v), "none") == 0;
+	json_object_set_new(k, "thp_enabled", json_string("always"));
+	v = recipe_param_from_knob(p, k);
+	ok = ok && json_is_string(v) && strcmp(json_string_value(v), "none") == 0;
+	ok = ok && recipe_param_from_knob(p, NULL) == NULL && p->def != NULL &&
+	    json_is_string(p->def) && strcmp(json_string_value(p->def), "none") == 0;
+	json_decref(k);
+	return ok;
+}
+
 /*
  * Every shipped recipe loads (the daemon refuses to start on a broken one),
  * has test and paper presets, and was reviewed as an attacker would: every
@@ -474,6 +496,13 @@ test_shipped(void)
 			}
 			if (p->option && strcmp(names[i], "echo") != 0) {
 				fprintf(stderr, "%s: %s may be an option\n", names[i], p->name);
+				T_CHECK(0);
+			}
+			/* every workload with a thp switch follows the cell's knob, so
+			 * its thp_enabled=madvise rows mean MADV_HUGEPAGE (issue 20) */
+			if (strcmp(p->name, "thp") == 0 && !thp_follows_knob(p)) {
+				fprintf(stderr, "%s: thp does not follow thp_enabled\n",
+				    names[i]);
 				T_CHECK(0);
 			}
 			if (p->type == RECIPE_P_INT && p->leads && p->imin < 0) {

@@ -296,6 +296,65 @@ test_plan(void)
 	job_free(job);
 }
 
+/*
+ * knobs_optional per entry: a knob only one entry sets may be optional
+ * without failing the others, each entry keeps the names its own cells set,
+ * and a name no entry sets is still refused.
+ */
+static void
+test_knobs_optional(void)
+{
+	const struct recipe *recs[BF_MAX_SUITE];
+	struct job_spec *job = NULL;
+	struct bf_diag d;
+	const json_t *opt;
+
+	T_EQ_INT(parse("{\"suite\": [{\"recipe\": \"btree\","
+	    " \"knobs\": {\"mthp_16kB\": \"always\"}},"
+	    " {\"recipe\": \"cpu-loop\", \"matrix\": {\"mthp_64kB\": [\"never\", \"always\"]}},"
+	    " {\"recipe\": \"btree\", \"label\": \"plain\"}],"
+	    " \"knobs\": {\"thp_enabled\": \"never\"},"
+	    " \"knobs_optional\": [\"mthp_16kB\", \"mthp_64kB\", \"thp_enabled\"], " MACH "}",
+	    &job, &d), 0);
+	if (job == NULL) {
+		fprintf(stderr, "%s: %s\n", d.field, d.msg);
+		return;
+	}
+	T_EQ_INT(recipes_of(job, recs), 0);
+	T_EQ_INT(job_validate_suite(job, recs, NULL, &d), 0);
+	opt = job->suite[0].job->knobs_optional;
+	T_EQ_INT(json_array_size(opt), 2);
+	T_EQ_STR(json_string_value(json_array_get(opt, 0)), "mthp_16kB");
+	T_EQ_STR(json_string_value(json_array_get(opt, 1)), "thp_enabled");
+	opt = job->suite[1].job->knobs_optional;
+	T_EQ_INT(json_array_size(opt), 2);
+	T_EQ_STR(json_string_value(json_array_get(opt, 0)), "mthp_64kB");
+	opt = job->suite[2].job->knobs_optional;
+	T_EQ_INT(json_array_size(opt), 1);
+	T_EQ_STR(json_string_value(json_array_get(opt, 0)), "thp_enabled");
+	job_free(job);
+	/* an entry that sets no optional knob at all has none */
+	T_EQ_INT(parse("{\"suite\": [{\"recipe\": \"btree\","
+	    " \"knobs\": {\"mthp_16kB\": \"always\"}}, {\"recipe\": \"cpu-loop\"}],"
+	    " \"knobs_optional\": [\"mthp_16kB\"], " MACH "}", &job, &d), 0);
+	T_CHECK(job != NULL && job->suite[1].job->knobs_optional == NULL &&
+	    json_array_size(job->suite[0].job->knobs_optional) == 1);
+	job_free(job);
+	/* a knob no entry and not the job sets: still refused, named */
+	T_CHECK(parse("{\"suite\": [{\"recipe\": \"btree\","
+	    " \"knobs\": {\"mthp_16kB\": \"always\"}}, {\"recipe\": \"cpu-loop\"}],"
+	    " \"knobs_optional\": [\"mthp_16kB\", \"mthp_32kB\"], " MACH "}", &job, &d) != 0);
+	T_CHECK(job == NULL);
+	T_EQ_STR(d.field, "knobs_optional[1]");
+	T_CONTAINS(d.msg, "\"mthp_32kB\" is not a knob of this job");
+	job_free(job);
+	/* a name that is no knob, even in an entry's matrix as a parameter */
+	T_CHECK(parse("{\"suite\": [{\"recipe\": \"btree\", \"matrix\": {\"threads\": [1]}}],"
+	    " \"knobs_optional\": [\"threads\"], " MACH "}", &job, &d) != 0);
+	T_EQ_STR(d.field, "knobs_optional[0]");
+	job_free(job);
+}
+
 /* More cells in all than BF_MAX_CELLS: refused naming the entry. */
 static void
 test_plan_cap(void)
@@ -347,6 +406,7 @@ main(void)
 	test_validate();
 	test_plan();
 	test_plan_cap();
+	test_knobs_optional();
 	recipe_free(loop);
 	recipe_free(tree);
 	return t_done();
