@@ -115,6 +115,11 @@ int api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job
     const struct recipe *rec, const struct plan *p, const char *names_json, int64_t *idp,
     struct bf_diag *d);
 void api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* One GET /jobs query parameter (name=v) into f (which borrows v): 0;
+ * BF_ERR_INVALID with d naming the field and what is wrong (printable
+ * ASCII of v only); BF_ERR_NOTFOUND for a name that is no parameter. */
+int api_jobs_param(const char *name, const char *v, struct store_job_filter *f,
+    struct bf_diag *d);
 void api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_cancel(struct api *a, struct api_req *rq, struct api_resp *rs);

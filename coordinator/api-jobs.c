@@ -32,20 +32,20 @@ jobs_show(const char *v, char *buf, size_t n)
 	return buf;
 }
 
-/* One parameter of GET /jobs into f; on a bad value a 400 naming it. */
+/* One parameter of GET /jobs into f; on a bad value BF_ERR_INVALID, d naming it. */
 typedef int (*jobs_param_fn)(const char *name, const char *v, struct store_job_filter *f,
-    struct api_resp *rs);
+    struct bf_diag *d);
 
 static int
 jobs_p_limit(const char *name, const char *v, struct store_job_filter *f,
-    struct api_resp *rs)
+    struct bf_diag *d)
 {
 	char b[48];
 	int64_t n;
 
 	if (parse_i64(v, 1, BF_MAX_JOBS_PAGE, &n) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not in 1..%d", name,
-		    jobs_show(v, b, sizeof(b)), BF_MAX_JOBS_PAGE);
+		bf_diag_set(d, name, "\"%s\" is not in 1..%d", jobs_show(v, b, sizeof(b)),
+		    BF_MAX_JOBS_PAGE);
 		return BF_ERR_INVALID;
 	}
 	f->limit = (size_t)n;
@@ -54,13 +54,13 @@ jobs_p_limit(const char *name, const char *v, struct store_job_filter *f,
 
 static int
 jobs_p_before(const char *name, const char *v, struct store_job_filter *f,
-    struct api_resp *rs)
+    struct bf_diag *d)
 {
 	char b[48];
 
 	if (parse_i64(v, 1, INT64_MAX, &f->before) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not a job id (a "
-		    "positive integer: a page's next_before)", name, jobs_show(v, b, sizeof(b)));
+		bf_diag_set(d, name, "\"%s\" is not a job id (a positive integer: a page's "
+		    "next_before)", jobs_show(v, b, sizeof(b)));
 		return BF_ERR_INVALID;
 	}
 	return 0;
@@ -69,7 +69,7 @@ jobs_p_before(const char *name, const char *v, struct store_job_filter *f,
 /* A comma list of job states. */
 static int
 jobs_p_state(const char *name, const char *v, struct store_job_filter *f,
-    struct api_resp *rs)
+    struct bf_diag *d)
 {
 	const char *p = v, *e;
 	char b[48];
@@ -85,9 +85,8 @@ jobs_p_state(const char *name, const char *v, struct store_job_filter *f,
 				break;
 		if (k == STORE_JOB_NSTATES) {
 			snprintf(b, sizeof(b), "%.*s", (int)(len < 40 ? len : 40), p);
-			api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not one of queued, "
-			    "running, done, failed, cancelled (a comma list)", name,
-			    jobs_show(b, b, sizeof(b)));
+			bf_diag_set(d, name, "\"%s\" is not one of queued, running, done, failed, "
+			    "cancelled (a comma list)", jobs_show(b, b, sizeof(b)));
 			return BF_ERR_INVALID;
 		}
 		f->states |= 1u << k;
@@ -100,14 +99,13 @@ jobs_p_state(const char *name, const char *v, struct store_job_filter *f,
 /* recipe and machine: a name as names are everywhere (jx_check_name). */
 static int
 jobs_p_name(const char *name, const char *v, struct store_job_filter *f,
-    struct api_resp *rs)
+    struct bf_diag *d)
 {
 	char b[48];
 
 	if (jx_check_name(v, name, NULL) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not a name (1..%d "
-		    "of A-Z a-z 0-9 _ . -, starting with a letter or digit)", name,
-		    jobs_show(v, b, sizeof(b)), BF_MAX_NAME);
+		bf_diag_set(d, name, "\"%s\" is not a name (1..%d of A-Z a-z 0-9 _ . -, starting "
+		    "with a letter or digit)", jobs_show(v, b, sizeof(b)), BF_MAX_NAME);
 		return BF_ERR_INVALID;
 	}
 	if (strcmp(name, "recipe") == 0)
@@ -120,25 +118,25 @@ jobs_p_name(const char *name, const char *v, struct store_job_filter *f,
 /* q: text to look for; bounded, and no control bytes (it is echoed in
  * the dashboard's search box). LIKE's wildcards are the store's to escape. */
 static int
-jobs_p_q(const char *name, const char *v, struct store_job_filter *f, struct api_resp *rs)
+jobs_p_q(const char *name, const char *v, struct store_job_filter *f, struct bf_diag *d)
 {
 	size_t i, n = strlen(v);
 	json_t *t;
 
 	if (n > BF_MAX_JOBS_Q) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: %zu bytes; at most %d", name, n,
+		bf_diag_set(d, name, "%zu bytes; at most %d", n,
 		    BF_MAX_JOBS_Q);
 		return BF_ERR_INVALID;
 	}
 	for (i = 0; i < n; i++)
 		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) {
-			api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: control byte 0x%02x at "
-			    "offset %zu", name, (unsigned char)v[i], i);
+			bf_diag_set(d, name, "control byte 0x%02x at offset %zu",
+			    (unsigned char)v[i], i);
 			return BF_ERR_INVALID;
 		}
 	if ((t = json_string(v)) == NULL) {
 		/* json_string refuses invalid UTF-8 (or is out of memory) */
-		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: not valid UTF-8", name);
+		bf_diag_set(d, name, "not valid UTF-8");
 		return BF_ERR_INVALID;
 	}
 	json_decref(t);
@@ -148,14 +146,13 @@ jobs_p_q(const char *name, const char *v, struct store_job_filter *f, struct api
 
 static int
 jobs_p_published(const char *name, const char *v, struct store_job_filter *f,
-    struct api_resp *rs)
+    struct bf_diag *d)
 {
 	char b[48];
 	int64_t p;
 
 	if (parse_i64(v, 0, 1, &p) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, name, "%s: \"%s\" is not 0 or 1", name,
-		    jobs_show(v, b, sizeof(b)));
+		bf_diag_set(d, name, "\"%s\" is not 0 or 1", jobs_show(v, b, sizeof(b)));
 		return BF_ERR_INVALID;
 	}
 	f->published = (int)p;
@@ -175,6 +172,19 @@ static const struct {
 	{ .name = "published", .parse = jobs_p_published },
 };
 
+int
+api_jobs_param(const char *name, const char *v, struct store_job_filter *f,
+    struct bf_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(jobs_params) / sizeof(jobs_params[0]); i++)
+		if (strcmp(jobs_params[i].name, name) == 0)
+			return jobs_params[i].parse(name, v, f, d);
+	bf_diag_set(d, name, "not a parameter of GET /jobs");
+	return BF_ERR_NOTFOUND;
+}
+
 /*
  * GET /jobs: newest first, filtered and paged (docs/api.md);
  * ?published=1 is the federation's list of published jobs, with the same
@@ -185,6 +195,7 @@ api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	struct store_job_filter f = { .limit = 100 };
 	struct store_job *jobs = NULL;
+	struct bf_diag d;
 	json_t *o = NULL, *arr, *v;
 	int64_t next = 0;
 	const char *val;
@@ -193,8 +204,10 @@ api_jobs_list(struct api *a, struct api_req *rq, struct api_resp *rs)
 
 	for (i = 0; i < sizeof(jobs_params) / sizeof(jobs_params[0]); i++)
 		if ((val = api_query(rq, jobs_params[i].name)) != NULL &&
-		    jobs_params[i].parse(jobs_params[i].name, val, &f, rs) != 0)
+		    jobs_params[i].parse(jobs_params[i].name, val, &f, &d) != 0) {
+			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
+		}
 	if ((r = store_jobs_list(a->st, &f, &jobs, &n, &next)) != 0) {
 		api_store_error(rs, r, "jobs");
 		goto out;
