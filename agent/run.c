@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "counters.h"
+#include "dpkgcache.h"
 #include "emit.h"
 #include "err.h"
 #include "exec.h"
@@ -86,6 +87,24 @@ run_wrapped(char *const *argv, size_t argc)
 	return NULL;
 }
 
+/* DPKGCACHE_NAME in the directory of the agent's own binary. */
+static int
+run_cache_path(char *out, size_t outsz)
+{
+	char *slash;
+	ssize_t n;
+
+	if (outsz < sizeof(DPKGCACHE_NAME) + 2 ||
+	    (n = readlink("/proc/self/exe", out, outsz - sizeof(DPKGCACHE_NAME) - 1)) <= 0 ||
+	    (size_t)n >= outsz - sizeof(DPKGCACHE_NAME) - 1)
+		return BF_ERR_NOTFOUND;
+	out[n] = '\0';
+	if ((slash = strrchr(out, '/')) == NULL)
+		return BF_ERR_NOTFOUND;
+	memcpy(slash + 1, DPKGCACHE_NAME, sizeof(DPKGCACHE_NAME));
+	return 0;
+}
+
 /* The "snapshot" line: the environment after the knobs, with every binary
  * the step runs (workload, setup, pre_iteration, services). */
 static int
@@ -95,7 +114,12 @@ run_snapshot(const struct step *st)
 	const char *pkgs[STEP_MAX_PACKAGES + 1];
 	struct snapshot_opts o = { .root = "", .bins = bins, .cwd = st->cwd,
 		.pkgs = pkgs, .run = run_snapshot_cmd, .arg = (void *)st };
+	char cache[4096];
 	size_t i, n = 0;
+
+	/* the dpkg owner cache lives beside the agent (~/.benchfleet) */
+	if (run_cache_path(cache, sizeof(cache)) == 0)
+		o.dpkg_cache = cache;
 
 	for (i = 0; i < st->npackages; i++)
 		pkgs[i] = st->packages[i].debian;

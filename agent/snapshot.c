@@ -2,8 +2,9 @@
  * snapshot.c: the environment snapshot of a step. Everything is read from
  * small files under a root prefix (so the unit tests run on a fake tree),
  * collected as (key, value) pairs, sorted, and printed as one JSON object
- * whose sha256 is its identity. Nothing here writes anywhere, and nothing
- * that cannot be read is fatal: it is a null value.
+ * whose sha256 is its identity. Nothing here writes anywhere but the dpkg
+ * owner cache (dpkgcache.h) when the caller names one, and nothing that
+ * cannot be read is fatal: it is a null value.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "dpkgcache.h"
 #include "emit.h"
 #include "err.h"
 #include "ajson.h"
@@ -732,7 +734,12 @@ snapshot_package(struct snapshot_set *s, const char *path)
 {
 	char pkg[256], ver[256], *arch;
 
-	if (snapshot_dpkg(s, path, pkg, sizeof(pkg)) != 0)
+	if (dpkgcache_get(s->o->dpkg_cache, s->o->root, path, pkg, sizeof(pkg)) != 0) {
+		if (snapshot_dpkg(s, path, pkg, sizeof(pkg)) != 0)
+			pkg[0] = '\0';
+		dpkgcache_put(s->o->dpkg_cache, s->o->root, path, pkg);
+	}
+	if (pkg[0] == '\0')
 		return snapshot_cmd(s, (char *const[]){ "/usr/bin/rpm", "-qf", "--qf",
 		    "%{NAME} %{VERSION}-%{RELEASE}", (char *)path, NULL });
 	if ((arch = strchr(pkg, ':')) != NULL)	/* "libc6:amd64" */

@@ -36,6 +36,9 @@ struct snapshot_opts {
 	 */
 	int (*run)(void *arg, char *const *argv, struct buf *out);
 	void *arg;
+	/* The dpkg owner cache file (dpkgcache.h) for the database under
+	 * root, or NULL: every step then scans dpkg's .list files. */
+	const char *dpkg_cache;
 };
 
 /*

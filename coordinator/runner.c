@@ -164,6 +164,23 @@ runner_agent_cmd(const struct runner_env *env, struct buf *cmd)
 	return shquote(cmd, env->agent_remote);
 }
 
+void
+runner_prestart(const struct runner_env *env, struct transport *tr, int agent_ok)
+{
+	struct bf_diag d;
+	struct buf cmd;
+
+	/* only an installed, current agent: ensure_agent would upload first */
+	if (!agent_ok || !transport_alive(tr))
+		return;
+	bf_diag_clear(&d);
+	buf_init(&cmd, 8192);
+	/* a failure here is the next exec's to find and report */
+	if (runner_agent_cmd(env, &cmd) == 0 && buf_puts(&cmd, " step") == 0)
+		(void)transport_prestart(tr, cmd.data, env->link_timeout_ms, &d);
+	buf_free(&cmd);
+}
+
 int
 runner_ensure_agent(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d)

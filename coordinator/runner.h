@@ -180,6 +180,11 @@ void runner_boot(const struct runner_env *env, const struct store_machine *m,
 int runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d);
 
+/* Start the agent's next `step` ahead on tr while the worker is idle
+ * (transport_prestart), so the next runner_execute finds it waiting with
+ * its hello printed; nothing unless agent_ok and the link is up. */
+void runner_prestart(const struct runner_env *env, struct transport *tr, int agent_ok);
+
 /*
  * Execute the claim; samples and logs go to the sink as they arrive, the
  * end of the run into *o (RUN_FINISH done or failed, RUN_RETRY when the

@@ -53,13 +53,8 @@ wsink_hello(void *arg, int64_t run_id, const char *hostname, const char *kernel,
 	struct worker_ctx *x = arg;
 	struct store *st = x->s->st;
 
-	sched_store_check(x, store_run_set_info(st, run_id, hostname, kernel, boot_id), run_id,
-	    "storing the agent's hello");
-	if (cmdline != NULL)
-		sched_store_check(x, store_run_set_cmdline(st, run_id, cmdline), run_id,
-		    "storing the run's cmdline");
-	sched_store_check(x, store_machine_update(st, x->w->name, NULL, hostname, kernel, arch,
-	    NULL, 1), run_id, "updating the machine");
+	sched_store_check(x, store_run_hello(st, run_id, x->w->name, hostname, kernel, arch,
+	    boot_id, cmdline), run_id, "storing the agent's hello");
 	events_run(x->s->cfg.ev, run_id);
 	events_machine(x->s->cfg.ev, x->w->name);
 }

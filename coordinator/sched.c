@@ -450,6 +450,8 @@ ws_run(struct worker_ctx *x)
 		goto out;
 	}
 	transport_set_cancel(x->tr, NULL);
+	if (!o.link_lost)
+		runner_prestart(&x->env, x->tr, x->agent_ok);
 	/* only a link the runner saw go: one that died quietly (a step aborted
 	 * by a refused sample) is dropped at the next pass, as ever */
 	if (o.link_lost) {

@@ -19,6 +19,7 @@
 #include "ssh-int.h"
 
 #define SSH_READ_CHUNK		16384
+#define SSH_PRE_MAX_EARLY	(64 * 1024)	/* a waiting agent's hello is < 8 KiB */
 
 /* Where exec output goes: raw bytes per stream, then end of stream. */
 struct ssh_sink {
@@ -114,6 +115,99 @@ ssh_channel_done(struct ssh_conn *c, LIBSSH2_CHANNEL *ch)
 			break;
 }
 
+void
+ssh_pre_drop(struct ssh_conn *c)
+{
+	if (c == NULL || c->pre == NULL)
+		return;
+	ssh_channel_done(c, c->pre);
+	c->pre = NULL;
+	free(c->pre_cmd);
+	c->pre_cmd = NULL;
+}
+
+int
+ssh_exec_prestart(struct ssh_conn *c, const char *cmd, int timeout_ms, struct bf_diag *d)
+{
+	LIBSSH2_CHANNEL *ch = NULL;
+	struct ssh_dl dl;
+	char *dup = NULL;
+	int r, rc;
+
+	if (c == NULL || cmd == NULL)
+		return BF_ERR_INVALID;
+	if (c->pre != NULL && strcmp(c->pre_cmd, cmd) == 0)
+		return 0;
+	ssh_pre_drop(c);
+	if (!c->alive)
+		return BF_ERR_LOST;
+	if ((dup = strdup(cmd)) == NULL)
+		return BF_ERR_ALLOC;
+	ssh_dl_set(&dl, timeout_ms, 0);
+	while ((ch = libssh2_channel_open_session(c->s)) == NULL) {
+		rc = libssh2_session_last_errno(c->s);
+		if (rc != LIBSSH2_ERROR_EAGAIN) {
+			r = ssh_fail(c, rc, "opening a channel ahead", d);
+			goto out;
+		}
+		if ((r = ssh_wait(c, &dl, "opening a channel ahead", d)) != 0)
+			goto out;
+	}
+	while ((rc = libssh2_channel_exec(ch, cmd)) == LIBSSH2_ERROR_EAGAIN)
+		if ((r = ssh_wait(c, &dl, "starting a command ahead", d)) != 0)
+			goto out;
+	if (rc != 0) {
+		r = ssh_fail(c, rc, "starting a command ahead", d);
+		goto out;
+	}
+	c->pre = ch;
+	c->pre_cmd = dup;
+	ch = NULL;
+	dup = NULL;
+	r = 0;
+out:
+	ssh_channel_done(c, ch);
+	free(dup);
+	return r;
+}
+
+/*
+ * The channel started ahead for cmd, if it is still running: what it
+ * printed meanwhile is read into early[stream] (the agent's hello), then
+ * its end of file is looked at. A channel that ended, failed to read, or
+ * printed more than an agent's hello can is closed and NULL returned:
+ * the caller starts cmd afresh, nothing having reached its sink.
+ */
+static LIBSSH2_CHANNEL *
+ssh_pre_take(struct ssh_conn *c, const char *cmd, struct buf early[2])
+{
+	LIBSSH2_CHANNEL *ch = c->pre;
+	char rbuf[SSH_READ_CHUNK];
+	ssize_t n;
+	int i;
+
+	if (ch == NULL || strcmp(c->pre_cmd, cmd) != 0)
+		return NULL;
+	c->pre = NULL;
+	free(c->pre_cmd);
+	c->pre_cmd = NULL;
+	for (i = 0; i < 2; i++) {
+		while ((n = libssh2_channel_read_ex(ch, i == 0 ? 0 : SSH_EXTENDED_DATA_STDERR, rbuf,
+		    sizeof(rbuf))) > 0)
+			if (buf_append(&early[i], rbuf, (size_t)n) != 0)
+				goto drop;
+		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			goto drop;
+	}
+	if (!libssh2_channel_eof(ch))
+		return ch;
+drop:
+	ssh_channel_done(c, ch);
+	buf_reset(&early[0]);
+	buf_reset(&early[1]);
+	return NULL;
+}
+
 static int
 ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_t stdin_len,
     const struct ssh_sink *sink, int idle_timeout_ms, int total_timeout_ms, int *exit_status,
@@ -121,6 +215,7 @@ ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_
 {
 	static const int streams[2] = { SSH_STDOUT, SSH_STDERR };
 	LIBSSH2_CHANNEL *ch = NULL;
+	struct buf early[2];
 	struct ssh_dl dl;
 	char rbuf[SSH_READ_CHUNK];
 	char *sig = NULL;
@@ -128,6 +223,8 @@ ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_
 	ssize_t n;
 	int r, rc, i, progress, eof_sent = 0, done[2] = { 0, 0 };
 
+	buf_init(&early[0], SSH_PRE_MAX_EARLY);
+	buf_init(&early[1], SSH_PRE_MAX_EARLY);
 	if (exit_status != NULL)
 		*exit_status = -1;
 	if (c == NULL || cmd == NULL) {
@@ -147,21 +244,29 @@ ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_
 	/* The idle clock starts now, not at the last exec. */
 	c->last_rx = bf_mono_ms();
 
-	while ((ch = libssh2_channel_open_session(c->s)) == NULL) {
-		rc = libssh2_session_last_errno(c->s);
-		if (rc != LIBSSH2_ERROR_EAGAIN) {
-			r = ssh_fail(c, rc, "opening a channel", d);
+	if ((ch = ssh_pre_take(c, cmd, early)) != NULL) {
+		/* started ahead: first what it printed while it waited */
+		for (i = 0; i < 2; i++)
+			if (early[i].len > 0 &&
+			    (r = sink->data(sink->arg, streams[i], early[i].data, early[i].len)) != 0)
+				goto aborted;
+	} else {
+		while ((ch = libssh2_channel_open_session(c->s)) == NULL) {
+			rc = libssh2_session_last_errno(c->s);
+			if (rc != LIBSSH2_ERROR_EAGAIN) {
+				r = ssh_fail(c, rc, "opening a channel", d);
+				goto out;
+			}
+			if ((r = ssh_wait(c, &dl, "opening a channel", d)) != 0)
+				goto out;
+		}
+		while ((rc = libssh2_channel_exec(ch, cmd)) == LIBSSH2_ERROR_EAGAIN)
+			if ((r = ssh_wait(c, &dl, "starting the command", d)) != 0)
+				goto out;
+		if (rc != 0) {
+			r = ssh_fail(c, rc, "starting the command", d);
 			goto out;
 		}
-		if ((r = ssh_wait(c, &dl, "opening a channel", d)) != 0)
-			goto out;
-	}
-	while ((rc = libssh2_channel_exec(ch, cmd)) == LIBSSH2_ERROR_EAGAIN)
-		if ((r = ssh_wait(c, &dl, "starting the command", d)) != 0)
-			goto out;
-	if (rc != 0) {
-		r = ssh_fail(c, rc, "starting the command", d);
-		goto out;
 	}
 
 	/* Write stdin and read both streams in one loop, so neither side's
@@ -257,6 +362,8 @@ out:
 		libssh2_free(c->s, sig);
 	if (ch != NULL)
 		ssh_channel_done(c, ch);
+	buf_free(&early[0]);
+	buf_free(&early[1]);
 	return r;
 }
 

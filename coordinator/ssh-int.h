@@ -27,6 +27,10 @@ struct ssh_conn {
 	int keepalive_s;		/* current libssh2 keepalive interval */
 	const atomic_int *cancel;	/* set from another thread: stop (ssh_set_cancel) */
 	char where[BF_MAX_HOST + 16];	/* "host:port" for messages */
+	/* ssh_exec_prestart: a command started ahead on its own channel, not
+	 * yet read from or written to; freed with the session */
+	LIBSSH2_CHANNEL *pre;
+	char *pre_cmd;
 };
 
 /* Deadlines of one operation: total is absolute monotonic ms (0 = none),
@@ -36,6 +40,9 @@ struct ssh_dl {
 	int idle_ms;
 };
 
+/* Close the command started ahead, if any (its agent reads EOF and
+ * exits): before an upload may replace the binary it runs. */
+void ssh_pre_drop(struct ssh_conn *c);
 /* Set dl: total_ms from now (0 = none), idle_ms of silence (0 = none). */
 void ssh_dl_set(struct ssh_dl *dl, int total_ms, int idle_ms);
 /* Shut the socket so every later libssh2 call fails at once. */

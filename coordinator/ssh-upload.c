@@ -127,6 +127,7 @@ ssh_upload(struct ssh_conn *c, const char *local_path, const char *remote_path, 
 		r = BF_ERR_INVALID;
 		goto out;
 	}
+	ssh_pre_drop(c);	/* it would run the binary being replaced */
 	if (!c->alive) {
 		bf_diag_set(d, NULL, "%s: connection already lost", c->where);
 		r = BF_ERR_LOST;

@@ -642,6 +642,7 @@ ssh_close(struct ssh_conn *c)
 	}
 	if (c->fd >= 0)
 		close(c->fd);
+	free(c->pre_cmd);	/* the channel went with the session */
 	free(c);
 }
 

@@ -79,6 +79,18 @@ int ssh_exec(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_t
 int ssh_exec_capture(struct ssh_conn *c, const char *cmd, struct buf *out, struct buf *err,
     int timeout_ms, int *exit_status, struct bf_diag *d);
 
+/*
+ * Start cmd on a channel of its own now and leave it waiting (for
+ * benchfleet-agent step: its hello printed, blocked reading the step), so
+ * that the next ssh_exec of the same cmd skips the channel open, the exec
+ * request, sshd's fork and the program's start. One at a time: a
+ * different cmd replaces it; ssh_exec of another cmd leaves it alone;
+ * ssh_upload closes it. ssh_exec takes it only while it is still running
+ * (output it printed meanwhile is delivered first), else runs cmd afresh.
+ * 0 when it is started or already waiting.
+ */
+int ssh_exec_prestart(struct ssh_conn *c, const char *cmd, int timeout_ms, struct bf_diag *d);
+
 /* Upload a local file over SFTP to remote_path + ".tmp", fsync, chmod mode,
  * rename over remote_path. Creates the parent directory (one level).
  * remote_path may be relative to the login home. OpenSSH's SFTP rename

@@ -158,12 +158,15 @@ store_run_log_add(struct store *s, int64_t run_id, const char *stream, const cha
 struct info_arg {
 	int64_t run_id;
 	const char *h, *k, *b;
+	/* store_run_hello: also these, in the same transaction */
+	const char *cmdline, *machine, *arch;
+	int machine_missing;
 };
 
 static int
 info_tx(struct store *s, void *arg)
 {
-	const struct info_arg *a = arg;
+	struct info_arg *a = arg;
 	int r, n = 0;
 
 	if ((r = store_q_exec(s, Q_R_INFO, &n, "Ittt" "t", a->run_id, a->h, a->k, a->b,
@@ -172,7 +175,20 @@ info_tx(struct store *s, void *arg)
 	if (n == 0)
 		return BF_ERR_NOTFOUND;
 	/* the machine as the coordinator knows it when the run starts */
-	return store_run_fp_locked(s, a->run_id);
+	if ((r = store_run_fp_locked(s, a->run_id)) != 0)
+		return r;
+	if (a->cmdline != NULL &&
+	    (r = store_q_exec(s, Q_R_CMDLINE, NULL, "It", a->run_id, a->cmdline)) != 0)
+		return r;
+	if (a->machine == NULL)
+		return 0;
+	n = 0;
+	if ((r = store_q_exec(s, Q_M_UPDATE, &n, "tttttt" "II", a->machine, (const char *)NULL,
+	    a->h, a->k, a->arch, (const char *)NULL, (int64_t)1, store_now_s())) != 0)
+		return r;
+	/* a machine deleted meanwhile does not undo the run's own facts */
+	a->machine_missing = n == 0;
+	return 0;
 }
 
 int
@@ -200,6 +216,42 @@ out:
 	free(h);
 	free(k);
 	free(b);
+	return r;
+}
+
+int
+store_run_hello(struct store *s, int64_t run_id, const char *machine, const char *hostname,
+    const char *kernel, const char *arch, const char *boot_id, const char *cmdline)
+{
+	char *h = NULL, *k = NULL, *b = NULL, *a = NULL, *c = NULL;
+	struct info_arg ia;
+	int r;
+
+	if (s == NULL || machine == NULL)
+		return BF_ERR_INVALID;
+	/* what the agent says is untrusted: cleaned and cut as each setter does */
+	if ((hostname != NULL &&
+	    (h = store_text_clean(hostname, strlen(hostname), BF_MAX_HOST, NULL)) == NULL) ||
+	    (kernel != NULL &&
+	    (k = store_text_clean(kernel, strlen(kernel), BF_MAX_NAME * 4, NULL)) == NULL) ||
+	    (boot_id != NULL &&
+	    (b = store_text_clean(boot_id, strlen(boot_id), BF_MAX_NAME, NULL)) == NULL) ||
+	    (arch != NULL && (a = store_text_clean(arch, strlen(arch), BF_MAX_NAME, NULL)) == NULL) ||
+	    (cmdline != NULL &&
+	    (c = store_text_clean(cmdline, strlen(cmdline), BF_MAX_STR, NULL)) == NULL)) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	ia = (struct info_arg){ .run_id = run_id, .h = h, .k = k, .b = b, .cmdline = c,
+		.machine = machine, .arch = a };
+	if ((r = store_tx(s, info_tx, &ia)) == 0 && ia.machine_missing)
+		r = BF_ERR_NOTFOUND;
+out:
+	free(h);
+	free(k);
+	free(b);
+	free(a);
+	free(c);
 	return r;
 }
 

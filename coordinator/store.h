@@ -409,6 +409,16 @@ int store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
 int store_run_log_add(struct store *s, int64_t run_id, const char *stream, const char *line);
 int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
     const char *kernel, const char *boot_id);
+/*
+ * The agent's hello in one transaction: the run's hostname, kernel and
+ * boot id (store_run_set_info), its cmdline when not NULL, and machine's
+ * hostname, kernel, arch and last_seen (store_machine_update). Three
+ * commits per run were one each; the values are cleaned and cut alike.
+ * BF_ERR_NOTFOUND when the run is unknown (nothing written), or when the
+ * machine is (the run's part is kept).
+ */
+int store_run_hello(struct store *s, int64_t run_id, const char *machine, const char *hostname,
+    const char *kernel, const char *arch, const char *boot_id, const char *cmdline);
 /* End a run (state done|failed|lost), free its machine (state idle), and
  * settle the job's state when none of its runs is queued or running.
  * BF_ERR_STATE if the run is not running (e.g. finished twice). A machine

@@ -73,6 +73,14 @@ tssh_set_cancel(struct transport *t, const atomic_int *flag)
 }
 
 static int
+tssh_prestart(struct transport *t, const char *cmd, int timeout_ms, struct bf_diag *d)
+{
+	if (tssh(t)->conn == NULL)
+		return BF_ERR_LOST;
+	return ssh_exec_prestart(tssh(t)->conn, cmd, timeout_ms, d);
+}
+
+static int
 tssh_alive(const struct transport *t)
 {
 	const struct transport_ssh *ts = (const struct transport_ssh *)t;
@@ -102,6 +110,7 @@ static const struct transport_ops tssh_ops = {
 	.upload = tssh_upload,
 	.boot = tssh_boot,
 	.set_cancel = tssh_set_cancel,
+	.prestart = tssh_prestart,
 	.alive = tssh_alive,
 	.close = tssh_close,
 };

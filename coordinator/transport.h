@@ -40,6 +40,9 @@ struct transport_ops {
 	    const char *cmdline, const struct boot_hooks *hooks, struct boot_result *res,
 	    struct bf_diag *d);
 	void (*set_cancel)(struct transport *t, const atomic_int *flag);
+	/* ssh_exec_prestart; NULL: the backend cannot, exec starts afresh */
+	int (*prestart)(struct transport *t, const char *cmd, int timeout_ms,
+	    struct bf_diag *d);
 	int (*alive)(const struct transport *t);
 	void (*close)(struct transport *t);	/* frees t */
 };
@@ -95,6 +98,14 @@ transport_set_cancel(struct transport *t, const atomic_int *flag)
 {
 	if (t != NULL)
 		t->ops->set_cancel(t, flag);
+}
+
+static inline int
+transport_prestart(struct transport *t, const char *cmd, int timeout_ms, struct bf_diag *d)
+{
+	if (t == NULL || t->ops->prestart == NULL)
+		return 0;
+	return t->ops->prestart(t, cmd, timeout_ms, d);
 }
 
 static inline int

@@ -68,14 +68,23 @@ for pf in "$fleet"/*/sshd.pid; do
 	fleet_uts+="$(readlink "/proc/$(cat "$pf")/ns/uts" 2>/dev/null) "
 done
 check "the fleet's sshds are found" test "$(wc -w <<<"$fleet_uts")" -eq 3
-left=0
-for pid in $(pgrep -f 'benchfleet-agent step'); do
-	case "$fleet_uts" in *" $(readlink "/proc/$pid/ns/uts" 2>/dev/null) "*) left=$((left + 1)) ;; esac
-done
-check_eq "no agent left running on the machines" "$left" 0
+fleet_agents() {
+	local pid n=0
+	for pid in $(pgrep -f 'benchfleet-agent step'); do
+		case "$fleet_uts" in *" $(readlink "/proc/$pid/ns/uts" 2>/dev/null) "*) n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
+# While the daemon runs, each idle worker keeps one agent waiting for its
+# next step (runner_prestart): at most one per machine, none running a step.
+check "at most one waiting agent per machine" test "$(fleet_agents)" -le 3
 # SQLite: PRAGMA integrity_check; PostgreSQL: amcheck (pg_amcheck) of every
 # table and index after 20 kill -9 of a client mid-transaction.
 check_eq "integrity" "$(bf_integrity "$work")" ok
 stop_daemon
+# Its sessions closed, the waiting agents read EOF and exit; any agent of
+# the 20 killed daemons' runs would still be here.
+for _ in $(seq 50); do [ "$(fleet_agents)" = 0 ] && break; sleep 0.1; done
+check_eq "no agent left running on the machines" "$(fleet_agents)" 0
 check_sanitizers "$work/daemon.log"
 finish

@@ -228,6 +228,25 @@ if run_exec $B "$KH" "$KEY" hostname && grep -qx '1 bft2' "$OUT"; then
 	pass "bft2 answers after start-sshd"
 else fail "bft2 after start-sshd"; fi
 
+# 10b. a command started ahead (ssh_exec_prestart, what a worker does for
+# the agent's next step while idle): taken by the next exec of the same
+# command with its early output and stdin intact, left alone by another
+# command, and run afresh when it ended while waiting. The counter file
+# says which process answered.
+CTR=/tmp/bf-pre-ctr.$$
+PRE='n=$(cat '$CTR' 2>/dev/null || echo 0); n=$((n+1)); echo $n >'$CTR'; echo start $n; read x; echo got $x'
+rm -f "$CTR"
+if timeout 60 "$CHECK" prestart $A 22 root "$KEY" "$KH" "$PRE" hello >"$OUT" 2>"$ERR" &&
+	san_check && [ "$(cat "$OUT")" = "$(printf '1 other\n1 start 1\n1 got hello\nexit 0')" ]; then
+	pass "prestart: the waiting command is taken (start 1, early line first, stdin read)"
+else fail "prestart: taken"; fi
+DIE='n=$(cat '$CTR' 2>/dev/null || echo 0); n=$((n+1)); echo $n >'$CTR'; echo run $n; exit 3'
+if timeout 60 "$CHECK" prestart $A 22 root "$KEY" "$KH" "$DIE" x >"$OUT" 2>"$ERR" &&
+	san_check && [ "$(cat "$OUT")" = "$(printf '1 other\n1 run 3\nexit 3')" ]; then
+	pass "prestart: one that ended while waiting is run afresh (run 3, not run 2)"
+else fail "prestart: ended while waiting"; fi
+rm -f "$CTR"
+
 # 11. figures: median connect (10 fresh connections) and per-exec time.
 for _ in $(seq 1 10); do
 	"$CHECK" exec $A 22 root "$KEY" "$KH" true 2>&1 >/dev/null | awk '/^connect_ms/ { print $2 }'

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "buf.h"
@@ -135,7 +136,8 @@ usage(void)
 	    "usage: bf-ssh-check exec   HOST PORT USER KEY KNOWN_HOSTS CMD [STDIN]\n"
 	    "       bf-ssh-check upload HOST PORT USER KEY KNOWN_HOSTS LOCAL REMOTE [MODE]\n"
 	    "       bf-ssh-check bench  HOST PORT USER KEY KNOWN_HOSTS N\n"
-	    "       bf-ssh-check capture HOST PORT USER KEY KNOWN_HOSTS CMD MAX\n");
+	    "       bf-ssh-check capture HOST PORT USER KEY KNOWN_HOSTS CMD MAX\n"
+	    "       bf-ssh-check prestart HOST PORT USER KEY KNOWN_HOSTS CMD STDIN\n");
 	exit(2);
 }
 
@@ -219,6 +221,32 @@ main(int argc, char **argv)
 		    status == 0 && out.len == 6 && memcmp(out.data, "again\n", 6) == 0)
 			printf("again ok\n");
 		buf_free(&out);
+		ret = 0;
+	} else if (strcmp(argv[1], "prestart") == 0 && argc == 9) {
+		/* CMD started ahead, another command run meanwhile (it must not
+		 * take it), then CMD with STDIN: from the waiting channel if
+		 * that still runs, afresh otherwise */
+		if ((r = ssh_exec_prestart(c, argv[7], 10000, &d)) != 0 ||
+		    (r = ssh_exec_prestart(c, argv[7], 10000, &d)) != 0) {	/* twice: one */
+			ret = fail(r, &d);
+			goto out;
+		}
+		usleep(500 * 1000);
+		if ((r = ssh_exec(c, "echo other", NULL, 0, print_line, NULL, idle, total, &status,
+		    &d)) != 0) {
+			ret = fail(r, &d);
+			goto out;
+		}
+		t0 = now_ms();
+		r = ssh_exec(c, argv[7], argv[8], strlen(argv[8]), print_line, NULL, idle, total,
+		    &status, &d);
+		fflush(stdout);
+		fprintf(stderr, "exec_ms %.1f\n", now_ms() - t0);
+		if (r != 0) {
+			ret = fail(r, &d);
+			goto out;
+		}
+		printf("exit %d\n", status);
 		ret = 0;
 	} else if (strcmp(argv[1], "upload") == 0 && (argc == 9 || argc == 10)) {
 		int mode = argc == 10 ? parse_int("mode", argv[9], 0, 07777, 8) : 0644;

@@ -424,6 +424,36 @@ test_samples_finish(void)
 	T_EQ_INT(store_run_renew(s, c->run_id, 120), 0);
 	T_EQ_INT(store_run_set_info(s, c->run_id, "host-1", "6.10.0", "abcd-ef"), 0);
 	T_EQ_INT(store_run_set_info(s, 99999, "h", NULL, NULL), BF_ERR_NOTFOUND);
+	/* the hello in one transaction: the run's facts, cmdline, the machine */
+	{
+		struct store_machine *mp = NULL;
+
+		T_EQ_INT(store_run_hello(s, c->run_id, "d1", "host-h", "6.11.0", "x86_64", "b-2",
+		    "ro quiet"), 0);
+		T_EQ_INT(store_machine_get(s, "d1", &mp), 0);
+		if (mp != NULL) {
+			T_EQ_STR(mp->hostname, "host-h");
+			T_EQ_STR(mp->kernel, "6.11.0");
+			T_EQ_STR(mp->arch, "x86_64");
+			T_CHECK(mp->last_seen > 0);
+		}
+		store_machine_free(mp);
+		mp = NULL;
+		/* an unknown run writes nothing, not even to the machine */
+		T_EQ_INT(store_run_hello(s, 99999, "d1", "host-x", "9.9", "arm64", NULL, NULL),
+		    BF_ERR_NOTFOUND);
+		T_EQ_INT(store_machine_get(s, "d1", &mp), 0);
+		if (mp != NULL)
+			T_EQ_STR(mp->hostname, "host-h");
+		store_machine_free(mp);
+		/* an unknown machine: said, and the run's part kept */
+		T_EQ_INT(store_run_hello(s, c->run_id, "gone", "host-1", "6.10.0", NULL,
+		    "abcd-ef", NULL), BF_ERR_NOTFOUND);
+		T_EQ_INT(store_run_hello(s, c->run_id, NULL, "h", NULL, NULL, NULL, NULL),
+		    BF_ERR_INVALID);
+		T_EQ_INT(store_run_hello(NULL, c->run_id, "d1", "h", NULL, NULL, NULL, NULL),
+		    BF_ERR_INVALID);
+	}
 	T_EQ_INT(store_samples_add(s, c->run_id, 0, 0, sm, 2), 0);
 	T_EQ_INT(store_samples_add(s, c->run_id, 0, 0, sm, 2), 0);	/* again: ignored */
 	sm[0].value = 1.0;
