@@ -22,6 +22,7 @@
 /* checksrc: prefix sched_ */
 
 #define SCHED_RECONCILE_S	5	/* the manager re-reads the machine list at least this often */
+#define SCHED_RECONCILE_MIN_MS	200	/* ... and on a kick, at most this often */
 
 struct worker {
 	struct sched *s;
