@@ -470,13 +470,6 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}
-	/* A valid spec that nothing can build yet: said, not accepted and then
-	 * failed at boot (issue 18: the build step is the next layer). */
-	if (job->kernels != NULL) {
-		api_error(rs, MHD_HTTP_NOT_IMPLEMENTED, "kernels", "kernels: the specs are "
-		    "valid, but building kernels is not available yet on this coordinator");
-		goto out;
-	}
 	if ((r = check_machines(a, job, &d)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
