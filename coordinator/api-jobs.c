@@ -311,7 +311,9 @@ check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *
 			break;
 		}
 		for (k = 0; k < ncells && r == 0; k++)
-			if (cells[k].kernel != NULL && boot_kernel_find(bm, cells[k].kernel) == NULL) {
+			/* a spec's kernel is built and added to the map at its boot */
+			if (cells[k].kernel != NULL && boot_kernel_find(bm, cells[k].kernel) == NULL &&
+			    kspec_find(job->kernels, cells[k].kernel) == NULL) {
 				bf_diag_set(d, "kernel", "machine %s has no kernel \"%s\" in its boot "
 				    "configuration", ms[i].name, cells[k].kernel);
 				r = BF_ERR_INVALID;
