@@ -360,7 +360,12 @@ kd_from_row(const struct kdispatch_env *env, const struct runner_claim *rc, cons
 		return;
 	}
 	s = json_string_value(json_object_get(row, "state"));
-	if (s != NULL && strcmp(s, "failed") == 0) {
+	if (s == NULL || strcmp(s, "building") == 0) {
+		kdispatch_set(o, RUN_REQUEUE, NULL, "kernel %s: build %.12s is being built", name,
+		    key);
+		goto out;
+	}
+	if (strcmp(s, "failed") == 0) {
 		s = json_string_value(json_object_get(row, "error"));
 		kdispatch_set(o, RUN_FINISH, "failed", "kernel %s (build key %.12s): the build failed: "
 		    "%s", name, key, s != NULL ? s : "(no error line)");

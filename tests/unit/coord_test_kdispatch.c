@@ -8,7 +8,8 @@
  * job with the same spec reuses the build (no build command); a fragment
  * that breaks the build fails the run with the compiler's line, and the
  * next job with it fails the same way without building; a key another
- * coordinator builds is waited for, then the run queued again; a builder
+ * coordinator builds is waited for, then the run queued again, and one
+ * whose coordinator died (its lease lapsed) is built here; a builder
  * that answers a release without the key's tag, or a wrong config hash
  * after the boot, fails the run. The build's lines are decoded fail-closed.
  */
@@ -43,6 +44,10 @@ static const struct runner_agent agents[] = {
 #define JOB(frag) "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},\"kernel\":\"kt\"," \
 	"\"kernels\":{\"kt\":{\"git\":\"/srv/git/linux\",\"commit\":\"v6.1\",\"config\":" \
 	"\"tinyconfig\",\"fragments\":[\"" frag "\"],\"localversion\":\"-bft\"}}}"
+#define JOB2(frag) "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},\"kernel\":\"kt\"," \
+	"\"repetitions\":{\"boots\":2},\"kernels\":{\"kt\":{\"git\":\"/srv/git/linux\"," \
+	"\"commit\":\"v6.1\",\"config\":\"tinyconfig\",\"fragments\":[\"" frag "\"]," \
+	"\"localversion\":\"-bft\"}}}"
 #define IMAGE "bzImage: the kernel's bytes"
 
 static void
@@ -144,7 +149,8 @@ claim(const char *jobtext, struct runner_claim **rcp)
 	struct bf_diag d;
 	int64_t id = 0;
 
-	T_EQ_INT(fix_submit(st, rs, jobtext, &id), 0);
+	if (jobtext != NULL)	/* else the next run of the last job */
+		T_EQ_INT(fix_submit(st, rs, jobtext, &id), 0);
 	T_EQ_INT(store_run_claim(st, "t1", "fake", 30, &c), 0);
 	T_CHECK(c != NULL);
 	*rcp = NULL;
@@ -336,6 +342,17 @@ test_build_and_reuse(void)
 	T_EQ_INT(b.uploads, 0);			/* its files are on the target */
 	T_CONTAINS(b.rec.logs_all, "installed on t1 already");
 	T_EQ_STR(b.boot_kernel, a.k.release);
+
+	fprintf(stderr, "kdispatch: a job's second run asks the store, no prep\n");
+	dispatch(JOB2("CONFIG_TWO=y"), "CONFIG_TWO=y", NULL, NULL, NULL, 0, &a);
+	T_EQ_INT(a.o.action, RUN_PROCEED);
+	T_EQ_INT(a.build_used, 1);
+	dispatch(NULL, "CONFIG_TWO=y", NULL, NULL, NULL, 1, &b);
+	T_EQ_INT(b.o.action, RUN_PROCEED);
+	T_EQ_INT(b.prep_used, 0);
+	T_EQ_INT(b.build_used, 0);
+	T_EQ_STR(b.k.key, a.k.key);
+	T_CONTAINS(b.rec.logs_all, "as for this job's earlier runs");
 }
 
 static void
@@ -400,6 +417,28 @@ test_busy_and_hostile(void)
 	T_CONTAINS(a.o.message, "still being built elsewhere");
 	T_EQ_INT(a.build_used, 0);
 	store_close(s2);
+	scene_free(&sc);
+
+	fprintf(stderr, "kdispatch: a build whose coordinator died is taken over\n");
+	/* c2 took CONFIG_DEAD's key for 1 s and was killed: its lease lapses */
+	c = claim(JOB("CONFIG_DEAD=y"), &rc);
+	if (c == NULL || rc == NULL)
+		return;
+	scene_init(&sc, rc, "CONFIG_DEAD=y", NULL, NULL);
+	runner_claim_free(rc);
+	T_EQ_INT(store_run_finish(st, c->run_id, "failed", -1, "test"), 0);
+	store_claim_free(c);
+	T_EQ_INT(store_open(path, &s2, NULL), 0);
+	T_EQ_INT(store_set_node(s2, "c2"), 0);
+	T_EQ_INT(store_kbuild_take(s2, sc.key, "{}", "b2", 1, &take), 0);
+	T_EQ_INT(take, STORE_KBUILD_MINE);
+	store_close(s2);
+	sleep(2);
+	dispatch(JOB("CONFIG_DEAD=y"), "CONFIG_DEAD=y", NULL, NULL, NULL, 0, &a);
+	T_EQ_INT(a.o.action, RUN_PROCEED);
+	T_EQ_INT(a.build_used, 1);
+	T_EQ_INT(a.k.built_here, 1);
+	T_EQ_STR(a.k.key, sc.key);
 	scene_free(&sc);
 
 	fprintf(stderr, "kdispatch: a release without the key's tag is refused\n");
