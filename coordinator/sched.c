@@ -77,8 +77,8 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
  * together after a power cut, do not come back in lock-step. Reset to 0 by
  * a connection that works.
  */
-static time_t
-retry_delay(int fails, int max, uint32_t seed)
+time_t
+sched_retry_delay(int fails, int max, uint32_t seed)
 {
 	time_t d;
 	uint32_t h;
@@ -284,6 +284,24 @@ ws_refresh(struct worker_ctx *x)
 	return x->tr == NULL ? WS_CONNECT : WS_FINGERPRINT;
 }
 
+/* Hand the machine to the prober (sched-dormant.c) and end: 1 when done. */
+static int
+worker_go_dormant(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	int r = 0;
+
+	pthread_mutex_lock(&s->mu);
+	if (!s->stopping && !x->w->stop && !x->w->probe_wanted &&
+	    sched_dormant_add_locked(s, x->w->name, x->m->host, x->m->port, x->fails, x->seed,
+	    x->sleep_until) == 0) {
+		x->w->stop = 1;		/* the manager does not count it any more */
+		r = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
 /*
  * Connect to the machine. A failure counts towards probe_failures; only that
  * many in a row make the machine offline, so one lost packet or a restarting
@@ -301,7 +319,7 @@ ws_connect(struct worker_ctx *x)
 
 	/* a probe asked for (POST .../probe) tries at once, back-off or not */
 	forced = worker_probe_pending(x->w);
-	delay = retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+	delay = sched_retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
 	if (!forced && !timer_due(x, WT_CONNECT, delay)) {
 		x->sleep_until = x->timer[WT_CONNECT].last + delay;
 		return WS_WAIT;
@@ -324,7 +342,11 @@ ws_connect(struct worker_ctx *x)
 			sched_store_check(x, rm, 0, "updating the machine");
 			events_machine(s->cfg.ev, x->m->name);
 		}
-		x->sleep_until = x->now + retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+		x->sleep_until = x->now + sched_retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+		/* offline: the prober tries it from now on, without this thread */
+		if (state != NULL && sched_dormant_enabled(s, x->m->host, x->m->port) &&
+		    worker_go_dormant(x))
+			return WS_EXIT;
 		return WS_WAIT;
 	}
 	x->fails = 0;
@@ -412,60 +434,6 @@ ws_claim(struct worker_ctx *x)
 	return WS_WAIT;
 }
 
-/* What a kernel build of this worker's run needs (kdispatch.h). */
-static struct kdispatch_env
-kenv_of(const struct worker_ctx *x)
-{
-	struct kdispatch_env e;
-
-	memset(&e, 0, sizeof(e));
-	e.renv = &x->env;
-	e.ks = x->s->cfg.ks;
-	e.connect = x->s->connect;
-	e.connect_arg = x->s->cfg.connect_arg;
-	e.known_hosts = x->s->known_hosts;
-	e.connect_timeout_ms = x->s->cfg.connect_timeout_ms;
-	e.builddir = x->s->cfg.kbuild_dir;
-	e.busy_wait_s = x->s->cfg.lease_s;
-	e.cancel = &x->w->lease_lost;
-	return e;
-}
-
-/*
- * A run whose kernel is one of its job's specs: built (or reused) and
- * installed before the boot, which then boots it as rc->built. 0: boot;
- * else *o says how the run ends.
- */
-static int
-ws_kernel(struct worker_ctx *x, struct runner_claim *rc, struct kdispatch_kernel *k,
-    struct boot_kernel *bk, struct run_outcome *o)
-{
-	struct kdispatch_env e = kenv_of(x);
-
-	if (kdispatch_spec(rc) == NULL)
-		return 0;
-	if (e.ks == NULL) {
-		memset(o, 0, sizeof(*o));
-		o->action = RUN_FINISH;
-		o->state = "failed";
-		o->exit_status = -1;
-		snprintf(o->message, sizeof(o->message), "kernel %s: this coordinator has no "
-		    "artifact directory for kernel builds", rc->c->kernel);
-		return -1;
-	}
-	kdispatch_resolve(&e, x->m, x->tr, &x->agent_ok, rc, k, o);
-	if (o->action == RUN_PROCEED)
-		kdispatch_install(&e, x->m, x->tr, rc, k, o);
-	if (o->action != RUN_PROCEED)
-		return -1;
-	memset(bk, 0, sizeof(*bk));
-	bk->release = k->release;
-	bk->image = k->image;
-	bk->initrd = k->initrd[0] ? k->initrd : NULL;
-	rc->built = bk;
-	return 0;
-}
-
 static enum worker_state
 ws_run(struct worker_ctx *x)
 {
@@ -493,14 +461,10 @@ ws_run(struct worker_ctx *x)
 	worker_set_run(x->w, c->run_id);
 	transport_set_cancel(x->tr, &x->w->lease_lost);
 	store_boot_group(c, group, sizeof(group));
-	if (ws_kernel(x, rc, &kk, &bk, &o) == 0)
+	if (sched_kernel_prepare(x, rc, &kk, &bk, &o) == 0)
 		runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
 	if (o.action == RUN_PROCEED && rc->built != NULL)
-		{
-		struct kdispatch_env e = kenv_of(x);
-
-		kdispatch_verify(&e, x->tr, rc, &kk, &o);
-	}
+		sched_kernel_verify(x, rc, &kk, &o);
 	if (o.action == RUN_PROCEED) {
 		x->boot_fails = 0;
 		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
@@ -605,6 +569,10 @@ worker_main(void *arg)
 	for (const char *p = w->name; *p != '\0'; p++)	/* FNV-1a */
 		x.seed = (x.seed ^ (unsigned char)*p) * 16777619u;
 	x.seed ^= (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	if (w->has_init) {	/* woken from dormancy: its back-off goes on */
+		x.fails = w->init_fails;
+		x.seed = w->init_seed;
+	}
 	x.timer[WT_CONNECT].name = "connect";
 	x.timer[WT_HEALTH].name = "health";
 	x.timer[WT_FINGERPRINT].name = "fingerprint";
@@ -655,6 +623,33 @@ name_in(char *const *v, size_t n, const char *name)
 	return n > 0 && bsearch(&name, v, n, sizeof(*v), name_cmp) != NULL;
 }
 
+int
+sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
+    int probe_wanted)
+{
+	struct worker *nw;
+
+	if ((nw = calloc(1, sizeof(*nw))) == NULL || (nw->name = strdup(name)) == NULL) {
+		worker_free(nw);
+		return BF_ERR_ALLOC;
+	}
+	nw->s = s;
+	nw->probe_wanted = probe_wanted;
+	if (fails > 0) {
+		nw->has_init = 1;
+		nw->init_fails = fails;
+		nw->init_seed = seed;
+	}
+	if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
+		worker_free(nw);
+		return BF_ERR_SYS;
+	}
+	nw->started = 1;
+	nw->next = s->workers;
+	s->workers = nw;
+	return 0;
+}
+
 /*
  * Start workers for new machines, stop those of deleted ones, reap. Every
  * kick comes here, and registering a lab of N machines kicks N times: the
@@ -664,7 +659,7 @@ static void
 sched_reconcile(struct sched *s)
 {
 	struct store_machine *ms = NULL;
-	struct worker *w, **wp, *nw;
+	struct worker *w, **wp;
 	char **mnames = NULL, **wnames = NULL;
 	size_t n = 0, nw_live = 0, i;
 	int stopped = 0;
@@ -682,6 +677,7 @@ sched_reconcile(struct sched *s)
 	pthread_mutex_lock(&s->mu);
 	for (w = s->workers; w != NULL; w = w->next)
 		nw_live++;
+	nw_live += s->ndormant;
 	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
 		pthread_mutex_unlock(&s->mu);
 		free(mnames);
@@ -699,24 +695,15 @@ sched_reconcile(struct sched *s)
 	}
 	if (stopped)	/* a sleeping worker of a deleted machine ends now */
 		pthread_cond_broadcast(&s->cv);
+	/* a dormant machine has no worker and needs none; a deleted one goes */
+	sched_dormant_sync_locked(s, mnames, n);
+	nw_live += sched_dormant_names_locked(s, wnames + nw_live, s->ndormant);
 	if (nw_live > 1)
 		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
 	for (i = 0; i < n && !s->stopping; i++) {
 		if (name_in(wnames, nw_live, ms[i].name))
 			continue;
-		if ((nw = calloc(1, sizeof(*nw))) == NULL ||
-		    (nw->name = strdup(ms[i].name)) == NULL) {
-			worker_free(nw);
-			continue;
-		}
-		nw->s = s;
-		if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
-			worker_free(nw);
-			continue;
-		}
-		nw->started = 1;
-		nw->next = s->workers;
-		s->workers = nw;
+		(void)sched_spawn_locked(s, ms[i].name, 0, 0, 0);
 	}
 	/* Reap the workers that have ended. */
 	for (wp = &s->workers; *wp != NULL;) {
@@ -862,6 +849,11 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 		goto out;
 	}
 	s->manager_started = 1;
+	if ((s->cfg.connect == NULL || s->cfg.reach != NULL) &&
+	    (r = sched_dormant_start(s)) != 0) {
+		bf_diag_set(d, NULL, "cannot start the prober of offline machines");
+		goto out;
+	}
 	*out = s;
 	s = NULL;
 	r = 0;
@@ -884,10 +876,29 @@ sched_probe(struct sched *s, const char *name)
 			w->probe_wanted = 1;
 			r = 0;
 		}
+	if (r != 0)
+		r = sched_dormant_probe_locked(s, name);
 	s->gen++;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	return r;
+}
+
+void
+sched_stats(struct sched *s, struct sched_stats *out)
+{
+	struct worker *w;
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		out->workers += w->started && !w->exited;
+	out->dormant = s->ndormant;
+	out->probed = s->probed;
+	out->woken = s->woken;
+	pthread_mutex_unlock(&s->mu);
 }
 
 void
@@ -915,6 +926,8 @@ sched_stop(struct sched *s)
 	pthread_mutex_unlock(&s->mu);
 	if (s->manager_started)
 		pthread_join(s->manager, NULL);
+	s->manager_started = 0;
+	sched_dormant_stop(s);
 	/* A worker inside a measured step may not notice for a long time; give
 	 * the others a moment and leave the busy ones to the process exit. */
 	for (i = 0; i < 30; i++) {

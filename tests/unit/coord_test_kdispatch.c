@@ -181,7 +181,7 @@ struct outcome {
 };
 
 /*
- * The scheduler's order (sched.c ws_kernel, ws_run): resolve, install,
+ * The scheduler's order (sched-kernel.c, sched.c ws_run): resolve, install,
  * boot the built kernel, verify. verify_cfg: the config hash the target
  * reports after its boot (NULL: the built one); installed: the target has
  * the files already.
