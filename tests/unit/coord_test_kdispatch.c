@@ -34,6 +34,7 @@ static struct store *st;
 static struct recipes *rs;
 static struct kstore *ks;
 static char tmpdir[256];
+static int big_log;		/* the next build prints 9 MB of log lines */
 static const struct runner_agent agents[] = {
 	{ .arch = "x86_64", .path = "/nonexistent/agent", .sha256 = FIX_AGENT_SHA },
 };
@@ -106,7 +107,7 @@ scene_init(struct scene *sc, const struct runner_claim *rc, const char *frag,
 
 	memset(sc, 0, sizeof(*sc));
 	buf_init(&sc->prep, 1 << 20);
-	buf_init(&sc->build, 1 << 20);
+	buf_init(&sc->build, 16 << 20);
 	config_of(frag, sc->config, sizeof(sc->config));
 	sha256_hex(sc->config, strlen(sc->config), sc->cfgsha);
 	T_EQ_INT(kbuild_key(kdispatch_spec(rc), TREE, sc->config, strlen(sc->config), "x86_64",
@@ -119,6 +120,9 @@ scene_init(struct scene *sc, const struct runner_claim *rc, const char *frag,
 	T_OK(buf_puts(&sc->prep, "{\"type\":\"done\",\"ok\":true}\n"));
 	T_OK(buf_puts(&sc->build, "{\"type\":\"log\",\"iteration\":0,\"stream\":\"stdout\","
 	    "\"line\":\"  CC      mm/memory.o\"}\n"));
+	for (int i = 0; big_log && i < 9000; i++)
+		T_OK(buf_printf(&sc->build, "{\"type\":\"log\",\"iteration\":0,\"stream\":"
+		    "\"stdout\",\"line\":\"%05d %0990d\"}\n", i, 0));
 	if (error != NULL) {
 		T_OK(buf_printf(&sc->build, "{\"type\":\"log\",\"iteration\":0,\"stream\":"
 		    "\"stderr\",\"line\":\"%s\"}\n{\"type\":\"log\",\"iteration\":0,\"stream\":"
@@ -440,6 +444,25 @@ test_busy_and_hostile(void)
 	T_EQ_INT(a.k.built_here, 1);
 	T_EQ_STR(a.k.key, sc.key);
 	scene_free(&sc);
+
+	fprintf(stderr, "kdispatch: a build's log artifact is capped\n");
+	big_log = 1;
+	dispatch(JOB("CONFIG_LOUD=y"), "CONFIG_LOUD=y", NULL, NULL, NULL, 0, &a);
+	big_log = 0;
+	T_EQ_INT(a.o.action, RUN_PROCEED);
+	{
+		json_t *row = NULL;
+		void *data = NULL;
+		size_t n = 0;
+
+		T_EQ_INT(store_kbuild_get(st, a.k.key, &row), 0);
+		T_EQ_INT(kstore_read(ks, jstr(row, "log_sha256"), &data, &n), 0);
+		T_CHECK(n > (size_t)7 << 20 && n <= KDISPATCH_MAX_LOG + 64);
+		T_CHECK(data != NULL && memmem(data, n, "lines past the log's cap]", 25) != NULL);
+		T_CHECK(data != NULL && memmem(data, n, "08999 ", 6) == NULL);
+		free(data);
+		json_decref(row);
+	}
 
 	fprintf(stderr, "kdispatch: a release without the key's tag is refused\n");
 	dispatch(JOB("CONFIG_TAG=y"), "CONFIG_TAG=y", NULL, "6.1.192-evil", NULL, 0, &a);
