@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "events.h"
+#include "kdispatch.h"
 #include "sched-int.h"
 #include "sha256.h"
 
@@ -440,6 +441,8 @@ ws_run(struct worker_ctx *x)
 	struct store_claim *c = x->c;
 	struct runner_claim *rc = NULL;
 	struct run_outcome o;
+	struct kdispatch_kernel kk;
+	struct boot_kernel bk;
 	struct bf_diag cd;
 	char group[512];
 
@@ -458,7 +461,10 @@ ws_run(struct worker_ctx *x)
 	worker_set_run(x->w, c->run_id);
 	transport_set_cancel(x->tr, &x->w->lease_lost);
 	store_boot_group(c, group, sizeof(group));
-	runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
+	if (sched_kernel_prepare(x, rc, &kk, &bk, &o) == 0)
+		runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
+	if (o.action == RUN_PROCEED && rc->built != NULL)
+		sched_kernel_verify(x, rc, &kk, &o);
 	if (o.action == RUN_PROCEED) {
 		x->boot_fails = 0;
 		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
