@@ -385,6 +385,7 @@ boot_machine_free(struct boot_machine *m)
 	}
 	free(m->kernels);
 	free(m->cmdline_base);
+	free(m->built_initrd);
 	free(m);
 }
 
@@ -502,7 +503,8 @@ boot_config_parse(const json_t *obj, const char *path, struct boot_machine **out
     struct bf_diag *d)
 {
 	static const char *const keys[] = { "method", "kernels", "cmdline_base", "timeout_s",
-	    "power_cycle", "power_cycle_timeout_s", "command", "kexec_exec", "sudo", NULL };
+	    "power_cycle", "power_cycle_timeout_s", "command", "kexec_exec", "sudo",
+	    "built_initrd", NULL };
 	struct boot_machine *m = NULL;
 	char p[BF_DIAG_FIELD], names[128];
 	const char *s = NULL, *key;
@@ -611,6 +613,10 @@ boot_config_parse(const json_t *obj, const char *path, struct boot_machine **out
 		m->kexec_systemctl = strcmp(s, "systemctl") == 0;
 	}
 	if ((r = jx_bool(obj, "sudo", JX_OPTIONAL, &m->sudo, path, d)) != 0)
+		goto out;
+	if ((r = boot_dup_str(obj, "built_initrd", JX_OPTIONAL, BOOT_MAX_PATH, &m->built_initrd,
+	    path, d)) != 0 || (m->built_initrd != NULL && (r = boot_check_path(m->built_initrd,
+	    jx_path(p, sizeof(p), path, "built_initrd"), d)) != 0))
 		goto out;
 
 	*out = m;

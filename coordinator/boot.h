@@ -17,7 +17,10 @@
  * (systemctl kexec); "sudo": true (prefix remote commands with sudo -n);
  * "command": "lab-grub" for method "command"; "power_cycle_timeout_s"
  * (default 60); per kernel "grub_entry" for method grub-reboot (default:
- * the release).
+ * the release); "built_initrd": "/boot/initrd.img-6.1.0-28-cloud-amd64", the
+ * initrd to boot a kernel built by the coordinator with when its build has
+ * no modules (so no initrd of its own): a module-less kernel with the
+ * drivers built in boots the machine's existing userland from it.
  *
  * Commands are never part of a machine's config: "power_cycle" and
  * "command" name PROFILES that the daemon's --config file declares
@@ -95,6 +98,7 @@ struct boot_machine {
 	const struct boot_profile *command;	/* method "command": the template */
 	int kexec_systemctl;	/* "kexec_exec": "systemctl" */
 	int sudo;
+	char *built_initrd;	/* initrd of a built kernel without its own, or NULL */
 };
 
 /* What boot_ensure found and did. Strings are NUL-terminated. */

@@ -403,8 +403,11 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		    m->name, d.msg);
 		goto out;
 	}
+	/* a built kernel without an initrd of its own boots the machine's
+	 * built_initrd, if its boot config names one */
 	if (rc->built != NULL && boot_machine_add_kernel(bm, rc->built->release,
-	    rc->built->image, rc->built->initrd) != 0) {
+	    rc->built->image, rc->built->initrd != NULL ? rc->built->initrd :
+	    bm->built_initrd) != 0) {
 		outcome_set(o, RUN_FINISH, "boot-failed", -1, "machine %s: cannot boot the built "
 		    "kernel %s (its boot configuration names that release already, or it is "
 		    "invalid)", m->name, rc->built->release);

@@ -10,11 +10,24 @@
 # the key's row is failed with that line, its log artifact is served, and
 # the second cell fails from the row without a second build.
 #
-# Not here: a build that works, its install, kexec and verify on a VM. A
-# tinyconfig build takes ~9 min on this box (docs/PERFORMANCE.md), which
-# the CI budget does not hold; coord_test_kdispatch covers that path with
-# the fake transport. The target's boot method is a command that fails, so
-# nothing here can ever reboot the host.
+# Then a build that works, end to end on a real QEMU VM (tests/vm, TCG):
+# tinyconfig + the fragment below (virtio, serial, initramfs, ext4 and what
+# the guest's busybox/dropbear userland needs, IKCONFIG_PROC, THP, KEXEC),
+# built on the netns builder, installed over SSH onto the VM (class kvm,
+# role run) into /boot, kexec'd with the guest's own 6.1 initrd (the boot
+# config's built_initrd: the build has no modules), verified (uname -r is
+# the -bf<key8> release, the running config's sha256 is the built
+# .config's), and the run measured on it records that release, and the
+# config hash in its snapshot (read from the installed /boot/config-REL).
+# The VM's /boot disk is the cached guest image opened with snapshot=on:
+# writable, writes dropped when QEMU exits. The build (~8 min here) is
+# cached outside the clone in /var/tmp/benchfleet/kbuilt-<inputs> (the
+# kernel_builds row and its artifacts, keyed by tarball, spec, compiler,
+# arch): a run that finds it loads them into the fresh store and the job
+# must say "reused, nothing built"; a cold run builds, then a second job
+# of the same spec shows the reuse and that the kernel is installed
+# already. The builder's boot method is a command that fails, so nothing
+# here can ever reboot the host.
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -63,8 +76,19 @@ fleet=$work/fleet
 bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfk \
 	--subnet 10.89.0 --bridge bfbrk --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
-printf '%s\n' 'boot-command.never = /bin/false {kernel}' >"$work/benchfleetd.conf"
-start_daemon "$work" --known-hosts "$fleet/known_hosts" --config "$work/benchfleetd.conf" \
+# The VM target, started now: it boots while the failing build runs.
+VM=$BF_SRC/tests/vm/vm
+GUEST=${BF_VM_GUEST:-/var/tmp/benchfleet-vm-guest}
+"$BF_SRC/tests/vm/build-guest" "$GUEST" >/dev/null || { fail "build-guest"; finish; exit; }
+. "$GUEST/out/guest.env"
+vport=$(free_port)
+VN=bka$$
+defer "'$VM' stop '$GUEST' '$VN' >/dev/null 2>&1; rm -rf '$GUEST/vms/$VN'"
+"$VM" start "$GUEST" "$VN" --port "$vport" --no-wait || { fail "the VM did not start"; finish; exit; }
+printf '%s\n' 'boot-command.never = /bin/false {kernel}' "power.$VN = '$VM' power-cycle '$GUEST' '$VN'" \
+	>"$work/benchfleetd.conf"
+cp "$fleet/known_hosts" "$work/known_hosts"
+start_daemon "$work" --known-hosts "$work/known_hosts" --config "$work/benchfleetd.conf" \
 	--kernel-git-roots "$C" || exit 1
 defer stop_daemon
 IFS=$'\t' read -r name addr port user key <"$fleet/hosts.tsv"
@@ -121,6 +145,126 @@ check_eq "its bytes are its name" "$(sha256sum <"$work/build.log" | cut -c1-64)"
 check "the log artifact holds the error" grep -q 'error: #error bf-broken-build' "$work/build.log"
 check "no work directory left on the builder" test -z "$(ls /var/tmp/benchfleet-kbuild 2>/dev/null)"
 echo "repository $(echo "$t_repo - $t0" | bc) s; job (2 preps, 1 failing build) $(echo "$t2 - $t1" | bc) s"
+
+# --- A build that works, on the VM -----------------------------------------
+"$VM" wait-ssh "$GUEST" "$VN" --timeout 300 || { fail "the VM has no SSH"; finish; exit; }
+cat "$GUEST/vms/$VN/known_hosts" >>"$work/known_hosts"
+# the lab's /boot is writable: here the guest's (snapshot=on) disk
+check "the VM's /boot remounted read-write" "$VM" ssh "$GUEST" "$VN" mount -o remount,rw /boot
+frag=(CONFIG_64BIT=y CONFIG_PRINTK=y CONFIG_TTY=y CONFIG_SERIAL_8250=y
+	CONFIG_SERIAL_8250_CONSOLE=y CONFIG_UNIX98_PTYS=y CONFIG_BINFMT_ELF=y CONFIG_BINFMT_SCRIPT=y
+	CONFIG_DEVTMPFS=y CONFIG_DEVTMPFS_MOUNT=y CONFIG_PROC_FS=y CONFIG_PROC_SYSCTL=y CONFIG_SYSFS=y
+	CONFIG_TMPFS=y CONFIG_SHMEM=y CONFIG_BLK_DEV_INITRD=y CONFIG_RD_GZIP=y CONFIG_ACPI=y
+	CONFIG_PCI=y CONFIG_VIRTIO_MENU=y CONFIG_VIRTIO_PCI=y CONFIG_BLOCK=y CONFIG_VIRTIO_BLK=y
+	CONFIG_EXT4_FS=y CONFIG_NET=y CONFIG_INET=y CONFIG_UNIX=y CONFIG_PACKET=y CONFIG_NETDEVICES=y
+	CONFIG_NET_CORE=y CONFIG_VIRTIO_NET=y CONFIG_FUTEX=y CONFIG_EPOLL=y CONFIG_EVENTFD=y
+	CONFIG_SIGNALFD=y CONFIG_TIMERFD=y CONFIG_MULTIUSER=y CONFIG_FILE_LOCKING=y
+	CONFIG_POSIX_TIMERS=y CONFIG_KEXEC=y CONFIG_IKCONFIG=y CONFIG_IKCONFIG_PROC=y
+	CONFIG_TRANSPARENT_HUGEPAGE=y)
+good=$(jq -nc --arg g "$C/linux" '{git: $g, commit: "v6.1-deb", config: "tinyconfig",
+	fragments: $ARGS.positional, localversion: "-bft"}' --args "${frag[@]}")
+vboot=$(jq -nc --arg k "$KERNEL_61" --arg n "$VN" '{method: "kexec",
+	kernels: {($k): {image: ("/boot/vmlinuz-" + $k), initrd: ("/boot/initrd.img-" + $k)}},
+	built_initrd: ("/boot/initrd.img-" + $k),
+	cmdline_base: "console=ttyS0 panic=-1 quiet", timeout_s: 240, power_cycle: $n}')
+r=$(api POST /api/v1/machines "$(jq -nc --argjson p "$vport" --arg k "$GUEST/out/client_key" \
+	--argjson b "$vboot" '{name: "kvm1", host: "127.0.0.1", port: $p, user: "root", key: $k,
+	class: "kvm", roles: ["run"], boot: $b}')")
+check_eq "register the VM target" "$(status_of "$r")" 201
+bad=$(api POST /api/v1/machines "$(jq -nc --argjson p "$vport" --argjson b "$vboot" \
+	'{name: "kvm2", host: "127.0.0.1", port: $p, user: "root", key: "/nonexistent",
+	class: "kvm", boot: ($b + {built_initrd: "boot/initrd\n"})}')")
+check_eq "a relative built_initrd is refused" "$(status_of "$bad")" 400
+check_contains "... naming the field" "$(body_of "$bad")" "built_initrd"
+
+# The cache of the build, outside the clone: keyed by what the build key
+# is made of (the tree by the tarball, the spec, the compiler, the arch).
+KC=/var/tmp/benchfleet/kbuilt-$(printf '%s\n' "$sha" "$good" "$(gcc -dumpfullversion)" \
+	"$(uname -m)" | sha256sum | cut -c1-16)
+cached=0
+if [ -f "$KC/ready" ]; then
+	cached=1
+	cp -p "$KC"/blobs/* "$work/artifacts/"
+	q() { [ -z "$1" ] && { echo NULL; return; }; printf "'%s'" "${1//\'/\'\'}"; }
+	while IFS=$'\t' read -r a_sha a_kind a_size; do
+		bf_sql "$work" "insert into kernel_artifacts (sha256, kind, size, created_at) values
+			('$a_sha', '$a_kind', $a_size, $(date +%s))" >/dev/null
+	done <"$KC/artifacts.tsv"
+	IFS=$'\t' read -r b_key b_spec b_rel b_cfg b_img b_mod b_sys b_log <"$KC/build.tsv"
+	bf_sql "$work" "insert into kernel_builds (key, state, spec, release, config_sha256,
+		image_sha256, modules_sha256, sysmap_sha256, log_sha256, created_at, finished_at,
+		last_used) values ($(q "$b_key"), 'done', $(q "$b_spec"), $(q "$b_rel"), $(q "$b_cfg"),
+		$(q "$b_img"), $(q "$b_mod"), $(q "$b_sys"), $(q "$b_log"), $(date +%s), $(date +%s), $(date +%s))" >/dev/null
+	echo "kernel_artifact: the build comes from the cache $KC (key ${b_key:0:12}, built by an earlier run)"
+else
+	echo "kernel_artifact: no cached build in $KC: building (cold, ~8 min here)"
+fi
+vjob() { # vjob: submit the VM job, wait; sets vid, vruns
+	local r
+	r=$(api POST /api/v1/jobs "$(jq -nc --argjson s "$good" '{recipe: "cpu-loop",
+		preset: "test", machines: {class: "kvm"}, repetitions: {iterations: 1},
+		kernels: {tiny: $s}, matrix: {kernel: ["tiny"]}}')")
+	check_eq "the VM job is accepted" "$(status_of "$r")" 201
+	vid=$(body_of "$r" | jq -r .id)
+	check_eq "the VM job is done" "$(wait_job "$vid" 1500)" done
+	vruns=$(curl -fsS "$URL/api/v1/jobs/$vid/runs")
+}
+vlog() { curl -fsS "$URL/api/v1/runs/$(jq -r '.runs[0].id' <<<"$vruns")/log?limit=5000" |
+	jq -r '.lines[] | .line'; }
+t3=$(date +%s.%N)
+vjob
+t4=$(date +%s.%N)
+lg=$(vlog)
+row=$(bf_sql "$work" "select key, release, config_sha256 from kernel_builds where state = 'done'")
+IFS='|' read -r bkey brel bcfg <<<"$row"
+check "a done build row" grep -qE '^[0-9a-f]{64}$' <<<"$bkey"
+check "its release $brel ends in -bft-bf<key8>" grep -qE "^6\\.1\\.[0-9]+-bft-bf${bkey:0:8}\$" <<<"$brel"
+if [ $cached = 1 ]; then
+	check_contains "the cached build is reused" "$lg" "is built already (release $brel): reused, nothing built"
+else
+	check_contains "the build ran" "$lg" "building key ${bkey:0:12}"
+fi
+check_contains "installed on the VM" "$lg" "installed $brel on kvm1"
+check_contains "verified after the boot" "$lg" "verified: running $brel, config sha256 $bcfg (/proc/config.gz)"
+echo "$lg" | grep -E 'kernel tiny:|kexec|boot' | tail -n 12
+rid=$(jq -r '.runs[0].id' <<<"$vruns")
+check_eq "the run records the built release" \
+	"$(bf_sql "$work" "select kernel from runs where id = $rid")" "$brel"
+snap=$(curl -fsS "$URL/api/v1/snapshots/$(jq -r '.runs[0].snapshot_sha256' <<<"$vruns")")
+check_eq "its snapshot records the built config's hash" \
+	"$(jq -r '.snapshot["kernel.config_sha256"]' <<<"$snap")" "$bcfg"
+check_eq "... read from the installed config" "$(jq -r '.snapshot["kernel.config_source"]' <<<"$snap")" \
+	"/boot/config"
+check "the run has samples" test "$(bf_sql "$work" "select count(*) from samples where run_id = $rid")" -gt 0
+check_contains "the VM runs it now" "$("$VM" ssh "$GUEST" "$VN" uname -r)" "$brel"
+if [ $cached = 0 ]; then
+	t5=$(date +%s.%N)
+	vjob
+	lg=$(vlog)
+	check_contains "a second job of the spec reuses the build" "$lg" \
+		"is built already (release $brel): reused, nothing built"
+	check "... and builds nothing" bash -c "! grep -q 'building key' <<<'$lg'"
+	check_contains "... installed already" "$lg" "$brel is installed on kvm1 already"
+	echo "second job (reuse, kexec, run) $(echo "$(date +%s.%N) - $t5" | bc) s"
+	# keep the build for the next run (a failed one is not kept)
+	if [ "$T_FAILS" = 0 ]; then
+		rm -rf "$KC.new" && mkdir -p "$KC.new/blobs"
+		IFS='|' read -r _ b_spec _ _ b_img b_mod b_sys b_log <<<"$(bf_sql "$work" "select key,
+			spec, release, config_sha256, image_sha256, coalesce(modules_sha256, ''),
+			coalesce(sysmap_sha256, ''), coalesce(log_sha256, '') from kernel_builds where key = '$bkey'")"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bkey" "$b_spec" "$brel" "$bcfg" "$b_img" \
+			"$b_mod" "$b_sys" "$b_log" >"$KC.new/build.tsv"
+		for a in "$bcfg" "$b_img" "$b_mod" "$b_sys" "$b_log"; do
+			[ -n "$a" ] || continue
+			cp -p "$work/artifacts/$a" "$KC.new/blobs/" &&
+			bf_sql "$work" "select sha256, kind, size from kernel_artifacts where sha256 = '$a'" |
+				tr '|' '\t' >>"$KC.new/artifacts.tsv"
+		done
+		touch "$KC.new/ready" && rm -rf "$KC" && mv "$KC.new" "$KC" &&
+			echo "kernel_artifact: build kept in $KC for the next run"
+	fi
+fi
+echo "VM job ($([ $cached = 1 ] && echo 'cached build' || echo 'cold build'), install, kexec, verify, run) $(echo "$t4 - $t3" | bc) s"
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

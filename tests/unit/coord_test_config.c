@@ -330,6 +330,50 @@ tfind(enum boot_profile_kind kind, const char *name)
 	return NULL;
 }
 
+/* built_initrd: the initrd a built kernel without its own boots with; a
+ * path like the kernels' ones, refused by field otherwise. */
+static void
+test_built_initrd(void)
+{
+	static const struct {
+		const char *val, *msg;
+	} bad[] = {
+		{ "\"boot/initrd\"", "is not an absolute path" },
+		{ "\"/boot/initrd\\n-x\"", "control byte 0x0a at 12" },
+		{ "7", "expected a string, got an integer" },
+		{ "\"\"", "must not be empty" },
+	};
+	struct boot_machine *m = NULL;
+	struct bf_diag d;
+	char j[512];
+	size_t i;
+
+	snprintf(j, sizeof(j), "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/x\"}},"
+	    "\"built_initrd\":\"/boot/initrd.img-6.1\"}");
+	bf_diag_clear(&d);
+	T_EQ_INT(boot_config_loads(j, strlen(j), &m, &d), 0);
+	T_EQ_STR(d.msg, "");
+	T_CHECK(m != NULL && m->built_initrd != NULL);
+	if (m != NULL && m->built_initrd != NULL)
+		T_EQ_STR(m->built_initrd, "/boot/initrd.img-6.1");
+	boot_machine_free(m);
+	m = NULL;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(j, sizeof(j), "{\"method\":\"kexec\",\"kernels\":{\"6.1\":"
+		    "{\"image\":\"/x\"}},\"built_initrd\":%s}", bad[i].val);
+		bf_diag_clear(&d);
+		T_EQ_INT(boot_config_loads(j, strlen(j), &m, &d), BF_ERR_INVALID);
+		T_CHECK(m == NULL);
+		T_EQ_STR(d.field, "boot.built_initrd");
+		T_CONTAINS(d.msg, bad[i].msg);
+	}
+	/* a config without it: none */
+	snprintf(j, sizeof(j), "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/x\"}}}");
+	T_EQ_INT(boot_config_loads(j, strlen(j), &m, &d), 0);
+	T_CHECK(m != NULL && m->built_initrd == NULL);
+	boot_machine_free(m);
+}
+
 static void
 test_profiles(void)
 {
@@ -534,6 +578,7 @@ main(void)
 	test_load_override();
 	test_bad();
 	test_profiles();
+	test_built_initrd();
 	test_profiles_bad();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
