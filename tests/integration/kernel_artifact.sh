@@ -160,7 +160,7 @@ frag=(CONFIG_64BIT=y CONFIG_PRINTK=y CONFIG_TTY=y CONFIG_SERIAL_8250=y
 	CONFIG_NET_CORE=y CONFIG_VIRTIO_NET=y CONFIG_FUTEX=y CONFIG_EPOLL=y CONFIG_EVENTFD=y
 	CONFIG_SIGNALFD=y CONFIG_TIMERFD=y CONFIG_MULTIUSER=y CONFIG_FILE_LOCKING=y
 	CONFIG_POSIX_TIMERS=y CONFIG_KEXEC=y CONFIG_IKCONFIG=y CONFIG_IKCONFIG_PROC=y
-	CONFIG_TRANSPARENT_HUGEPAGE=y)
+	CONFIG_TRANSPARENT_HUGEPAGE=y CONFIG_RELOCATABLE=y)
 good=$(jq -nc --arg g "$C/linux" '{git: $g, commit: "v6.1-deb", config: "tinyconfig",
 	fragments: $ARGS.positional, localversion: "-bft"}' --args "${frag[@]}")
 vboot=$(jq -nc --arg k "$KERNEL_61" --arg n "$VN" '{method: "kexec",
@@ -171,8 +171,8 @@ r=$(api POST /api/v1/machines "$(jq -nc --argjson p "$vport" --arg k "$GUEST/out
 	--argjson b "$vboot" '{name: "kvm1", host: "127.0.0.1", port: $p, user: "root", key: $k,
 	class: "kvm", roles: ["run"], boot: $b}')")
 check_eq "register the VM target" "$(status_of "$r")" 201
-bad=$(api POST /api/v1/machines "$(jq -nc --argjson p "$vport" --argjson b "$vboot" \
-	'{name: "kvm2", host: "127.0.0.1", port: $p, user: "root", key: "/nonexistent",
+bad=$(api POST /api/v1/machines "$(jq -nc --argjson p "$vport" --arg k "$GUEST/out/client_key" \
+	--argjson b "$vboot" '{name: "kvm2", host: "127.0.0.1", port: $p, user: "root", key: $k,
 	class: "kvm", boot: ($b + {built_initrd: "boot/initrd\n"})}')")
 check_eq "a relative built_initrd is refused" "$(status_of "$bad")" 400
 check_contains "... naming the field" "$(body_of "$bad")" "built_initrd"
