@@ -41,7 +41,7 @@ static const struct runner_agent agents[] = {
 
 #define TREE "597284f8aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define BOOTCFG "{\"method\":\"kexec\",\"kernels\":{\"6.1\":{\"image\":\"/boot/vmlinuz-6.1\"}}," \
-	"\"timeout_s\":60}"
+	"\"timeout_s\":60,\"built_initrd\":\"/boot/initrd.img-6.1\"}"
 #define JOB(frag) "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},\"kernel\":\"kt\"," \
 	"\"kernels\":{\"kt\":{\"git\":\"/srv/git/linux\",\"commit\":\"v6.1\",\"config\":" \
 	"\"tinyconfig\",\"fragments\":[\"" frag "\"],\"localversion\":\"-bft\"}}}"
@@ -180,7 +180,7 @@ struct outcome {
 	struct kdispatch_kernel k;
 	struct rec_sink rec;
 	int prep_used, build_used, uploads, boots, installed_skip;
-	char boot_kernel[128], boot_image[256], uploaded[1024];
+	char boot_kernel[128], boot_image[256], boot_initrd[256], uploaded[1024];
 	char key[KSPEC_KEY_HEX + 1];		/* the spec's build key */
 };
 
@@ -268,6 +268,7 @@ dispatch(const char *jobtext, const char *frag, const char *error, const char *b
 		T_EQ_INT(fs.unmatched, 0);
 		snprintf(out->boot_kernel, sizeof(out->boot_kernel), "%s", fs.boot_kernel);
 		snprintf(out->boot_image, sizeof(out->boot_image), "%s", fs.boot_image);
+		snprintf(out->boot_initrd, sizeof(out->boot_initrd), "%s", fs.boot_initrd);
 		snprintf(out->uploaded, sizeof(out->uploaded), "%s", fs.uploaded);
 		if (out->o.action == RUN_PROCEED || out->o.action == RUN_FINISH) {
 			T_CHECK(strstr(fs.stdin_last, "\"cmds\"") != NULL || out->build_used == 0);
@@ -331,6 +332,8 @@ test_build_and_reuse(void)
 	T_EQ_STR(a.boot_kernel, a.k.release);
 	T_CONTAINS(a.boot_image, "/boot/vmlinuz-");
 	T_CONTAINS(a.boot_image, a.k.release);
+	/* no modules, so no initrd of its own: the boot config's built_initrd */
+	T_EQ_STR(a.boot_initrd, "/boot/initrd.img-6.1");
 	T_EQ_INT(a.boots, 1);
 
 	fprintf(stderr, "kdispatch: the same spec in another job reuses the build\n");

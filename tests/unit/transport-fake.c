@@ -172,6 +172,8 @@ fake_boot(struct transport *t, const struct boot_machine *bm, const char *kernel
 	fs->boots_tried++;
 	snprintf(fs->boot_kernel, sizeof(fs->boot_kernel), "%s", kernel ? kernel : "");
 	snprintf(fs->boot_image, sizeof(fs->boot_image), "%s", bk != NULL ? bk->image : "");
+	snprintf(fs->boot_initrd, sizeof(fs->boot_initrd), "%s",
+	    bk != NULL && bk->initrd != NULL ? bk->initrd : "");
 	if (fs->boots_used < fs->nboots)
 		b = &fs->boots[fs->boots_used++];
 	pthread_mutex_unlock(&fs->mu);

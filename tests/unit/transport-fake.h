@@ -49,6 +49,7 @@ struct fake_script {
 	char uploaded[1024];		/* every upload's remote path, "|"-separated */
 	char boot_kernel[128];		/* the last boot's kernel ... */
 	char boot_image[256];		/* ... and its image in the boot map ("" none) */
+	char boot_initrd[256];		/* ... and its initrd there ("" none) */
 	char stdin_last[512];		/* the start of the last exec's stdin */
 };
 
