@@ -87,7 +87,7 @@ defer "'$VM' stop '$GUEST' '$VN' >/dev/null 2>&1; rm -rf '$GUEST/vms/$VN'"
 "$VM" start "$GUEST" "$VN" --port "$vport" --no-wait || { fail "the VM did not start"; finish; exit; }
 printf '%s\n' 'boot-command.never = /bin/false {kernel}' "power.$VN = '$VM' power-cycle '$GUEST' '$VN'" \
 	>"$work/benchfleetd.conf"
-cp "$fleet/known_hosts" "$work/known_hosts"
+cat "$fleet/known_hosts" "$GUEST/vms/$VN/known_hosts" >"$work/known_hosts"
 start_daemon "$work" --known-hosts "$work/known_hosts" --config "$work/benchfleetd.conf" \
 	--kernel-git-roots "$C" || exit 1
 defer stop_daemon
@@ -148,7 +148,6 @@ echo "repository $(echo "$t_repo - $t0" | bc) s; job (2 preps, 1 failing build) 
 
 # --- A build that works, on the VM -----------------------------------------
 "$VM" wait-ssh "$GUEST" "$VN" --timeout 300 || { fail "the VM has no SSH"; finish; exit; }
-cat "$GUEST/vms/$VN/known_hosts" >>"$work/known_hosts"
 # the lab's /boot is writable: here the guest's (snapshot=on) disk
 check "the VM's /boot remounted read-write" "$VM" ssh "$GUEST" "$VN" mount -o remount,rw /boot
 frag=(CONFIG_64BIT=y CONFIG_PRINTK=y CONFIG_TTY=y CONFIG_SERIAL_8250=y
@@ -209,8 +208,11 @@ vjob() { # vjob: submit the VM job, wait; sets vid, vruns
 	check_eq "the VM job is done" "$(wait_job "$vid" 1500)" done
 	vruns=$(curl -fsS "$URL/api/v1/jobs/$vid/runs")
 }
-vlog() { curl -fsS "$URL/api/v1/runs/$(jq -r '.runs[0].id' <<<"$vruns")/log?limit=5000" |
-	jq -r '.lines[] | .line'; }
+vlog() { # the coordinator's lines of the VM job's run (a build's output is thousands)
+	bf_sql "$work" "select line from run_logs where run_id = $(jq -r '.runs[0].id' <<<"$vruns")
+		and stream = 'coord' order by seq"
+	jq -r '.runs[0] | "run \(.id): \(.state) \(.error // "")"' <<<"$vruns" >&2
+}
 t3=$(date +%s.%N)
 vjob
 t4=$(date +%s.%N)
@@ -219,6 +221,23 @@ row=$(bf_sql "$work" "select key, release, config_sha256 from kernel_builds wher
 IFS='|' read -r bkey brel bcfg <<<"$row"
 check "a done build row" grep -qE '^[0-9a-f]{64}$' <<<"$bkey"
 check "its release $brel ends in -bft-bf<key8>" grep -qE "^6\\.1\\.[0-9]+-bft-bf${bkey:0:8}\$" <<<"$brel"
+# keep a done build for the next run (the build, whatever the VM did)
+if [ $cached = 0 ] && grep -qE '^[0-9a-f]{64}$' <<<"$bkey"; then
+	rm -rf "$KC.new" && mkdir -p "$KC.new/blobs"
+	IFS='|' read -r _ b_spec _ _ b_img b_mod b_sys b_log <<<"$(bf_sql "$work" "select key,
+		spec, release, config_sha256, image_sha256, coalesce(modules_sha256, ''),
+		coalesce(sysmap_sha256, ''), coalesce(log_sha256, '') from kernel_builds where key = '$bkey'")"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bkey" "$b_spec" "$brel" "$bcfg" "$b_img" \
+		"$b_mod" "$b_sys" "$b_log" >"$KC.new/build.tsv"
+	for a in "$bcfg" "$b_img" "$b_mod" "$b_sys" "$b_log"; do
+		[ -n "$a" ] || continue
+		cp -p "$work/artifacts/$a" "$KC.new/blobs/" &&
+		bf_sql "$work" "select sha256, kind, size from kernel_artifacts where sha256 = '$a'" |
+			tr '|' '\t' >>"$KC.new/artifacts.tsv"
+	done
+	touch "$KC.new/ready" && rm -rf "$KC" && mv "$KC.new" "$KC" &&
+		echo "kernel_artifact: build kept in $KC for the next run"
+fi
 if [ $cached = 1 ]; then
 	check_contains "the cached build is reused" "$lg" "is built already (release $brel): reused, nothing built"
 else
@@ -226,7 +245,7 @@ else
 fi
 check_contains "installed on the VM" "$lg" "installed $brel on kvm1"
 check_contains "verified after the boot" "$lg" "verified: running $brel, config sha256 $bcfg (/proc/config.gz)"
-echo "$lg" | grep -E 'kernel tiny:|kexec|boot' | tail -n 12
+echo "$lg" | tail -n 25
 rid=$(jq -r '.runs[0].id' <<<"$vruns")
 check_eq "the run records the built release" \
 	"$(bf_sql "$work" "select kernel from runs where id = $rid")" "$brel"
@@ -246,23 +265,7 @@ if [ $cached = 0 ]; then
 	check "... and builds nothing" bash -c "! grep -q 'building key' <<<'$lg'"
 	check_contains "... installed already" "$lg" "$brel is installed on kvm1 already"
 	echo "second job (reuse, kexec, run) $(echo "$(date +%s.%N) - $t5" | bc) s"
-	# keep the build for the next run (a failed one is not kept)
-	if [ "$T_FAILS" = 0 ]; then
-		rm -rf "$KC.new" && mkdir -p "$KC.new/blobs"
-		IFS='|' read -r _ b_spec _ _ b_img b_mod b_sys b_log <<<"$(bf_sql "$work" "select key,
-			spec, release, config_sha256, image_sha256, coalesce(modules_sha256, ''),
-			coalesce(sysmap_sha256, ''), coalesce(log_sha256, '') from kernel_builds where key = '$bkey'")"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bkey" "$b_spec" "$brel" "$bcfg" "$b_img" \
-			"$b_mod" "$b_sys" "$b_log" >"$KC.new/build.tsv"
-		for a in "$bcfg" "$b_img" "$b_mod" "$b_sys" "$b_log"; do
-			[ -n "$a" ] || continue
-			cp -p "$work/artifacts/$a" "$KC.new/blobs/" &&
-			bf_sql "$work" "select sha256, kind, size from kernel_artifacts where sha256 = '$a'" |
-				tr '|' '\t' >>"$KC.new/artifacts.tsv"
-		done
-		touch "$KC.new/ready" && rm -rf "$KC" && mv "$KC.new" "$KC" &&
-			echo "kernel_artifact: build kept in $KC for the next run"
-	fi
+
 fi
 echo "VM job ($([ $cached = 1 ] && echo 'cached build' || echo 'cold build'), install, kexec, verify, run) $(echo "$t4 - $t3" | bc) s"
 stop_daemon
