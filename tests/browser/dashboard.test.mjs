@@ -116,11 +116,12 @@ try {
 	});
 	await shot('fleet');
 
-	// --- submit: a malformed job first, the error next to its field ---
+	// --- submit: a malformed job first, every error next to its field at once ---
 	await page.click('nav a[data-nav="submit"]');
 	await page.waitForSelector('#submit-form');
 	await page.waitForFunction(() => document.querySelectorAll('#f-recipe option').length > 1);
-	const bad = { recipe: 'page-touch', preset: 'test', machines: { class: CLASS }, matrix: { mb: [8, 0] } };
+	const bad = { recipe: 'page-touch', preset: 'test', machines: { class: CLASS }, matrix: { mb: [8, 0, -1] },
+		params: { nosuch: 1 }, order: 'sideways' };
 	await page.fill('#job-json', JSON.stringify(bad));
 	await page.click('#load-json');
 	await page.click('#submit-button');
@@ -128,6 +129,15 @@ try {
 	const merr = await page.textContent('#err-matrix');
 	check('a bad matrix value is reported next to the matrix field', merr.includes('matrix.mb[1]'), merr);
 	check('the matrix field is marked invalid', (await page.getAttribute('#f-matrix', 'aria-invalid')) === 'true');
+	// the API's detail.errors: both bad values of the axis, the unknown
+	// parameter and the bad order, each at its own field, from one submit
+	const errsAt = await page.evaluate(() => Object.fromEntries(['matrix', 'params', 'order'].map((k) =>
+		[k, [...document.querySelectorAll(`#err-${k} .err-line`)].map((e) => e.dataset.field)])));
+	check('all four field errors shown at once at their fields', JSON.stringify(errsAt) ===
+		JSON.stringify({ matrix: ['matrix.mb[1]', 'matrix.mb[2]'], params: ['params.nosuch'], order: ['order'] }), JSON.stringify(errsAt));
+	check('each invalid field is marked', (await page.getAttribute('#f-params', 'aria-invalid')) === 'true' &&
+		(await page.getAttribute('#f-order', 'aria-invalid')) === 'true');
+	await page.fill('#f-order', '');
 	await page.fill('#f-repetitions', '{"iterations": 3,');
 	await page.click('#submit-button');
 	const rerr = await page.textContent('#err-repetitions');

@@ -64,6 +64,22 @@ r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"page-touch","machines":{"class
 check_eq "dry run: a refused value is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 matrix.mb[1]"
 r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"echo","machines":{"class":"nosuchclass"}}')
 check_eq "dry run: an unknown class is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 machines.class"
+# every field error of a body at once (detail.errors), detail.field the first
+many='{"recipe":"page-touch","machines":{"class":"web"},"matrix":{"mb":[8,0,-1]},"params":{"nosuch":1},"order":"x","bogus":1}'
+for q in '?dry_run=1' ''; do
+	r=$(api POST "/api/v1/jobs$q" "$many")
+	check_eq "POST /jobs$q: five field errors at once" "$(status_of "$r") $(body_of "$r" | jq -c '[.detail.field, ([.detail.errors[].field] | sort), (.detail.errors | map(. as $e | $e.error | startswith($e.field + ": ")) | all)]')" \
+		'400 ["bogus",["bogus","matrix.mb[1]","matrix.mb[2]","order","params.nosuch"],true]'
+done
+check_contains "each error names its field" "$(body_of "$r" | jq -r '.detail.errors[] | select(.field == "params.nosuch") | .error')" "params.nosuch: names no parameter"
+# hostile: 10,000 bad keys -> the first 32 and the count, quickly
+hostile='{"recipe":"page-touch","machines":{"class":"web"},'"$(seq -f '"x%g":1' -s, 0 9999)"'}'
+t0=$(date +%s%N)
+r=$(api POST '/api/v1/jobs?dry_run=1' "$hostile")
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check_eq "10,000 bad keys: 400, 32 errors kept, 10000 counted" "$(status_of "$r") $(body_of "$r" | jq -c '[(.detail.errors | length), .detail.errors_total, .detail.errors[31].field]')" '400 [32,10000,"x31"]'
+echo "10,000 field errors refused in $ms ms"
+check "10,000 field errors refused in under 2 s ($ms ms)" test "$ms" -lt 2000
 # the largest plan (64 x 64 cells), timed: the boot count compares runs pairwise
 big='{"recipe":"page-touch","preset":"test","machines":{"class":"web"},"matrix":{"mb":['"$(seq -s, 1 64)"'],"passes":['"$(seq -s, 1 64)"']}}'
 r=$(api POST '/api/v1/jobs?dry_run=1' "$big")
