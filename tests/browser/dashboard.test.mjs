@@ -5,6 +5,7 @@
 //   BF_MACHINES  the registered machine names, space-separated
 //   BF_CLASS     their class
 //   BF_ART       where screenshots go
+//   BF_BOOTFAIL_HOST  {host, port, user, key} of a fleet host, JSON (boot failure)
 // Prints one line per check and exits non-zero when any failed.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { resultsChecks } from './results-checks.mjs';
 import { historyChecks } from './history-checks.mjs';
 import { a11yChecks } from './a11y-checks.mjs';
 import { reproChecks } from './repro-checks.mjs';
+import { bootFailChecks } from './bootfail-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -391,6 +393,10 @@ try {
 	await page.waitForFunction(() => window.bf.resets > 0, null, { timeout: 10000 })
 		.then(() => check('a lost resume point gets "reset" and the page reloads its state', true))
 		.catch(() => check('a lost resume point gets "reset" and the page reloads its state', false));
+	if (process.env.BF_BOOTFAIL_HOST)
+		await bootFailChecks(page, { check, apiPost, apiGet, until, url: URL, host: JSON.parse(process.env.BF_BOOTFAIL_HOST), shot });
+	else
+		check('boot failure: BF_BOOTFAIL_HOST is set', false);
 	await cancelChecks(page, { check, apiPost, apiGet, sleep, url: URL });
 	await historyChecks(page, { check, apiGet, url: URL, machine: MACHINES[0], hostile: HOSTILE });
 	await shot('history');

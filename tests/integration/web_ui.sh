@@ -29,22 +29,45 @@ fleet=$work/fleet
 bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfw \
 	--subnet 10.83.0 --bridge bfbrw --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
-start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+# A boot command that fails on a netns host (which cannot reboot): the
+# browser's boot-failure job (bootfail-checks.mjs) runs it for real; one
+# failed boot quarantines the machine, so the job's next boot stays queued.
+echo 'boot-command.bootfail = /bin/ls /nonexistent-kernel/{kernel}' >"$work/benchfleetd.conf"
+start_daemon "$work" --config "$work/benchfleetd.conf" --boot-failures 1 \
+	--known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 
 names=()
+bootfail_host=
 while IFS=$'\t' read -r name addr port user key; do
+	[ -n "$bootfail_host" ] || bootfail_host=$(jq -cn --arg h "$addr" --argjson p "$port" --arg u "$user" --arg k "$key" \
+		'{host: $h, port: $p, user: $u, key: $k}')
 	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"web\"}")
 	check_eq "POST /machines $name" "$(status_of "$r")" 201
 	names+=("$name")
 done < "$fleet/hosts.tsv"
 
 # --- the browser ---
-BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
+BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art BF_BOOTFAIL_HOST=$bootfail_host \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
 check_eq "browser test" "${PIPESTATUS[0]}" 0
 grep '^latency' "$work/browser.log"
-check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 22
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 24
+
+# --- GET /reproductions: the browser test made one; a second, then pages of one ---
+bjob=$(curl -fsS "$URL/api/v1/reproductions?limit=1" | jq -r '.reproductions[0].job_id')
+# (a bundle is over the 128 KiB of one argument: the body goes by file)
+{ printf '{"bundle":'; curl -fsS "$URL/api/v1/jobs/$bjob/bundle"; printf ',"compare_job":%s}' "$bjob"; } >"$work/repro2.json"
+x2=$(curl -sS -X POST "${JSON[@]}" --data-binary @"$work/repro2.json" "$URL/api/v1/reproductions" | jq .id)
+check "a second reproduction ($x2)" test "$x2" -gt 1
+p1=$(curl -fsS "$URL/api/v1/reproductions?limit=1")
+check_eq "reproductions: newest first, a next page" "$(jq -c '[.reproductions[].id, .next_before]' <<<"$p1")" "[$x2,$x2]"
+p2=$(curl -fsS "$URL/api/v1/reproductions?limit=1&before=$x2")
+check_eq "reproductions: the page before it, the last" "$(jq -c '[(.reproductions | length), (.reproductions[0].id < '"$x2"'), .next_before, .reproductions[0].recipe, .reproductions[0].mode, .reproductions[0].trust.state != null]' <<<"$p2")" '[1,true,null,"page-touch","compare",true]'
+for q in 'limit=0' 'limit=1001' 'limit=x' 'before=0' 'before=-1' 'before=1e3'; do
+	r=$(api GET "/api/v1/reproductions?$q")
+	check_eq "reproductions: ?$q refused naming ${q%%=*}" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 ${q%%=*}"
+done
 
 # --- POST /jobs?dry_run=1: the planner's counts, nothing stored ---
 njobs() { curl -fsS "$URL/api/v1/jobs?limit=1000" | jq '.jobs | length'; }
