@@ -10,15 +10,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
-# Chromium, node and playwright-core, when missing.
-if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null 2>&1; then
-	bash "$BF_SRC/deploy/install-deps" --test || { echo "cannot install chromium/npm"; exit 1; }
-fi
+browser_ready || exit 1
 browser=$BF_SRC/tests/browser
-if [ ! -d "$browser/node_modules/playwright-core" ]; then
-	(cd "$browser" && npm ci --no-audit --no-fund --loglevel=error) ||
-		{ echo "npm ci in tests/browser failed"; exit 1; }
-fi
 
 work=$(mktemp -d /tmp/bf-web.XXXXXX)
 defer "rm -rf '$work'"
