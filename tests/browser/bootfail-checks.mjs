@@ -11,6 +11,7 @@
 export async function bootFailChecks(page, { check, apiPost, apiGet, until, url, host, shot }) {
 	const m = { name: 'bootfail-web', class: 'bootfail-web', ...host,
 		boot: { method: 'command', command: 'bootfail', timeout_s: 5 } };
+	const tStart = Date.now();
 	const reg = await apiPost('/machines', m);
 	check('boot failure: a machine whose boot command fails', reg.status === 201, JSON.stringify(reg.body));
 	const made = await apiPost('/jobs', { recipe: 'echo', name: 'boot-failure', machines: { class: m.class }, cmdline: 'quiet',
@@ -69,4 +70,5 @@ export async function bootFailChecks(page, { check, apiPost, apiGet, until, url,
 	page.off('framenavigated', onNav);
 	const del = await fetch(`${url}/api/v1/machines/${m.name}`, { method: 'DELETE', headers: { 'Content-Type': 'application/json' } });
 	check('boot failure: its machine deleted', del.status === 204 || del.status === 200, del.status);
+	console.log(`boot failure and cancel, whole flow: ${Date.now() - tStart} ms`);
 }
