@@ -179,6 +179,10 @@ int job_is_suite(const struct job_spec *job);
  * named "suite[i].<field>". */
 int job_validate_suite(const struct job_spec *job, const struct recipe *const *recs,
     const char *workdir_root, struct bf_diag *d);
+/* The same, every entry's field errors into l (job_validate_all, each
+ * named suite[i].<field>). */
+int job_validate_suite_all(const struct job_spec *job, const struct recipe *const *recs,
+    const char *workdir_root, struct bf_diag *d, struct bf_diag_list *l);
 /* The entry labelled label, or -1. */
 int job_suite_find(const struct job_spec *job, const char *label);
 /* d's field and message, put under prefix ("suite[1]" + "params.x"). */

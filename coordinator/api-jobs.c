@@ -496,8 +496,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			snprintf(ep, sizeof(ep), "suite[%zu].recipe", i);
 			bf_diag_set(&d, ep, "unknown recipe \"%s\"; known recipes: %s",
 			    job->suite[i].job->recipe, recipes_names(a->rs, known, sizeof(known)));
-			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
-			goto out;
+			bf_diag_list_add(errs, &d);
 		}
 	if (!job_is_suite(job) && job->recipe != NULL &&
 	    (rec = recipes_get(a->rs, job->recipe)) == NULL) {
@@ -507,8 +506,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	if (rec != NULL)
 		r = job_validate_all(job, rec, a->cfg.workdir_root, &d, errs);
-	else if (job_is_suite(job) && r == 0)
-		r = job_validate_suite(job, recs, a->cfg.workdir_root, &d);
+	else if (job_is_suite(job) && r == 0 && errs->total == 0)
+		r = job_validate_suite_all(job, recs, a->cfg.workdir_root, &d, errs);
 	if (r != 0 || errs->total > 0) {
 		jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, &d, r == BF_ERR_TOOBIG ? NULL : errs);

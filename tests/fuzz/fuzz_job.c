@@ -134,6 +134,13 @@ fuzz_all(const uint8_t *data, size_t size)
 	if ((r == 0 || r == BF_ERR_INVALID) && job != NULL && job->recipe != NULL &&
 	    !job_is_suite(job))
 		(void)job_validate_all(job, fuzz_recipe(job->recipe), PATH_DEFAULT_ROOT, &d, &l);
+	if (r == 0 && job_is_suite(job)) {
+		const struct recipe *recs[BF_MAX_SUITE];
+
+		for (i = 0; i < job->nsuite; i++)
+			recs[i] = fuzz_recipe(job->suite[i].job->recipe);
+		(void)job_validate_suite_all(job, recs, PATH_DEFAULT_ROOT, &d, &l);
+	}
 	if (l.n > BF_DIAG_LIST_MAX || l.n > l.total)
 		abort();
 	job_free(job);

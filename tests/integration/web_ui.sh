@@ -88,6 +88,18 @@ for q in '?dry_run=1' ''; do
 		'400 ["bogus",["bogus","matrix.mb[1]","matrix.mb[2]","order","params.nosuch"],true]'
 done
 check_contains "each error names its field" "$(body_of "$r" | jq -r '.detail.errors[] | select(.field == "params.nosuch") | .error')" "params.nosuch: names no parameter"
+# a suite: every entry's errors (unknown recipes first, then each entry's fields)
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"machines":{"class":"web"},"suite":[{"recipe":"nosuch"},{"recipe":"echo"},{"recipe":"alsonot"}]}')
+check_eq "suite: every unknown recipe named" "$(status_of "$r") $(body_of "$r" | jq -c '[.detail.errors[].field]')" '400 ["suite[0].recipe","suite[2].recipe"]'
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"machines":{"class":"web"},"suite":[{"recipe":"echo","params":{"nope":1}},{"recipe":"page-touch","matrix":{"mb":[0,8,-1]}}]}')
+check_eq "suite: every entry's field errors" "$(status_of "$r") $(body_of "$r" | jq -c '[.detail.errors[].field]')" '400 ["suite[0].params.nope","suite[1].matrix.mb[0]","suite[1].matrix.mb[2]"]'
+# the CLI prints each of them, one line each, and exits non-zero
+printf '%s' "$many" >"$work/many.json"
+"$BIN/benchfleet" --url "$URL" submit "$work/many.json" >/dev/null 2>"$work/many.err"
+check_eq "benchfleet submit: exit 1 on a refused job" "$?" 1
+check_eq "benchfleet submit: every field error, a line each" \
+	"$(grep -oE '(bogus|order|matrix\.mb\[[12]\]|params\.nosuch): ' "$work/many.err" | sort | tr -d '\n')" \
+	"bogus: matrix.mb[1]: matrix.mb[2]: order: params.nosuch: "
 # hostile: 10,000 bad keys -> the first 32 and the count, quickly
 hostile='{"recipe":"page-touch","machines":{"class":"web"},'"$(seq -f '"x%g":1' -s, 0 9999)"'}'
 t0=$(date +%s%N)

@@ -192,6 +192,34 @@ test_hostile(const struct recipe *rc, struct bf_diag_list *l)
 	buf_free(&b);
 }
 
+/* A suite: every entry's errors, each under suite[i]. */
+static void
+test_suite(const struct recipe *rc, struct bf_diag_list *l)
+{
+	const char *t = "{\"machines\": {\"class\": \"demo\"}, \"suite\": ["
+	    "{\"recipe\": \"cpu-loop\", \"params\": {\"nope\": 1, \"mode\": \"z\"}},"
+	    "{\"recipe\": \"cpu-loop\", \"label\": \"b\", \"matrix\": {\"loops\": [0, 5]}}]}";
+	const struct recipe *recs[2] = { rc, rc };
+	struct job_spec *job = NULL;
+	struct bf_diag d;
+
+	bf_diag_list_clear(l);
+	T_EQ_INT(job_parse_all(t, strlen(t), &job, &d, l), 0);
+	if (job == NULL)
+		return;
+	T_EQ_INT(job_validate_suite_all(job, recs, PATH_DEFAULT_ROOT, &d, l), BF_ERR_INVALID);
+	T_EQ_INT(l->n, 3);
+	T_CHECK(field_at(l, "suite[0].params.nope") >= 0);
+	T_CHECK(field_at(l, "suite[0].params.mode") >= 0);
+	T_CHECK(field_at(l, "suite[1].matrix.loops[0]") >= 0);
+	T_CHECK(l->n > 2 && strncmp(l->item[2].msg, "suite[1].matrix.loops[0]: ", 26) == 0);
+	T_EQ_STR(d.field, l->item[0].field);
+	/* the first-error form stops at the first entry's first */
+	T_CHECK(job_validate_suite(job, recs, PATH_DEFAULT_ROOT, &d) != 0);
+	T_EQ_STR(d.field, l->item[0].field);
+	job_free(job);
+}
+
 /* The list itself: one per field, the first said stands, empty messages skipped. */
 static void
 test_list(struct bf_diag_list *l)
@@ -228,6 +256,7 @@ main(void)
 	test_several(rc, l);
 	test_first_only(rc);
 	test_hostile(rc, l);
+	test_suite(rc, l);
 	recipe_free(rc);
 	free(l);
 	return t_done();
