@@ -39,6 +39,9 @@ export async function bootFailChecks(page, { check, apiPost, apiGet, until, url,
 		badge: getComputedStyle(tr.querySelector('.badge')).backgroundColor, err: tr.querySelector('td.err').textContent })).catch(() => null);
 	check('boot failure: the runs table says boot-failed in red with the reason', row && row.state === 'boot-failed' && red(row.badge) &&
 		row.err === bad.error, JSON.stringify(row));
+	const why = await page.textContent('#job-reason').catch(() => '');
+	check('boot failure: the reason is on top of the page, said once', why.includes(bad.error) &&
+		!why.includes('boot-failed: boot-failed') && /1 of 2 runs did not succeed/.test(why), why);
 	const seg = await page.$eval('.progwrap .progress .seg[data-seg="boot-failed"]', (s) => s.getBoundingClientRect().width).catch(() => 0);
 	check('boot failure: the progress bar has a boot-failed segment', seg > 0, seg);
 	// its log, picked: the boot record as fields, verify failed with the reason
