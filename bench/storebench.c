@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api-view.h"
 #include "db.h"
 #include "parse.h"
 #include "store.h"
@@ -150,7 +151,7 @@ main(int argc, char **argv)
 	{
 		json_t *o = NULL;
 
-		store_job_runs_json(s, job, &o);
+		api_view_job_runs_get(s, job, 1, &o);
 		first_id = json_integer_value(json_object_get(json_array_get(
 		    json_object_get(o, "runs"), 0), "id"));
 		json_decref(o);

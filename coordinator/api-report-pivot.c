@@ -180,7 +180,7 @@ msrc_free(struct msrc *s)
 	store_samples_free(s->ts);
 }
 
-/* The cells of a bundle, as store_job_samples_json gives a job's. */
+/* The cells of a bundle, as api_view_job_cells_get gives a job's. */
 static int
 bundle_cells(const json_t *bundle, json_t **out)
 {

@@ -514,7 +514,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	}
 	/* a job without runs yet has none; the report says "none yet" */
-	if (store_job_runs_bare_json(a->st, rq->id, &runs) != 0)
+	if (api_view_job_runs_get(a->st, rq->id, 0, &runs) != 0)
 		runs = NULL;
 	if (json_object_get(json_object_get(jobj, "spec"), "recipes") != NULL) {
 		if (api_report_suite(a, rq->id, jobj, ts, runs, &ro, &out, rs) != 0)

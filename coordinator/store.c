@@ -738,40 +738,6 @@ out:
 }
 
 int
-store_rows_append(struct store *s, struct db_stmt *st, json_t *arr)
-{
-	json_t *row;
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &row)) != 0)
-			return r;
-		if (json_array_append_new(arr, row) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
-int
-store_rows_into(struct store *s, struct db_stmt *st, json_t *map)
-{
-	json_t *arr, *row;
-	char key[24];
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		snprintf(key, sizeof(key), "%lld", (long long)db_col_int64(st, 0));
-		if ((arr = json_object_get(map, key)) == NULL)
-			continue;
-		if ((r = store_row_json(st, 1, &row)) != 0)
-			return r;
-		if (json_array_append_new(arr, row) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
-int
 store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_row_fn fill,
     store_clear_fn clear, void **out, size_t *nout)
 {

@@ -266,38 +266,98 @@ test_views(void)
 
 	job = make_job(s, "views.db");
 	pg = where.pg_url != NULL;
-	T_EQ_INT(store_job_runs_json(s, job, &o), 0);
+	T_EQ_INT(api_view_job_runs_get(s, job, 1, &o), 0);
 	check_dump("runs", o, pg ? want_runs_pg : want_runs);
 	json_decref(o);
-	T_EQ_INT(store_job_runs_bare_json(s, job, &o), 0);
+	T_EQ_INT(api_view_job_runs_get(s, job, 0, &o), 0);
 	check_dump("bare runs", o, pg ? want_bare_runs_pg : want_bare_runs);
 	json_decref(o);
-	T_EQ_INT(store_run_get_json(s, 1, &o), 0);
+	T_EQ_INT(api_view_run_get(s, 1, &o), 0);
 	check_dump("run 1", o, want_run_1);
 	json_decref(o);
-	T_EQ_INT(store_run_get_json(s, 2, &o), 0);
+	T_EQ_INT(api_view_run_get(s, 2, &o), 0);
 	check_dump("run 2", o, want_run_2);
 	json_decref(o);
-	T_EQ_INT(store_job_samples_json(s, job, &o), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &o), 0);
 	check_dump("samples", o, want_samples);
 	json_decref(o);
-	T_EQ_INT(store_job_samples_json(s, job + 1, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_job_cells_get(s, job + 1, &o), BF_ERR_NOTFOUND);
 	T_CHECK(o == NULL);
-	T_EQ_INT(store_job_runs_json(s, job + 1, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_job_runs_get(s, job + 1, 1, &o), BF_ERR_NOTFOUND);
 	T_CHECK(o == NULL);
-	T_EQ_INT(store_run_get_json(s, 99, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_run_get(s, 99, &o), BF_ERR_NOTFOUND);
 	T_CHECK(o == NULL);
+	store_close(s);
+}
+
+/* The typed rows themselves: slices, flags and what with_samples leaves. */
+static void
+test_rows(void)
+{
+	struct store *s = open_fresh("rows.db");
+	struct store_runs *rs = NULL;
+	struct store_cells *c = NULL;
+	size_t i, total = 0;
+	int64_t job;
+
+	job = make_job(s, "rows.db");
+	T_EQ_INT(store_job_runs(s, job, 1, &rs), 0);
+	T_CHECK(rs != NULL && rs->n == 4);
+	for (i = 0; rs != NULL && i < rs->n; i++) {
+		total += rs->run[i].nsamples;
+		/* each slice inside the pool, of its own run */
+		if (rs->run[i].nsamples > 0) {
+			T_CHECK(rs->run[i].samples >= rs->pool &&
+			    rs->run[i].samples + rs->run[i].nsamples <= rs->pool + rs->npool);
+			T_EQ_INT(rs->run[i].samples[0].run, rs->run[i].id);
+		}
+	}
+	T_EQ_INT(total, 7);
+	if (rs != NULL && rs->n == 4) {
+		T_EQ_INT(rs->run[0].id, 2);
+		T_EQ_INT(rs->run[0].nsamples, 6);
+		T_CHECK(rs->run[0].has_started && rs->run[0].has_exit);
+		T_EQ_INT(rs->run[1].has_started || rs->run[1].has_exit, 0);
+		T_EQ_INT(rs->run[2].exit_status, 3);
+		T_CHECK(rs->run[0].samples[0].unit == NULL);	/* lat.p99_us */
+		T_EQ_STR(rs->run[0].samples[1].unit, "op/s");
+	}
+	store_runs_free(rs);
+	T_EQ_INT(store_job_runs(s, job, 0, &rs), 0);
+	for (i = 0; rs != NULL && i < rs->n; i++)
+		T_EQ_INT(rs->run[i].nsamples, 0);
+	T_EQ_INT(rs != NULL ? rs->npool : 99, 0);
+	store_runs_free(rs);
+	T_EQ_INT(store_run_get(s, 3, &rs), 0);
+	T_CHECK(rs != NULL && rs->n == 1 && rs->run[0].id == 3 && rs->run[0].nsamples == 0);
+	store_runs_free(rs);
+	T_EQ_INT(store_run_get(s, 99, &rs), BF_ERR_NOTFOUND);
+	T_CHECK(rs == NULL);
+	T_EQ_INT(store_job_cells(s, job, &c), 0);
+	T_CHECK(c != NULL && c->n == 2);
+	if (c != NULL && c->n == 2) {
+		/* only the done run's samples; the failed run's one is not there */
+		T_EQ_INT(c->cell[0].nsamples, 6);
+		T_EQ_INT(c->cell[1].nsamples, 0);
+		T_EQ_STR(c->recipe, "demo");
+	}
+	store_cells_free(c);
+	T_EQ_INT(store_job_cells(s, job + 1, &c), BF_ERR_NOTFOUND);
+	T_CHECK(c == NULL);
+	store_runs_free(NULL);
+	store_cells_free(NULL);
 	store_close(s);
 }
 
 int
 main(void)
 {
-	static const char *const dbs[] = { "views.db" };
+	static const char *const dbs[] = { "views.db", "rows.db" };
 
 	if (fix_where_init(&where, "store-views") != 0)
 		return 1;
 	test_views();
+	test_rows();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
 	return t_done();
 }
