@@ -246,7 +246,7 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 	if (!repro) {
 		snprintf(s->name, sizeof(s->name), "job %" PRId64, id);
 		if ((r = api_view_job_get(a->st, id, &s->doc)) != 0 ||
-		    (r = store_job_samples(a->st, id, &s->ts)) != 0) {
+		    (r = api_view_samples_get(a->st, id, &s->ts)) != 0) {
 			api_store_error(rs, r, s->name);
 			return r;
 		}

@@ -509,7 +509,7 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	fmt = ro.fmt;
 	if ((r = api_view_job_get(a->st, rq->id, &jobj)) != 0 ||
-	    (r = store_job_samples(a->st, rq->id, &ts)) != 0) {
+	    (r = api_view_samples_get(a->st, rq->id, &ts)) != 0) {
 		api_store_error(rs, r, "job");
 		goto out;
 	}

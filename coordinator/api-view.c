@@ -427,3 +427,39 @@ out:
 	store_cells_free(c);
 	return r;
 }
+
+int
+api_view_samples_doc(struct store_samples *ss)
+{
+	json_t *cells, *c;
+	size_t i;
+
+	json_decref(ss->doc);
+	if ((ss->doc = json_pack("{s:I, s:o, s:[]}", "job", (json_int_t)ss->job,
+	    "recipe", view_str(ss->recipe), "cells")) == NULL)
+		return BF_ERR_ALLOC;
+	cells = json_object_get(ss->doc, "cells");
+	for (i = 0; i < ss->ncells; i++)
+		if ((c = json_pack("{s:I, s:o, s:o}", "cell_index",
+		    (json_int_t)ss->cell[i].cell_index, "label", view_str(ss->cell[i].label),
+		    "axes", view_json_text(ss->cell[i].axes))) == NULL ||
+		    json_array_append_new(cells, c) != 0)
+			return BF_ERR_ALLOC;
+	return 0;
+}
+
+int
+api_view_samples_get(struct store *st, int64_t job_id, struct store_samples **out)
+{
+	struct store_samples *ss = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = store_job_samples(st, job_id, &ss)) != 0 || (r = api_view_samples_doc(ss)) != 0)
+		goto out;
+	*out = ss;
+	ss = NULL;
+out:
+	store_samples_free(ss);
+	return r;
+}

@@ -87,4 +87,14 @@ json_t *api_view_cells(const struct store_cells *c);
  * BF_ERR_DB. New reference in *out. */
 int api_view_job_cells_get(struct store *st, int64_t job_id, json_t **out);
 
+/*
+ * ss->doc from its typed cells: {"job","recipe","cells":[{"cell_index",
+ * "label","axes"}]}, parallel to ss->cell (the report walks both). A doc
+ * it had is replaced. BF_ERR_ALLOC (ss->doc may then be partial: free ss).
+ */
+int api_view_samples_doc(struct store_samples *ss);
+/* store_job_samples, then api_view_samples_doc. BF_ERR_NOTFOUND,
+ * BF_ERR_ALLOC, BF_ERR_DB. *out freed with store_samples_free(). */
+int api_view_samples_get(struct store *st, int64_t job_id, struct store_samples **out);
+
 #endif

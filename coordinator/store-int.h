@@ -163,5 +163,7 @@ int store_page(struct store *s, enum store_q id, size_t limit, size_t size, stor
     store_clear_fn clear, void **out, size_t *nout);
 /* strdup of a text column; NULL column gives NULL. BF_ERR_ALLOC. */
 int store_col_dup(struct db_stmt *st, int i, char **out);
+/* The same cleaned to UTF-8 (store_text_clean): text a view shows. */
+int store_col_text(struct db_stmt *st, int i, char **out);
 
 #endif

@@ -15,22 +15,6 @@
 #include "store.h"
 #include "store-int.h"
 
-/* Text of column i, NULL for SQL NULL; bytes that are not UTF-8 become
- * U+FFFD so that every view can show the row. */
-static int
-rows_text(struct db_stmt *st, int i, char **out)
-{
-	const char *t;
-
-	*out = NULL;
-	if (db_col_type(st, i) == DB_NULL)
-		return 0;
-	if ((t = (const char *)db_col_text(st, i)) == NULL ||
-	    (*out = store_text_clean(t, db_col_bytes(st, i), SIZE_MAX - 1, NULL)) == NULL)
-		return BF_ERR_ALLOC;
-	return 0;
-}
-
 /* A run's text columns in RUN_COLS (store.c), by position; json: JSON text
  * we wrote, kept byte for byte for the view to parse. */
 static const struct {
@@ -96,7 +80,7 @@ run_fill(struct db_stmt *st, struct store_run *ru)
 		if (run_text[k].json)
 			r = store_col_dup(st, run_text[k].col, run_field(ru, k));
 		else
-			r = rows_text(st, run_text[k].col, run_field(ru, k));
+			r = store_col_text(st, run_text[k].col, run_field(ru, k));
 		if (r != 0)
 			return r;
 	}
@@ -156,8 +140,8 @@ pool_read(struct store *s, struct db_stmt *st, const struct sample_cols *c,
 		p->boot = db_col_int64(st, c->boot);
 		p->iteration = db_col_int64(st, c->iteration);
 		p->value = db_col_double(st, c->value);
-		if ((r = rows_text(st, c->metric, &p->metric)) != 0 ||
-		    (r = rows_text(st, c->unit, &p->unit)) != 0)
+		if ((r = store_col_text(st, c->metric, &p->metric)) != 0 ||
+		    (r = store_col_text(st, c->unit, &p->unit)) != 0)
 			return r;
 		if (p->metric == NULL)		/* NOT NULL in the schema */
 			return BF_ERR_DB;
@@ -224,7 +208,7 @@ job_head(struct store *s, int64_t job_id, char **recipe)
 
 	if ((r = store_q(s, Q_J_HEAD, &st, "I", job_id)) != 0 || (r = store_q_step(s, st)) < 0)
 		return r;
-	if (r == 1 && recipe != NULL && rows_text(st, 1, recipe) != 0)
+	if (r == 1 && recipe != NULL && store_col_text(st, 1, recipe) != 0)
 		r = BF_ERR_ALLOC;
 	db_reset(st);
 	return r;
@@ -386,7 +370,7 @@ store_job_cells(struct store *s, int64_t job_id, struct store_cells **out)
 		cell = &c->cell[c->n++];
 		memset(cell, 0, sizeof(*cell));
 		cell->cell_index = db_col_int64(st, 1);
-		if ((r = rows_text(st, 2, &cell->label)) != 0 ||
+		if ((r = store_col_text(st, 2, &cell->label)) != 0 ||
 		    (r = store_col_dup(st, 3, &cell->axes)) != 0)
 			goto out;
 	}

@@ -789,6 +789,22 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 	return 0;
 }
 
+/* Column i as text, NULL for SQL NULL; bytes that are not UTF-8 become
+ * U+FFFD so that every view can show the row. */
+int
+store_col_text(struct db_stmt *st, int i, char **out)
+{
+	const char *t;
+
+	*out = NULL;
+	if (db_col_type(st, i) == DB_NULL)
+		return 0;
+	if ((t = (const char *)db_col_text(st, i)) == NULL ||
+	    (*out = store_text_clean(t, db_col_bytes(st, i), SIZE_MAX - 1, NULL)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
 /* --- opening --- */
 
 

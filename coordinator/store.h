@@ -576,10 +576,9 @@ int store_job_cells(struct store *s, int64_t job_id, struct store_cells **out);
 void store_cells_free(struct store_cells *c);
 
 /* A job's samples as a report reads them (store-samples.c): per cell (in
- * cell_index order, parallel to doc's "cells": [{"id","cell_index","label",
- * "axes"}], no samples there) one series per metric (ascending name, or
- * first appearance for store_samples_from_cells), each the values and boots
- * in the order boot, iteration, run. metric and unit point into the set.
+ * cell_index order) one series per metric (ascending name, or first
+ * appearance for store_samples_from_cells), each the values and boots in
+ * the order boot, iteration, run. metric and unit point into the set.
  * Freed with store_samples_free (accepts NULL); a selection's series are
  * its source's, so it is freed before the source. */
 struct store_series {
@@ -592,9 +591,19 @@ struct store_series {
 struct store_cell {
 	size_t nseries;
 	struct store_series *series;
+	/* store_job_samples: the cell's first run's label (UTF-8) and axes
+	 * (JSON text); NULL for store_samples_from_cells */
+	int64_t cell_index;
+	char *label;
+	char *axes;
 };
 struct store_samples {
-	json_t *doc;			/* {"job","recipe","cells"} (from_cells: "cells") */
+	/* the cells the report walks: {"job","recipe","cells":[{"cell_index",
+	 * "label","axes"}]} parallel to cell[], set by api_view_samples_get
+	 * (the store leaves it NULL); from_cells: {"cells": the bundle's} */
+	json_t *doc;
+	int64_t job;
+	char *recipe;			/* NULL: none, or from_cells */
 	size_t ncells;
 	struct store_cell *cell;
 	char **str;			/* the metric names and units, one copy each */

@@ -163,7 +163,7 @@ test_reader(void)
 	}
 	job = add_job(s);
 	run_all(s);
-	T_EQ_INT(store_job_samples(s, job, &ts), 0);
+	T_EQ_INT(api_view_samples_get(s, job, &ts), 0);
 	T_EQ_INT(api_view_job_cells_get(s, job, &j), 0);
 	if (ts == NULL || j == NULL)
 		goto out;
@@ -231,7 +231,7 @@ test_reader(void)
 		T_EQ_INT(db_exec_script(db, "UPDATE samples SET boot = 0 WHERE run_id IN"
 		    " (SELECT id FROM runs WHERE cell_index = 1)"), 0);
 		db_close(db);
-		T_EQ_INT(store_job_samples(s, job, &ts), 0);
+		T_EQ_INT(api_view_samples_get(s, job, &ts), 0);
 		T_EQ_INT(api_view_job_cells_get(s, job, &j), 0);
 		if (ts != NULL && j != NULL) {
 			T_CHECK(same_as_json(ts, json_object_get(j, "cells")));
