@@ -266,6 +266,13 @@ static const char *const store_sql[Q__COUNT] = {
 	    " delta_pct, info, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
 	[Q_X_GET] = "SELECT job_id, bundle, bundle_sha256, source, delta_pct, info, created_at"
 	    " FROM reproductions WHERE id = ?1",
+	/* store_repro_list's columns, in its order: newest first, from ?1 down
+	 * (0: the newest); the bundle (up to 1 MiB) stays in the store */
+	[Q_X_LIST] = "SELECT x.id, x.job_id, x.bundle_sha256, x.source, x.delta_pct, x.info,"
+	    " x.created_at, j.recipe, j.state, j.n_queued + j.n_running + j.n_done + j.n_failed"
+	    " + j.n_lost + j.n_boot_failed + j.n_cancelled, j.n_done, j.n_failed + j.n_lost"
+	    " + j.n_boot_failed FROM reproductions x JOIN jobs j ON j.id = x.job_id"
+	    " WHERE (?1 = 0 OR x.id < ?1) ORDER BY x.id DESC LIMIT ?2",
 	/* kernel builds (schema step 14, store-kbuild.c) */
 	[Q_KB_INSERT] = "INSERT INTO kernel_builds (key, state, spec, node, machine, lease_until,"
 	    " created_at, last_used) VALUES (?1, 'building', ?2, ?3, ?4, ?5, ?6, ?6)"
@@ -739,40 +746,6 @@ out:
 }
 
 int
-store_rows_append(struct store *s, struct db_stmt *st, json_t *arr)
-{
-	json_t *row;
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &row)) != 0)
-			return r;
-		if (json_array_append_new(arr, row) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
-int
-store_rows_into(struct store *s, struct db_stmt *st, json_t *map)
-{
-	json_t *arr, *row;
-	char key[24];
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		snprintf(key, sizeof(key), "%lld", (long long)db_col_int64(st, 0));
-		if ((arr = json_object_get(map, key)) == NULL)
-			continue;
-		if ((r = store_row_json(st, 1, &row)) != 0)
-			return r;
-		if (json_array_append_new(arr, row) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
-int
 store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_row_fn fill,
     store_clear_fn clear, void **out, size_t *nout)
 {
@@ -820,6 +793,22 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 		return 0;
 	if ((t = (const char *)db_col_text(st, i)) == NULL ||
 	    (*out = strdup(t)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+/* Column i as text, NULL for SQL NULL; bytes that are not UTF-8 become
+ * U+FFFD so that every view can show the row. */
+int
+store_col_text(struct db_stmt *st, int i, char **out)
+{
+	const char *t;
+
+	*out = NULL;
+	if (db_col_type(st, i) == DB_NULL)
+		return 0;
+	if ((t = (const char *)db_col_text(st, i)) == NULL ||
+	    (*out = store_text_clean(t, db_col_bytes(st, i), SIZE_MAX - 1, NULL)) == NULL)
 		return BF_ERR_ALLOC;
 	return 0;
 }
