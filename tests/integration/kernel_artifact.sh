@@ -205,8 +205,15 @@ vjob() { # vjob: submit the VM job, wait; sets vid, vruns
 		kernels: {tiny: $s}, matrix: {kernel: ["tiny"]}}')")
 	check_eq "the VM job is accepted" "$(status_of "$r")" 201
 	vid=$(body_of "$r" | jq -r .id)
-	check_eq "the VM job is done" "$(wait_job "$vid" 1500)" done
+	local st
+	st=$(wait_job "$vid" 1500)
+	check_eq "the VM job is done" "$st" done
 	vruns=$(curl -fsS "$URL/api/v1/jobs/$vid/runs")
+	if [ "$st" != done ]; then
+		echo "--- the VM's console, the daemon's log on kvm1:"
+		tail -n 25 "$GUEST/vms/$VN/serial"
+		grep -a kvm1 "$work/daemon.log" | tail -n 15
+	fi
 }
 vlog() { # the coordinator's lines of the VM job's run (a build's output is thousands)
 	bf_sql "$work" "select line from run_logs where run_id = $(jq -r '.runs[0].id' <<<"$vruns")
