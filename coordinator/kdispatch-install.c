@@ -48,6 +48,20 @@ kd_cmd(struct buf *cmd, int sudo, const char *first, ...)
 	return r;
 }
 
+/* The length of b's first line, at most 300 bytes. */
+static int
+kd_line_len(const struct buf *b)
+{
+	const char *nl;
+	size_t n;
+
+	if (b->data == NULL)
+		return 0;
+	nl = memchr(b->data, '\n', b->len);
+	n = nl != NULL ? (size_t)(nl - b->data) : b->len;
+	return (int)(n > 300 ? 300 : n);
+}
+
 /* Upload artifact sha to the staging path remote. */
 static int
 kd_upload(const struct kdispatch_env *env, struct transport *tr, const char *sha,
@@ -126,11 +140,14 @@ kdispatch_install(const struct kdispatch_env *env, const struct store_machine *m
 	    (r = buf_puts(&cmd, "; exit $rc")) != 0)
 		goto fail;
 	buf_reset(&out);
-	if ((r = transport_capture(tr, cmd.data, &out, NULL, KD_UPLOAD_MS, &status, &d)) != 0)
+	/* stderr into out: a failed install says why (read-only /boot, no
+	 * install(1), a full disk) */
+	if ((r = transport_capture(tr, cmd.data, &out, &out, KD_UPLOAD_MS, &status, &d)) != 0)
 		goto lost;
 	if (status != 0) {
 		kdispatch_set(o, RUN_FINISH, "failed", "kernel %s: installing %s on %s failed (status "
-		    "%d)", name, k->release, m->name, status);
+		    "%d): %.*s", name, k->release, m->name, status, kd_line_len(&out),
+		    out.data != NULL ? out.data : "");
 		goto out;
 	}
 	kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: installed %s on %s (%s, %s%s)", name,
