@@ -28,7 +28,7 @@ kd_cmd(struct buf *cmd, int sudo, const char *first, ...)
 {
 	va_list ap;
 	const char *s;
-	int r, quote = 0;
+	int r, quote = 1;
 
 	if (cmd->len > 0 && (r = buf_puts(cmd, " && ")) != 0)
 		return r;

@@ -223,7 +223,7 @@ dispatch(const char *jobtext, const char *frag, const char *error, const char *b
 	    verify_cfg != NULL ? verify_cfg : sc.cfgsha);
 	{
 		struct fake_rule rules[] = {
-			{ .match = "sha256sum /boot/vmlinuz", .out = have },
+			{ .match = "sha256sum '/boot/vmlinuz", .out = have },
 			{ .match = "uname -r; if", .out = verify },
 			{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
 			{ .match = "uname -m", .out = "x86_64\n" },
@@ -231,7 +231,7 @@ dispatch(const char *jobtext, const char *frag, const char *error, const char *b
 			{ .match = "rm -rf", .out = "" },
 			{ .match = " build", .uses = 1, .out = sc.prep.data },
 			{ .match = " build", .uses = 1, .out = sc.build.data },
-			{ .match = "install -m", .out = "" },
+			{ .match = "install -m 0644 -- '.benchfleet/k-", .out = "" },
 			{ .match = "test -e", .out = "" },
 			{ .match = "boot_id", .out = "b-0\n" },
 			{ .match = " probe", .out = "{\"type\":\"fingerprint\",\"sha256\":\""
