@@ -191,7 +191,8 @@ if [ -f "$KC/ready" ]; then
 		bf_sql "$work" "insert into kernel_artifacts (sha256, kind, size, created_at) values
 			('$a_sha', '$a_kind', $a_size, $(date +%s))" >/dev/null
 	done <"$KC/artifacts.tsv"
-	IFS=$'\t' read -r b_key b_spec b_rel b_cfg b_img b_mod b_sys b_log <"$KC/build.tsv"
+	# '|', not a tab: IFS whitespace would merge an empty field (no modules)
+	IFS='|' read -r b_key b_spec b_rel b_cfg b_img b_mod b_sys b_log <"$KC/build.tsv"
 	bf_sql "$work" "insert into kernel_builds (key, state, spec, release, config_sha256,
 		image_sha256, modules_sha256, sysmap_sha256, log_sha256, created_at, finished_at,
 		last_used) values ($(q "$b_key"), 'done', $(q "$b_spec"), $(q "$b_rel"), $(q "$b_cfg"),
@@ -236,7 +237,7 @@ if [ $cached = 0 ] && grep -qE '^[0-9a-f]{64}$' <<<"$bkey"; then
 	IFS='|' read -r _ b_spec _ _ b_img b_mod b_sys b_log <<<"$(bf_sql "$work" "select key,
 		spec, release, config_sha256, image_sha256, coalesce(modules_sha256, ''),
 		coalesce(sysmap_sha256, ''), coalesce(log_sha256, '') from kernel_builds where key = '$bkey'")"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bkey" "$b_spec" "$brel" "$bcfg" "$b_img" \
+	printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$bkey" "$b_spec" "$brel" "$bcfg" "$b_img" \
 		"$b_mod" "$b_sys" "$b_log" >"$KC.new/build.tsv"
 	for a in "$bcfg" "$b_img" "$b_mod" "$b_sys" "$b_log"; do
 		[ -n "$a" ] || continue
