@@ -76,8 +76,8 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
  * together after a power cut, do not come back in lock-step. Reset to 0 by
  * a connection that works.
  */
-static time_t
-retry_delay(int fails, int max, uint32_t seed)
+time_t
+sched_retry_delay(int fails, int max, uint32_t seed)
 {
 	time_t d;
 	uint32_t h;
@@ -283,6 +283,24 @@ ws_refresh(struct worker_ctx *x)
 	return x->tr == NULL ? WS_CONNECT : WS_FINGERPRINT;
 }
 
+/* Hand the machine to the prober (sched-dormant.c) and end: 1 when done. */
+static int
+worker_go_dormant(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	int r = 0;
+
+	pthread_mutex_lock(&s->mu);
+	if (!s->stopping && !x->w->stop && !x->w->probe_wanted &&
+	    sched_dormant_add_locked(s, x->w->name, x->m->host, x->m->port, x->fails, x->seed,
+	    x->sleep_until) == 0) {
+		x->w->stop = 1;		/* the manager does not count it any more */
+		r = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
 /*
  * Connect to the machine. A failure counts towards probe_failures; only that
  * many in a row make the machine offline, so one lost packet or a restarting
@@ -300,7 +318,7 @@ ws_connect(struct worker_ctx *x)
 
 	/* a probe asked for (POST .../probe) tries at once, back-off or not */
 	forced = worker_probe_pending(x->w);
-	delay = retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+	delay = sched_retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
 	if (!forced && !timer_due(x, WT_CONNECT, delay)) {
 		x->sleep_until = x->timer[WT_CONNECT].last + delay;
 		return WS_WAIT;
@@ -323,7 +341,11 @@ ws_connect(struct worker_ctx *x)
 			sched_store_check(x, rm, 0, "updating the machine");
 			events_machine(s->cfg.ev, x->m->name);
 		}
-		x->sleep_until = x->now + retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+		x->sleep_until = x->now + sched_retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+		/* offline: the prober tries it from now on, without this thread */
+		if (state != NULL && sched_dormant_enabled(s, x->m->host, x->m->port) &&
+		    worker_go_dormant(x))
+			return WS_EXIT;
 		return WS_WAIT;
 	}
 	x->fails = 0;
@@ -541,6 +563,10 @@ worker_main(void *arg)
 	for (const char *p = w->name; *p != '\0'; p++)	/* FNV-1a */
 		x.seed = (x.seed ^ (unsigned char)*p) * 16777619u;
 	x.seed ^= (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	if (w->has_init) {	/* woken from dormancy: its back-off goes on */
+		x.fails = w->init_fails;
+		x.seed = w->init_seed;
+	}
 	x.timer[WT_CONNECT].name = "connect";
 	x.timer[WT_HEALTH].name = "health";
 	x.timer[WT_FINGERPRINT].name = "fingerprint";
@@ -591,6 +617,33 @@ name_in(char *const *v, size_t n, const char *name)
 	return n > 0 && bsearch(&name, v, n, sizeof(*v), name_cmp) != NULL;
 }
 
+int
+sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
+    int probe_wanted)
+{
+	struct worker *nw;
+
+	if ((nw = calloc(1, sizeof(*nw))) == NULL || (nw->name = strdup(name)) == NULL) {
+		worker_free(nw);
+		return BF_ERR_ALLOC;
+	}
+	nw->s = s;
+	nw->probe_wanted = probe_wanted;
+	if (fails > 0) {
+		nw->has_init = 1;
+		nw->init_fails = fails;
+		nw->init_seed = seed;
+	}
+	if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
+		worker_free(nw);
+		return BF_ERR_SYS;
+	}
+	nw->started = 1;
+	nw->next = s->workers;
+	s->workers = nw;
+	return 0;
+}
+
 /*
  * Start workers for new machines, stop those of deleted ones, reap. Every
  * kick comes here, and registering a lab of N machines kicks N times: the
@@ -600,7 +653,7 @@ static void
 sched_reconcile(struct sched *s)
 {
 	struct store_machine *ms = NULL;
-	struct worker *w, **wp, *nw;
+	struct worker *w, **wp;
 	char **mnames = NULL, **wnames = NULL;
 	size_t n = 0, nw_live = 0, i;
 	int stopped = 0;
@@ -618,6 +671,7 @@ sched_reconcile(struct sched *s)
 	pthread_mutex_lock(&s->mu);
 	for (w = s->workers; w != NULL; w = w->next)
 		nw_live++;
+	nw_live += s->ndormant;
 	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
 		pthread_mutex_unlock(&s->mu);
 		free(mnames);
@@ -635,24 +689,15 @@ sched_reconcile(struct sched *s)
 	}
 	if (stopped)	/* a sleeping worker of a deleted machine ends now */
 		pthread_cond_broadcast(&s->cv);
+	/* a dormant machine has no worker and needs none; a deleted one goes */
+	sched_dormant_sync_locked(s, mnames, n);
+	nw_live += sched_dormant_names_locked(s, wnames + nw_live, s->ndormant);
 	if (nw_live > 1)
 		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
 	for (i = 0; i < n && !s->stopping; i++) {
 		if (name_in(wnames, nw_live, ms[i].name))
 			continue;
-		if ((nw = calloc(1, sizeof(*nw))) == NULL ||
-		    (nw->name = strdup(ms[i].name)) == NULL) {
-			worker_free(nw);
-			continue;
-		}
-		nw->s = s;
-		if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
-			worker_free(nw);
-			continue;
-		}
-		nw->started = 1;
-		nw->next = s->workers;
-		s->workers = nw;
+		(void)sched_spawn_locked(s, ms[i].name, 0, 0, 0);
 	}
 	/* Reap the workers that have ended. */
 	for (wp = &s->workers; *wp != NULL;) {
@@ -798,6 +843,11 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 		goto out;
 	}
 	s->manager_started = 1;
+	if ((s->cfg.connect == NULL || s->cfg.reach != NULL) &&
+	    (r = sched_dormant_start(s)) != 0) {
+		bf_diag_set(d, NULL, "cannot start the prober of offline machines");
+		goto out;
+	}
 	*out = s;
 	s = NULL;
 	r = 0;
@@ -820,10 +870,29 @@ sched_probe(struct sched *s, const char *name)
 			w->probe_wanted = 1;
 			r = 0;
 		}
+	if (r != 0)
+		r = sched_dormant_probe_locked(s, name);
 	s->gen++;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	return r;
+}
+
+void
+sched_stats(struct sched *s, struct sched_stats *out)
+{
+	struct worker *w;
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		out->workers += w->started && !w->exited;
+	out->dormant = s->ndormant;
+	out->probed = s->probed;
+	out->woken = s->woken;
+	pthread_mutex_unlock(&s->mu);
 }
 
 void
@@ -851,6 +920,8 @@ sched_stop(struct sched *s)
 	pthread_mutex_unlock(&s->mu);
 	if (s->manager_started)
 		pthread_join(s->manager, NULL);
+	s->manager_started = 0;
+	sched_dormant_stop(s);
 	/* A worker inside a measured step may not notice for a long time; give
 	 * the others a moment and leave the busy ones to the process exit. */
 	for (i = 0; i < 30; i++) {
