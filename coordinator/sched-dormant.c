@@ -50,17 +50,33 @@ struct dormant {
 	uint32_t seed;		/* sched_retry_delay()'s jitter, the worker's */
 	time_t next_try;
 	int probe_wanted;	/* POST .../probe: try now, fingerprint after */
-	struct dormant *next;
+	int inflight;		/* in a try outside s->mu: the prober frees it */
+	int deleted;		/* unlinked while in flight */
+	struct dormant *next, *prev;
 };
 
 /* One connect of a batch, outside s->mu. */
 struct dormant_try {
-	char name[BF_MAX_NAME + 1];
+	struct dormant *d;	/* inflight: linked or deleted, never freed meanwhile */
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	int fd;
 	int up;			/* 1 reachable */
 };
+
+/* Take d out of s->dormant, under s->mu. */
+static void
+dormant_unlink(struct sched *s, struct dormant *d)
+{
+	if (d->prev != NULL)
+		d->prev->next = d->next;
+	else
+		s->dormant = d->next;
+	if (d->next != NULL)
+		d->next->prev = d->prev;
+	d->next = d->prev = NULL;
+	s->ndormant--;
+}
 
 static void
 dormant_free(struct dormant *d)
@@ -124,6 +140,8 @@ sched_dormant_add_locked(struct sched *s, const char *name, const char *host, in
 	d->seed = seed;
 	d->next_try = next_try;
 	d->next = s->dormant;
+	if (s->dormant != NULL)
+		s->dormant->prev = d;
 	s->dormant = d;
 	s->ndormant++;
 	pthread_cond_broadcast(&s->cv);		/* the prober may sleep longer */
@@ -150,17 +168,19 @@ dormant_name_cmp(const void *a, const void *b)
 void
 sched_dormant_sync_locked(struct sched *s, char *const *sorted, size_t n)
 {
-	struct dormant **dp = &s->dormant, *d;
+	struct dormant *d, *next;
 
-	while ((d = *dp) != NULL) {
-		if (n == 0 || bsearch(&d->name, sorted, n, sizeof(*sorted),
-		    dormant_name_cmp) == NULL) {	/* deleted */
-			*dp = d->next;
-			dormant_free(d);
-			s->ndormant--;
+	for (d = s->dormant; d != NULL; d = next) {
+		next = d->next;
+		if (n > 0 && bsearch(&d->name, sorted, n, sizeof(*sorted),
+		    dormant_name_cmp) != NULL)
 			continue;
-		}
-		dp = &d->next;
+		/* deleted */
+		dormant_unlink(s, d);
+		if (d->inflight)
+			d->deleted = 1;		/* the prober frees it */
+		else
+			dormant_free(d);
 	}
 }
 
@@ -266,7 +286,8 @@ dormant_due_locked(struct sched *s, struct dormant_try *t, char **host, int *por
 			next = now;
 			break;
 		}
-		snprintf(t[n].name, sizeof(t[n].name), "%s", d->name);
+		if (d->inflight)
+			continue;
 		if (s->cfg.reach == NULL &&
 		    dormant_addr(d->host, d->port, &t[n].ss, &t[n].sslen) != 0) {
 			d->next_try = now + s->cfg.probe_interval_s;	/* cannot be */
@@ -275,6 +296,8 @@ dormant_due_locked(struct sched *s, struct dormant_try *t, char **host, int *por
 		if ((host[n] = strdup(d->host)) == NULL)
 			break;		/* the next pass takes it */
 		port[n] = d->port;
+		t[n].d = d;
+		d->inflight = 1;
 		/* not due again while this try is in flight */
 		d->next_try = now + s->cfg.probe_interval_s;
 		n++;
@@ -287,15 +310,18 @@ dormant_due_locked(struct sched *s, struct dormant_try *t, char **host, int *por
 static void
 dormant_settle_locked(struct sched *s, const struct dormant_try *t, size_t n, time_t now)
 {
-	struct dormant **dp, *d;
+	struct dormant *d;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		for (dp = &s->dormant; (d = *dp) != NULL; dp = &d->next)
-			if (strcmp(d->name, t[i].name) == 0)
-				break;
-		if (d == NULL || s->stopping)
-			continue;	/* deleted meanwhile, or no new worker now */
+		d = t[i].d;
+		d->inflight = 0;
+		if (d->deleted) {	/* while in flight */
+			dormant_free(d);
+			continue;
+		}
+		if (s->stopping)
+			continue;	/* no new worker now: sched_dormant_stop frees it */
 		if (!t[i].up) {
 			d->fails++;
 			d->probe_wanted = 0;
@@ -307,9 +333,8 @@ dormant_settle_locked(struct sched *s, const struct dormant_try *t, size_t n, ti
 			d->next_try = now + 1;	/* no thread now: again soon */
 			continue;
 		}
-		*dp = d->next;
+		dormant_unlink(s, d);
 		dormant_free(d);
-		s->ndormant--;
 		s->woken++;
 	}
 }

@@ -22,6 +22,7 @@
 /* checksrc: prefix sched_ */
 
 #define SCHED_RECONCILE_S	5	/* the manager re-reads the machine list at least this often */
+#define SCHED_RECONCILE_MIN_MS	200	/* ... and on a kick, at most this often */
 
 struct worker {
 	struct sched *s;
@@ -129,6 +130,14 @@ int sched_dormant_probe_locked(struct sched *s, const char *name);
 int sched_dormant_start(struct sched *s);
 void sched_dormant_stop(struct sched *s);
 
+/* A run whose kernel is a spec (sched-kernel.c): built or reused and
+ * installed, then rc->built points at bk (0: boot it); else *o says how
+ * the run ends. After a boot that proceeds: release and config checked. */
+struct kdispatch_kernel;
+int sched_kernel_prepare(struct worker_ctx *x, struct runner_claim *rc,
+    struct kdispatch_kernel *k, struct boot_kernel *bk, struct run_outcome *o);
+void sched_kernel_verify(struct worker_ctx *x, const struct runner_claim *rc,
+    const struct kdispatch_kernel *k, struct run_outcome *o);
 /* Say a store write that failed on stderr, once per run (sched-sink.c). */
 void sched_store_check(struct worker_ctx *x, int r, int64_t run_id, const char *what);
 /* The worker's sink: the step's results into the store as they arrive. */

@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "events.h"
+#include "kdispatch.h"
 #include "sched-int.h"
 #include "sha256.h"
 
@@ -138,7 +139,9 @@ worker_set_run(struct worker *w, int64_t run_id)
  *   REFRESH      stop? read the machine row; quarantined  EXIT (stopped or deleted),
  *                or held by another coordinator: wait;   WAIT, CONNECT, FINGERPRINT
  *                drop a dead link
- *   CONNECT      connect when the back-off allows         WAIT, FINGERPRINT
+ *   CONNECT      connect when the back-off allows         WAIT, FINGERPRINT; EXIT
+ *                                                        (offline: handed to the
+ *                                                        prober, sched-dormant.c)
  *   FINGERPRINT  `agent probe` when none is stored yet    CLAIM; REFRESH (link lost)
  *                (every probe_interval_s) or asked for
  *   CLAIM        claim a run of the boot it is in; none:  RUN; WAIT; REFRESH (probe
@@ -440,6 +443,8 @@ ws_run(struct worker_ctx *x)
 	struct store_claim *c = x->c;
 	struct runner_claim *rc = NULL;
 	struct run_outcome o;
+	struct kdispatch_kernel kk;
+	struct boot_kernel bk;
 	struct bf_diag cd;
 	char group[512];
 
@@ -458,7 +463,10 @@ ws_run(struct worker_ctx *x)
 	worker_set_run(x->w, c->run_id);
 	transport_set_cancel(x->tr, &x->w->lease_lost);
 	store_boot_group(c, group, sizeof(group));
-	runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
+	if (sched_kernel_prepare(x, rc, &kk, &bk, &o) == 0)
+		runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
+	if (o.action == RUN_PROCEED && rc->built != NULL)
+		sched_kernel_verify(x, rc, &kk, &o);
 	if (o.action == RUN_PROCEED) {
 		x->boot_fails = 0;
 		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
@@ -652,20 +660,13 @@ sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
 static void
 sched_reconcile(struct sched *s)
 {
-	struct store_machine *ms = NULL;
 	struct worker *w, **wp;
 	char **mnames = NULL, **wnames = NULL;
 	size_t n = 0, nw_live = 0, i;
 	int stopped = 0;
 
-	if (store_machine_list(s->st, &ms, &n) != 0)
+	if (store_machine_names(s->st, &mnames, &n) != 0)
 		return;
-	if (n > 0 && (mnames = calloc(n, sizeof(*mnames))) == NULL) {
-		store_machines_free(ms, n);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		mnames[i] = ms[i].name;
 	if (n > 1)
 		qsort(mnames, n, sizeof(*mnames), name_cmp);
 	pthread_mutex_lock(&s->mu);
@@ -674,8 +675,7 @@ sched_reconcile(struct sched *s)
 	nw_live += s->ndormant;
 	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
 		pthread_mutex_unlock(&s->mu);
-		free(mnames);
-		store_machines_free(ms, n);
+		store_names_free(mnames, n);
 		return;
 	}
 	nw_live = 0;
@@ -695,9 +695,9 @@ sched_reconcile(struct sched *s)
 	if (nw_live > 1)
 		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
 	for (i = 0; i < n && !s->stopping; i++) {
-		if (name_in(wnames, nw_live, ms[i].name))
+		if (name_in(wnames, nw_live, mnames[i]))
 			continue;
-		(void)sched_spawn_locked(s, ms[i].name, 0, 0, 0);
+		(void)sched_spawn_locked(s, mnames[i], 0, 0, 0);
 	}
 	/* Reap the workers that have ended. */
 	for (wp = &s->workers; *wp != NULL;) {
@@ -715,8 +715,7 @@ sched_reconcile(struct sched *s)
 	}
 	pthread_mutex_unlock(&s->mu);
 	free(wnames);
-	free(mnames);
-	store_machines_free(ms, n);
+	store_names_free(mnames, n);
 }
 
 /* Renew the leases of the runs in flight: a step can be silent for far
@@ -757,21 +756,27 @@ static void *
 manager_main(void *arg)
 {
 	struct sched *s = arg;
-	time_t last_renew = 0, last_reconcile = 0;
+	time_t last_renew = 0;
+	int64_t last_reconcile = 0, since;
 	uint64_t gen, seen = 0;
-	int stopping;
+	int stopping, wait_ms;
 
 	for (;;) {
-		/* the machine list on every kick (an API change kicks), and every
-		 * few seconds for what a kick does not announce (a machine
-		 * another coordinator of a shared store registered) */
+		/* the machine list on a kick (an API change kicks), at most every
+		 * SCHED_RECONCILE_MIN_MS: a lab registering 10,000 machines, or a
+		 * stream of jobs, would otherwise read every name per request;
+		 * and every few seconds for what a kick does not announce (a
+		 * machine another coordinator of a shared store registered) */
 		gen = sched_gen(s);
-		if (gen != seen || last_reconcile == 0 ||
-		    time(NULL) - last_reconcile >= SCHED_RECONCILE_S) {
+		since = bf_mono_ms() - last_reconcile;
+		wait_ms = 1000;
+		if (last_reconcile == 0 || since >= SCHED_RECONCILE_S * 1000 ||
+		    (gen != seen && since >= SCHED_RECONCILE_MIN_MS)) {
 			seen = gen;
-			last_reconcile = time(NULL);
+			last_reconcile = bf_mono_ms();
 			sched_reconcile(s);
-		}
+		} else if (gen != seen)
+			wait_ms = (int)(SCHED_RECONCILE_MIN_MS - since);
 		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
 			size_t nre = 0;
 
@@ -786,7 +791,7 @@ manager_main(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		if (stopping)
 			break;
-		sched_wait(s, gen, 1000);
+		sched_wait(s, gen, wait_ms);
 	}
 	return NULL;
 }

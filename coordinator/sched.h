@@ -13,6 +13,7 @@
 #include "events.h"
 #include "recipes.h"
 #include "store.h"
+#include "kstore.h"
 #include "transport.h"
 
 struct sched_config {
@@ -34,6 +35,11 @@ struct sched_config {
 	 * the unit tests put the fake transport here. */
 	transport_connect_fn connect;
 	void *connect_arg;
+	/* Kernels built for runs (kdispatch.h): their artifact directory
+	 * (NULL: a run needing one fails saying so) and the builders' work
+	 * directory (NULL: KDISPATCH_DIR). */
+	struct kstore *ks;
+	const char *kbuild_dir;
 	/* Is host:port's SSH port answering (0 yes)? How dormant offline
 	 * machines are tried (sched-dormant.c): NULL is a TCP connect with
 	 * the SSH transport; with a connect above and no reach, offline

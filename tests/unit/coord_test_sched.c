@@ -104,7 +104,7 @@ fresh_store(const char *boot)
 }
 
 /* The dormant machines' prober asks this (cfg.reach) instead of TCP. */
-static atomic_int reach_up, reach_calls;
+static atomic_int reach_up, reach_calls, reach_hold;
 static int (*start_reach)(void *arg, const char *host, int port);
 
 static int
@@ -114,6 +114,8 @@ fake_reach(void *arg, const char *host, int port)
 	(void)host;
 	(void)port;
 	atomic_fetch_add(&reach_calls, 1);
+	while (atomic_load(&reach_hold))	/* a try in flight, held */
+		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
 	return atomic_load(&reach_up) ? 0 : BF_ERR_LOST;
 }
 
@@ -434,6 +436,48 @@ test_dormant(void)
 	store_close(st);
 }
 
+/* A dormant machine deleted while its port is being tried: gone from the
+ * list at once, freed by the prober when the try ends, no worker started
+ * even though the port answered (ASan checks the freeing). */
+static void
+test_dormant_delete(void)
+{
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched_stats ss;
+	struct sched *s;
+	int i;
+
+	fake_script_init(&fs, NULL, 0, NULL, 0);
+	fs.connect_fails = 1000;
+	atomic_store(&reach_up, 0);
+	atomic_store(&reach_calls, 0);
+	start_reach = fake_reach;
+	s = start(st, &fs, 30);
+	start_reach = NULL;
+	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	T_CHECK(wait_stats(s, 0, 1, &ss));
+	atomic_store(&reach_hold, 1);
+	T_EQ_INT(sched_probe(s, "fake1"), 0);
+	for (i = 0; i < 40 && atomic_load(&reach_calls) == 0; i++)
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	T_EQ_INT(atomic_load(&reach_calls), 1);		/* in flight now */
+	T_EQ_INT(store_machine_delete(st, "fake1"), 0);
+	sched_kick(s);
+	T_CHECK(wait_stats(s, 0, 0, &ss));
+	atomic_store(&reach_up, 1);
+	atomic_store(&reach_hold, 0);
+	nanosleep(&(struct timespec){ 0, 300000000L }, NULL);
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 0);
+	T_EQ_INT((long long)ss.dormant, 0);
+	T_EQ_INT((long long)ss.woken, 0);
+	T_EQ_INT(sched_probe(s, "fake1"), BF_ERR_NOTFOUND);
+	T_EQ_INT(sched_stop(s), 0);
+	store_close(st);
+}
+
 static void
 test_quarantine(void)
 {
@@ -555,7 +599,7 @@ test_suite_boots(void)
 	T_EQ_INT(per[1], 4);
 	T_EQ_INT(per[2], 4);
 	/* cpu-loop's cells carry its own metric; echo's do not */
-	T_EQ_INT(store_job_samples_json(st, job, &samp), 0);
+	T_EQ_INT(api_view_job_cells_get(st, job, &samp), 0);
 	json_array_foreach(json_object_get(samp, "cells"), i, run) {
 		json_t *sm;
 		size_t k, nl = 0;
@@ -786,6 +830,7 @@ main(void)
 	test_retry_after_lost_link();
 	test_offline_backoff();
 	test_dormant();
+	test_dormant_delete();
 	test_quarantine();
 	test_adaptive();
 	test_suite_boots();
