@@ -10,6 +10,7 @@
 # The report ends with the suite's summary over the kernels (geometric
 # mean per metric), and the suite's bundle compared with the suite gives
 # an effect of the kernel per workload.
+# Then the dashboard shows a real boot's record (tests/browser/bootrec.test.mjs).
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -134,6 +135,18 @@ check "effects: equal on both sides where defined (ratio 1, 0 pp)" \
 		  ((.ratio - 1) | abs) < 1e-9 and (.difference_pp | abs) < 1e-6] | all)' <<<"$rr"
 check_contains "effects: text per workload" "$(curl -fsS "$URL/api/v1/reproductions/$(body_of "$r" | jq -r .id)?format=text")" \
 	"workload page-touch, baseline kernel:$KERNEL_61:"
+# The dashboard's boot record of a run that really booted (issue 19):
+# kernel, cmdline, boot_id, verify and time to SSH, in headless Chromium.
+if browser_ready; then
+	mkdir -p "$BF_BUILD/suite-vm-artifacts"
+	t0=$(date +%s%N)
+	BF_URL=$URL BF_JOB=$id BF_ART=$BF_BUILD/suite-vm-artifacts timeout 120 \
+		node "$BF_SRC/tests/browser/bootrec.test.mjs" 2>&1 | tee "$work/bootrec.log"
+	check_eq "the boot record on the job page (browser)" "${PIPESTATUS[0]}" 0
+	echo "boot record browser check: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+else
+	fail "no browser for the boot record check"
+fi
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish
