@@ -108,8 +108,10 @@ test_thp(void)
 	static const char *const noh[] = { "touch", "--mb", "16", "--thp", "nohugepage", NULL };
 	static const char *const dt[] = { "dtlb", "--pages", "4096", "--iters", "2", "--thp",
 		"madvise", NULL };
-	static const char *const bt[] = { "btree", "--keys", "20000", "--lookups", "20000",
+	static const char *const bt[] = { "btree", "--keys", "200000", "--lookups", "20000",
 		"--threads", "2", "--thp", "madvise", NULL };
+	static const char *const btn[] = { "btree", "--keys", "200000", "--lookups", "20000",
+		"--threads", "2", "--thp", "nohugepage", NULL };
 	char mode[32];
 
 	T_EQ_INT(work(bad), 2);
@@ -134,7 +136,12 @@ test_thp(void)
 		T_CHECK(num("anon_huge_kb") >= 2048);
 	T_EQ_INT(work(bt), 0);
 	T_CHECK(num("lookups_per_s") > 0);
-	T_CHECK(num("nodes") > 20000 / 31.0);
+	T_CHECK(num("nodes") > 200000 / 31.0);
+	/* the tree's arena (~6 MiB) is madvised: huge pages back it */
+	if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+		T_CHECK(num("anon_huge_kb") >= 2048);
+	T_EQ_INT(work(btn), 0);
+	T_EQ_INT((long)num("anon_huge_kb"), 0);
 }
 
 static void
@@ -147,9 +154,11 @@ test_gups(void)
 		"--threads", "3", "--mode", "disjoint", NULL };
 	static const char *const whole[] = { "gups", "--log2", "16", "--updates", "300001",
 		"--threads", "3", "--thp", "madvise", NULL };
+	static const char *const big[] = { "gups", "--log2", "20", "--updates", "100000",
+		"--threads", "2", "--mode", "disjoint", "--thp", "madvise", NULL };
 	static const char *const badmode[] = { "gups", "--log2", "16", "--updates", "10",
 		"--mode", "half", NULL };
-	char x1[64];
+	char x1[64], mode[32];
 
 	T_EQ_INT(work(one), 0);
 	T_EQ_INT((long)num("errors"), 0);
@@ -169,6 +178,12 @@ test_gups(void)
 	T_EQ_INT(work(whole), 0);
 	T_CHECK(num("errors") >= 0 && num("errors") <= 655);
 	T_CHECK(num("gups") > 0);
+	/* a table of 8 MiB, madvised: huge pages where the system allows madvise */
+	thp_mode(mode, sizeof(mode));
+	T_EQ_INT(work(big), 0);
+	T_EQ_INT((long)num("errors"), 0);
+	if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+		T_CHECK(num("anon_huge_kb") >= 2048);
 	T_EQ_INT(work(three), 2);
 	T_CONTAINS(out, "needs --threads a power of two");
 	T_EQ_INT(work(badmode), 2);
@@ -185,7 +200,7 @@ test_ebizzy(void)
 		"--chunk-kb", "64", "--record-size", "24", NULL };
 	static const char *const mad[] = { "ebizzy", "--chunks", "2", "--seconds", "1",
 		"--chunk-kb", "2048", "--thp", "madvise", NULL };
-	char tok[64];
+	char tok[64], mode[32];
 	double v = 0;
 	size_t n;
 
@@ -202,6 +217,13 @@ test_ebizzy(void)
 	T_CONTAINS(out, "--record-size 24 must be a multiple of 8 that divides the chunk");
 	T_EQ_INT(work(mad), 0);
 	T_EQ_INT((long)num("records_per_chunk"), 262144);
+	/* two 2 MiB chunks, madvised: huge pages where the system allows madvise */
+	thp_mode(mode, sizeof(mode));
+	if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+		T_CHECK(num("anon_huge_kb") >= 2048);
+	T_EQ_INT(work(ok), 0);
+	if (strcmp(mode, "madvise") == 0)
+		T_EQ_INT((long)num("anon_huge_kb"), 0);
 }
 
 /* lmbench re-maps the file every pass, so its faults are passes times the
