@@ -145,6 +145,19 @@ service_start_all(const struct step *st, struct bf_diag *d)
 		const struct step_service *sv = &st->services[i];
 
 		snprintf(field, sizeof(field), "services[%zu]", i);
+		/* a server already there (left from an earlier step, or someone
+		 * else's) would pass the readiness check for ours, and the step
+		 * would measure it */
+		if ((c = service_connect(sv)) == 0) {
+			bf_diag_set(d, field, "%s:%d already accepts connections before \"%.100s\" "
+			    "started: another server holds it (left from an earlier step?)",
+			    sv->host, sv->port, sv->cmd.argv[0]);
+			return BF_ERR_STATE;
+		}
+		if (c == -2) {
+			bf_diag_set(d, field, "ready.tcp: \"%s\" is not a numeric address", sv->host);
+			return BF_ERR_INVALID;
+		}
 		if ((fd = memfd_create("bf-service", MFD_CLOEXEC)) < 0) {
 			bf_diag_set(d, field, "memfd_create: %s", strerror(errno));
 			return BF_ERR_SYS;

@@ -8,7 +8,8 @@
  *     "%PORT%" in its arguments replaced by P+i and pinned to C CPUs of
  *     the agent's allowed set (instance i gets CPUs i*C .. i*C+C-1 of it,
  *     wrapping), so the servers neither share a port nor migrate onto each
- *     other. --env (at most MULTI_MAX_ENV) puts NAME=VALUE in the
+ *     other. A port that already accepts connections (another server's)
+ *     is refused before anything starts. --env (at most MULTI_MAX_ENV) puts NAME=VALUE in the
  *     instances' environment only, not the clients' nor the agent's (the
  *     redis recipe's MALLOC_CONF=thp:always in a madvise cell: jemalloc
  *     then madvises its arenas MADV_HUGEPAGE). It waits; one instance
@@ -238,6 +239,21 @@ multi_spawn(const char *work, const struct multi_opts *m, int64_t i, int outfd, 
 	_exit(127);
 }
 
+/* One connect to 127.0.0.1:port: 1 accepted, 0 not, -1 no socket. */
+static int
+multi_accepts(int64_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd, ok;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
 /* A wait status in words: "exited with status 1", "was killed by signal 9". */
 static void
 multi_status(int status, char *out, size_t outsz)
@@ -281,6 +297,15 @@ multi_serve(int argc, char **argv)
 
 	if ((r = multi_parse("serve", argc, argv, &m)) != 0)
 		return r;
+	/* a port already taken would make that instance exit while the
+	 * clients' readiness check passed on the other server */
+	for (i = 0; i < m.n; i++)
+		if (multi_accepts(m.port + i) == 1) {
+			fprintf(stderr, "benchfleet-agent: work serve: 127.0.0.1:%lld (instance %lld) "
+			    "already accepts connections: another server holds it (left from an "
+			    "earlier step?)\n", (long long)(m.port + i), (long long)i);
+			return 1;
+		}
 	for (i = 0; i < m.n; i++)
 		if ((pids[i] = multi_spawn("serve", &m, i, -1, 1)) < 0)
 			return 1;
@@ -299,17 +324,13 @@ multi_serve(int argc, char **argv)
 static int
 multi_ready(int64_t port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	struct timespec nap = { 0, 50 * 1000 * 1000 };
 	double end = wl_now() + MULTI_READY_S;
-	int fd, ok;
+	int ok;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	do {
-		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		if ((ok = multi_accepts(port)) < 0)
 			return -1;
-		ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-		close(fd);
 		if (ok)
 			return 0;
 		nanosleep(&nap, NULL);

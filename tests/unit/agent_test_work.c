@@ -294,6 +294,8 @@ test_multi(void)
 			"--sum-after", "TPS: ", "--", agent, "work", "nosuch", NULL };
 		const char *const both[] = { "fanout", "--instances", "1", "--base-port", bp,
 			"--", agent, "work", "echo", NULL };
+		const char *const taken[] = { "serve", "--instances", "2", "--base-port", bp,
+			"--", agent, "work", "echo", "taken-marker", NULL };
 		char script[160];
 		const char *const twin[] = { "fanout", "--instances", "2", "--base-port", bp,
 			"--sum-after", "TPS: ", "--", "/bin/sh", "-c", script, "sh", "%PORT%", NULL };
@@ -328,6 +330,13 @@ test_multi(void)
 		T_CHECK(strstr(out, want) == NULL);
 		T_EQ_INT(work(both), 2);
 		T_CONTAINS(out, "needs one of --sum-csv COLUMN, --sum-after TOKEN");
+		/* serve on ports another server holds refuses, naming the port,
+		 * before starting anything (the clients would load that server) */
+		T_EQ_INT(work(taken), 1);
+		snprintf(want, sizeof(want), "work serve: 127.0.0.1:%d (instance 0) already accepts "
+		    "connections", port);
+		T_CONTAINS(out, want);
+		T_CHECK(strstr(out, "taken-marker") == NULL);
 	}
 	close(fds[0]);
 	close(fds[1]);
