@@ -6,6 +6,7 @@
 
 #define BF_MAX_API_BODY		(1024 * 1024)	/* HTTP request body */
 #define BF_MAX_API_BODIES	(64 * 1024 * 1024) /* bodies buffered at once; more: 503 */
+#define BF_MAX_API_SLOW		16		/* slow handlers (fetch, probe, report) at once; more: 503 */
 #define BF_MAX_CONNECTIONS	1000		/* HTTP connections in all */
 #define BF_MAX_CONN_PER_IP	512		/* ... from one address (refused at accept: past headers) */
 #define BF_MAX_CONN_SLOW	256		/* waiting for headers; a new one evicts the oldest */

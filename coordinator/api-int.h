@@ -61,7 +61,15 @@ struct api {
 	size_t nallow_hosts;
 	struct api_conns *conns;	/* api-conn.c; owned */
 	atomic_size_t body_bytes;	/* request bodies buffered, all requests */
+	/* api-slow.c: slow handlers running off the pool, under slow_mu */
+	pthread_mutex_t slow_mu;
+	pthread_cond_t slow_cv;		/* slow_n went down */
+	int slow_n;
+	int slow_inited;
 };
+
+enum api_slow_state { API_SLOW_NONE, API_SLOW_RUNNING, API_SLOW_READY };
+
 
 struct api_req {
 	struct MHD_Connection *conn;
@@ -76,6 +84,8 @@ struct api_req {
 	int64_t id;			/* {id} in the route */
 	char name[BF_MAX_NAME + 1];	/* {name} in the route */
 	struct auth_ident who;		/* the caller, checked before the handler */
+	atomic_int slow;		/* enum api_slow_state */
+	struct api_resp *slow_rs;	/* owned: the slow handler's answer */
 };
 
 struct api_resp {
@@ -291,6 +301,25 @@ void api_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
     enum MHD_ConnectionNotificationCode toe);
 void api_conn_set_state(struct api *a, struct MHD_Connection *conn, enum api_conn_state st);
 void api_conns_stats(struct api *a, struct api_conn_stats *out);
+
+/* Route rq (found and authorised) to its handler; api.c. */
+void api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs);
+
+/*
+ * api-slow.c: a slow route's handler on a thread of its own, its
+ * connection suspended (see the file's comment). start: 1 when rq runs
+ * there (answer nothing now), 0 with rs filled (503: too many at once).
+ * take: 1 when rq's answer is ready, moved into rs (the caller frees it as
+ * any answer). free: drop an answer never taken (api_completed). drain:
+ * wait for every slow handler, before MHD stops (a->stopping set: no new
+ * one starts); fini: after MHD stopped.
+ */
+int api_slow_init(struct api *a);
+int api_slow_start(struct api *a, struct api_req *rq, struct api_resp *rs);
+int api_slow_take(struct api_req *rq, struct api_resp *rs);
+void api_slow_free(struct api_req *rq);
+void api_slow_drain(struct api *a);
+void api_slow_fini(struct api *a);
 
 /* api-events.c */
 #define BF_MAX_SSE_CLIENTS	256	/* open event streams; more get 503 */

@@ -31,6 +31,7 @@ struct api_route {
 	api_handler fn;
 	int need;		/* enum auth_role; API_PUBLIC: no token */
 	int etag;		/* 1: ETag from store_generation, If-None-Match -> 304 */
+	int slow;		/* 1: may wait (network, SSH, millions of rows): api-slow.c */
 };
 
 /* Needs no token: a load balancer's health check. Anything unset (0) needs
@@ -53,8 +54,10 @@ static const struct api_route api_routes[] = {
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/cancel", .fn = api_jobs_cancel, .need = S },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/runs", .fn = api_jobs_runs, .need = V,
 	    .etag = 1 },
-	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/report", .fn = api_jobs_report, .need = V },
-	{ .method = "GET", .pattern = "/api/v1/report", .fn = api_report_multi, .need = V },
+	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/report", .fn = api_jobs_report, .need = V,
+	    .slow = 1 },
+	{ .method = "GET", .pattern = "/api/v1/report", .fn = api_report_multi, .need = V,
+	    .slow = 1 },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}", .fn = api_runs_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/log", .fn = api_runs_log, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/runs/{id}/profile", .fn = api_runs_profile, .need = V },
@@ -65,7 +68,8 @@ static const struct api_route api_routes[] = {
 	{ .method = "POST", .pattern = "/api/v1/machines", .fn = api_machines_create, .need = A },
 	{ .method = "GET", .pattern = "/api/v1/machines/{name}", .fn = api_machines_get, .need = V },
 	{ .method = "DELETE", .pattern = "/api/v1/machines/{name}", .fn = api_machines_delete, .need = A },
-	{ .method = "POST", .pattern = "/api/v1/machines/{name}/probe", .fn = api_machines_probe, .need = A },
+	{ .method = "POST", .pattern = "/api/v1/machines/{name}/probe", .fn = api_machines_probe, .need = A,
+	    .slow = 1 },
 	{ .method = "POST", .pattern = "/api/v1/machines/{name}/clear", .fn = api_machines_clear, .need = A },
 	{ .method = "GET", .pattern = "/api/v1/recipes", .fn = api_recipes_list_all, .need = V },
 	{ .method = "POST", .pattern = "/api/v1/recipes", .fn = api_recipes_import, .need = A },
@@ -73,7 +77,8 @@ static const struct api_route api_routes[] = {
 	{ .method = "GET", .pattern = "/api/v1/events", .fn = api_events, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/jobs/{id}/bundle", .fn = api_jobs_bundle, .need = V },
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/publish", .fn = api_jobs_publish, .need = A },
-	{ .method = "POST", .pattern = "/api/v1/reproductions", .fn = api_repro_create, .need = S },
+	{ .method = "POST", .pattern = "/api/v1/reproductions", .fn = api_repro_create, .need = S,
+	    .slow = 1 },
 	{ .method = "GET", .pattern = "/api/v1/reproductions/{id}", .fn = api_repro_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/lab", .fn = api_lab_get, .need = API_PUBLIC },
 	{ .method = "GET", .pattern = "/api/v1/labs", .fn = api_labs_list, .need = V },
@@ -476,7 +481,7 @@ api_etag(struct api *a, struct api_req *rq, struct api_resp *rs)
 	return 1;
 }
 
-static void
+void
 api_dispatch(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	if (api_etag(a, rq, rs) || api_cache_get(a->cache, rq, rs))
@@ -587,6 +592,9 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		return MHD_YES;
 	}
 	if (rq->answered) {
+		/* a slow handler's answer, on the call after its resume */
+		if (api_slow_take(rq, &rs))
+			goto respond;
 		/* MHD may still hand us body bytes before it closes */
 		*upload_data_size = 0;
 		return MHD_YES;
@@ -607,7 +615,9 @@ api_access(void *cls, struct MHD_Connection *conn, const char *url, const char *
 	else if (rq->busy)
 		api_error(&rs, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "too many request bodies "
 		    "in flight (%d bytes); try again", BF_MAX_API_BODIES);
-	else
+	else if (api_routes[rq->route].slow && api_slow_start(a, rq, &rs))
+		return MHD_YES;		/* answered after api_slow_main resumes it */
+	else if (rs.status == 0)
 		api_dispatch(a, rq, &rs);
 respond:
 	ret = api_send(conn, &rs);
@@ -630,6 +640,7 @@ api_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	buf_free(&rq->body);
 	atomic_fetch_sub(&a->body_bytes, rq->counted);
+	api_slow_free(rq);
 	free(rq);
 	*con_cls = NULL;
 }
@@ -737,9 +748,10 @@ api_key_readable(struct api *a, const char *path)
  * per connection 23.0k req/s, p99 57 ms; a pool of 2 25.0-26.7k, p99
  * 10.4-10.7 ms; a pool of 4 25.7-26.5k, p99 17-21 ms. A pool thread never
  * waits for an event: a stream with nothing to send is suspended and
- * parked off the pool (api-events.c). A handler that does wait (a request
- * to the monitor, a fetch from another lab, a report of millions of
- * samples) holds its thread's other connections meanwhile.
+ * parked off the pool (api-events.c). A route that may wait (a fetch from
+ * another lab, a probe over SSH, a report of millions of samples) is
+ * marked slow and runs on a thread of its own (api-slow.c), so that it
+ * never holds its pool thread's other connections.
  * The connection limit (split among the pool's threads by libmicrohttpd)
  * bounds descriptors, and api-conn.c keeps slow clients from holding them:
  * 2,000 trickling connections from one address cost 16 slots
@@ -851,6 +863,8 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 		bf_diag_set(d, "events", "cannot start the event streams' waker");
 		goto out;
 	}
+	if ((r = api_slow_init(a)) != 0)
+		goto out;
 	a->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, api_access, a,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, a,
@@ -896,8 +910,10 @@ api_stop(struct api *a)
 	 * all, and each sees stopping and ends. */
 	atomic_store(&a->stopping, 1);
 	api_events_stop(a);
+	api_slow_drain(a);		/* nothing suspended when MHD stops */
 	if (a->mhd != NULL)
 		MHD_stop_daemon(a->mhd);
+	api_slow_fini(a);
 	api_conns_free(a->conns);
 	api_cache_free(a->cache);
 	free(a->allow_hosts);

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "bundle.h"
+#include "bundle_fixture.h"
 #include "caps.h"
 #include "err.h"
 #include "labkey.h"
@@ -107,27 +108,6 @@ make_store(int64_t *job)
 		c = NULL;
 	}
 	return s;
-}
-
-static json_t *
-reparse(const json_t *v)
-{
-	char *t = json_dumps(v, JSON_COMPACT);
-	json_t *o = t ? json_loads(t, 0, NULL) : NULL;
-
-	free(t);
-	return o;
-}
-
-/* c with its content hash recomputed: a forger who changes a part and
- * fixes the outer hash must still be caught by the part's own check. */
-static void
-rehash(json_t *c)
-{
-	char hex[65];
-
-	if (bundle_content_sha256(c, hex) == 0)
-		json_object_set_new(c, "sha256", json_string(hex));
 }
 
 /* Version 2: the environment of every run, each checked against its name. */

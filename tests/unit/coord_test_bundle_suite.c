@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "bundle.h"
+#include "bundle_fixture.h"
 #include "caps.h"
 #include "err.h"
 #include "job.h"
@@ -114,26 +115,6 @@ fail:
 	recipe_free(touch);
 	store_close(s);
 	return NULL;
-}
-
-static json_t *
-reparse(const json_t *v)
-{
-	char *t = json_dumps(v, JSON_COMPACT);
-	json_t *o = t ? json_loads(t, 0, NULL) : NULL;
-
-	free(t);
-	return o;
-}
-
-/* The outer hash recomputed: each part's own check must still catch it. */
-static void
-rehash(json_t *c)
-{
-	char hex[65];
-
-	if (bundle_content_sha256(c, hex) == 0)
-		json_object_set_new(c, "sha256", json_string(hex));
 }
 
 /* c must be refused with d.field == field and msg containing msg. */

@@ -255,53 +255,6 @@ test_kstore(const char *dir)
 	rmdir(p);
 }
 
-/* Set the schema version of the store called name behind its back. */
-static void
-force_version(const char *name, int v)
-{
-	struct db *db = NULL;
-	char sql[80];
-
-	if (where.pg_url != NULL)
-		snprintf(sql, sizeof(sql), "UPDATE bf_schema SET version = %d", v);
-	else
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
-	T_EQ_INT(db_open(target(name), &db, NULL), 0);
-	if (db != NULL)
-		T_EQ_INT(db_exec_script(db, sql), 0);
-	db_close(db);
-}
-
-static int
-read_version(const char *name)
-{
-	struct db *db = NULL;
-	struct db_stmt *st = NULL;
-	int v = -1;
-
-	T_EQ_INT(db_open(target(name), &db, NULL), 0);
-	if (db != NULL && db_prepare(db, where.pg_url != NULL ? "SELECT version FROM bf_schema" :
-	    "PRAGMA user_version", &st) == 0 && db_step(st) == 1)
-		v = db_col_int(st, 0);
-	db_finalize(st);
-	db_close(db);
-	return v;
-}
-
-/* The statement sql on the store called name, behind the store's back. */
-static void
-exec_on(const char *name, const char *sql)
-{
-	struct db *db = NULL;
-
-	T_EQ_INT(db_open(target(name), &db, NULL), 0);
-	if (db != NULL && db_exec_script(db, sql) != 0) {
-		fprintf(stderr, "%s: %s\n", sql, db_last_error());
-		T_CHECK(0);
-	}
-	db_close(db);
-}
-
 /*
  * Step 14 (kernel builds, machine roles; issue 18): a store of schema 13
  * with a finished job, its samples and a profile artifact

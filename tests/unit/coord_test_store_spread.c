@@ -155,15 +155,8 @@ test_migrate(void)
 	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
 	store_close(s);
 	s = NULL;
-	{
-		struct db *db = NULL;
-
-		T_EQ_INT(db_open(target("spread.db"), &db, NULL), 0);
-		T_EQ_INT(db != NULL ? db_exec_script(db, FIX_UNDO_STEP15) : -1, 0);
-		T_EQ_INT(db != NULL ? db_exec_script(db, where.pg_url != NULL ?
-		    "UPDATE bf_schema SET version = 14" : "PRAGMA user_version = 14") : -1, 0);
-		db_close(db);
-	}
+	exec_on("spread.db", FIX_UNDO_STEP15);
+	force_version("spread.db", 14);
 	T_EQ_INT(store_open(target("spread.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;

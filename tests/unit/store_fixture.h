@@ -1,6 +1,6 @@
 /*
  * store_fixture.h: what the store's unit programs (coord_test_store.c and
- * coord_test_store_schema.c) share on top of coord_fixture.h: where their
+ * coord_test_store_schema.c and the other coord_test_store_*.c) share on top of coord_fixture.h: where their
  * stores live (files, or with BF_TEST_PG_URL a database each), and
  * machines, jobs and states made and read through the store API alone.
  * Header-only: each program includes it once.
@@ -18,6 +18,7 @@
 
 #include "coord_fixture.h"
 #include "api-view.h"
+#include "db.h"
 #include "err.h"
 #include "plan.h"
 #include "store.h"
@@ -56,6 +57,74 @@ open_fresh(const char *name)
 
 	T_CHECK(s != NULL);
 	return s;
+}
+
+/* Behind the store's back (for migration tests): set the schema version of
+ * the store called name; read it; run sql on it; count a table's rows (a
+ * fixed table name, never input). */
+/* Set the schema version of the store called name behind its back. */
+static inline void
+force_version(const char *name, int v)
+{
+	struct db *db = NULL;
+	char sql[80];
+
+	if (where.pg_url != NULL)
+		snprintf(sql, sizeof(sql), "UPDATE bf_schema SET version = %d", v);
+	else
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL)
+		T_EQ_INT(db_exec_script(db, sql), 0);
+	db_close(db);
+}
+
+static inline int
+read_version(const char *name)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	int v = -1;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL && db_prepare(db, where.pg_url != NULL ? "SELECT version FROM bf_schema" :
+	    "PRAGMA user_version", &st) == 0 && db_step(st) == 1)
+		v = db_col_int(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return v;
+}
+
+/* The statement sql on the store called name, behind the store's back. */
+static inline void
+exec_on(const char *name, const char *sql)
+{
+	struct db *db = NULL;
+
+	T_EQ_INT(db_open(target(name), &db, NULL), 0);
+	if (db != NULL && db_exec_script(db, sql) != 0) {
+		fprintf(stderr, "%s: %s\n", sql, db_last_error());
+		T_CHECK(0);
+	}
+	db_close(db);
+}
+
+/* Rows of table in the store called name (a fixed table name, never input). */
+static inline int
+count_rows(const char *name, const char *table, size_t *n)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	char sql[128];
+	int r;
+
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
+	if ((r = db_open(target(name), &db, NULL)) == 0 && (r = db_prepare(db, sql, &st)) == 0 &&
+	    db_step(st) == 1)
+		*n = (size_t)db_col_int(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return r;
 }
 
 /* Drop the stores called names[0..n), their files (some cases make a file
