@@ -9,10 +9,10 @@
  *     the agent's allowed set (instance i gets CPUs i*C .. i*C+C-1 of it,
  *     wrapping), so the servers neither share a port nor migrate onto each
  *     other. A port that already accepts connections (another server's)
- *     is refused before anything starts. --env (at most MULTI_MAX_ENV) puts NAME=VALUE in the
- *     instances' environment only, not the clients' nor the agent's (the
- *     redis recipe's MALLOC_CONF=thp:always in a madvise cell: jemalloc
- *     then madvises its arenas MADV_HUGEPAGE). It waits; one instance
+ *     is refused before anything starts. --env (at most MULTI_MAX_ENV)
+ *     puts NAME=VALUE in the instances' environment only, not the
+ *     clients' nor the agent's (the redis recipe's MALLOC_CONF=thp:always
+ *     in a madvise cell: jemalloc then madvises its arenas MADV_HUGEPAGE). It waits; one instance
  *     exiting ends it (exit 1): the step's service then reads as dead. The
  *     agent stops the lot by process group.
  * work fanout --instances N --base-port P (--sum-csv COLUMN | --sum-after TOKEN)
