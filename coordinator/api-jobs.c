@@ -311,7 +311,9 @@ check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *
 			break;
 		}
 		for (k = 0; k < ncells && r == 0; k++)
-			if (cells[k].kernel != NULL && boot_kernel_find(bm, cells[k].kernel) == NULL) {
+			/* a spec's kernel is built and added to the map at its boot */
+			if (cells[k].kernel != NULL && boot_kernel_find(bm, cells[k].kernel) == NULL &&
+			    kspec_find(job->kernels, cells[k].kernel) == NULL) {
 				bf_diag_set(d, "kernel", "machine %s has no kernel \"%s\" in its boot "
 				    "configuration", ms[i].name, cells[k].kernel);
 				r = BF_ERR_INVALID;
@@ -468,13 +470,6 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	}
 	if ((r = kspec_check_roots(job->kernels, a->cfg.kernel_git_roots, &d)) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
-		goto out;
-	}
-	/* A valid spec that nothing can build yet: said, not accepted and then
-	 * failed at boot (issue 18: the build step is the next layer). */
-	if (job->kernels != NULL) {
-		api_error(rs, MHD_HTTP_NOT_IMPLEMENTED, "kernels", "kernels: the specs are "
-		    "valid, but building kernels is not available yet on this coordinator");
 		goto out;
 	}
 	if ((r = check_machines(a, job, &d)) != 0) {

@@ -343,6 +343,33 @@ boot_kernel_find(const struct boot_machine *m, const char *release)
 	return NULL;
 }
 
+int
+boot_machine_add_kernel(struct boot_machine *m, const char *release, const char *image,
+    const char *initrd)
+{
+	struct boot_kernel *v, *k;
+
+	if (boot_check_release(release, NULL) != 0 || image == NULL || image[0] != '/' ||
+	    (initrd != NULL && initrd[0] != '/'))
+		return BF_ERR_INVALID;
+	if (boot_kernel_find(m, release) != NULL)
+		return BF_ERR_EXISTS;
+	if (m->nkernels >= BOOT_MAX_KERNELS + 1 ||
+	    (v = realloc(m->kernels, (m->nkernels + 1) * sizeof(*v))) == NULL)
+		return BF_ERR_ALLOC;
+	m->kernels = v;
+	k = &v[m->nkernels];
+	memset(k, 0, sizeof(*k));
+	if ((k->release = strdup(release)) == NULL || (k->image = strdup(image)) == NULL ||
+	    (initrd != NULL && (k->initrd = strdup(initrd)) == NULL)) {
+		free(k->release);
+		free(k->image);
+		return BF_ERR_ALLOC;
+	}
+	m->nkernels++;
+	return 0;
+}
+
 void
 boot_machine_free(struct boot_machine *m)
 {

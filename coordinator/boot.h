@@ -171,6 +171,12 @@ const char *boot_method_name(const struct boot_machine *m);
 /* The kernel of that release in m's map, or NULL. */
 const struct boot_kernel *boot_kernel_find(const struct boot_machine *m, const char *release);
 
+/* A kernel built for a run (kdispatch.h), installed at image (and initrd,
+ * or NULL), added to m's map for this boot only: BF_ERR_INVALID for a bad
+ * release or a relative path, BF_ERR_EXISTS when the map has the release. */
+int boot_machine_add_kernel(struct boot_machine *m, const char *release, const char *image,
+    const char *initrd);
+
 /*
  * Check a requested kernel release (1..BOOT_MAX_RELEASE bytes of
  * [A-Za-z0-9._+~-], starting alphanumeric) and a requested command line

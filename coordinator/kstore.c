@@ -183,6 +183,20 @@ kstore_open_blob(struct kstore *k, const char *sha256, int *fd, int64_t *size)
 }
 
 int
+kstore_local_path(struct kstore *k, const char *sha256, char *out, size_t outsz)
+{
+	int64_t size;
+	int r, fd = -1;
+
+	if ((r = kstore_open_blob(k, sha256, &fd, &size)) != 0)
+		return r;
+	close(fd);
+	if ((size_t)snprintf(out, outsz, "/proc/self/fd/%d/%s", k->dfd, sha256) >= outsz)
+		return BF_ERR_TOOBIG;
+	return 0;
+}
+
+int
 kstore_read(struct kstore *k, const char *sha256, void **data, size_t *n)
 {
 	unsigned char *buf = NULL;

@@ -53,6 +53,10 @@ int kstore_put(struct kstore *k, const void *p, size_t n, char sha256[65]);
  * a regular file of at most KSTORE_MAX_ARTIFACT bytes. BF_ERR_NOTFOUND.
  */
 int kstore_open_blob(struct kstore *k, const char *sha256, int *fd, int64_t *size);
+/* A path on this host that names the file sha256 (through the directory's
+ * descriptor: /proc/self/fd/N/<sha256>), for a reader that takes a path
+ * (transport_upload); the file must exist. BF_ERR_INVALID, _NOTFOUND. */
+int kstore_local_path(struct kstore *k, const char *sha256, char *out, size_t outsz);
 /* Read it whole, checking that its bytes are its name: *data (malloc'd,
  * the caller frees), *n. BF_ERR_INVALID when they are not (a damaged file). */
 int kstore_read(struct kstore *k, const char *sha256, void **data, size_t *n);

@@ -853,6 +853,7 @@ main(int argc, char **argv)
 	scfg.ev = ev;
 	scfg.recipes = rs;
 	scfg.workdir_root = o.workdir_root;
+	scfg.ks = ks;
 	if (sched_start(&scfg, st, &sc, &d) != 0) {
 		fprintf(stderr, "benchfleetd: %s\n", d.msg);
 		goto out;

@@ -150,7 +150,7 @@ fail:
  * sudo -n, by its absolute path, as deploy/provision-machine's sudoers line
  * allows (sudo matches the path it is given, so ~ is spelled "$HOME").
  */
-static int
+int
 runner_agent_cmd(const struct runner_env *env, struct buf *cmd)
 {
 	int r;
@@ -282,8 +282,8 @@ runner_boot_probe(const struct runner_env *env, struct transport *tr, int *agent
  */
 static void
 runner_boot_relink(const struct runner_env *env, struct transport *tr, int *agent_ok,
-    const struct boot_machine *bm, const struct store_claim *c, const char *cmdline,
-    struct boot_hooks *hooks, const char *booted_id, const char *group,
+    const struct boot_machine *bm, const struct store_claim *c, const char *kernel,
+    const char *cmdline, struct boot_hooks *hooks, const char *booted_id, const char *group,
     struct run_outcome *o)
 {
 	struct boot_result res;
@@ -297,7 +297,7 @@ runner_boot_relink(const struct runner_env *env, struct transport *tr, int *agen
 	    "reconnecting", c->boot);
 	sink_log(env, c->run_id, "coord", msg);
 	hooks->fresh = 0;
-	r = transport_boot(tr, bm, c->kernel, cmdline, hooks, &res, &d);
+	r = transport_boot(tr, bm, kernel, cmdline, hooks, &res, &d);
 	*agent_ok = 0;
 	if (r != 0) {
 		env->sink.ops->boot_key(env->sink.arg, NULL);
@@ -343,6 +343,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 {
 	const struct store_claim *c = rc->c;
 	const struct job_spec *job = rc->job;
+	const char *kernel = rc->built != NULL ? rc->built->release : c->kernel;
 	struct boot_machine *bm = NULL;
 	struct boot_result res;
 	struct boot_hooks hooks;
@@ -370,7 +371,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		if (wants) {
 			outcome_set(o, RUN_FINISH, "boot-failed", -1, "machine %s has no boot "
 			    "configuration; this run needs kernel %s with cmdline \"%s\"",
-			    m->name, c->kernel ? c->kernel : "(any)",
+			    m->name, kernel ? kernel : "(any)",
 			    c->cmdline ? c->cmdline : "");
 			goto out;
 		}
@@ -402,6 +403,13 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		    m->name, d.msg);
 		goto out;
 	}
+	if (rc->built != NULL && boot_machine_add_kernel(bm, rc->built->release,
+	    rc->built->image, rc->built->initrd) != 0) {
+		outcome_set(o, RUN_FINISH, "boot-failed", -1, "machine %s: cannot boot the built "
+		    "kernel %s (its boot configuration names that release already, or it is "
+		    "invalid)", m->name, rc->built->release);
+		goto out;
+	}
 	/* With kexec and a command, benchfleet.boot=JOB.BOOT (an unknown module
 	 * parameter: the kernel ignores it) leaves in /proc/cmdline which boot
 	 * of which job the machine is in. grub-reboot cannot add parameters to
@@ -420,14 +428,14 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 	env->sink.ops->machine(env->sink.arg, "booting", NULL, NULL, 0);
 	events_machine(env->ev, m->name);
 	snprintf(msg, sizeof(msg), "boot %d: %s into %s with \"%s\"", c->boot,
-	    boot_method_name(bm), c->kernel ? c->kernel : "the running kernel",
+	    boot_method_name(bm), kernel ? kernel : "the running kernel",
 	    cmdline.data ? cmdline.data : "");
 	sink_log(env, c->run_id, "coord", msg);
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.log = boot_log;
 	hooks.arg = hookarg;
 	hooks.fresh = 1;	/* the boot key differs: this boot must be a new one */
-	r = transport_boot(tr, bm, c->kernel, cmdline.data ? cmdline.data : "", &hooks, &res,
+	r = transport_boot(tr, bm, kernel, cmdline.data ? cmdline.data : "", &hooks, &res,
 	    &d);
 	*agent_ok = 0;		/* a new boot may have a new root file system */
 	if ((rj = boot_result_json(&res)) != NULL &&
@@ -444,7 +452,7 @@ runner_boot(const struct runner_env *env, const struct store_machine *m,
 		 * records the fingerprint in force) say what runs now. */
 		r = runner_boot_probe(env, tr, agent_ok, c);
 		if (r == BF_ERR_LOST || r == BF_ERR_TIMEOUT || !transport_alive(tr))
-			runner_boot_relink(env, tr, agent_ok, bm, c,
+			runner_boot_relink(env, tr, agent_ok, bm, c, kernel,
 			    cmdline.data ? cmdline.data : "", &hooks, res.boot_id, group, o);
 		goto out;
 	}

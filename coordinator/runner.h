@@ -139,6 +139,10 @@ struct runner_claim {
 	json_t *values;			/* every parameter's value */
 	json_t *knobs;			/* requested knobs, or NULL */
 	struct plan_run run;
+	/* The kernel built for this run (kdispatch.h), installed on the
+	 * machine, booted in place of the claim's kernel name; NULL: the
+	 * claim's kernel is an installed one. Set by the scheduler. */
+	const struct boot_kernel *built;
 };
 
 /*
@@ -152,6 +156,10 @@ struct runner_claim {
 int runner_claim_load(const struct store_claim *c, const char *workdir_root,
     struct runner_claim **out, struct bf_diag *d);
 void runner_claim_free(struct runner_claim *rc);	/* accepts NULL */
+
+/* The agent's command on the machine (shquote()d; with sudo -n when
+ * env->sudo), into cmd, for a subcommand to be appended. */
+int runner_agent_cmd(const struct runner_env *env, struct buf *cmd);
 
 /* Upload the agent when the machine's copy differs from ours. *agent_ok
  * caches the answer for the life of the link. */

@@ -22,6 +22,7 @@
 /* checksrc: prefix sched_ */
 
 #define SCHED_RECONCILE_S	5	/* the manager re-reads the machine list at least this often */
+#define SCHED_RECONCILE_MIN_MS	200	/* ... and on a kick, at most this often */
 
 struct worker {
 	struct sched *s;
@@ -33,8 +34,13 @@ struct worker {
 	int64_t current_run;	/* under s->mu; 0 when idle */
 	atomic_int lease_lost;	/* the store gave current_run to another coordinator */
 	int probe_wanted;	/* under s->mu: fingerprint again when idle */
+	int init_fails;		/* woken from dormancy: its failures so far, */
+	uint32_t init_seed;	/* and its back-off jitter (has_init) */
+	int has_init;
 	struct worker *next;
 };
+
+struct dormant;
 
 struct sched {
 	struct sched_config cfg;
@@ -52,6 +58,12 @@ struct sched {
 	pthread_t manager;
 	int manager_started;
 	struct worker *workers;
+	/* sched-dormant.c: offline machines without a worker, under s->mu */
+	struct dormant *dormant;
+	size_t ndormant;
+	uint64_t probed, woken;	/* TCP tries of dormant machines; workers started */
+	pthread_t prober;
+	int prober_started;
 };
 
 enum worker_state {
@@ -93,6 +105,39 @@ struct worker_ctx {
 	time_t sleep_until;		/* WAIT: back-off of a link-less worker, or 0 */
 	struct worker_timer timer[WT_COUNT];
 };
+/* Seconds before reconnecting after fails failures (sched.c). */
+time_t sched_retry_delay(int fails, int max, uint32_t seed);
+/* Start a worker for name, under s->mu; fails > 0: woken from dormancy
+ * with that many failures and its seed. BF_ERR_ALLOC/BF_ERR_SYS. */
+int sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
+    int probe_wanted);
+
+/*
+ * sched-dormant.c (see there). enabled: may this machine go dormant (a
+ * numeric address with the SSH transport, or cfg.reach). add: a worker
+ * hands its offline machine over (it ends after). names: the dormant
+ * machines' names (borrowed, valid under s->mu) into out[0..cap); their
+ * count. sync: drop those not in sorted[0..n) (deleted). probe: try name
+ * now; BF_ERR_NOTFOUND when not dormant. start/stop: the prober thread
+ * (stop after s->stopping is set; frees the list).
+ */
+int sched_dormant_enabled(const struct sched *s, const char *host, int port);
+int sched_dormant_add_locked(struct sched *s, const char *name, const char *host, int port,
+    int fails, uint32_t seed, time_t next_try);
+size_t sched_dormant_names_locked(const struct sched *s, char **out, size_t cap);
+void sched_dormant_sync_locked(struct sched *s, char *const *sorted, size_t n);
+int sched_dormant_probe_locked(struct sched *s, const char *name);
+int sched_dormant_start(struct sched *s);
+void sched_dormant_stop(struct sched *s);
+
+/* A run whose kernel is a spec (sched-kernel.c): built or reused and
+ * installed, then rc->built points at bk (0: boot it); else *o says how
+ * the run ends. After a boot that proceeds: release and config checked. */
+struct kdispatch_kernel;
+int sched_kernel_prepare(struct worker_ctx *x, struct runner_claim *rc,
+    struct kdispatch_kernel *k, struct boot_kernel *bk, struct run_outcome *o);
+void sched_kernel_verify(struct worker_ctx *x, const struct runner_claim *rc,
+    const struct kdispatch_kernel *k, struct run_outcome *o);
 /* Say a store write that failed on stderr, once per run (sched-sink.c). */
 void sched_store_check(struct worker_ctx *x, int r, int64_t run_id, const char *what);
 /* The worker's sink: the step's results into the store as they arrive. */

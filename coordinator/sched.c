@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "events.h"
+#include "kdispatch.h"
 #include "sched-int.h"
 #include "sha256.h"
 
@@ -76,8 +77,8 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
  * together after a power cut, do not come back in lock-step. Reset to 0 by
  * a connection that works.
  */
-static time_t
-retry_delay(int fails, int max, uint32_t seed)
+time_t
+sched_retry_delay(int fails, int max, uint32_t seed)
 {
 	time_t d;
 	uint32_t h;
@@ -283,6 +284,24 @@ ws_refresh(struct worker_ctx *x)
 	return x->tr == NULL ? WS_CONNECT : WS_FINGERPRINT;
 }
 
+/* Hand the machine to the prober (sched-dormant.c) and end: 1 when done. */
+static int
+worker_go_dormant(struct worker_ctx *x)
+{
+	struct sched *s = x->s;
+	int r = 0;
+
+	pthread_mutex_lock(&s->mu);
+	if (!s->stopping && !x->w->stop && !x->w->probe_wanted &&
+	    sched_dormant_add_locked(s, x->w->name, x->m->host, x->m->port, x->fails, x->seed,
+	    x->sleep_until) == 0) {
+		x->w->stop = 1;		/* the manager does not count it any more */
+		r = 1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
 /*
  * Connect to the machine. A failure counts towards probe_failures; only that
  * many in a row make the machine offline, so one lost packet or a restarting
@@ -300,7 +319,7 @@ ws_connect(struct worker_ctx *x)
 
 	/* a probe asked for (POST .../probe) tries at once, back-off or not */
 	forced = worker_probe_pending(x->w);
-	delay = retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+	delay = sched_retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
 	if (!forced && !timer_due(x, WT_CONNECT, delay)) {
 		x->sleep_until = x->timer[WT_CONNECT].last + delay;
 		return WS_WAIT;
@@ -323,7 +342,11 @@ ws_connect(struct worker_ctx *x)
 			sched_store_check(x, rm, 0, "updating the machine");
 			events_machine(s->cfg.ev, x->m->name);
 		}
-		x->sleep_until = x->now + retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+		x->sleep_until = x->now + sched_retry_delay(x->fails, s->cfg.probe_interval_s, x->seed);
+		/* offline: the prober tries it from now on, without this thread */
+		if (state != NULL && sched_dormant_enabled(s, x->m->host, x->m->port) &&
+		    worker_go_dormant(x))
+			return WS_EXIT;
 		return WS_WAIT;
 	}
 	x->fails = 0;
@@ -418,6 +441,8 @@ ws_run(struct worker_ctx *x)
 	struct store_claim *c = x->c;
 	struct runner_claim *rc = NULL;
 	struct run_outcome o;
+	struct kdispatch_kernel kk;
+	struct boot_kernel bk;
 	struct bf_diag cd;
 	char group[512];
 
@@ -436,7 +461,10 @@ ws_run(struct worker_ctx *x)
 	worker_set_run(x->w, c->run_id);
 	transport_set_cancel(x->tr, &x->w->lease_lost);
 	store_boot_group(c, group, sizeof(group));
-	runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
+	if (sched_kernel_prepare(x, rc, &kk, &bk, &o) == 0)
+		runner_boot(&x->env, x->m, x->tr, &x->agent_ok, rc, group, &o);
+	if (o.action == RUN_PROCEED && rc->built != NULL)
+		sched_kernel_verify(x, rc, &kk, &o);
 	if (o.action == RUN_PROCEED) {
 		x->boot_fails = 0;
 		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
@@ -541,6 +569,10 @@ worker_main(void *arg)
 	for (const char *p = w->name; *p != '\0'; p++)	/* FNV-1a */
 		x.seed = (x.seed ^ (unsigned char)*p) * 16777619u;
 	x.seed ^= (uint32_t)getpid() ^ (uint32_t)time(NULL);
+	if (w->has_init) {	/* woken from dormancy: its back-off goes on */
+		x.fails = w->init_fails;
+		x.seed = w->init_seed;
+	}
 	x.timer[WT_CONNECT].name = "connect";
 	x.timer[WT_HEALTH].name = "health";
 	x.timer[WT_FINGERPRINT].name = "fingerprint";
@@ -591,6 +623,33 @@ name_in(char *const *v, size_t n, const char *name)
 	return n > 0 && bsearch(&name, v, n, sizeof(*v), name_cmp) != NULL;
 }
 
+int
+sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
+    int probe_wanted)
+{
+	struct worker *nw;
+
+	if ((nw = calloc(1, sizeof(*nw))) == NULL || (nw->name = strdup(name)) == NULL) {
+		worker_free(nw);
+		return BF_ERR_ALLOC;
+	}
+	nw->s = s;
+	nw->probe_wanted = probe_wanted;
+	if (fails > 0) {
+		nw->has_init = 1;
+		nw->init_fails = fails;
+		nw->init_seed = seed;
+	}
+	if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
+		worker_free(nw);
+		return BF_ERR_SYS;
+	}
+	nw->started = 1;
+	nw->next = s->workers;
+	s->workers = nw;
+	return 0;
+}
+
 /*
  * Start workers for new machines, stop those of deleted ones, reap. Every
  * kick comes here, and registering a lab of N machines kicks N times: the
@@ -599,29 +658,22 @@ name_in(char *const *v, size_t n, const char *name)
 static void
 sched_reconcile(struct sched *s)
 {
-	struct store_machine *ms = NULL;
-	struct worker *w, **wp, *nw;
+	struct worker *w, **wp;
 	char **mnames = NULL, **wnames = NULL;
 	size_t n = 0, nw_live = 0, i;
 	int stopped = 0;
 
-	if (store_machine_list(s->st, &ms, &n) != 0)
+	if (store_machine_names(s->st, &mnames, &n) != 0)
 		return;
-	if (n > 0 && (mnames = calloc(n, sizeof(*mnames))) == NULL) {
-		store_machines_free(ms, n);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		mnames[i] = ms[i].name;
 	if (n > 1)
 		qsort(mnames, n, sizeof(*mnames), name_cmp);
 	pthread_mutex_lock(&s->mu);
 	for (w = s->workers; w != NULL; w = w->next)
 		nw_live++;
+	nw_live += s->ndormant;
 	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
 		pthread_mutex_unlock(&s->mu);
-		free(mnames);
-		store_machines_free(ms, n);
+		store_names_free(mnames, n);
 		return;
 	}
 	nw_live = 0;
@@ -635,24 +687,15 @@ sched_reconcile(struct sched *s)
 	}
 	if (stopped)	/* a sleeping worker of a deleted machine ends now */
 		pthread_cond_broadcast(&s->cv);
+	/* a dormant machine has no worker and needs none; a deleted one goes */
+	sched_dormant_sync_locked(s, mnames, n);
+	nw_live += sched_dormant_names_locked(s, wnames + nw_live, s->ndormant);
 	if (nw_live > 1)
 		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
 	for (i = 0; i < n && !s->stopping; i++) {
-		if (name_in(wnames, nw_live, ms[i].name))
+		if (name_in(wnames, nw_live, mnames[i]))
 			continue;
-		if ((nw = calloc(1, sizeof(*nw))) == NULL ||
-		    (nw->name = strdup(ms[i].name)) == NULL) {
-			worker_free(nw);
-			continue;
-		}
-		nw->s = s;
-		if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
-			worker_free(nw);
-			continue;
-		}
-		nw->started = 1;
-		nw->next = s->workers;
-		s->workers = nw;
+		(void)sched_spawn_locked(s, mnames[i], 0, 0, 0);
 	}
 	/* Reap the workers that have ended. */
 	for (wp = &s->workers; *wp != NULL;) {
@@ -670,8 +713,7 @@ sched_reconcile(struct sched *s)
 	}
 	pthread_mutex_unlock(&s->mu);
 	free(wnames);
-	free(mnames);
-	store_machines_free(ms, n);
+	store_names_free(mnames, n);
 }
 
 /* Renew the leases of the runs in flight: a step can be silent for far
@@ -712,21 +754,27 @@ static void *
 manager_main(void *arg)
 {
 	struct sched *s = arg;
-	time_t last_renew = 0, last_reconcile = 0;
+	time_t last_renew = 0;
+	int64_t last_reconcile = 0, since;
 	uint64_t gen, seen = 0;
-	int stopping;
+	int stopping, wait_ms;
 
 	for (;;) {
-		/* the machine list on every kick (an API change kicks), and every
-		 * few seconds for what a kick does not announce (a machine
-		 * another coordinator of a shared store registered) */
+		/* the machine list on a kick (an API change kicks), at most every
+		 * SCHED_RECONCILE_MIN_MS: a lab registering 10,000 machines, or a
+		 * stream of jobs, would otherwise read every name per request;
+		 * and every few seconds for what a kick does not announce (a
+		 * machine another coordinator of a shared store registered) */
 		gen = sched_gen(s);
-		if (gen != seen || last_reconcile == 0 ||
-		    time(NULL) - last_reconcile >= SCHED_RECONCILE_S) {
+		since = bf_mono_ms() - last_reconcile;
+		wait_ms = 1000;
+		if (last_reconcile == 0 || since >= SCHED_RECONCILE_S * 1000 ||
+		    (gen != seen && since >= SCHED_RECONCILE_MIN_MS)) {
 			seen = gen;
-			last_reconcile = time(NULL);
+			last_reconcile = bf_mono_ms();
 			sched_reconcile(s);
-		}
+		} else if (gen != seen)
+			wait_ms = (int)(SCHED_RECONCILE_MIN_MS - since);
 		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
 			size_t nre = 0;
 
@@ -741,7 +789,7 @@ manager_main(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		if (stopping)
 			break;
-		sched_wait(s, gen, 1000);
+		sched_wait(s, gen, wait_ms);
 	}
 	return NULL;
 }
@@ -798,6 +846,11 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 		goto out;
 	}
 	s->manager_started = 1;
+	if ((s->cfg.connect == NULL || s->cfg.reach != NULL) &&
+	    (r = sched_dormant_start(s)) != 0) {
+		bf_diag_set(d, NULL, "cannot start the prober of offline machines");
+		goto out;
+	}
 	*out = s;
 	s = NULL;
 	r = 0;
@@ -820,10 +873,29 @@ sched_probe(struct sched *s, const char *name)
 			w->probe_wanted = 1;
 			r = 0;
 		}
+	if (r != 0)
+		r = sched_dormant_probe_locked(s, name);
 	s->gen++;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	return r;
+}
+
+void
+sched_stats(struct sched *s, struct sched_stats *out)
+{
+	struct worker *w;
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	for (w = s->workers; w != NULL; w = w->next)
+		out->workers += w->started && !w->exited;
+	out->dormant = s->ndormant;
+	out->probed = s->probed;
+	out->woken = s->woken;
+	pthread_mutex_unlock(&s->mu);
 }
 
 void
@@ -851,6 +923,8 @@ sched_stop(struct sched *s)
 	pthread_mutex_unlock(&s->mu);
 	if (s->manager_started)
 		pthread_join(s->manager, NULL);
+	s->manager_started = 0;
+	sched_dormant_stop(s);
 	/* A worker inside a measured step may not notice for a long time; give
 	 * the others a moment and leave the busy ones to the process exit. */
 	for (i = 0; i < 30; i++) {

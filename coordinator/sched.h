@@ -13,6 +13,7 @@
 #include "events.h"
 #include "recipes.h"
 #include "store.h"
+#include "kstore.h"
 #include "transport.h"
 
 struct sched_config {
@@ -34,6 +35,23 @@ struct sched_config {
 	 * the unit tests put the fake transport here. */
 	transport_connect_fn connect;
 	void *connect_arg;
+	/* Kernels built for runs (kdispatch.h): their artifact directory
+	 * (NULL: a run needing one fails saying so) and the builders' work
+	 * directory (NULL: KDISPATCH_DIR). */
+	struct kstore *ks;
+	const char *kbuild_dir;
+	/* Is host:port's SSH port answering (0 yes)? How dormant offline
+	 * machines are tried (sched-dormant.c): NULL is a TCP connect with
+	 * the SSH transport; with a connect above and no reach, offline
+	 * machines keep their worker threads. Called with connect_arg. */
+	int (*reach)(void *arg, const char *host, int port);
+};
+
+/* What the scheduler holds: worker threads, offline machines without one,
+ * TCP tries of those and workers started from them since the start. */
+struct sched_stats {
+	size_t workers, dormant;
+	uint64_t probed, woken;
 };
 
 struct sched;
@@ -53,5 +71,6 @@ int sched_probe(struct sched *s, const char *name);
  * at the next start, exactly as after a kill -9. Accepts NULL.
  */
 int sched_stop(struct sched *s);
+void sched_stats(struct sched *s, struct sched_stats *out);
 
 #endif

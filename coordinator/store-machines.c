@@ -165,6 +165,59 @@ out:
 }
 
 int
+store_machine_names(struct store *s, char ***out, size_t *nout)
+{
+	char **a = NULL, **na;
+	struct db_stmt *st;
+	size_t n = 0, cap = 0;
+	int r;
+
+	*out = NULL;
+	*nout = 0;
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	s = store_rlock(s);
+	if ((r = store_q(s, Q_M_NAMES, &st, "")) != 0)
+		goto out;
+	while ((r = store_q_step(s, st)) == 1) {
+		if (n == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			if ((na = reallocarray(a, cap, sizeof(*a))) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			a = na;
+		}
+		if ((r = store_col_dup(st, 0, &a[n])) != 0)
+			goto out;
+		n++;
+	}
+	if (r < 0)
+		goto out;
+	*out = a;
+	*nout = n;
+	a = NULL;
+	n = 0;
+	r = 0;
+out:
+	store_unlock(s);
+	store_names_free(a, n);
+	return r;
+}
+
+void
+store_names_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int
 store_machine_list(struct store *s, struct store_machine **out, size_t *nout)
 {
 	struct store_machine *a = NULL, *na;

@@ -68,6 +68,7 @@ static const char *const store_sql[Q__COUNT] = {
 	    " created_at, boot, roles) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[Q_M_GET] = "SELECT " MACHINE_COLS " FROM machines WHERE name = ?1",
 	[Q_M_LIST] = "SELECT " MACHINE_COLS " FROM machines ORDER BY name",
+	[Q_M_NAMES] = "SELECT name FROM machines",
 	[Q_M_BUSY] = "SELECT id FROM runs WHERE machine = ?1 AND state = 'running' LIMIT 1",
 	[Q_M_DELETE] = "DELETE FROM machines WHERE name = ?1",
 	/* NULL keeps a field; "" clears an optional one. */

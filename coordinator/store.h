@@ -84,6 +84,10 @@ int store_machine_get(struct store *s, const char *name, struct store_machine **
 int store_machine_list(struct store *s, struct store_machine **out, size_t *nout);
 void store_machine_free(struct store_machine *m);
 void store_machines_free(struct store_machine *a, size_t n);
+/* Every machine's name, in no order (the scheduler's reconcile: a name a
+ * row, nothing else read); free with store_names_free(). */
+int store_machine_names(struct store *s, char ***out, size_t *nout);
+void store_names_free(char **v, size_t n);
 /* BF_ERR_NOTFOUND; BF_ERR_STATE while a run holds the machine. */
 int store_machine_delete(struct store *s, const char *name);
 /* Update what is non-NULL; last_seen = now when touch is set. "" clears

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,6 +103,22 @@ fresh_store(const char *boot)
 	return st;
 }
 
+/* The dormant machines' prober asks this (cfg.reach) instead of TCP. */
+static atomic_int reach_up, reach_calls, reach_hold;
+static int (*start_reach)(void *arg, const char *host, int port);
+
+static int
+fake_reach(void *arg, const char *host, int port)
+{
+	(void)arg;
+	(void)host;
+	(void)port;
+	atomic_fetch_add(&reach_calls, 1);
+	while (atomic_load(&reach_hold))	/* a try in flight, held */
+		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
+	return atomic_load(&reach_up) ? 0 : BF_ERR_LOST;
+}
+
 static struct sched *
 start(struct store *st, struct fake_script *fs, int lease_s)
 {
@@ -123,6 +140,7 @@ start(struct store *st, struct fake_script *fs, int lease_s)
 	cfg.recipes = rs;
 	cfg.connect = fake_connect;
 	cfg.connect_arg = fs;
+	cfg.reach = start_reach;
 	bf_diag_clear(&d);
 	T_EQ_INT(sched_start(&cfg, st, &s, &d), 0);
 	return s;
@@ -325,6 +343,137 @@ test_offline_backoff(void)
 	T_EQ_STR(state ? state : "(not idle within 1.5 s of the probe)", "idle");
 	free(state);
 	T_EQ_INT(fake_count(&fs, &fs.connects), 4);
+	T_EQ_INT(sched_stop(s), 0);
+	store_close(st);
+}
+
+/* Wait up to 3 s for the scheduler to hold workers threads and dormant
+ * machines; 1 when it did. */
+static int
+wait_stats(struct sched *s, size_t workers, size_t dormant, struct sched_stats *st)
+{
+	int i;
+
+	for (i = 0; i < 60; i++) {
+		sched_stats(s, st);
+		if (st->workers == workers && st->dormant == dormant)
+			return 1;
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
+	return 0;
+}
+
+/*
+ * An offline machine gives up its thread (sched-dormant.c): the prober
+ * asks whether its port answers, without an SSH connect, on the back-off
+ * or when a probe is asked for; a machine whose port answers gets a worker
+ * again, which connects and finds it idle. Kicks wake neither.
+ */
+static void
+test_dormant(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched_stats ss;
+	struct sched *s;
+	char *state = NULL;
+	int i, calls;
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	fs.connect_fails = 3;
+	atomic_store(&reach_up, 0);
+	atomic_store(&reach_calls, 0);
+	start_reach = fake_reach;
+	s = start(st, &fs, 30);
+	start_reach = NULL;
+	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
+	/* offline: no worker thread, one dormant machine */
+	T_CHECK(wait_stats(s, 0, 1, &ss));
+	state = machine_field(st, "state");
+	T_EQ_STR(state, "offline");
+	free(state);
+	for (i = 0; i < 10; i++) {
+		sched_kick(s);
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 0);	/* the manager does not restart it */
+	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
+	/* a probe of a dormant machine: its port is tried at once, still down */
+	calls = atomic_load(&reach_calls);
+	T_EQ_INT(sched_probe(s, "fake1"), 0);
+	for (i = 0; i < 40 && atomic_load(&reach_calls) == calls; i++)
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	T_EQ_INT(atomic_load(&reach_calls), calls + 1);
+	T_CHECK(wait_stats(s, 0, 1, &ss));
+	T_EQ_INT(fake_count(&fs, &fs.connects), 3);	/* no SSH to a dead port */
+	/* the port answers: a worker again, which connects */
+	atomic_store(&reach_up, 1);
+	T_EQ_INT(sched_probe(s, "fake1"), 0);
+	for (i = 0; i < 60; i++) {
+		state = machine_field(st, "state");
+		if (strcmp(state, "idle") == 0)
+			break;
+		free(state);
+		state = NULL;
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	}
+	T_EQ_STR(state ? state : "(not idle within 3 s)", "idle");
+	free(state);
+	T_CHECK(wait_stats(s, 1, 0, &ss));
+	T_EQ_INT((long long)ss.woken, 1);
+	T_CHECK(ss.probed >= 2);
+	T_EQ_INT(fake_count(&fs, &fs.connects), 4);
+	T_EQ_INT(sched_stop(s), 0);
+	store_close(st);
+}
+
+/* A dormant machine deleted while its port is being tried: gone from the
+ * list at once, freed by the prober when the try ends, no worker started
+ * even though the port answered (ASan checks the freeing). */
+static void
+test_dormant_delete(void)
+{
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched_stats ss;
+	struct sched *s;
+	int i;
+
+	fake_script_init(&fs, NULL, 0, NULL, 0);
+	fs.connect_fails = 1000;
+	atomic_store(&reach_up, 0);
+	atomic_store(&reach_calls, 0);
+	start_reach = fake_reach;
+	s = start(st, &fs, 30);
+	start_reach = NULL;
+	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	T_CHECK(wait_stats(s, 0, 1, &ss));
+	atomic_store(&reach_hold, 1);
+	T_EQ_INT(sched_probe(s, "fake1"), 0);
+	for (i = 0; i < 40 && atomic_load(&reach_calls) == 0; i++)
+		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	T_EQ_INT(atomic_load(&reach_calls), 1);		/* in flight now */
+	T_EQ_INT(store_machine_delete(st, "fake1"), 0);
+	sched_kick(s);
+	T_CHECK(wait_stats(s, 0, 0, &ss));
+	atomic_store(&reach_up, 1);
+	atomic_store(&reach_hold, 0);
+	nanosleep(&(struct timespec){ 0, 300000000L }, NULL);
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 0);
+	T_EQ_INT((long long)ss.dormant, 0);
+	T_EQ_INT((long long)ss.woken, 0);
+	T_EQ_INT(sched_probe(s, "fake1"), BF_ERR_NOTFOUND);
 	T_EQ_INT(sched_stop(s), 0);
 	store_close(st);
 }
@@ -680,6 +829,8 @@ main(void)
 	test_once();
 	test_retry_after_lost_link();
 	test_offline_backoff();
+	test_dormant();
+	test_dormant_delete();
 	test_quarantine();
 	test_adaptive();
 	test_suite_boots();

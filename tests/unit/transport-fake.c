@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transport-fake.h"
 
@@ -58,12 +59,14 @@ fake_exec(struct transport *t, const char *cmd, const void *in, size_t inlen,
 	const char *p, *nl;
 	int n = 0, ret;
 
-	(void)in;
-	(void)inlen;
 	(void)idle_ms;
 	(void)total_ms;
 	*status = -1;
 	fake_bump(f->fs, &f->fs->execs);
+	pthread_mutex_lock(&f->fs->mu);
+	snprintf(f->fs->stdin_last, sizeof(f->fs->stdin_last), "%.*s",
+	    (int)(inlen < 511 ? inlen : 511), in != NULL ? (const char *)in : "");
+	pthread_mutex_unlock(&f->fs->mu);
 	if (!f->alive || (f->cancel != NULL && atomic_load(f->cancel))) {
 		f->alive = 0;
 		bf_diag_set(d, NULL, "fake: the link is down");
@@ -133,11 +136,19 @@ static int
 fake_upload(struct transport *t, const char *local, const char *remote, int mode,
     int timeout_ms, struct bf_diag *d)
 {
-	(void)local;
-	(void)remote;
+	struct fake_script *fs = tf(t)->fs;
+
 	(void)mode;
 	(void)timeout_ms;
-	fake_bump(tf(t)->fs, &tf(t)->fs->uploads);
+	fake_bump(fs, &fs->uploads);
+	pthread_mutex_lock(&fs->mu);
+	if (access(local, R_OK) != 0)
+		fs->upload_unreadable++;
+	if (strlen(fs->uploaded) + strlen(remote) + 2 < sizeof(fs->uploaded)) {
+		strcat(fs->uploaded, remote);
+		strcat(fs->uploaded, "|");
+	}
+	pthread_mutex_unlock(&fs->mu);
 	if (!tf(t)->alive) {
 		bf_diag_set(d, NULL, "fake: the link is down");
 		return BF_ERR_LOST;
@@ -154,10 +165,13 @@ fake_boot(struct transport *t, const struct boot_machine *bm, const char *kernel
 	struct fake_script *fs = f->fs;
 	const struct fake_boot *b = NULL;
 
-	(void)bm;
+	const struct boot_kernel *bk = boot_kernel_find(bm, kernel);
+
 	memset(res, 0, sizeof(*res));
 	pthread_mutex_lock(&fs->mu);
 	fs->boots_tried++;
+	snprintf(fs->boot_kernel, sizeof(fs->boot_kernel), "%s", kernel ? kernel : "");
+	snprintf(fs->boot_image, sizeof(fs->boot_image), "%s", bk != NULL ? bk->image : "");
 	if (fs->boots_used < fs->nboots)
 		b = &fs->boots[fs->boots_used++];
 	pthread_mutex_unlock(&fs->mu);

@@ -45,6 +45,11 @@ struct fake_script {
 	int connect_fails;		/* the next that many connects fail BF_ERR_LOST */
 	int connects, execs, captures, uploads, boots_tried, closes;
 	int unmatched;			/* commands no rule answered (BF_ERR_PROTO) */
+	int upload_unreadable;		/* uploads whose local file could not be read */
+	char uploaded[1024];		/* every upload's remote path, "|"-separated */
+	char boot_kernel[128];		/* the last boot's kernel ... */
+	char boot_image[256];		/* ... and its image in the boot map ("" none) */
+	char stdin_last[512];		/* the start of the last exec's stdin */
 };
 
 void fake_script_init(struct fake_script *fs, struct fake_rule *rules, size_t nrules,
