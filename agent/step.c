@@ -674,11 +674,11 @@ step_metric(const struct ajson *v, size_t idx, struct step *st, struct bf_diag *
 	snprintf(field, sizeof(field), "metrics[%zu].source", idx);
 	if ((r = step_want(src, AJSON_STR, field, d)) != 0)
 		return r;
-	if (strcmp(src->str, "stdout") == 0)
+	if (strcmp(src->str, STEP_SOURCE_STDOUT) == 0)
 		m->source = STEP_STDOUT;
-	else if (strcmp(src->str, "stderr") == 0)
+	else if (strcmp(src->str, STEP_SOURCE_STDERR) == 0)
 		m->source = STEP_STDERR;
-	else if (strcmp(src->str, "file") == 0)
+	else if (strcmp(src->str, STEP_SOURCE_FILE) == 0)
 		m->source = STEP_FILE;
 	else {
 		bf_diag_set(d, field, "\"%.64s\" is not one of stdout, stderr, file", src->str);
@@ -827,7 +827,7 @@ step_f_pmu(const struct ajson *v, struct step *st, struct bf_diag *d)
 	size_t i;
 	int r;
 
-	if ((r = step_want(v, AJSON_OBJ, "pmu", d)) != 0)
+	if ((r = step_want(v, AJSON_OBJ, STEP_FIELD_PMU, d)) != 0)
 		return r;
 	if (v->n > BF_MAX_STEP_PMU) {
 		bf_diag_set(d, "pmu", "%zu events, at most %d allowed", v->n, BF_MAX_STEP_PMU);
@@ -875,7 +875,7 @@ static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_PRE,	.required = 0,	.fn = step_f_pre },
 	{ .name = STEP_FIELD_SERVICES,	.required = 0,	.fn = step_f_services },
 	{ .name = STEP_FIELD_PATHS,	.required = 0,	.fn = step_f_paths },
-	{ .name = "pmu",		.required = 0,	.fn = step_f_pmu },
+	{ .name = STEP_FIELD_PMU,	.required = 0,	.fn = step_f_pmu },
 	{ .name = STEP_FIELD_PROFILE,	.required = 0,	.fn = step_f_profile },
 	{ .name = STEP_FIELD_PACKAGES,	.required = 0,	.fn = step_f_packages },
 	{ .name = STEP_FIELD_FILES,	.required = 0,	.fn = step_f_files },

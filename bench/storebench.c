@@ -148,12 +148,15 @@ main(int argc, char **argv)
 		return 1;
 	}
 	{
-		json_t *o = NULL;
+		struct store_runs *rs = NULL;
 
-		store_job_runs_json(s, job, &o);
-		first_id = json_integer_value(json_object_get(json_array_get(
-		    json_object_get(o, "runs"), 0), "id"));
-		json_decref(o);
+		if (store_job_runs(s, job, 0, &rs) != 0 || rs->n == 0) {
+			fprintf(stderr, "storebench: runs: %s\n", store_last_error());
+			store_runs_free(rs);
+			return 1;
+		}
+		first_id = rs->run[0].id;
+		store_runs_free(rs);
 	}
 	t0 = now();
 	for (i = 0; i < (size_t)ncoord; i++) {

@@ -35,6 +35,8 @@
 #define STEP_FIELD_PROFILE	"profile"	/* {"perf": "record", "freq": Hz} */
 #define STEP_FIELD_PACKAGES	"packages"	/* [{debian, binary}]: checked first */
 #define STEP_FIELD_FILES	"files"		/* [{name, text}], maybe []: a private workdir */
+#define STEP_FIELD_PMU		"pmu"		/* {name: raw event}, at most BF_MAX_STEP_PMU;
+						 * no recipe writes it yet */
 
 /* packages[i]: the binary must be on PATH, the version goes in the snapshot */
 #define STEP_PACKAGE_DEBIAN	"debian"
@@ -52,7 +54,10 @@
 
 /* metrics[i] */
 #define STEP_METRIC_NAME	"name"
-#define STEP_METRIC_SOURCE	"source"	/* "stdout" or "stderr" */
+#define STEP_METRIC_SOURCE	"source"	/* one of the three below */
+#define STEP_SOURCE_STDOUT	"stdout"
+#define STEP_SOURCE_STDERR	"stderr"
+#define STEP_SOURCE_FILE	"file"		/* with STEP_METRIC_FILE */
 #define STEP_METRIC_REGEX	"regex"
 #define STEP_METRIC_CSV		"csv"		/* {row_match, column} */
 #define STEP_METRIC_CSV_ROW	"row_match"

@@ -191,7 +191,7 @@ int api_report_cmp_machines(const json_t *cellsj, const json_t *runs, const int 
     size_t nc, struct buf *line);
 /* Onto line: a pin job's machine; nothing for other spreads. */
 int api_report_pin_line(const json_t *jobj, struct buf *line);
-/* A block job's samples (store_job_samples_json) with each cell (of
+/* A block job's samples (api_view_job_cells_get) with each cell (of
  * those in only, by cell_index; NULL: all) split by the machine its
  * samples' runs ran on: axis "machine" added, label "LABEL machine=M".
  * *out a new reference. BF_ERR_ALLOC. */
@@ -230,7 +230,7 @@ struct report_pivot;
  * axis). BF_ERR_INVALID with d naming "columns" or "baseline". */
 int api_report_columns(const json_t *cellsj, const char *colq, const char *base, char *axis,
     size_t axsz, struct bf_diag *d);
-/* The pivot of cellsj (store_job_samples_json's "cells") on axis, the
+/* The pivot of cellsj (api_view_job_cells_get's "cells") on axis, the
  * reference base's value (AXIS:VALUE, or NULL: the first); summary set, or
  * when cells have a "workload" axis. *out freed with report_pivot_free. */
 int api_report_pivot(const json_t *cellsj, const char *axis, const char *base, int summary,
@@ -261,7 +261,7 @@ void api_report_respond(struct api_resp *rs, const char *fmt, struct buf *out);
 void api_report_multi(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-report-ev.c: the report's evidence for job jobj, from its samples
- * (store_job_samples) and runs (store_job_runs_json): warnings (THP
+ * (store_job_samples) and runs (api_view_job_runs_get): warnings (THP
  * that did not happen, drift within the job, failed expectations of rec)
  * into warn, context lines (cells on several machines) into ctx; both the
  * caller's, freed with evidence_lines_free. BF_ERR_ALLOC only: a snapshot

@@ -590,7 +590,7 @@ api_jobs_runs(struct api *a, struct api_req *rq, struct api_resp *rs)
 	json_t *j = NULL;
 	int r;
 
-	if ((r = store_job_runs_json(a->st, rq->id, &j)) != 0) {
+	if ((r = api_view_job_runs_get(a->st, rq->id, 1, &j)) != 0) {
 		api_store_error(rs, r, "job");
 		return;
 	}
@@ -603,7 +603,7 @@ api_runs_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	json_t *j = NULL;
 	int r;
 
-	if ((r = store_run_get_json(a->st, rq->id, &j)) != 0) {
+	if ((r = api_view_run_get(a->st, rq->id, &j)) != 0) {
 		api_store_error(rs, r, "run");
 		return;
 	}

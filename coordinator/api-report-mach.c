@@ -228,7 +228,7 @@ api_report_block_ts(struct api *a, int64_t id, const struct store_samples *ts,
 	*out = NULL;
 	/* the typed samples keep no run per sample: the machine comes from
 	 * the store's sample rows, which name their run */
-	if ((r = store_job_samples_json(a->st, id, &samp)) != 0 ||
+	if ((r = api_view_job_cells_get(a->st, id, &samp)) != 0 ||
 	    (r = api_report_block_split(samp, runs, json_object_get(ts->doc, "cells"),
 	    &split)) != 0)
 		goto out;

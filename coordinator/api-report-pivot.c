@@ -180,7 +180,7 @@ msrc_free(struct msrc *s)
 	store_samples_free(s->ts);
 }
 
-/* The cells of a bundle, as store_job_samples_json gives a job's. */
+/* The cells of a bundle, as api_view_job_cells_get gives a job's. */
 static int
 bundle_cells(const json_t *bundle, json_t **out)
 {
@@ -246,7 +246,7 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 	if (!repro) {
 		snprintf(s->name, sizeof(s->name), "job %" PRId64, id);
 		if ((r = api_view_job_get(a->st, id, &s->doc)) != 0 ||
-		    (r = store_job_samples(a->st, id, &s->ts)) != 0) {
+		    (r = api_view_samples_get(a->st, id, &s->ts)) != 0) {
 			api_store_error(rs, r, s->name);
 			return r;
 		}

@@ -509,12 +509,12 @@ api_jobs_report(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto out;
 	fmt = ro.fmt;
 	if ((r = api_view_job_get(a->st, rq->id, &jobj)) != 0 ||
-	    (r = store_job_samples(a->st, rq->id, &ts)) != 0) {
+	    (r = api_view_samples_get(a->st, rq->id, &ts)) != 0) {
 		api_store_error(rs, r, "job");
 		goto out;
 	}
 	/* a job without runs yet has none; the report says "none yet" */
-	if (store_job_runs_bare_json(a->st, rq->id, &runs) != 0)
+	if (api_view_job_runs_get(a->st, rq->id, 0, &runs) != 0)
 		runs = NULL;
 	if (json_object_get(json_object_get(jobj, "spec"), "recipes") != NULL) {
 		if (api_report_suite(a, rq->id, jobj, ts, runs, &ro, &out, rs) != 0)

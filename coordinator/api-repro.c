@@ -693,8 +693,8 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "matches", json_object_get(info, "matches"), "notes",
 		    json_object_get(info, "notes"));
 	} else {
-		if ((r = store_job_samples_json(a->st, x->job_id, &samples)) != 0 ||
-		    (r = store_job_runs_bare_json(a->st, x->job_id, &runs)) != 0 ||
+		if ((r = api_view_job_cells_get(a->st, x->job_id, &samples)) != 0 ||
+		    (r = api_view_job_runs_get(a->st, x->job_id, 0, &runs)) != 0 ||
 		    (r = here_fingerprints(a, info, json_object_get(runs, "runs"), &fps)) != 0 ||
 		    (r = here_snapshots(a, json_object_get(runs, "runs"), &snaps)) != 0) {
 			api_store_error(rs, r, "the reproduction's job");

@@ -274,3 +274,192 @@ out:
 	store_log_lines_free(a, n);
 	return r;
 }
+
+/* Values we stored as doubles stay reals ("2.0"), as they always were. */
+static json_t *
+view_run_sample(const void *a, size_t i)
+{
+	const struct store_sample_row *e = (const struct store_sample_row *)a + i;
+
+	return json_pack("{s:I, s:I, s:o, s:f, s:o}", "boot", (json_int_t)e->boot,
+	    "iteration", (json_int_t)e->iteration, "metric", view_str(e->metric),
+	    "value", e->value, "unit", view_str(e->unit));
+}
+
+/* key's array out of view_list's {key: [...]}, as a new reference. */
+static json_t *
+view_array(const char *key, const void *a, size_t n, view_row_fn view)
+{
+	json_t *l, *arr;
+
+	if ((l = view_list(key, a, n, view)) == NULL)
+		return NULL;
+	arr = json_incref(json_object_get(l, key));
+	json_decref(l);
+	return arr;
+}
+
+json_t *
+api_view_run(const struct store_run *r)
+{
+	if (r == NULL)
+		return NULL;
+	return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o,"
+	    " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	    "id", (json_int_t)r->id, "job_id", (json_int_t)r->job_id,
+	    "cell_index", (json_int_t)r->cell_index, "label", view_str(r->label),
+	    "axes", view_json_text(r->axes), "values", view_json_text(r->values),
+	    "boot", (json_int_t)r->boot, "attempt", (json_int_t)r->attempt,
+	    "state", view_str(r->state), "machine", view_str(r->machine),
+	    "hostname", view_str(r->hostname), "kernel", view_str(r->kernel),
+	    "boot_id", view_str(r->boot_id),
+	    "started_at", view_time(r->has_started, r->started_at),
+	    "finished_at", view_time(r->has_finished, r->finished_at),
+	    "exit_status", r->has_exit ? json_integer(r->exit_status) : json_null(),
+	    "error", view_str(r->error),
+	    "knobs_requested", view_json_text(r->knobs_requested),
+	    "knobs", view_json_text(r->knobs),
+	    "req_kernel", view_str(r->req_kernel), "req_cmdline", view_str(r->req_cmdline),
+	    "cmdline", view_str(r->cmdline), "snapshot_sha256", view_str(r->snapshot_sha256),
+	    "fingerprint_doc_sha256", view_str(r->fingerprint_doc_sha256),
+	    "req_machine", view_str(r->req_machine),
+	    "samples", view_array("samples", r->samples, r->nsamples, view_run_sample));
+}
+
+static json_t *
+view_run_row(const void *a, size_t i)
+{
+	return api_view_run((const struct store_run *)a + i);
+}
+
+json_t *
+api_view_runs(const struct store_runs *rs)
+{
+	return view_list("runs", rs->run, rs->n, view_run_row);
+}
+
+int
+api_view_job_runs_get(struct store *st, int64_t job_id, int with_samples, json_t **out)
+{
+	struct store_runs *rs = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = store_job_runs(st, job_id, with_samples, &rs)) != 0)
+		goto out;
+	if ((*out = api_view_runs(rs)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	store_runs_free(rs);
+	return r;
+}
+
+int
+api_view_run_get(struct store *st, int64_t run_id, json_t **out)
+{
+	struct store_runs *rs = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = store_run_get(st, run_id, &rs)) != 0)
+		goto out;
+	if ((*out = api_view_run(&rs->run[0])) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	store_runs_free(rs);
+	return r;
+}
+
+static json_t *
+view_cell_sample(const void *a, size_t i)
+{
+	const struct store_sample_row *e = (const struct store_sample_row *)a + i;
+
+	return json_pack("{s:o, s:o, s:I, s:I, s:f, s:I}", "metric", view_str(e->metric),
+	    "unit", view_str(e->unit), "boot", (json_int_t)e->boot,
+	    "iteration", (json_int_t)e->iteration, "value", e->value, "run", (json_int_t)e->run);
+}
+
+static json_t *
+view_cell(const void *a, size_t i)
+{
+	const struct store_cell_row *c = (const struct store_cell_row *)a + i;
+
+	return json_pack("{s:I, s:o, s:o, s:o}", "cell_index", (json_int_t)c->cell_index,
+	    "label", view_str(c->label), "axes", view_json_text(c->axes),
+	    "samples", view_array("samples", c->samples, c->nsamples, view_cell_sample));
+}
+
+json_t *
+api_view_cells(const struct store_cells *c)
+{
+	json_t *o = NULL, *l;
+
+	/* "job" and "recipe" first, as the document always began */
+	if ((l = view_list("cells", c->cell, c->n, view_cell)) != NULL)
+		o = json_pack("{s:I, s:o, s:O}", "job", (json_int_t)c->job,
+		    "recipe", view_str(c->recipe), "cells", json_object_get(l, "cells"));
+	json_decref(l);
+	return o;
+}
+
+int
+api_view_job_cells_get(struct store *st, int64_t job_id, json_t **out)
+{
+	struct store_cells *c = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = store_job_cells(st, job_id, &c)) != 0)
+		goto out;
+	if ((*out = api_view_cells(c)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	r = 0;
+out:
+	store_cells_free(c);
+	return r;
+}
+
+int
+api_view_samples_doc(struct store_samples *ss)
+{
+	json_t *cells, *c;
+	size_t i;
+
+	json_decref(ss->doc);
+	if ((ss->doc = json_pack("{s:I, s:o, s:[]}", "job", (json_int_t)ss->job,
+	    "recipe", view_str(ss->recipe), "cells")) == NULL)
+		return BF_ERR_ALLOC;
+	cells = json_object_get(ss->doc, "cells");
+	for (i = 0; i < ss->ncells; i++)
+		if ((c = json_pack("{s:I, s:o, s:o}", "cell_index",
+		    (json_int_t)ss->cell[i].cell_index, "label", view_str(ss->cell[i].label),
+		    "axes", view_json_text(ss->cell[i].axes))) == NULL ||
+		    json_array_append_new(cells, c) != 0)
+			return BF_ERR_ALLOC;
+	return 0;
+}
+
+int
+api_view_samples_get(struct store *st, int64_t job_id, struct store_samples **out)
+{
+	struct store_samples *ss = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = store_job_samples(st, job_id, &ss)) != 0 || (r = api_view_samples_doc(ss)) != 0)
+		goto out;
+	*out = ss;
+	ss = NULL;
+out:
+	store_samples_free(ss);
+	return r;
+}

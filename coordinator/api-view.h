@@ -57,4 +57,44 @@ struct store_token_row;
  * (benchfleetd token list --json); the times null when not yet. */
 json_t *api_view_tokens(const struct store_token_row *a, size_t n);
 
+/*
+ * A run: {"id","job_id","cell_index","label","axes":{},"values":{},"boot",
+ *  "attempt","state","machine","hostname","kernel","boot_id","started_at",
+ *  "finished_at","exit_status","error","knobs_requested","knobs",
+ *  "req_kernel","req_cmdline","cmdline","snapshot_sha256",
+ *  "fingerprint_doc_sha256","req_machine",
+ *  "samples":[{"boot","iteration","metric","value","unit"}]}; what is not
+ * known yet is null, a damaged stored JSON value too. New reference; NULL
+ * for r NULL or on ENOMEM.
+ */
+json_t *api_view_run(const struct store_run *r);
+/* {"runs":[api_view_run, ...]} in rs's order. New reference; NULL on ENOMEM. */
+json_t *api_view_runs(const struct store_runs *rs);
+/* store_job_runs, then api_view_runs (each "samples" empty unless
+ * with_samples). BF_ERR_NOTFOUND, BF_ERR_ALLOC, BF_ERR_DB. New reference
+ * in *out. */
+int api_view_job_runs_get(struct store *st, int64_t job_id, int with_samples, json_t **out);
+/* store_run_get, then api_view_run. Same errors. New reference in *out. */
+int api_view_run_get(struct store *st, int64_t run_id, json_t **out);
+/*
+ * A job's cells with their done runs' samples (bundles, reproductions):
+ * {"job":id,"recipe":...,"cells":[{"cell_index","label","axes":{},
+ *  "samples":[{"metric","unit","boot","iteration","value","run"}]}]}.
+ * New reference; NULL on ENOMEM.
+ */
+json_t *api_view_cells(const struct store_cells *c);
+/* store_job_cells, then api_view_cells. BF_ERR_NOTFOUND, BF_ERR_ALLOC,
+ * BF_ERR_DB. New reference in *out. */
+int api_view_job_cells_get(struct store *st, int64_t job_id, json_t **out);
+
+/*
+ * ss->doc from its typed cells: {"job","recipe","cells":[{"cell_index",
+ * "label","axes"}]}, parallel to ss->cell (the report walks both). A doc
+ * it had is replaced. BF_ERR_ALLOC (ss->doc may then be partial: free ss).
+ */
+int api_view_samples_doc(struct store_samples *ss);
+/* store_job_samples, then api_view_samples_doc. BF_ERR_NOTFOUND,
+ * BF_ERR_ALLOC, BF_ERR_DB. *out freed with store_samples_free(). */
+int api_view_samples_get(struct store *st, int64_t job_id, struct store_samples **out);
+
 #endif

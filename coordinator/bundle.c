@@ -343,7 +343,7 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 
 	*out = NULL;
 	if ((r = api_view_job_get(st, job_id, &jobj)) != 0 ||
-	    (r = store_job_runs_json(st, job_id, &runsj)) != 0) {
+	    (r = api_view_job_runs_get(st, job_id, 1, &runsj)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
 			bf_diag_set(d, NULL, "job %lld not found", (long long)job_id);
 		goto out;

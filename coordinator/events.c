@@ -314,7 +314,7 @@ events_run(struct events *ev, int64_t run_id)
 	    "state", "machine", "hostname", "error", "started_at", "finished_at", NULL };
 	json_t *full = NULL;
 
-	if (ev == NULL || ev->st == NULL || store_run_get_json(ev->st, run_id, &full) != 0)
+	if (ev == NULL || ev->st == NULL || api_view_run_get(ev->st, run_id, &full) != 0)
 		goto out;
 	events_publish(ev, "run", pick(full, keys));
 out:
@@ -336,7 +336,7 @@ job_eta(struct events *ev, int64_t job_id, const char *state)
 
 	if (state != NULL && strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)
 		return json_integer(0);
-	if (store_job_runs_json(ev->st, job_id, &runs) != 0)
+	if (api_view_job_runs_get(ev->st, job_id, 1, &runs) != 0)
 		return json_null();
 	json_array_foreach(json_object_get(runs, "runs"), i, r) {
 		st = json_string_value(json_object_get(r, "state"));

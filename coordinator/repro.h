@@ -52,7 +52,7 @@ int repro_side_summary(const double *v, const int *boot, size_t n, struct stats_
 
 /*
  * The samples of a reproduction by side: orig (the bundle's) and here (the
- * local job's, here_samples as store_job_samples_json gives them), both
+ * local job's, here_samples as api_view_job_cells_get gives them), both
  * empty objects the caller owns, get {"CELL_INDEX": {METRIC: {"v": [values],
  * "b": [boots], "unit"}}}. repro_series_arrays copies one metric's out as
  * new arrays the caller frees (NULL and 0 for none).

@@ -139,7 +139,9 @@ worker_set_run(struct worker *w, int64_t run_id)
  *   REFRESH      stop? read the machine row; quarantined  EXIT (stopped or deleted),
  *                or held by another coordinator: wait;   WAIT, CONNECT, FINGERPRINT
  *                drop a dead link
- *   CONNECT      connect when the back-off allows         WAIT, FINGERPRINT
+ *   CONNECT      connect when the back-off allows         WAIT, FINGERPRINT; EXIT
+ *                                                        (offline: handed to the
+ *                                                        prober, sched-dormant.c)
  *   FINGERPRINT  `agent probe` when none is stored yet    CLAIM; REFRESH (link lost)
  *                (every probe_interval_s) or asked for
  *   CLAIM        claim a run of the boot it is in; none:  RUN; WAIT; REFRESH (probe

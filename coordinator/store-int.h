@@ -151,13 +151,6 @@ json_t *store_jtext(const char *p, size_t n);
 json_t *store_col_json(struct db_stmt *st, int i);
 /* The row from column first on as an object keyed by column names. */
 int store_row_json(struct db_stmt *st, int first, json_t **out);
-/* Step st to its end, appending each row (store_row_json from column 0) to
- * arr. 0 when done, else BF_ERR_*. */
-int store_rows_append(struct store *s, struct db_stmt *st, json_t *arr);
-/* Step st to its end, appending each row (columns from 1) to the array map
- * holds under the row's column 0 (a run id or cell index as text); rows
- * without an entry are skipped. */
-int store_rows_into(struct store *s, struct db_stmt *st, json_t *map);
 /* One row of a page into the struct at elem (store_page); its clear
  * frees what fill copied, even when fill failed halfway. */
 typedef int (*store_row_fn)(struct db_stmt *st, void *elem);
@@ -170,5 +163,7 @@ int store_page(struct store *s, enum store_q id, size_t limit, size_t size, stor
     store_clear_fn clear, void **out, size_t *nout);
 /* strdup of a text column; NULL column gives NULL. BF_ERR_ALLOC. */
 int store_col_dup(struct db_stmt *st, int i, char **out);
+/* The same cleaned to UTF-8 (store_text_clean): text a view shows. */
+int store_col_text(struct db_stmt *st, int i, char **out);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * store-runs.c: runs in the store (the claim is in store-claim.c): lease, samples,
- * log lines and end of a run, recovery after a crash, and the run views
- * the API serves.
+ * log lines and end of a run, and recovery after a crash (the runs read
+ * back as rows are in store-rows.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -656,130 +656,6 @@ store_notify(struct store *s, const char *payload)
 	store_lock(s);
 	r = db_notify(s->db, "benchfleet", payload);
 	store_unlock(s);
-	return r;
-}
-
-/* --- views --- */
-
-/* A run row as its object with an empty "samples" that map points to. */
-static int
-run_obj(struct db_stmt *st, json_t *map, json_t **out)
-{
-	json_t *o = NULL, *arr;
-	char key[24];
-	int r;
-
-	if ((r = store_row_json(st, 0, &o)) != 0)
-		goto out;
-	snprintf(key, sizeof(key), "%lld", (long long)db_col_int64(st, 0));
-	if ((arr = json_array()) == NULL || json_object_set_new(o, "samples", arr) != 0 ||
-	    json_object_set(map, key, arr) != 0) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	*out = o;
-	o = NULL;
-	r = 0;
-out:
-	json_decref(o);
-	return r;
-}
-
-/* The job's runs, with their samples unless bare (a report reads those
- * typed, store_job_samples: per-sample JSON would be most of its memory). */
-static int
-job_runs(struct store *s, int64_t job_id, int bare, json_t **out)
-{
-	json_t *o = NULL, *a, *run, *map = NULL;
-	struct db_stmt *st;
-	int r;
-
-	*out = NULL;
-	if (s == NULL)
-		return BF_ERR_INVALID;
-	s = store_rlock(s);
-	if ((o = json_pack("{s:[]}", "runs")) == NULL || (map = json_object()) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	a = json_object_get(o, "runs");
-	if ((r = store_q(s, Q_J_HEAD, &st, "I", job_id)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	db_reset(st);
-	if ((r = store_q(s, Q_R_BY_JOB, &st, "I", job_id)) != 0)
-		goto out;
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = run_obj(st, map, &run)) != 0)
-			goto out;
-		if (json_array_append_new(a, run) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	if (r < 0)
-		goto out;
-	if (!bare && ((r = store_q(s, Q_S_BY_JOB, &st, "I", job_id)) != 0 ||
-	    (r = store_rows_into(s, st, map)) != 0))
-		goto out;
-	*out = o;
-	o = NULL;
-	r = 0;
-out:
-	store_unlock(s);
-	json_decref(map);
-	json_decref(o);
-	return r;
-}
-
-int
-store_job_runs_json(struct store *s, int64_t job_id, json_t **out)
-{
-	return job_runs(s, job_id, 0, out);
-}
-
-int
-store_job_runs_bare_json(struct store *s, int64_t job_id, json_t **out)
-{
-	return job_runs(s, job_id, 1, out);
-}
-
-int
-store_run_get_json(struct store *s, int64_t run_id, json_t **out)
-{
-	json_t *o = NULL, *arr;
-	struct db_stmt *st;
-	int r;
-
-	*out = NULL;
-	if (s == NULL)
-		return BF_ERR_INVALID;
-	store_lock(s);
-	if ((r = store_q(s, Q_R_GET, &st, "I", run_id)) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0) {
-		r = BF_ERR_NOTFOUND;
-		goto out;
-	}
-	if ((r = store_row_json(st, 0, &o)) != 0)
-		goto out;
-	if ((arr = json_array()) == NULL || json_object_set_new(o, "samples", arr) != 0) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	if ((r = store_q(s, Q_S_BY_RUN, &st, "I", run_id)) != 0)
-		goto out;
-	if ((r = store_rows_append(s, st, arr)) != 0)
-		goto out;
-	*out = o;
-	o = NULL;
-	r = 0;
-out:
-	store_unlock(s);
-	json_decref(o);
 	return r;
 }
 

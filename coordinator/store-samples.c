@@ -119,7 +119,11 @@ store_samples_free(struct store_samples *ss)
 			free(ss->cell[i].series[k].boot);
 		}
 		free(ss->cell[i].series);
+		free(ss->cell[i].label);
+		free(ss->cell[i].axes);
 	}
+	if (ss->owns)
+		free(ss->recipe);
 	for (i = 0; i < ss->nstr; i++)
 		free(ss->str[i]);
 	free(ss->str);
@@ -244,7 +248,7 @@ fill_cell_end(struct store_cell *c, struct fill_series *fs, int byname)
 
 /*
  * Rows of Q_J_SERIES (cell_index, run, metric, unit, boot, iteration,
- * value) into ss's cells, which are ss->doc's "cells" in cell_index order.
+ * value) into ss's cells, which are in cell_index order.
  * On SQLite the rows come in the indexes' order (cell, boot, run, then
  * the run's samples by boot, iteration, metric): no sort of the whole job
  * in the query, which spilled to temporary files past a million samples.
@@ -256,7 +260,6 @@ fill_cell_end(struct store_cell *c, struct fill_series *fs, int byname)
 static int
 samples_fill(struct store *s, struct db_stmt *st, struct store_samples *ss, int byname)
 {
-	const json_t *cells = json_object_get(ss->doc, "cells");
 	struct store_cell *c = NULL;
 	struct fill_series *fs = NULL, *nfs;
 	struct store_series *se;
@@ -274,11 +277,9 @@ samples_fill(struct store *s, struct db_stmt *st, struct store_samples *ss, int 
 				goto out;
 			c = NULL;
 			/* both in cell_index order: walk forward to its cell */
-			while (at < ss->ncells && json_integer_value(json_object_get(
-			    json_array_get(cells, at), "cell_index")) < ci)
+			while (at < ss->ncells && ss->cell[at].cell_index < ci)
 				at++;
-			if (at == ss->ncells || json_integer_value(json_object_get(
-			    json_array_get(cells, at), "cell_index")) != ci)
+			if (at == ss->ncells || ss->cell[at].cell_index != ci)
 				continue;	/* no such cell: cannot happen, cells are its runs */
 			c = &ss->cell[at];
 			cur = ci;
@@ -331,42 +332,55 @@ int
 store_job_samples(struct store *s, int64_t job_id, struct store_samples **out)
 {
 	struct store_samples *ss = NULL;
+	struct store_cell *nc, *c;
 	struct db_stmt *st;
-	json_t *cell, *cells;
+	size_t cap = 0;
 	int r;
 
 	*out = NULL;
 	if (s == NULL)
 		return BF_ERR_INVALID;
 	s = store_rlock(s);
+	if ((ss = samples_alloc()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	ss->job = job_id;
 	if ((r = store_q(s, Q_J_HEAD, &st, "I", job_id)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	if ((ss = samples_alloc()) == NULL ||
-	    (ss->doc = json_pack("{s:I, s:o, s:[]}", "job", (json_int_t)job_id,
-	    "recipe", store_col_json(st, 1), "cells")) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
+	r = store_col_text(st, 1, &ss->recipe);
 	db_reset(st);
-	cells = json_object_get(ss->doc, "cells");
+	if (r != 0)
+		goto out;
 	if ((r = store_q(s, Q_J_CELLS, &st, "I", job_id)) != 0)
 		goto out;
+	/* one spare cell at the end, as the report's walks expect */
 	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 1, &cell)) != 0)
-			goto out;
-		if (json_array_append_new(cells, cell) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
+		if (ss->ncells + 1 >= cap) {
+			size_t ncap = cap == 0 ? 16 : cap * 2;
+
+			if (ncap > SIZE_MAX / sizeof(*nc) ||
+			    (nc = realloc(ss->cell, ncap * sizeof(*nc))) == NULL) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+			memset(nc + cap, 0, (ncap - cap) * sizeof(*nc));
+			ss->cell = nc;
+			cap = ncap;
 		}
+		c = &ss->cell[ss->ncells++];
+		c->cell_index = db_col_int64(st, 1);
+		if ((r = store_col_text(st, 2, &c->label)) != 0 ||
+		    (r = store_col_dup(st, 3, &c->axes)) != 0)
+			goto out;
 	}
 	if (r < 0)
 		goto out;
-	ss->ncells = json_array_size(cells);
-	if ((ss->cell = calloc(ss->ncells + 1, sizeof(*ss->cell))) == NULL) {
+	if (ss->cell == NULL && (ss->cell = calloc(1, sizeof(*ss->cell))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}

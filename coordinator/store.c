@@ -739,40 +739,6 @@ out:
 }
 
 int
-store_rows_append(struct store *s, struct db_stmt *st, json_t *arr)
-{
-	json_t *row;
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		if ((r = store_row_json(st, 0, &row)) != 0)
-			return r;
-		if (json_array_append_new(arr, row) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
-int
-store_rows_into(struct store *s, struct db_stmt *st, json_t *map)
-{
-	json_t *arr, *row;
-	char key[24];
-	int r;
-
-	while ((r = store_q_step(s, st)) == 1) {
-		snprintf(key, sizeof(key), "%lld", (long long)db_col_int64(st, 0));
-		if ((arr = json_object_get(map, key)) == NULL)
-			continue;
-		if ((r = store_row_json(st, 1, &row)) != 0)
-			return r;
-		if (json_array_append_new(arr, row) != 0)
-			return BF_ERR_ALLOC;
-	}
-	return r;
-}
-
-int
 store_page(struct store *s, enum store_q id, size_t limit, size_t size, store_row_fn fill,
     store_clear_fn clear, void **out, size_t *nout)
 {
@@ -820,6 +786,22 @@ store_col_dup(struct db_stmt *st, int i, char **out)
 		return 0;
 	if ((t = (const char *)db_col_text(st, i)) == NULL ||
 	    (*out = strdup(t)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+/* Column i as text, NULL for SQL NULL; bytes that are not UTF-8 become
+ * U+FFFD so that every view can show the row. */
+int
+store_col_text(struct db_stmt *st, int i, char **out)
+{
+	const char *t;
+
+	*out = NULL;
+	if (db_col_type(st, i) == DB_NULL)
+		return 0;
+	if ((t = (const char *)db_col_text(st, i)) == NULL ||
+	    (*out = store_text_clean(t, db_col_bytes(st, i), SIZE_MAX - 1, NULL)) == NULL)
 		return BF_ERR_ALLOC;
 	return 0;
 }

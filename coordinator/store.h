@@ -200,16 +200,68 @@ int store_jobs_list(struct store *s, const struct store_job_filter *f,
  * keep their result). BF_ERR_NOTFOUND; BF_ERR_STATE if the job had ended. */
 int store_job_cancel(struct store *s, int64_t id);
 
-/* Run object: {"id","job_id","cell_index","label","axes":{},"values":{},
- *  "boot","attempt","state","machine","hostname","kernel","boot_id",
- *  "started_at","finished_at","exit_status","error",
- *  "samples":[{"boot","iteration","metric","value","unit"}]}
- * {"runs":[...]} ordered by cell_index, boot, id. BF_ERR_NOTFOUND when the
- * job does not exist. */
-int store_job_runs_json(struct store *s, int64_t job_id, json_t **out);
-/* The same without each run's "samples" (a report's context). */
-int store_job_runs_bare_json(struct store *s, int64_t job_id, json_t **out);
-int store_run_get_json(struct store *s, int64_t run_id, json_t **out);
+/*
+ * A stored sample as read back (store-rows.c): of run (its id), in cell
+ * cell_index. metric and unit (NULL: none) are valid UTF-8.
+ */
+struct store_sample_row {
+	int64_t run;
+	int64_t cell_index;		/* store_job_cells only; else 0 */
+	int64_t boot;
+	int64_t iteration;
+	char *metric;
+	double value;
+	char *unit;
+};
+/*
+ * A run row as the API shows it (api_view_run). Text is valid UTF-8 (bytes
+ * that were not become U+FFFD); axes, values, knobs_requested and knobs
+ * are JSON text as stored (NULL: none), the view's to parse. samples
+ * points into the store_runs' pool: nsamples of them, ordered by boot,
+ * iteration, metric.
+ */
+struct store_run {
+	int64_t id;
+	int64_t job_id;
+	int64_t cell_index;
+	char *label;
+	char *axes;
+	char *values;
+	int64_t boot;
+	int64_t attempt;
+	char *state;
+	char *machine, *hostname, *kernel, *boot_id;	/* NULL until known */
+	int has_started, has_finished, has_exit;
+	double started_at, finished_at;			/* unix seconds */
+	int64_t exit_status;
+	char *error;
+	char *knobs_requested;		/* the run's knobs (JSON text) */
+	char *knobs;			/* the agent's read-back (JSON text) */
+	char *req_kernel, *req_cmdline, *cmdline;
+	char *snapshot_sha256, *fingerprint_doc_sha256;
+	char *req_machine;
+	struct store_sample_row *samples;
+	size_t nsamples;
+};
+struct store_runs {
+	struct store_run *run;
+	size_t n;
+	struct store_sample_row *pool;	/* every run's samples, one array */
+	size_t npool;
+};
+/*
+ * A job's runs ordered by cell_index, boot, id; with_samples 0 leaves every
+ * run's samples empty (a report's context reads them typed, store_job_samples).
+ * BF_ERR_NOTFOUND when the job does not exist, BF_ERR_ALLOC, BF_ERR_DB.
+ * *out freed with store_runs_free().
+ */
+int store_job_runs(struct store *s, int64_t job_id, int with_samples,
+    struct store_runs **out);
+/* One run with its samples, as (*out)->run[0]. BF_ERR_NOTFOUND. *out freed
+ * with store_runs_free(). */
+int store_run_get(struct store *s, int64_t run_id, struct store_runs **out);
+/* Accepts NULL. */
+void store_runs_free(struct store_runs *rs);
 /* One line of a run's log. */
 struct store_log_line {
 	int64_t seq;		/* 1.. in the order written */
@@ -499,19 +551,38 @@ int store_readers_open(struct store *s, size_t n, struct bf_diag *d);
 #define STORE_GENERATION_MAX	256
 int store_generation(struct store *s, char *out, size_t outsz);
 
-/* Samples of a job for reports:
- * {"job":id,"recipe":..., "cells":[{"cell_index","label","axes":{},
- *   "samples":[{"metric","unit","boot","iteration","value","run"}]}]}
- * ordered by cell_index; samples by metric, boot, iteration, run. Only
- * runs that ended done contribute samples; every cell is listed.
- * BF_ERR_NOTFOUND. */
-int store_job_samples_json(struct store *s, int64_t job_id, json_t **out);
+/*
+ * A job's cells with the samples of its runs that ended done (a bundle's
+ * and a reproduction's raw samples; api_view_cells shows them): every cell,
+ * by cell_index, with the label and axes (JSON text) of its first run;
+ * each cell's samples ordered by metric, boot, iteration, run. Text is
+ * valid UTF-8. *out freed with store_cells_free().
+ */
+struct store_cell_row {
+	int64_t cell_index;
+	char *label;
+	char *axes;
+	struct store_sample_row *samples;	/* into the store_cells' pool */
+	size_t nsamples;
+};
+struct store_cells {
+	int64_t job;
+	char *recipe;				/* NULL: none */
+	struct store_cell_row *cell;
+	size_t n;
+	struct store_sample_row *pool;
+	size_t npool;
+};
+/* Only runs that ended done contribute samples; every cell is listed.
+ * BF_ERR_NOTFOUND, BF_ERR_ALLOC, BF_ERR_DB. */
+int store_job_cells(struct store *s, int64_t job_id, struct store_cells **out);
+/* Accepts NULL. */
+void store_cells_free(struct store_cells *c);
 
 /* A job's samples as a report reads them (store-samples.c): per cell (in
- * cell_index order, parallel to doc's "cells": [{"id","cell_index","label",
- * "axes"}], no samples there) one series per metric (ascending name, or
- * first appearance for store_samples_from_cells), each the values and boots
- * in the order boot, iteration, run. metric and unit point into the set.
+ * cell_index order) one series per metric (ascending name, or first
+ * appearance for store_samples_from_cells), each the values and boots in
+ * the order boot, iteration, run. metric and unit point into the set.
  * Freed with store_samples_free (accepts NULL); a selection's series are
  * its source's, so it is freed before the source. */
 struct store_series {
@@ -524,9 +595,19 @@ struct store_series {
 struct store_cell {
 	size_t nseries;
 	struct store_series *series;
+	/* store_job_samples: the cell's first run's label (UTF-8) and axes
+	 * (JSON text); NULL for store_samples_from_cells */
+	int64_t cell_index;
+	char *label;
+	char *axes;
 };
 struct store_samples {
-	json_t *doc;			/* {"job","recipe","cells"} (from_cells: "cells") */
+	/* the cells the report walks: {"job","recipe","cells":[{"cell_index",
+	 * "label","axes"}]} parallel to cell[], set by api_view_samples_get
+	 * (the store leaves it NULL); from_cells: {"cells": the bundle's} */
+	json_t *doc;
+	int64_t job;
+	char *recipe;			/* NULL: none, or from_cells */
 	size_t ncells;
 	struct store_cell *cell;
 	char **str;			/* the metric names and units, one copy each */
@@ -536,7 +617,7 @@ struct store_samples {
 /* Only runs that ended done contribute; every cell is listed.
  * BF_ERR_NOTFOUND, BF_ERR_ALLOC. */
 int store_job_samples(struct store *s, int64_t job_id, struct store_samples **out);
-/* The same from cells shaped as store_job_samples_json's (a bundle's). */
+/* The same from cells shaped as api_view_cells's (a bundle's). */
 int store_samples_from_cells(const json_t *cells, struct store_samples **out);
 /* The cells keep() says yes to, sharing ss's series (ss outlives *out). */
 int store_samples_select(const struct store_samples *ss, int (*keep)(const json_t *cell,

@@ -88,6 +88,16 @@ static const struct step_case cases[] = {
 	  .msg = "cwd: \"tmp\" is not an absolute path" },
 	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"cwd\":\"\"}", .msg = "cwd:" },
 	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"cwd\":7}", .msg = "cwd: number where a string" },
+	/* pmu (step-schema.h's STEP_FIELD_PMU) */
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"pmu\":[]}", .msg = "pmu: array where an object" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"pmu\":{\"a b\":\"r0108\"}}",
+	  .msg = "pmu: \"a b\": expected a name" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"pmu\":{\"walk\":\"cycles;id\"}}",
+	  .msg = "pmu: \"walk\": expected a name" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"pmu\":{\"a\":\"r1\",\"b\":\"r2\",\"c\":\"r3\","
+	  "\"d\":\"r4\",\"e\":\"r5\",\"f\":\"r6\",\"g\":\"r7\",\"h\":\"r8\",\"i\":\"r9\"}}",
+	  .msg = "pmu: 9 events, at most 8 allowed" },
+	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"pmus\":{}}", .msg = "unknown field \"pmus\"" },
 	/* metrics */
 	{ .doc = "{" OKV ",\"argv\":[\"x\"],\"metrics\":{}}",
 	  .msg = "metrics: object where an array" },

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "api-view.h"
 #include "db.h"
 #include "job.h"
 #include "plan.h"
@@ -244,7 +245,7 @@ fix_runs(struct store *st, int64_t job_id)
 {
 	json_t *j = NULL;
 
-	return store_job_runs_json(st, job_id, &j) == 0 ? j : NULL;
+	return api_view_job_runs_get(st, job_id, 1, &j) == 0 ? j : NULL;
 }
 
 /* Runs of the job in state (NULL: all), and their samples into *nsamples. */

@@ -99,7 +99,7 @@ check_untouched(const struct store_claim *c)
 {
 	json_t *j = NULL;
 
-	T_EQ_INT(store_run_get_json(st, c->run_id, &j), 0);
+	T_EQ_INT(api_view_run_get(st, c->run_id, &j), 0);
 	T_EQ_STR(json_string_value(json_object_get(j, "state")), "running");
 	T_EQ_INT(json_array_size(json_object_get(j, "samples")), 0);
 	json_decref(j);

@@ -637,7 +637,7 @@ test_suite_boots(void)
 	T_EQ_INT(per[1], 4);
 	T_EQ_INT(per[2], 4);
 	/* cpu-loop's cells carry its own metric; echo's do not */
-	T_EQ_INT(store_job_samples_json(st, job, &samp), 0);
+	T_EQ_INT(api_view_job_cells_get(st, job, &samp), 0);
 	json_array_foreach(json_object_get(samp, "cells"), i, run) {
 		json_t *sm;
 		size_t k, nl = 0;

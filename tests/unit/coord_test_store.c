@@ -370,7 +370,7 @@ test_claim(void)
 				continue;
 			T_EQ_INT(got[i]->job_id, j1);
 			T_EQ_INT(got[i]->boot, want[i].boot);
-			T_EQ_INT(store_run_get_json(s, got[i]->run_id, &o), 0);
+			T_EQ_INT(api_view_run_get(s, got[i]->run_id, &o), 0);
 			T_EQ_INT(json_integer_value(json_object_get(o, "cell_index")), want[i].cell);
 			json_decref(o);
 			o = NULL;
@@ -469,7 +469,7 @@ test_samples_finish(void)
 	bad.metric = NULL;
 	T_EQ_INT(store_samples_add(s, c->run_id, 0, 2, &bad, 1), BF_ERR_INVALID);
 
-	T_EQ_INT(store_run_get_json(s, c->run_id, &o), 0);
+	T_EQ_INT(api_view_run_get(s, c->run_id, &o), 0);
 	check_keys(o, rkeys, "run");
 	a = json_object_get(o, "samples");
 	T_EQ_INT(json_array_size(a), 4);
@@ -488,7 +488,7 @@ test_samples_finish(void)
 	T_CHECK(json_is_null(json_object_get(o, "exit_status")));
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_run_get_json(s, 99999, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_run_get(s, 99999, &o), BF_ERR_NOTFOUND);
 
 	T_EQ_INT(store_run_finish(s, c->run_id, "bogus", 0, NULL), BF_ERR_INVALID);
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
@@ -505,7 +505,7 @@ test_samples_finish(void)
 		T_EQ_INT(store_run_finish(s, c2->run_id, "failed", 3, "exit \xff status 3"), 0);
 		T_EQ_STR(run_str(s, c2->run_id, "error", buf, sizeof(buf)),
 		    "exit \xef\xbf\xbd status 3");
-		T_EQ_INT(store_run_get_json(s, c2->run_id, &o), 0);
+		T_EQ_INT(api_view_run_get(s, c2->run_id, &o), 0);
 		T_EQ_INT(json_integer_value(json_object_get(o, "exit_status")), 3);
 		T_CHECK(json_is_real(json_object_get(o, "finished_at")));
 		json_decref(o);
@@ -522,7 +522,7 @@ test_samples_finish(void)
 	T_EQ_INT(store_job_cancel(s, j1), BF_ERR_STATE);
 
 	/* The report view: cells by index, only done runs' samples. */
-	T_EQ_INT(store_job_samples_json(s, j1, &o), 0);
+	T_EQ_INT(api_view_job_cells_get(s, j1, &o), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "job")), j1);
 	T_EQ_STR(json_string_value(json_object_get(o, "recipe")), "demo");
 	a = json_object_get(o, "cells");
@@ -547,9 +547,9 @@ test_samples_finish(void)
 	}
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_job_samples_json(s, 99999, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_job_cells_get(s, 99999, &o), BF_ERR_NOTFOUND);
 
-	T_EQ_INT(store_job_runs_json(s, j1, &o), 0);
+	T_EQ_INT(api_view_job_runs_get(s, j1, 1, &o), 0);
 	a = json_object_get(o, "runs");
 	T_EQ_INT(json_array_size(a), 2);
 	check_keys(json_array_get(a, 0), rkeys, "run in list");
@@ -557,7 +557,7 @@ test_samples_finish(void)
 	T_EQ_INT(json_array_size(json_object_get(json_array_get(a, 1), "samples")), 1);
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_job_runs_json(s, 99999, &o), BF_ERR_NOTFOUND);
+	T_EQ_INT(api_view_job_runs_get(s, 99999, 1, &o), BF_ERR_NOTFOUND);
 	store_claim_free(c);
 	store_claim_free(c2);
 
@@ -659,7 +659,7 @@ test_recover(void)
 	T_EQ_STR(job_state(s, j2, buf, sizeof(buf)), "cancelled");
 	T_EQ_STR(machine_state(s, "d1", buf, sizeof(buf)), "idle");
 	T_EQ_STR(machine_state(s, "z1", buf, sizeof(buf)), "idle");
-	T_EQ_INT(store_run_get_json(s, c->run_id, &o), 0);
+	T_EQ_INT(api_view_run_get(s, c->run_id, &o), 0);
 	T_EQ_INT(json_array_size(json_object_get(o, "samples")), 0);
 	T_EQ_INT(json_integer_value(json_object_get(o, "attempt")), 2);
 	T_CHECK(json_is_null(json_object_get(o, "machine")));
@@ -828,7 +828,7 @@ test_concurrency(void)
 		T_EQ_INT(add_machine(s, buf, "conc"), 0);
 	}
 	job = add_job(s, "conc", NULL, CONC_RUNS / 2, 2);
-	T_EQ_INT(store_job_runs_json(s, job, &o), 0);
+	T_EQ_INT(api_view_job_runs_get(s, job, 1, &o), 0);
 	/* Ids are consecutive from the smallest, which is not the first listed. */
 	w[0].first_run = INT64_MAX;
 	for (i = 0; i < (int)json_array_size(json_object_get(o, "runs")); i++) {
@@ -864,7 +864,7 @@ test_concurrency(void)
 	T_EQ_INT(json_integer_value(json_object_get(o, "runs_done")), CONC_RUNS);
 	json_decref(o);
 	o = NULL;
-	T_EQ_INT(store_job_samples_json(s, job, &o), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &o), 0);
 	{
 		json_t *cells = json_object_get(o, "cells");
 		size_t n = 0, k;

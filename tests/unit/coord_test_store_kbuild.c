@@ -287,7 +287,7 @@ test_migrate_kbuilds(void)
 	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 2), 0);
 	T_EQ_INT(store_run_add_artifact(s, c->run_id, "folded", "cycles", "a;b 3\n", 6, hex), 0);
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	exec_on("kb.db", FIX_UNDO_STEP14);
 	force_version("kb.db", 13);
@@ -298,7 +298,7 @@ test_migrate_kbuilds(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "77.25") != NULL);

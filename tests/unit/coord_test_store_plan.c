@@ -157,7 +157,7 @@ samples_text(struct store *s, int64_t job)
 	json_t *j = NULL;
 	char *t = NULL;
 
-	T_EQ_INT(store_job_samples_json(s, job, &j), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &j), 0);
 	if (j != NULL)
 		t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);

@@ -2,7 +2,7 @@
  * coord_test_store_samples.c: the typed sample reader reports use
  * (store_job_samples, store-samples.c) against SQLite or, with
  * BF_TEST_PG_URL (tests/lib/with-pg), PostgreSQL. Its series must hold
- * exactly what store_job_samples_json lists, in the same order (the
+ * exactly what api_view_job_cells_get lists, in the same order (the
  * statistics, bootstrap included, read them in that order): only done
  * runs, every cell, metrics ascending, values by boot, iteration, run. A
  * bundle's cells (store_samples_from_cells) and a suite's selection
@@ -163,8 +163,8 @@ test_reader(void)
 	}
 	job = add_job(s);
 	run_all(s);
-	T_EQ_INT(store_job_samples(s, job, &ts), 0);
-	T_EQ_INT(store_job_samples_json(s, job, &j), 0);
+	T_EQ_INT(api_view_samples_get(s, job, &ts), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &j), 0);
 	if (ts == NULL || j == NULL)
 		goto out;
 	T_EQ_INT(json_integer_value(json_object_get(ts->doc, "job")), job);
@@ -231,8 +231,8 @@ test_reader(void)
 		T_EQ_INT(db_exec_script(db, "UPDATE samples SET boot = 0 WHERE run_id IN"
 		    " (SELECT id FROM runs WHERE cell_index = 1)"), 0);
 		db_close(db);
-		T_EQ_INT(store_job_samples(s, job, &ts), 0);
-		T_EQ_INT(store_job_samples_json(s, job, &j), 0);
+		T_EQ_INT(api_view_samples_get(s, job, &ts), 0);
+		T_EQ_INT(api_view_job_cells_get(s, job, &j), 0);
 		if (ts != NULL && j != NULL) {
 			T_CHECK(same_as_json(ts, json_object_get(j, "cells")));
 			T_EQ_INT(ts->cell[1].series[0].n, 12);

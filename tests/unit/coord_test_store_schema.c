@@ -196,7 +196,7 @@ test_migrate_trust(void)
 		T_EQ_INT(store_samples_add(s, c->run_id, 0, it, sm, 2), 0);
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
 	store_claim_free(c);
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	make_v6("migrate.db");
 	T_EQ_INT(read_version("migrate.db"), 6);
@@ -206,7 +206,7 @@ test_migrate_trust(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(before_txt != NULL && after_txt != NULL);
@@ -357,7 +357,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
 	store_claim_free(c);
 	c = NULL;
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	exec_on("snap.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("snap.db", FIX_UNDO_STEP9);
@@ -368,7 +368,7 @@ test_migrate_snapshots(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "99.5") != NULL);
@@ -485,7 +485,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
 	store_claim_free(c);
 	c = NULL;
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	exec_on("fp.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("fp.db", FIX_UNDO_STEP10);
@@ -496,7 +496,7 @@ test_migrate_fingerprints(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "77.25") != NULL);
@@ -604,7 +604,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
 	store_claim_free(c);
 	c = NULL;
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	exec_on("art.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("art.db", FIX_UNDO_STEP11);
@@ -615,7 +615,7 @@ test_migrate_artifacts(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "12.5") != NULL);
@@ -736,7 +736,7 @@ test_migrate_suites(void)
 	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
 	store_claim_free(c);
 	c = NULL;
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	exec_on("suite.db", fix_undo_step13(where.pg_url != NULL));
 	exec_on("suite.db", FIX_UNDO_STEP12);
@@ -748,7 +748,7 @@ test_migrate_suites(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "3.25") != NULL);
@@ -843,7 +843,7 @@ test_migrate_counters(void)
 		T_EQ_INT(store_run_finish(s, c->run_id, "failed", 1, NULL), 0);
 	store_claim_free(c);
 	c = NULL;
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	exec_on("count.db", fix_undo_step13(where.pg_url != NULL));
 	force_version("count.db", 12);
@@ -853,7 +853,7 @@ test_migrate_counters(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "1234.5") != NULL);

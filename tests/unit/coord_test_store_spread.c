@@ -152,7 +152,7 @@ test_migrate(void)
 	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
 	job = add_job(s, "demo", NULL, 2, 1);
 	T_EQ_INT(claim_one(s, "d1", NULL), job);
-	T_EQ_INT(store_job_samples_json(s, job, &before), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	s = NULL;
 	exec_on("spread.db", FIX_UNDO_STEP15);
@@ -161,7 +161,7 @@ test_migrate(void)
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), 15);
-	T_EQ_INT(store_job_samples_json(s, job, &after), 0);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
 	T_CHECK(bt != NULL && at != NULL && strstr(at, "wall_s") != NULL);
@@ -213,7 +213,7 @@ test_pin(void)
 		json_t *runs = NULL, *r;
 		size_t k, on_d2 = 0;
 
-		T_EQ_INT(store_job_runs_json(s, pin, &runs), 0);
+		T_EQ_INT(api_view_job_runs_get(s, pin, 1, &runs), 0);
 		json_array_foreach(json_object_get(runs, "runs"), k, r)
 			on_d2 += json_string_value(json_object_get(r, "machine")) != NULL &&
 			    strcmp(json_string_value(json_object_get(r, "machine")), "d2") == 0;
@@ -243,7 +243,7 @@ test_block(void)
 	    "{\"class\":\"demo\",\"spread\":\"block\"},\"matrix\":{\"loops\":[1000,2000]},"
 	    "\"repetitions\":{\"boots\":2,\"iterations\":1}}", names, 2);
 	T_EQ_STR(job_str(s, blk, "spread", b, sizeof(b)), "block");
-	T_EQ_INT(store_job_runs_json(s, blk, &runs), 0);
+	T_EQ_INT(api_view_job_runs_get(s, blk, 1, &runs), 0);
 	T_EQ_INT(json_array_size(json_object_get(runs, "runs")), 8);
 	json_decref(runs);
 	runs = NULL;
@@ -254,7 +254,7 @@ test_block(void)
 	for (i = 0; i < 4; i++)
 		T_EQ_INT(claim_one(s, "d2", NULL), blk);
 	T_EQ_INT(claim_one(s, "d2", NULL), 0);
-	T_EQ_INT(store_job_runs_json(s, blk, &runs), 0);
+	T_EQ_INT(api_view_job_runs_get(s, blk, 1, &runs), 0);
 	seen[0] = '\0';
 	json_array_foreach(json_object_get(runs, "runs"), k, r) {
 		const char *m = json_string_value(json_object_get(r, "machine"));

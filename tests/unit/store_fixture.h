@@ -208,7 +208,7 @@ run_str(struct store *s, int64_t run_id, const char *key, char *buf, size_t bufs
 	const char *v;
 
 	buf[0] = '\0';
-	if (store_run_get_json(s, run_id, &o) != 0)
+	if (api_view_run_get(s, run_id, &o) != 0)
 		return "(no run)";
 	v = json_string_value(json_object_get(o, key));
 	snprintf(buf, bufsz, "%s", v != NULL ? v : "(null)");
