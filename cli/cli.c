@@ -51,6 +51,27 @@ cli_status_err(long status)
 	}
 }
 
+/* The rest of a refused job's detail.errors (the first is "error"): one
+ * line each, and how many more the coordinator found past its cap. */
+static void
+cli_report_more(const json_t *detail)
+{
+	const json_t *errs = json_object_get(detail, "errors"), *e;
+	json_int_t total = json_integer_value(json_object_get(detail, "errors_total"));
+	char *t;
+	size_t i;
+
+	for (i = 1; i < json_array_size(errs); i++) {
+		e = json_object_get(json_array_get(errs, i), "error");
+		if (json_is_string(e) && (t = table_sanitize(json_string_value(e), CLI_MSG_MAX)) != NULL) {
+			cli_err("%s", t);
+			free(t);
+		}
+	}
+	if (total > (json_int_t)json_array_size(errs))
+		cli_err("... and %lld more errors", (long long)(total - (json_int_t)json_array_size(errs)));
+}
+
 /* Print the error of a non-2xx answer: {"error": "...", "detail": ...}. */
 static void
 cli_report_status(const struct http_resp *resp)
@@ -104,6 +125,8 @@ cli_report_status(const struct http_resp *resp)
 		cli_err("%s: %s", e1, e2);
 	else
 		cli_err("%s (at %s)", e1, e2);
+	if (json_is_object(detail))
+		cli_report_more(detail);
 out:
 	free(body);
 	free(e1);

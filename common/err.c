@@ -73,3 +73,27 @@ bf_diag_set(struct bf_diag *d, const char *field, const char *fmt, ...)
 	vsnprintf(d->msg + off, sizeof(d->msg) - off, fmt, ap);
 	va_end(ap);
 }
+
+void
+bf_diag_list_clear(struct bf_diag_list *l)
+{
+	if (l == NULL)
+		return;
+	l->n = 0;
+	l->total = 0;
+}
+
+void
+bf_diag_list_add(struct bf_diag_list *l, const struct bf_diag *d)
+{
+	size_t i;
+
+	if (l == NULL || d == NULL || d->msg[0] == '\0')
+		return;
+	for (i = 0; d->field[0] != '\0' && i < l->n; i++)
+		if (strcmp(l->item[i].field, d->field) == 0)
+			return;
+	l->total++;
+	if (l->n < BF_DIAG_LIST_MAX)
+		l->item[l->n++] = *d;
+}

@@ -53,4 +53,21 @@ void bf_diag_set(struct bf_diag *d, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void bf_diag_clear(struct bf_diag *d);
 
+/*
+ * Every field error of one document (a job a person fixes in a form), not
+ * only the first: one per field, the first BF_DIAG_LIST_MAX kept, total
+ * counting those past the cap too. The caller owns it (~21 KiB: heap, not
+ * stack); nothing in it needs freeing.
+ */
+#define BF_DIAG_LIST_MAX	32
+struct bf_diag_list {
+	struct bf_diag item[BF_DIAG_LIST_MAX];
+	size_t n;		/* kept, in the order found */
+	size_t total;		/* found, including those past the cap */
+};
+void bf_diag_list_clear(struct bf_diag_list *l);
+/* A copy of d into l, unless l is NULL, d has no message, or an error of
+ * d's field is in l already (the first said about a field stands). */
+void bf_diag_list_add(struct bf_diag_list *l, const struct bf_diag *d);
+
 #endif

@@ -268,8 +268,17 @@ int
 job_validate_suite(const struct job_spec *job, const struct recipe *const *recs,
     const char *workdir_root, struct bf_diag *d)
 {
+	return job_validate_suite_all(job, recs, workdir_root, d, NULL);
+}
+
+int
+job_validate_suite_all(const struct job_spec *job, const struct recipe *const *recs,
+    const char *workdir_root, struct bf_diag *d, struct bf_diag_list *l)
+{
 	char ep[BF_DIAG_FIELD];
-	size_t i;
+	struct bf_diag_list *sub = NULL;
+	struct bf_diag x;
+	size_t i, k, before = l != NULL ? l->total : 0;
 	int r;
 
 	bf_diag_clear(d);
@@ -277,13 +286,29 @@ job_validate_suite(const struct job_spec *job, const struct recipe *const *recs,
 		bf_diag_set(d, "suite", "the job is not a suite");
 		return BF_ERR_INVALID;
 	}
+	/* each entry's errors, collected on their own, go into l under suite[i] */
+	if (l != NULL && (sub = calloc(1, sizeof(*sub))) == NULL)
+		return BF_ERR_ALLOC;
 	for (i = 0; i < job->nsuite; i++) {
-		if ((r = job_validate(job->suite[i].job, recs[i], workdir_root, d)) != 0) {
-			job_diag_prefix(d, jx_path_idx(ep, sizeof(ep), "suite", i));
-			return r;
+		bf_diag_list_clear(sub);
+		jx_path_idx(ep, sizeof(ep), "suite", i);
+		r = job_validate_all(job->suite[i].job, recs[i], workdir_root, d, sub);
+		if (r != 0 && (sub == NULL || sub->total == 0 || r != BF_ERR_INVALID)) {
+			job_diag_prefix(d, ep);
+			goto out;
 		}
+		for (k = 0; sub != NULL && k < sub->n; k++) {
+			x = sub->item[k];
+			job_diag_prefix(&x, ep);
+			bf_diag_list_add(l, &x);
+		}
+		if (sub != NULL && sub->total > sub->n)
+			l->total += sub->total - sub->n;	/* past the entry's cap: counted */
 	}
-	return 0;
+	r = job_notes_end(0, d, l, before);
+out:
+	free(sub);
+	return r;
 }
 
 int

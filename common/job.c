@@ -111,7 +111,8 @@ job_check_cmdline(const char *s, const char *path, struct bf_diag *d)
 
 /* "kernel": "6.1.0", "cmdline": "no5lvl", "boot": {"cmdline_base": "nokaslr"} */
 static int
-job_parse_boot(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_boot(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	json_t *boot = NULL;
 	const char *s = NULL;
@@ -183,7 +184,8 @@ job_same_value(const json_t *a, const json_t *b)
 }
 
 static int
-job_parse_machines(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_machines(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	char ep[BF_DIAG_FIELD], rep[80];
 	const char *s;
@@ -255,52 +257,80 @@ job_check_scalar(const json_t *v, const char *path, struct bf_diag *d)
 	return r;
 }
 
+/* One axis k (path ap) of the matrix: a name, 1..BF_MAX_AXIS_VALUES distinct
+ * scalars. A bad value goes into l (collecting) and the axis stays. */
 static int
-job_parse_matrix(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_axis(json_t *matrix, const char *k, const char *ap, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
-	char ap[BF_DIAG_FIELD], ep[BF_DIAG_FIELD], rep[80];
-	const char *k;
-	json_t *matrix = NULL, *arr, *v;
-	size_t i, j, n;
+	char ep[BF_DIAG_FIELD], rep[80];
+	json_t *arr, *v;
+	size_t i, j;
 	int r;
 
-	if ((r = jx_obj(doc, "matrix", JX_OPTIONAL, &matrix, "", d)) != 0)
+	if ((r = jx_check_name(k, ap, d)) != 0 ||
+	    (r = jx_arr(matrix, k, JX_REQUIRED, 1, BF_MAX_AXIS_VALUES, &arr, "matrix", d)) != 0)
 		return r;
-	if (matrix == NULL) {
-		if ((job->matrix = json_object()) == NULL)
-			return BF_ERR_ALLOC;
-		return 0;
-	}
-	if ((n = json_object_size(matrix)) > BF_MAX_AXES) {
-		bf_diag_set(d, "matrix", "has %zu axes; at most %d allowed", n, BF_MAX_AXES);
-		return BF_ERR_TOOBIG;
-	}
-	json_object_foreach(matrix, k, arr) {
-		jx_path(ap, sizeof(ap), "matrix", k);
-		if ((r = jx_check_name(k, ap, d)) != 0 ||
-		    (r = jx_arr(matrix, k, JX_REQUIRED, 1, BF_MAX_AXIS_VALUES, &arr, "matrix",
-		    d)) != 0)
+	json_array_foreach(arr, i, v) {
+		jx_path_idx(ep, sizeof(ep), ap, i);
+		if ((r = job_note(job_check_scalar(v, ep, d), d, l)) != 0)
 			return r;
-		json_array_foreach(arr, i, v) {
-			jx_path_idx(ep, sizeof(ep), ap, i);
-			if ((r = job_check_scalar(v, ep, d)) != 0)
-				return r;
-			for (j = 0; j < i; j++)
-				if (job_same_value(json_array_get(arr, j), v)) {
-					bf_diag_set(d, ep, "%s repeats %s[%zu]",
-					    jx_repr(v, rep, sizeof(rep)), ap, j);
-					return BF_ERR_INVALID;
-				}
-		}
+		for (j = 0; j < i; j++)
+			if (job_same_value(json_array_get(arr, j), v)) {
+				bf_diag_set(d, ep, "%s repeats %s[%zu]",
+				    jx_repr(v, rep, sizeof(rep)), ap, j);
+				if ((r = job_note(BF_ERR_INVALID, d, l)) != 0)
+					return r;
+				break;
+			}
 	}
-	if ((r = matrix_count(matrix, &n, d)) != 0)
-		return r;
-	job->matrix = json_incref(matrix);
 	return 0;
 }
 
+/* The matrix; collecting, job->matrix keeps the axes of the right shape. */
 static int
-job_parse_params(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_matrix(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
+{
+	char ap[BF_DIAG_FIELD];
+	const char *k;
+	json_t *matrix = NULL, *good = NULL, *arr;
+	size_t n;
+	int r;
+
+	if ((r = jx_obj(doc, "matrix", JX_OPTIONAL, &matrix, "", d)) != 0)
+		goto out;
+	if ((good = json_object()) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	if ((n = json_object_size(matrix)) > BF_MAX_AXES) {
+		bf_diag_set(d, "matrix", "has %zu axes; at most %d allowed", n, BF_MAX_AXES);
+		r = BF_ERR_TOOBIG;
+		goto out;
+	}
+	json_object_foreach(matrix, k, arr) {
+		jx_path(ap, sizeof(ap), "matrix", k);
+		if ((r = job_parse_axis(matrix, k, ap, d, l)) == 0) {
+			if (json_object_set(good, k, arr) != 0) {
+				r = BF_ERR_ALLOC;
+				goto out;
+			}
+		} else if ((r = job_note(r, d, l)) != 0)
+			goto out;
+	}
+	if ((r = matrix_count(good, &n, d)) != 0)
+		goto out;
+	job->matrix = good;
+	good = NULL;
+out:
+	json_decref(good);
+	return r;
+}
+
+static int
+job_parse_params(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	char pp[BF_DIAG_FIELD];
 	const char *k;
@@ -321,20 +351,22 @@ job_parse_params(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	}
 	json_object_foreach(params, k, v) {
 		jx_path(pp, sizeof(pp), "params", k);
-		if ((r = jx_check_name(k, pp, d)) != 0 || (r = job_check_scalar(v, pp, d)) != 0)
-			return r;
-		if (json_object_get(job->matrix, k) != NULL) {
+		if ((r = jx_check_name(k, pp, d)) == 0 && (r = job_check_scalar(v, pp, d)) == 0 &&
+		    json_object_get(job->matrix, k) != NULL) {
 			bf_diag_set(d, pp, "is also a matrix axis; a parameter is an axis or a "
 			    "fixed value, not both");
-			return BF_ERR_INVALID;
+			r = BF_ERR_INVALID;
 		}
+		if ((r = job_note(r, d, l)) != 0)
+			return r;
 	}
 	job->params = json_incref(params);
 	return 0;
 }
 
 static int
-job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_reps(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	json_t *reps = NULL;
 	int64_t it = 5, wu = 0, bo = 1, minb = 2, maxb = 10;
@@ -393,7 +425,8 @@ job_parse_reps(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 }
 
 static int
-job_parse_order(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_order(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	char rep[80];
 	const char *s = NULL;
@@ -430,8 +463,7 @@ job_knob_text(const json_t *v, char *out, size_t outsz)
 	return BF_ERR_INVALID;
 }
 
-/* Check value v of knob name; path names v in the message. */
-static int
+int
 job_check_knob(const char *name, const json_t *v, const char *path, struct bf_diag *d)
 {
 	char text[KNOB_MAX_VALUE * 4], why[KNOB_MAX_WHY];
@@ -451,7 +483,8 @@ job_check_knob(const char *name, const json_t *v, const char *path, struct bf_di
 }
 
 static int
-job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_knobs(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	char kp[BF_DIAG_FIELD];
 	const char *k;
@@ -472,13 +505,14 @@ job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 	}
 	json_object_foreach(knobs, k, v) {
 		jx_path(kp, sizeof(kp), "knobs", k);
-		if ((r = job_check_knob(k, v, kp, d)) != 0)
-			return r;
-		if (json_object_get(job->matrix, k) != NULL) {
+		if ((r = job_check_knob(k, v, kp, d)) == 0 &&
+		    json_object_get(job->matrix, k) != NULL) {
 			bf_diag_set(d, kp, "is also a matrix axis; a knob is an axis or a fixed "
 			    "value, not both");
-			return BF_ERR_INVALID;
+			r = BF_ERR_INVALID;
 		}
+		if ((r = job_note(r, d, l)) != 0)
+			return r;
 	}
 	job->knobs = json_incref(knobs);
 	return 0;
@@ -491,7 +525,8 @@ job_parse_knobs(struct job_spec *job, const json_t *doc, struct bf_diag *d)
  * matrix; a suite entry keeps the names its own cells set (job-suite.c).
  */
 static int
-job_parse_knobs_optional(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_knobs_optional(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	char kp[BF_DIAG_FIELD];
 	const char *name;
@@ -556,7 +591,8 @@ job_check_list(const json_t *v, const char *path, struct bf_diag *d)
 }
 
 static int
-job_parse_bind(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_bind(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	char bp[BF_DIAG_FIELD];
 	json_t *bind = NULL, *v;
@@ -593,7 +629,8 @@ job_parse_bind(struct job_spec *job, const json_t *doc, struct bf_diag *d)
 /* "profile": {"perf": "record", "freq": 999}: the only profiler is perf
  * record, and its values reach the agent as data, never a shell. */
 static int
-job_parse_profile(struct job_spec *job, const json_t *doc, struct bf_diag *d)
+job_parse_profile(struct job_spec *job, json_t *doc, struct bf_diag *d,
+    struct bf_diag_list *l)
 {
 	json_t *pr = NULL;
 	const char *how = NULL;
@@ -640,11 +677,160 @@ job_dup_str(const json_t *doc, const char *key, int required, size_t maxlen, int
 	return 0;
 }
 
+/* Collecting (l), a field error r goes into l and 0 is returned to go
+ * on; anything else (or not collecting) is returned as it is. */
+int
+job_note(int r, const struct bf_diag *d, struct bf_diag_list *l)
+{
+	if (r == 0 || l == NULL ||
+	    (r != BF_ERR_INVALID && r != BF_ERR_RANGE && r != BF_ERR_PARSE))
+		return r;
+	bf_diag_list_add(l, d);
+	return 0;
+}
+
+/* The end of a collecting check that began with before errors in l: r, or
+ * BF_ERR_INVALID with d the first of l when it found some. */
+int
+job_notes_end(int r, struct bf_diag *d, const struct bf_diag_list *l, size_t before)
+{
+	if (r != 0 || l == NULL || l->total == before)
+		return r;
+	if (d != NULL)
+		*d = l->item[0];
+	return BF_ERR_INVALID;
+}
+
+/* Every key of the document is one of job_keys. */
+static int
+job_check_keys(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	char list[BF_DIAG_MSG], p[BF_DIAG_FIELD];
+	const char *k;
+	json_t *v;
+	size_t i, off = 0;
+	int n, r;
+
+	list[0] = '\0';
+	for (i = 0; job_keys[i] != NULL && off < sizeof(list); i++) {
+		if ((n = snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+		    job_keys[i])) < 0)
+			break;
+		off += (size_t)n;
+	}
+	json_object_foreach(doc, k, v) {
+		for (i = 0; job_keys[i] != NULL && strcmp(k, job_keys[i]) != 0; i++)
+			;
+		if (job_keys[i] != NULL)
+			continue;
+		bf_diag_set(d, jx_path(p, sizeof(p), "", k), "unknown key; expected one of %s",
+		    list);
+		if ((r = job_note(BF_ERR_INVALID, d, l)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+job_is_suite_doc(const json_t *doc)
+{
+	return json_object_get(doc, "suite") != NULL;
+}
+
+static int
+job_s_recipe(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	return job_is_suite_doc(doc) ? 0 :
+	    job_dup_str(doc, "recipe", JX_REQUIRED, BF_MAX_NAME, 1, &job->recipe, d);
+}
+
+static int
+job_s_name(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	return job_dup_str(doc, "name", JX_OPTIONAL, JOB_NAME_MAX, 0, &job->name, d);
+}
+
+static int
+job_s_preset(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	return job_is_suite_doc(doc) ? 0 :
+	    job_dup_str(doc, "preset", JX_OPTIONAL, BF_MAX_NAME, 1, &job->preset, d);
+}
+
+static int
+job_s_kernels(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	return kspec_parse(doc, &job->kernels, d);
+}
+
+static int
+job_s_named(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	return kspec_check_named(job->kernels, job->kernel,
+	    json_object_get(job->matrix, "kernel"), d);
+}
+
+static int
+job_s_suite(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	return job_is_suite_doc(doc) ? job_suite_parse(job, doc, d) : 0;
+}
+
+/* an adaptive boot is added to one cell as it goes; block's run sets
+ * per machine would each need their own stopping rule */
+static int
+job_s_spread(struct job_spec *job, json_t *doc, struct bf_diag *d, struct bf_diag_list *l)
+{
+	if (job->spread == JOB_SPREAD_BLOCK && job->target_ci_pct > 0) {
+		bf_diag_set(d, "machines.spread", "\"block\" does not combine with adaptive "
+		    "repetitions (target_ci_pct): give boots, or spread any or pin");
+		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+/*
+ * The sections of a job document, in order (later ones read what earlier
+ * ones set: knobs_optional the knobs and matrix). A "whole" section reads
+ * several sections, so it runs only when every one before it was sound.
+ */
+static const struct {
+	int (*fn)(struct job_spec *, json_t *, struct bf_diag *, struct bf_diag_list *);
+	int whole;
+} job_sections[] = {
+	{ job_check_keys, 0 },
+	{ job_s_recipe, 0 },
+	{ job_s_name, 0 },
+	{ job_s_preset, 0 },
+	{ job_parse_machines, 0 },
+	{ job_parse_matrix, 0 },
+	{ job_parse_params, 0 },
+	{ job_parse_knobs, 0 },
+	{ job_parse_knobs_optional, 0 },
+	{ job_parse_bind, 0 },
+	{ job_parse_profile, 0 },
+	{ job_parse_reps, 0 },
+	{ job_parse_order, 0 },
+	{ job_parse_boot, 0 },
+	{ job_s_kernels, 0 },
+	{ job_s_named, 1 },
+	{ job_s_suite, 1 },
+	{ job_s_spread, 1 },
+};
+
 int
 job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 {
+	return job_from_json_all(doc, out, d, NULL);
+}
+
+int
+job_from_json_all(json_t *doc, struct job_spec **out, struct bf_diag *d,
+    struct bf_diag_list *l)
+{
 	struct job_spec *job = NULL;
-	int r, suite;
+	size_t i, before = l != NULL ? l->total : 0;
+	int r;
 
 	bf_diag_clear(d);
 	if (!json_is_object(doc)) {
@@ -653,40 +839,21 @@ job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d)
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((r = jx_only_keys(doc, job_keys, "", d)) != 0)
-		goto out;
 	if ((job = calloc(1, sizeof(*job))) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
 	job->json = json_incref(doc);
-	suite = json_object_get(doc, "suite") != NULL;
-	if ((!suite &&
-	    (r = job_dup_str(doc, "recipe", JX_REQUIRED, BF_MAX_NAME, 1, &job->recipe, d)) != 0) ||
-	    (r = job_dup_str(doc, "name", JX_OPTIONAL, JOB_NAME_MAX, 0, &job->name, d)) != 0 ||
-	    (!suite &&
-	    (r = job_dup_str(doc, "preset", JX_OPTIONAL, BF_MAX_NAME, 1, &job->preset, d)) != 0) ||
-	    (r = job_parse_machines(job, doc, d)) != 0 ||
-	    (r = job_parse_matrix(job, doc, d)) != 0 ||
-	    (r = job_parse_params(job, doc, d)) != 0 ||
-	    (r = job_parse_knobs(job, doc, d)) != 0 ||
-	    (r = job_parse_knobs_optional(job, doc, d)) != 0 ||
-	    (r = job_parse_bind(job, doc, d)) != 0 ||
-	    (r = job_parse_profile(job, doc, d)) != 0 ||
-	    (r = job_parse_reps(job, doc, d)) != 0 ||
-	    (r = job_parse_order(job, doc, d)) != 0 ||
-	    (r = job_parse_boot(job, doc, d)) != 0 ||
-	    (r = kspec_parse(doc, &job->kernels, d)) != 0 ||
-	    (r = kspec_check_named(job->kernels, job->kernel,
-	    json_object_get(job->matrix, "kernel"), d)) != 0 ||
-	    (suite && (r = job_suite_parse(job, doc, d)) != 0))
-		goto out;
-	/* an adaptive boot is added to one cell as it goes; block's run sets
-	 * per machine would each need their own stopping rule */
-	if (job->spread == JOB_SPREAD_BLOCK && job->target_ci_pct > 0) {
-		bf_diag_set(d, "machines.spread", "\"block\" does not combine with adaptive "
-		    "repetitions (target_ci_pct): give boots, or spread any or pin");
-		r = BF_ERR_INVALID;
+	for (i = 0; i < sizeof(job_sections) / sizeof(job_sections[0]); i++) {
+		if (job_sections[i].whole && l != NULL && l->total != before)
+			break;
+		if ((r = job_note(job_sections[i].fn(job, doc, d, l), d, l)) != 0)
+			goto out;
+	}
+	if ((r = job_notes_end(0, d, l, before)) != 0) {
+		/* collecting: the job as far as it parsed, for job_validate_all */
+		*out = job;
+		job = NULL;
 		goto out;
 	}
 	*out = job;
@@ -700,181 +867,22 @@ out:
 int
 job_parse(const char *text, size_t len, struct job_spec **out, struct bf_diag *d)
 {
+	return job_parse_all(text, len, out, d, NULL);
+}
+
+int
+job_parse_all(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
+    struct bf_diag_list *l)
+{
 	json_t *doc = NULL;
 	int r;
 
 	if ((r = jx_loads(text, len, BF_MAX_API_BODY, &doc, d)) != 0)
 		goto out;
-	r = job_from_json(doc, out, d);
+	r = job_from_json_all(doc, out, d, l);
 out:
 	json_decref(doc);
 	return r;
-}
-
-/* Preset names, comma-separated, for the message about a missing one. */
-static const char *
-job_preset_names(const struct recipe *r, char *buf, size_t bufsz)
-{
-	const char *k;
-	json_t *v;
-	size_t off = 0;
-	int n;
-
-	buf[0] = '\0';
-	json_object_foreach(r->presets, k, v) {
-		if (off >= bufsz)
-			break;
-		n = snprintf(buf + off, bufsz - off, "%s%s", off ? ", " : "", k);
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-	if (off == 0)
-		snprintf(buf, bufsz, "(none)");
-	return buf;
-}
-
-/*
- * A path parameter the job leaves to its preset or the recipe's default
- * must be under the root too: the recipe was checked without one.
- */
-static int
-job_check_path_defaults(const struct job_spec *job, const struct recipe *rc,
-    const char *root, struct bf_diag *d)
-{
-	char ap[BF_DIAG_FIELD];
-	struct bf_diag sub;
-	const struct recipe_param *p;
-	const json_t *preset = NULL, *v;
-	size_t i;
-	int r;
-
-	if (job->preset != NULL)
-		preset = json_object_get(rc->presets, job->preset);
-	for (i = 0; i < rc->nparams; i++) {
-		p = &rc->params[i];
-		if (p->type != RECIPE_P_PATH || json_object_get(job->matrix, p->name) != NULL ||
-		    json_object_get(job->params, p->name) != NULL)
-			continue;
-		v = preset != NULL ? json_object_get(preset, p->name) : NULL;
-		jx_path(ap, sizeof(ap), "params", p->name);
-		bf_diag_clear(&sub);
-		if ((r = recipe_check_value(p, v != NULL ? v : p->def, root, ap, &sub)) != 0) {
-			bf_diag_set(d, ap, "%s (the %s%s of recipe %s; give params.%s)",
-			    sub.msg + (strncmp(sub.msg, ap, strlen(ap)) == 0 ? strlen(ap) + 2 : 0),
-			    v != NULL ? "value in preset " : "default", v != NULL ? job->preset : "",
-			    rc->name, p->name);
-			return r;
-		}
-	}
-	return 0;
-}
-
-int
-job_validate(const struct job_spec *job, const struct recipe *rc, const char *workdir_root,
-    struct bf_diag *d)
-{
-	char ap[BF_DIAG_FIELD], ep[BF_DIAG_FIELD], names[BF_DIAG_MSG];
-	const struct recipe_param *p;
-	const char *k;
-	json_t *arr, *v;
-	size_t i, n;
-	int r;
-
-	bf_diag_clear(d);
-	if (job_is_suite(job)) {
-		bf_diag_set(d, "suite", "a suite is validated entry by entry "
-		    "(job_validate_suite)");
-		return BF_ERR_INVALID;
-	}
-	if (strcmp(job->recipe, rc->name) != 0) {
-		bf_diag_set(d, "recipe", "job names \"%s\" but the recipe is \"%s\"", job->recipe,
-		    rc->name);
-		return BF_ERR_INVALID;
-	}
-	if (job->target_metric != NULL) {
-		for (i = 0; i < rc->nmetrics; i++)
-			if (strcmp(rc->metrics[i].name, job->target_metric) == 0)
-				break;
-		if (i == rc->nmetrics) {
-			bf_diag_set(d, "repetitions.target_metric", "\"%s\" is not a metric of "
-			    "recipe %s", job->target_metric, rc->name);
-			return BF_ERR_INVALID;
-		}
-	}
-	if (job->preset != NULL && json_object_get(rc->presets, job->preset) == NULL) {
-		bf_diag_set(d, "preset", "\"%s\" is not one of %s", job->preset,
-		    job_preset_names(rc, names, sizeof(names)));
-		return BF_ERR_INVALID;
-	}
-	json_object_foreach(job->matrix, k, arr) {
-		jx_path(ap, sizeof(ap), "matrix", k);
-		p = recipe_param(rc, k);
-		if (p != NULL && knob_find(k) != NULL) {
-			bf_diag_set(d, ap, "is both a parameter of recipe %s and a knob; rename "
-			    "the parameter", rc->name);
-			return BF_ERR_INVALID;
-		}
-		if (p == NULL && knob_find(k) != NULL) {
-			json_array_foreach(arr, i, v) {
-				jx_path_idx(ep, sizeof(ep), ap, i);
-				if ((r = job_check_knob(k, v, ep, d)) != 0)
-					return r;
-			}
-			continue;
-		}
-		if (p == NULL && job_is_boot_axis(k)) {
-			if (json_object_get(job->json, k) != NULL) {
-				bf_diag_set(d, ap, "is both an axis and a fixed \"%s\" of the job", k);
-				return BF_ERR_INVALID;
-			}
-			json_array_foreach(arr, i, v) {
-				jx_path_idx(ep, sizeof(ep), ap, i);
-				if (!json_is_string(v)) {
-					bf_diag_set(d, ep, "expected a string, got %s",
-					    jx_type_name(v));
-					return BF_ERR_INVALID;
-				}
-				if ((r = strcmp(k, "kernel") == 0 ?
-				    job_check_kernel(json_string_value(v), ep, d) :
-				    job_check_cmdline(json_string_value(v), ep, d)) != 0)
-					return r;
-			}
-			continue;
-		}
-		if (p == NULL) {
-			bf_diag_set(d, ap, "names no parameter or knob; parameters are %s",
-			    recipe_param_names(rc, names, sizeof(names)));
-			return BF_ERR_INVALID;
-		}
-		json_array_foreach(arr, i, v) {
-			jx_path_idx(ep, sizeof(ep), ap, i);
-			if ((r = recipe_check_value(p, v, workdir_root, ep, d)) != 0)
-				return r;
-		}
-	}
-	json_object_foreach(job->params, k, v) {
-		jx_path(ap, sizeof(ap), "params", k);
-		if ((p = recipe_param(rc, k)) == NULL) {
-			bf_diag_set(d, ap, "names no parameter; parameters are %s",
-			    recipe_param_names(rc, names, sizeof(names)));
-			return BF_ERR_INVALID;
-		}
-		if ((r = recipe_check_value(p, v, workdir_root, ap, d)) != 0)
-			return r;
-	}
-	if ((r = job_check_path_defaults(job, rc, workdir_root, d)) != 0)
-		return r;
-	json_object_foreach(job->knobs, k, v) {
-		if (recipe_param(rc, k) != NULL) {
-			bf_diag_set(d, jx_path(ap, sizeof(ap), "knobs", k), "is both a parameter "
-			    "of recipe %s and a knob; rename the parameter", rc->name);
-			return BF_ERR_INVALID;
-		}
-	}
-	if ((r = matrix_count(job->matrix, &n, d)) != 0)
-		return r;
-	return 0;
 }
 
 int

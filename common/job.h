@@ -155,6 +155,22 @@ int job_from_json(json_t *doc, struct job_spec **out, struct bf_diag *d);
  * recipe gives the parameter a root of its own. NULL checks path form only. */
 int job_validate(const struct job_spec *job, const struct recipe *r, const char *workdir_root,
     struct bf_diag *d);
+/*
+ * The same, going on past a field error (BF_ERR_INVALID, RANGE, PARSE) to
+ * the next field, each into l (err.h): for a person fixing a whole form.
+ * job_parse_all / job_from_json_all return 0 and *out when l gained
+ * nothing; BF_ERR_INVALID, d the first error of l and *out the job as far
+ * as it parsed when it did (free it with job_free; it is fit only for
+ * job_validate_all, and only when its recipe is set and it is no suite);
+ * any other error at once, *out untouched. job_validate_all: 0, or
+ * BF_ERR_INVALID with d the first of l, or another error at once.
+ */
+int job_parse_all(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
+    struct bf_diag_list *l);
+int job_from_json_all(json_t *doc, struct job_spec **out, struct bf_diag *d,
+    struct bf_diag_list *l);
+int job_validate_all(const struct job_spec *job, const struct recipe *r,
+    const char *workdir_root, struct bf_diag *d, struct bf_diag_list *l);
 void job_free(struct job_spec *job);
 
 /* A suite job (nsuite > 0). */
@@ -163,6 +179,10 @@ int job_is_suite(const struct job_spec *job);
  * named "suite[i].<field>". */
 int job_validate_suite(const struct job_spec *job, const struct recipe *const *recs,
     const char *workdir_root, struct bf_diag *d);
+/* The same, every entry's field errors into l (job_validate_all, each
+ * named suite[i].<field>). */
+int job_validate_suite_all(const struct job_spec *job, const struct recipe *const *recs,
+    const char *workdir_root, struct bf_diag *d, struct bf_diag_list *l);
 /* The entry labelled label, or -1. */
 int job_suite_find(const struct job_spec *job, const char *label);
 /* d's field and message, put under prefix ("suite[1]" + "params.x"). */
@@ -184,6 +204,15 @@ int job_check_kernel(const char *s, const char *path, struct bf_diag *d);
  * backslash, glob or newline), at most JOB_MAX_CMDLINE bytes ("" is fine). */
 #define JOB_CMDLINE_CHARS	"._,:=+/@%~!-"
 int job_check_cmdline(const char *s, const char *path, struct bf_diag *d);
+
+/* For job-*.c: value v of knob name passes knob_check (path names v). */
+int job_check_knob(const char *name, const json_t *v, const char *path, struct bf_diag *d);
+/* For job-*.c: collecting into l (non-NULL), a field error r goes into l
+ * and 0 is returned; otherwise r. */
+int job_note(int r, const struct bf_diag *d, struct bf_diag_list *l);
+/* For job-*.c: r, or when l gained errors past before, BF_ERR_INVALID and
+ * d the first of l. */
+int job_notes_end(int r, struct bf_diag *d, const struct bf_diag_list *l, size_t before);
 
 /* A knob value (string or integer) as the text knob_check() takes;
  * BF_ERR_INVALID for other types. */

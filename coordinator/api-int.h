@@ -355,6 +355,8 @@ void api_jobs_bundle(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_jobs_publish(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+/* GET /reproductions: a page, newest first (api-repro-list.c). */
+void api_repro_list(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-repro-job.c: what a rerun of a bundle runs */
 struct recipe;

@@ -405,6 +405,43 @@ jobs_plan_boots(const struct plan *p)
 	return n;
 }
 
+/*
+ * A refused job: "error" and detail.field the first error (the shape every
+ * 4xx has), detail.errors every field error found ({field, error}, at most
+ * BF_DIAG_LIST_MAX; detail.errors_total when more were found), so a form
+ * shows each at its field. l NULL or empty: d is the one error.
+ */
+static void
+jobs_refuse(struct api_resp *rs, unsigned int status, const struct bf_diag *d,
+    const struct bf_diag_list *l)
+{
+	const struct bf_diag *items = l != NULL && l->n > 0 ? l->item : d, *first = items;
+	json_t *errs = json_array(), *detail = json_object(), *e;
+	size_t i, n = l != NULL && l->n > 0 ? l->n : 1;
+
+	if (errs == NULL || detail == NULL)
+		goto oom;
+	for (i = 0; i < n; i++)
+		if ((e = json_pack("{s:s?,s:s}", "field", items[i].field[0] != '\0' ?
+		    items[i].field : NULL, "error", items[i].msg)) == NULL ||
+		    json_array_append_new(errs, e) != 0)
+			goto oom;
+	if ((first->field[0] != '\0' &&
+	    json_object_set_new(detail, "field", json_string(first->field)) != 0) ||
+	    json_object_set_new(detail, "errors", errs) != 0)
+		goto oom;
+	errs = NULL;
+	if (l != NULL && l->total > l->n && json_object_set_new(detail, "errors_total",
+	    json_integer((json_int_t)l->total)) != 0)
+		goto oom;
+	api_json(rs, status, json_pack("{s:s,s:o}", "error", first->msg, "detail", detail));
+	return;
+oom:
+	json_decref(errs);
+	json_decref(detail);
+	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+}
+
 /* ?dry_run=1: what the job would be, from the real planner, nothing stored. */
 static json_t *
 jobs_dry_run(const struct plan *p)
@@ -423,6 +460,7 @@ void
 api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	struct bf_diag d;
+	struct bf_diag_list *errs = NULL;
 	struct job_spec *job = NULL;
 	const struct recipe *rec = NULL, *recs[BF_MAX_SUITE];
 	struct plan *p = NULL;
@@ -444,37 +482,46 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		    "is required");
 		goto out;
 	}
-	if ((r = job_parse(rq->body.data, rq->body.len, &job, &d)) != 0) {
-		api_error(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
-		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+	/* every field error of the body at once (a form shows each at its
+	 * field): parsing goes on past one, and a single-recipe job parsed as
+	 * far as it could is still checked against its recipe */
+	if ((errs = calloc(1, sizeof(*errs))) == NULL)
+		goto oom;
+	if ((r = job_parse_all(rq->body.data, rq->body.len, &job, &d, errs)) != 0 &&
+	    (r != BF_ERR_INVALID || job == NULL)) {
+		jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
+		    MHD_HTTP_BAD_REQUEST, &d, errs);
 		goto out;
 	}
-	for (i = 0; i < job->nsuite; i++)
+	for (i = 0; r == 0 && i < job->nsuite; i++)
 		if ((recs[i] = recipes_get(a->rs, job->suite[i].job->recipe)) == NULL) {
 			snprintf(ep, sizeof(ep), "suite[%zu].recipe", i);
-			api_error(rs, MHD_HTTP_BAD_REQUEST, ep, "%s: unknown recipe \"%s\"; "
-			    "known recipes: %s", ep, job->suite[i].job->recipe,
-			    recipes_names(a->rs, known, sizeof(known)));
-			goto out;
+			bf_diag_set(&d, ep, "unknown recipe \"%s\"; known recipes: %s",
+			    job->suite[i].job->recipe, recipes_names(a->rs, known, sizeof(known)));
+			bf_diag_list_add(errs, &d);
 		}
-	if (!job_is_suite(job) && (rec = recipes_get(a->rs, job->recipe)) == NULL) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, "recipe", "recipe: unknown recipe \"%s\"; "
-		    "known recipes: %s", job->recipe, recipes_names(a->rs, known, sizeof(known)));
-		goto out;
+	if (!job_is_suite(job) && job->recipe != NULL &&
+	    (rec = recipes_get(a->rs, job->recipe)) == NULL) {
+		bf_diag_set(&d, "recipe", "unknown recipe \"%s\"; known recipes: %s",
+		    job->recipe, recipes_names(a->rs, known, sizeof(known)));
+		bf_diag_list_add(errs, &d);
 	}
-	if ((r = job_is_suite(job) ? job_validate_suite(job, recs, a->cfg.workdir_root, &d) :
-	    job_validate(job, rec, a->cfg.workdir_root, &d)) != 0) {
-		api_error(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
-		    MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+	if (rec != NULL)
+		r = job_validate_all(job, rec, a->cfg.workdir_root, &d, errs);
+	else if (job_is_suite(job) && r == 0 && errs->total == 0)
+		r = job_validate_suite_all(job, recs, a->cfg.workdir_root, &d, errs);
+	if (r != 0 || errs->total > 0) {
+		jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
+		    MHD_HTTP_BAD_REQUEST, &d, r == BF_ERR_TOOBIG ? NULL : errs);
 		goto out;
 	}
 	if ((r = kspec_check_roots(job->kernels, a->cfg.kernel_git_roots, &d)) != 0) {
-		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		goto out;
 	}
 	if ((r = check_machines(a, job, &d)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
-			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;
@@ -483,21 +530,21 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    plan_job(job, rec, &p, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
-		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+		jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		goto out;
 	}
 	if ((r = api_plan_machines(a, job, p, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
 		if (r == BF_ERR_INVALID)
-			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;
 	}
 	if ((r = check_boot(a, job, p->cells, p->ncells, &d)) != 0) {
 		if (r == BF_ERR_INVALID)
-			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
+			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;
@@ -531,6 +578,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
 out:
+	free(errs);
 	free(names);
 	json_decref(namesj);
 	plan_free(p);

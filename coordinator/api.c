@@ -79,6 +79,7 @@ static const struct api_route api_routes[] = {
 	{ .method = "POST", .pattern = "/api/v1/jobs/{id}/publish", .fn = api_jobs_publish, .need = A },
 	{ .method = "POST", .pattern = "/api/v1/reproductions", .fn = api_repro_create, .need = S,
 	    .slow = 1 },
+	{ .method = "GET", .pattern = "/api/v1/reproductions", .fn = api_repro_list, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/reproductions/{id}", .fn = api_repro_get, .need = V },
 	{ .method = "GET", .pattern = "/api/v1/lab", .fn = api_lab_get, .need = API_PUBLIC },
 	{ .method = "GET", .pattern = "/api/v1/labs", .fn = api_labs_list, .need = V },

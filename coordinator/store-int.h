@@ -37,7 +37,7 @@ enum store_q {
 	/* recovery */
 	Q_REC_SAMPLES, Q_REC_ARTIFACTS, Q_REC_LOG, Q_REC_CANCEL, Q_REC_REQUEUE, Q_REC_JOBS,
 	/* federation and reproductions */
-	Q_J_PUBLISH, Q_J_PUBLISHED, Q_X_ADD, Q_X_GET,
+	Q_J_PUBLISH, Q_J_PUBLISHED, Q_X_ADD, Q_X_GET, Q_X_LIST,
 	/* trust (schema step 7) */
 	Q_RI_ADD, Q_RI_GET, Q_RI_BY_NAME, Q_RI_LIST, Q_LAB_ADD, Q_LAB_DEL, Q_LAB_BY_KEY,
 	Q_LAB_LIST, Q_AUDIT_ADD, Q_AUDIT_LIST,

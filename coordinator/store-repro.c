@@ -123,6 +123,90 @@ out:
 	return r;
 }
 
+static int
+repro_row_fill(struct db_stmt *st, struct store_repro_row *e)
+{
+	int r;
+
+	e->id = db_col_int64(st, 0);
+	e->job_id = db_col_int64(st, 1);
+	e->delta_pct = db_col_double(st, 4);
+	e->created_at = db_col_int64(st, 6);
+	e->runs_total = db_col_int64(st, 9);
+	e->runs_done = db_col_int64(st, 10);
+	e->runs_failed = db_col_int64(st, 11);
+	if ((r = store_col_dup(st, 2, &e->bundle_sha256)) != 0 ||
+	    (r = store_col_dup(st, 3, &e->source)) != 0 ||
+	    (r = store_col_dup(st, 5, &e->info)) != 0 ||
+	    (r = store_col_dup(st, 7, &e->recipe)) != 0 ||
+	    (r = store_col_dup(st, 8, &e->job_state)) != 0)
+		return r;
+	return 0;
+}
+
+static void
+repro_row_clear(struct store_repro_row *e)
+{
+	free(e->bundle_sha256);
+	free(e->source);
+	free(e->info);
+	free(e->recipe);
+	free(e->job_state);
+	memset(e, 0, sizeof(*e));
+}
+
+void
+store_repro_rows_free(struct store_repro_row *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		repro_row_clear(&a[i]);
+	free(a);
+}
+
+int
+store_repro_list(struct store *s, int64_t before, size_t limit,
+    struct store_repro_row **out, size_t *nout, int *more)
+{
+	struct store_repro_row *a = NULL;
+	struct db_stmt *st;
+	size_t n = 0;
+	int r;
+
+	*out = NULL;
+	*nout = 0;
+	*more = 0;
+	if (s == NULL || before < 0)
+		return BF_ERR_INVALID;
+	if (limit == 0 || limit > STORE_MAX_PAGE)
+		limit = STORE_MAX_PAGE;
+	/* one row more than the page says whether there is a next page */
+	if ((a = calloc(limit + 1, sizeof(*a))) == NULL)
+		return BF_ERR_ALLOC;
+	s = store_rlock(s);	/* a reader: no transaction needed */
+	if ((r = store_q(s, Q_X_LIST, &st, "II", before, (int64_t)limit + 1)) != 0)
+		goto out;
+	while (n <= limit && (r = store_q_step(s, st)) == 1)
+		if ((r = repro_row_fill(st, &a[n++])) != 0)
+			goto out;
+	if (r < 0)
+		goto out;
+	if (n > limit) {
+		*more = 1;
+		repro_row_clear(&a[limit]);
+		n = limit;
+	}
+	*out = a;
+	*nout = n;
+	a = NULL;
+	r = 0;
+out:
+	store_unlock(s);
+	store_repro_rows_free(a, n);
+	return r;
+}
+
 /* --- trust (schema step 7) --- */
 
 static int

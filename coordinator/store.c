@@ -266,6 +266,13 @@ static const char *const store_sql[Q__COUNT] = {
 	    " delta_pct, info, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
 	[Q_X_GET] = "SELECT job_id, bundle, bundle_sha256, source, delta_pct, info, created_at"
 	    " FROM reproductions WHERE id = ?1",
+	/* store_repro_list's columns, in its order: newest first, from ?1 down
+	 * (0: the newest); the bundle (up to 1 MiB) stays in the store */
+	[Q_X_LIST] = "SELECT x.id, x.job_id, x.bundle_sha256, x.source, x.delta_pct, x.info,"
+	    " x.created_at, j.recipe, j.state, j.n_queued + j.n_running + j.n_done + j.n_failed"
+	    " + j.n_lost + j.n_boot_failed + j.n_cancelled, j.n_done, j.n_failed + j.n_lost"
+	    " + j.n_boot_failed FROM reproductions x JOIN jobs j ON j.id = x.job_id"
+	    " WHERE (?1 = 0 OR x.id < ?1) ORDER BY x.id DESC LIMIT ?2",
 	/* kernel builds (schema step 14, store-kbuild.c) */
 	[Q_KB_INSERT] = "INSERT INTO kernel_builds (key, state, spec, node, machine, lease_until,"
 	    " created_at, last_used) VALUES (?1, 'building', ?2, ?3, ?4, ?5, ?6, ?6)"

@@ -647,6 +647,21 @@ int store_repro_add(struct store *s, int64_t job_id, const char *bundle, const c
 /* BF_ERR_NOTFOUND. *out freed with store_repro_free(). */
 int store_repro_get(struct store *s, int64_t id, struct store_repro **out);
 void store_repro_free(struct store_repro *x);	/* accepts NULL */
+/* A reproduction in a list: the stored row less its bundle, with its job's
+ * recipe, state and run counts. */
+struct store_repro_row {
+	int64_t id, job_id, created_at;
+	char *bundle_sha256, *source, *info;	/* source may be NULL */
+	double delta_pct;
+	char *recipe, *job_state;
+	int64_t runs_total, runs_done, runs_failed;	/* failed: also lost, boot-failed */
+};
+/* Newest first, ids below before (0: from the newest), at most limit
+ * (1..STORE_MAX_PAGE; 0 is the most); *more = 1 when older ones exist.
+ * *out freed with store_repro_rows_free(*out, *nout). */
+int store_repro_list(struct store *s, int64_t before, size_t limit,
+    struct store_repro_row **out, size_t *nout, int *more);
+void store_repro_rows_free(struct store_repro_row *a, size_t n);	/* accepts NULL */
 
 /* --- trust: imported recipes, the keyring, the audit log (store-repro.c,
  * schema step 7). Every write that changes trust takes its audit entry

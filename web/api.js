@@ -25,6 +25,14 @@ export class ApiError extends Error {
 		this.body = body;
 		this.path = path;
 		this.field = body && body.detail && typeof body.detail.field === 'string' ? body.detail.field : null;
+		// every field error of a refused job (detail.errors), the first if
+		// the answer has only the one; errorsTotal counts those past the cap
+		const list = body && body.detail && Array.isArray(body.detail.errors) ? body.detail.errors : [];
+		this.errors = list.filter((x) => x && typeof x.error === 'string')
+			.map((x) => ({ field: typeof x.field === 'string' ? x.field : null, error: x.error }));
+		if (!this.errors.length) this.errors = [{ field: this.field, error: msg }];
+		const tot = body && body.detail ? body.detail.errors_total : undefined;
+		this.errorsTotal = Number.isInteger(tot) && tot > this.errors.length ? tot : this.errors.length;
 	}
 }
 

@@ -12,6 +12,7 @@ import { resultsView } from './view-results.js';
 import { submitView } from './view-submit.js';
 import { jobsView } from './view-jobs.js';
 import { reproView } from './view-repro.js';
+import { reprosView } from './view-repros.js';
 
 const $ = (id) => document.getElementById(id);
 const routes = [
@@ -20,7 +21,8 @@ const routes = [
 	[/^#\/job\/(\d+)\/results(?:\?baseline=(.*))?$/, resultsView, 'fleet'],
 	[/^#\/submit$/, submitView, 'submit'],
 	[/^#\/jobs(?:\?.*)?$/, jobsView, 'jobs'],
-	[/^#\/reproductions\/(\d+)$/, reproView, 'fleet'],
+	[/^#\/reproductions(?:\?.*)?$/, reprosView, 'repros'],
+	[/^#\/reproductions\/(\d+)$/, reproView, 'repros'],
 ];
 
 let mounted = null;

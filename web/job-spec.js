@@ -51,7 +51,9 @@ export function failureView(job, runs) {
 	if (!bad.length) return job && job.state === 'failed' ? h('div', { class: 'failure', id: 'job-reason' }, 'The job failed.') : null;
 	const by = new Map();
 	for (const r of bad.sort((a, b) => a.id - b.id)) {
-		const k = `${r.state}: ${r.error || 'no reason recorded'}`;
+		// the runner's boot errors already begin "boot-failed: "
+		const e = r.error || 'no reason recorded';
+		const k = e.startsWith(r.state + ': ') ? e : `${r.state}: ${e}`;
 		if (!by.has(k)) by.set(k, []);
 		by.get(k).push(r);
 	}

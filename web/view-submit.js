@@ -1,6 +1,6 @@
 // view-submit.js: submit a job. Paste or choose a job JSON and load it into
-// the form, or fill the fields; the API's error appears next to the field
-// that detail.field names ("matrix.mb[1]" -> the matrix field).
+// the form, or fill the fields; each of the API's errors (detail.errors)
+// appears next to the field it names ("matrix.mb[1]" -> the matrix field).
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 
@@ -66,16 +66,23 @@ export function submitView(root) {
 		done.textContent = '';
 	}
 
+	// A field may have several errors (matrix.mb[0], matrix.mb[2]): one line each.
 	function showError(field, msg, noFocus) {
 		const top = field ? field.split(/[.[]/)[0] : '';
-		const e = errs.get(top);
-		if (e) {
-			e.textContent = msg;
+		const e = errs.get(top) || formErr;
+		const text = errs.has(top) || !field || msg.startsWith(field + ':') ? msg : field + ': ' + msg;
+		e.append(h('div', { class: 'err-line', 'data-field': field || '' }, text));
+		if (errs.has(top)) {
 			inputs.get(top).setAttribute('aria-invalid', 'true');
 			if (!noFocus) inputs.get(top).focus();
-		} else {
-			formErr.textContent = (field ? field + ': ' : '') + msg;
 		}
+	}
+	// Every error of a refused job at its field; the first field gets the focus.
+	function showErrors(e) {
+		e.errors.forEach((x, i) => showError(x.field, x.error, i > 0));
+		if (e.errorsTotal > e.errors.length)
+			formErr.append(h('div', { class: 'err-line', id: 'errors-more' },
+				`${e.errorsTotal - e.errors.length} more errors not shown: fix these and submit again.`));
 	}
 
 	function loadJob(obj) {
@@ -150,7 +157,8 @@ export function submitView(root) {
 		} catch (e) {
 			if (seq !== pseq) return;
 			delete preview.dataset.runs;
-			preview.textContent = 'Not yet a job: ' + (e.field ? e.field + ': ' : '') + e.message;
+			preview.textContent = 'Not yet a job: ' + e.message +
+				(e.errorsTotal > 1 ? ` (and ${e.errorsTotal - 1} more)` : '');
 		}
 	}
 	const schedule = () => { clearTimeout(pt); pt = setTimeout(updatePreview, 300); };
@@ -189,7 +197,7 @@ export function submitView(root) {
 			location.hash = '#/job/' + r.id;
 		} catch (e) {
 			if (e.status === 401 || e.status === 403) showError(null, 'Your token may not submit jobs: ' + e.message);
-			else showError(e.field, e.message);
+			else showErrors(e);
 		} finally {
 			btn.disabled = false;
 		}

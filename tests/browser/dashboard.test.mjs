@@ -5,6 +5,7 @@
 //   BF_MACHINES  the registered machine names, space-separated
 //   BF_CLASS     their class
 //   BF_ART       where screenshots go
+//   BF_BOOTFAIL_HOST  {host, port, user, key} of a fleet host, JSON (boot failure)
 // Prints one line per check and exits non-zero when any failed.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { resultsChecks } from './results-checks.mjs';
 import { historyChecks } from './history-checks.mjs';
 import { a11yChecks } from './a11y-checks.mjs';
 import { reproChecks } from './repro-checks.mjs';
+import { bootFailChecks } from './bootfail-checks.mjs';
 
 const URL = process.env.BF_URL;
 const MACHINES = (process.env.BF_MACHINES || '').split(/\s+/).filter(Boolean);
@@ -118,11 +120,12 @@ try {
 	});
 	await shot('fleet');
 
-	// --- submit: a malformed job first, the error next to its field ---
+	// --- submit: a malformed job first, every error next to its field at once ---
 	await page.click('nav a[data-nav="submit"]');
 	await page.waitForSelector('#submit-form');
 	await page.waitForFunction(() => document.querySelectorAll('#f-recipe option').length > 1);
-	const bad = { recipe: 'page-touch', preset: 'test', machines: { class: CLASS }, matrix: { mb: [8, 0] } };
+	const bad = { recipe: 'page-touch', preset: 'test', machines: { class: CLASS }, matrix: { mb: [8, 0, -1] },
+		params: { nosuch: 1 }, order: 'sideways' };
 	await page.fill('#job-json', JSON.stringify(bad));
 	await page.click('#load-json');
 	await page.click('#submit-button');
@@ -130,6 +133,15 @@ try {
 	const merr = await page.textContent('#err-matrix');
 	check('a bad matrix value is reported next to the matrix field', merr.includes('matrix.mb[1]'), merr);
 	check('the matrix field is marked invalid', (await page.getAttribute('#f-matrix', 'aria-invalid')) === 'true');
+	// the API's detail.errors: both bad values of the axis, the unknown
+	// parameter and the bad order, each at its own field, from one submit
+	const errsAt = await page.evaluate(() => Object.fromEntries(['matrix', 'params', 'order'].map((k) =>
+		[k, [...document.querySelectorAll(`#err-${k} .err-line`)].map((e) => e.dataset.field)])));
+	check('all four field errors shown at once at their fields', JSON.stringify(errsAt) ===
+		JSON.stringify({ matrix: ['matrix.mb[1]', 'matrix.mb[2]'], params: ['params.nosuch'], order: ['order'] }), JSON.stringify(errsAt));
+	check('each invalid field is marked', (await page.getAttribute('#f-params', 'aria-invalid')) === 'true' &&
+		(await page.getAttribute('#f-order', 'aria-invalid')) === 'true');
+	await page.fill('#f-order', '');
 	await page.fill('#f-repetitions', '{"iterations": 3,');
 	await page.click('#submit-button');
 	const rerr = await page.textContent('#err-repetitions');
@@ -394,6 +406,10 @@ try {
 	await page.waitForFunction(() => window.bf.resets > 0, null, { timeout: 10000 })
 		.then(() => check('a lost resume point gets "reset" and the page reloads its state', true))
 		.catch(() => check('a lost resume point gets "reset" and the page reloads its state', false));
+	if (process.env.BF_BOOTFAIL_HOST)
+		await bootFailChecks(page, { check, apiPost, apiGet, until, url: URL, host: JSON.parse(process.env.BF_BOOTFAIL_HOST), shot });
+	else
+		check('boot failure: BF_BOOTFAIL_HOST is set', false);
 	await cancelChecks(page, { check, apiPost, apiGet, sleep, url: URL });
 	await historyChecks(page, { check, apiGet, url: URL, machine: MACHINES[0], hostile: HOSTILE });
 	await shot('history');

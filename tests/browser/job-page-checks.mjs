@@ -55,6 +55,11 @@ export async function liveJobChecks(page, { check, apiPost, apiGet, until, sleep
 	const made = await apiPost('/jobs', job);
 	check('live job: submitted', made.status === 201, JSON.stringify(made.body));
 	const id = made.body.id;
+	// opened once the three run: "newest running" is then one run for sure
+	// (opened before, the log rightly stays on the first to start until it
+	// ends, and which run that is depends on the claim order under load)
+	await until(async () => ((await apiGet(`/jobs/${id}/runs`)).runs || []).filter((r) => r.state === 'running').length === 3,
+		30000, 'three running runs');
 	await page.goto(`${url}/#/job/${id}`);
 	await page.waitForSelector('#job-spec', { timeout: 5000 });
 	check('live job: the spec shows the matrix', (await page.textContent('#job-spec dd[data-key="matrix"]')) ===

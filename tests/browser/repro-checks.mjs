@@ -29,6 +29,16 @@ export async function reproChecks(page, { check, apiGet, url, jobId, shot }) {
 	const s = rep.summary;
 	check('repro: the summary counts', (await page.textContent('#repro-summary')) === `${s.reproduced} reproduced · ${s.differs} differ · ${s.inconclusive} inconclusive`);
 	await shot('reproduction');
+	// the list page (GET /reproductions): this one first, as the API lists it, linked
+	const list = await apiGet('/reproductions?limit=1');
+	check('repros: the list API has it first', list.reproductions.length === 1 && list.reproductions[0].id === id &&
+		list.reproductions[0].mode === 'compare' && list.reproductions[0].job_id === jobId, JSON.stringify(list).slice(0, 300));
+	await page.goto(`${url}/#/reproductions`);
+	await page.waitForSelector(`#repros tr[data-repro="${id}"]`, { timeout: 5000 }).catch(() => {});
+	const row = await page.$eval(`#repros tr[data-repro="${id}"]`, (tr) => ({ link: tr.querySelector('a').getAttribute('href'),
+		cells: [...tr.children].map((td) => td.textContent), trust: tr.querySelector('[data-trust]').dataset.trust })).catch(() => null);
+	check('repros: the list page shows it, linked, with mode, job and signature', row && row.link === `#/reproductions/${id}` &&
+		row.cells[4] === 'compare' && row.cells[5] === String(jobId) && row.trust === rep.trust.state, JSON.stringify(row));
 	await page.goto(`${url}/#/reproductions/999999`);
 	await page.waitForFunction(() => document.querySelector('#repro-error')?.textContent, null, { timeout: 5000 }).catch(() => {});
 	check('repro: an unknown reproduction is said so', (await page.textContent('#repro-error')) === 'There is no reproduction 999999.');

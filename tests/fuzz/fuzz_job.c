@@ -6,6 +6,9 @@
  * A suite (job.h) is validated entry by entry and planned (plan_suite),
  * each entry's recipe picked by its name the same way. A job's "kernels"
  * (kspec.h) are checked against fixed git roots as POST /jobs does.
+ * First, the collecting pass POST /jobs makes (job_parse_all, then
+ * job_validate_all of the job as far as it parsed): capped, every entry
+ * a message, and its first error the one job_parse stops at.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -106,6 +109,44 @@ out:
 	plan_free(p);
 }
 
+/* Every field error at once, as POST /jobs collects them. */
+static void
+fuzz_all(const uint8_t *data, size_t size)
+{
+	static struct bf_diag_list l;
+	struct job_spec *job = NULL, *one = NULL;
+	struct bf_diag d, d1;
+	size_t i;
+	int r, r1;
+
+	bf_diag_list_clear(&l);
+	r = job_parse_all((const char *)data, size, &job, &d, &l);
+	r1 = job_parse((const char *)data, size, &one, &d1);
+	if (l.n > BF_DIAG_LIST_MAX || l.n > l.total || (r == 0) != (r1 == 0) ||
+	    (r == 0 && l.total != 0))
+		abort();
+	/* the first error collected is the one the first-error parse stops at */
+	if (r1 == BF_ERR_INVALID && l.n > 0 && strcmp(l.item[0].field, d1.field) != 0)
+		abort();
+	for (i = 0; i < l.n; i++)
+		if (l.item[i].msg[0] == '\0')
+			abort();
+	if ((r == 0 || r == BF_ERR_INVALID) && job != NULL && job->recipe != NULL &&
+	    !job_is_suite(job))
+		(void)job_validate_all(job, fuzz_recipe(job->recipe), PATH_DEFAULT_ROOT, &d, &l);
+	if (r == 0 && job_is_suite(job)) {
+		const struct recipe *recs[BF_MAX_SUITE];
+
+		for (i = 0; i < job->nsuite; i++)
+			recs[i] = fuzz_recipe(job->suite[i].job->recipe);
+		(void)job_validate_suite_all(job, recs, PATH_DEFAULT_ROOT, &d, &l);
+	}
+	if (l.n > BF_DIAG_LIST_MAX || l.n > l.total)
+		abort();
+	job_free(job);
+	job_free(one);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -117,6 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char **argv = NULL;
 	size_t i, ncells = 0, argc = 0;
 
+	fuzz_all(data, size);
 	if (job_parse((const char *)data, size, &job, &d) != 0)
 		return 0;
 	if (job_is_suite(job)) {

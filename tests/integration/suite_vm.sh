@@ -7,6 +7,7 @@
 # its (kernel, boot), and every run measured on the kernel its cell asked.
 # page-touch runs in thp_enabled=madvise: thp_fault_alloc > 0 in each of
 # its windows on both kernels (the madvise bar on the 6.12 guest kernel).
+# Then the dashboard shows a real boot's record (tests/browser/bootrec.test.mjs).
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -78,6 +79,18 @@ done
 rep=$(curl -fsS "$URL/api/v1/jobs/$id/report")
 check_contains "report: section per workload" "$rep" "job $id: hi (echo)"
 check_contains "report: both kernels" "$rep" "$KERNEL_612"
+# The dashboard's boot record of a run that really booted (issue 19):
+# kernel, cmdline, boot_id, verify and time to SSH, in headless Chromium.
+if browser_ready; then
+	mkdir -p "$BF_BUILD/suite-vm-artifacts"
+	t0=$(date +%s%N)
+	BF_URL=$URL BF_JOB=$id BF_ART=$BF_BUILD/suite-vm-artifacts timeout 120 \
+		node "$BF_SRC/tests/browser/bootrec.test.mjs" 2>&1 | tee "$work/bootrec.log"
+	check_eq "the boot record on the job page (browser)" "${PIPESTATUS[0]}" 0
+	echo "boot record browser check: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+else
+	fail "no browser for the boot record check"
+fi
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

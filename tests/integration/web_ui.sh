@@ -10,15 +10,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
-# Chromium, node and playwright-core, when missing.
-if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null 2>&1; then
-	bash "$BF_SRC/deploy/install-deps" --test || { echo "cannot install chromium/npm"; exit 1; }
-fi
+browser_ready || exit 1
 browser=$BF_SRC/tests/browser
-if [ ! -d "$browser/node_modules/playwright-core" ]; then
-	(cd "$browser" && npm ci --no-audit --no-fund --loglevel=error) ||
-		{ echo "npm ci in tests/browser failed"; exit 1; }
-fi
 
 work=$(mktemp -d /tmp/bf-web.XXXXXX)
 defer "rm -rf '$work'"
@@ -29,22 +22,45 @@ fleet=$work/fleet
 bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 3 --prefix bfw \
 	--subnet 10.83.0 --bridge bfbrw --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
-start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
+# A boot command that fails on a netns host (which cannot reboot): the
+# browser's boot-failure job (bootfail-checks.mjs) runs it for real; one
+# failed boot quarantines the machine, so the job's next boot stays queued.
+echo 'boot-command.bootfail = /bin/ls /nonexistent-kernel/{kernel}' >"$work/benchfleetd.conf"
+start_daemon "$work" --config "$work/benchfleetd.conf" --boot-failures 1 \
+	--known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
 
 names=()
+bootfail_host=
 while IFS=$'\t' read -r name addr port user key; do
+	[ -n "$bootfail_host" ] || bootfail_host=$(jq -cn --arg h "$addr" --argjson p "$port" --arg u "$user" --arg k "$key" \
+		'{host: $h, port: $p, user: $u, key: $k}')
 	r=$(api POST /api/v1/machines "{\"name\":\"$name\",\"host\":\"$addr\",\"port\":$port,\"user\":\"$user\",\"key\":\"$key\",\"class\":\"web\"}")
 	check_eq "POST /machines $name" "$(status_of "$r")" 201
 	names+=("$name")
 done < "$fleet/hosts.tsv"
 
 # --- the browser ---
-BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art \
+BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art BF_BOOTFAIL_HOST=$bootfail_host \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
 check_eq "browser test" "${PIPESTATUS[0]}" 0
 grep '^latency' "$work/browser.log"
-check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 22
+check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 24
+
+# --- GET /reproductions: the browser test made one; a second, then pages of one ---
+bjob=$(curl -fsS "$URL/api/v1/reproductions?limit=1" | jq -r '.reproductions[0].job_id')
+# (a bundle is over the 128 KiB of one argument: the body goes by file)
+{ printf '{"bundle":'; curl -fsS "$URL/api/v1/jobs/$bjob/bundle"; printf ',"compare_job":%s}' "$bjob"; } >"$work/repro2.json"
+x2=$(curl -sS -X POST "${JSON[@]}" --data-binary @"$work/repro2.json" "$URL/api/v1/reproductions" | jq .id)
+check "a second reproduction ($x2)" test "$x2" -gt 1
+p1=$(curl -fsS "$URL/api/v1/reproductions?limit=1")
+check_eq "reproductions: newest first, a next page" "$(jq -c '[.reproductions[].id, .next_before]' <<<"$p1")" "[$x2,$x2]"
+p2=$(curl -fsS "$URL/api/v1/reproductions?limit=1&before=$x2")
+check_eq "reproductions: the page before it, the last" "$(jq -c '[(.reproductions | length), (.reproductions[0].id < '"$x2"'), .next_before, .reproductions[0].recipe, .reproductions[0].mode, .reproductions[0].trust.state != null]' <<<"$p2")" '[1,true,null,"page-touch","compare",true]'
+for q in 'limit=0' 'limit=1001' 'limit=x' 'before=0' 'before=-1' 'before=1e3'; do
+	r=$(api GET "/api/v1/reproductions?$q")
+	check_eq "reproductions: ?$q refused naming ${q%%=*}" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 ${q%%=*}"
+done
 
 # --- POST /jobs?dry_run=1: the planner's counts, nothing stored ---
 njobs() { curl -fsS "$URL/api/v1/jobs?limit=1000" | jq '.jobs | length'; }
@@ -64,6 +80,34 @@ r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"page-touch","machines":{"class
 check_eq "dry run: a refused value is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 matrix.mb[1]"
 r=$(api POST '/api/v1/jobs?dry_run=1' '{"recipe":"echo","machines":{"class":"nosuchclass"}}')
 check_eq "dry run: an unknown class is named" "$(status_of "$r") $(body_of "$r" | jq -r .detail.field)" "400 machines.class"
+# every field error of a body at once (detail.errors), detail.field the first
+many='{"recipe":"page-touch","machines":{"class":"web"},"matrix":{"mb":[8,0,-1]},"params":{"nosuch":1},"order":"x","bogus":1}'
+for q in '?dry_run=1' ''; do
+	r=$(api POST "/api/v1/jobs$q" "$many")
+	check_eq "POST /jobs$q: five field errors at once" "$(status_of "$r") $(body_of "$r" | jq -c '[.detail.field, ([.detail.errors[].field] | sort), (.detail.errors | map(. as $e | $e.error | startswith($e.field + ": ")) | all)]')" \
+		'400 ["bogus",["bogus","matrix.mb[1]","matrix.mb[2]","order","params.nosuch"],true]'
+done
+check_contains "each error names its field" "$(body_of "$r" | jq -r '.detail.errors[] | select(.field == "params.nosuch") | .error')" "params.nosuch: names no parameter"
+# a suite: every entry's errors (unknown recipes first, then each entry's fields)
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"machines":{"class":"web"},"suite":[{"recipe":"nosuch"},{"recipe":"echo"},{"recipe":"alsonot"}]}')
+check_eq "suite: every unknown recipe named" "$(status_of "$r") $(body_of "$r" | jq -c '[.detail.errors[].field]')" '400 ["suite[0].recipe","suite[2].recipe"]'
+r=$(api POST '/api/v1/jobs?dry_run=1' '{"machines":{"class":"web"},"suite":[{"recipe":"echo","params":{"nope":1}},{"recipe":"page-touch","matrix":{"mb":[0,8,-1]}}]}')
+check_eq "suite: every entry's field errors" "$(status_of "$r") $(body_of "$r" | jq -c '[.detail.errors[].field]')" '400 ["suite[0].params.nope","suite[1].matrix.mb[0]","suite[1].matrix.mb[2]"]'
+# the CLI prints each of them, one line each, and exits non-zero
+printf '%s' "$many" >"$work/many.json"
+"$BIN/benchfleet" --url "$URL" submit "$work/many.json" >/dev/null 2>"$work/many.err"
+check_eq "benchfleet submit: exit 1 on a refused job" "$?" 1
+check_eq "benchfleet submit: every field error, a line each" \
+	"$(grep -oE '(bogus|order|matrix\.mb\[[12]\]|params\.nosuch): ' "$work/many.err" | sort | tr -d '\n')" \
+	"bogus: matrix.mb[1]: matrix.mb[2]: order: params.nosuch: "
+# hostile: 10,000 bad keys -> the first 32 and the count, quickly
+hostile='{"recipe":"page-touch","machines":{"class":"web"},'"$(seq -f '"x%g":1' -s, 0 9999)"'}'
+t0=$(date +%s%N)
+r=$(api POST '/api/v1/jobs?dry_run=1' "$hostile")
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check_eq "10,000 bad keys: 400, 32 errors kept, 10000 counted" "$(status_of "$r") $(body_of "$r" | jq -c '[(.detail.errors | length), .detail.errors_total, .detail.errors[31].field]')" '400 [32,10000,"x31"]'
+echo "10,000 field errors refused in $ms ms"
+check "10,000 field errors refused in under 2 s ($ms ms)" test "$ms" -lt 2000
 # the largest plan (64 x 64 cells), timed: the boot count compares runs pairwise
 big='{"recipe":"page-touch","preset":"test","machines":{"class":"web"},"matrix":{"mb":['"$(seq -s, 1 64)"'],"passes":['"$(seq -s, 1 64)"']}}'
 r=$(api POST '/api/v1/jobs?dry_run=1' "$big")

@@ -40,6 +40,18 @@ finish() {
 	[ "$T_FAILS" = 0 ]
 }
 
+# browser_ready: Chromium, node and playwright-core in tests/browser (for
+# the tests/browser/*.test.mjs scripts), installed when missing.
+browser_ready() {
+	if [ ! -x /usr/bin/chromium ] || ! command -v npm >/dev/null 2>&1; then
+		bash "$BF_SRC/deploy/install-deps" --test || { echo "cannot install chromium/npm"; return 1; }
+	fi
+	if [ ! -d "$BF_SRC/tests/browser/node_modules/playwright-core" ]; then
+		(cd "$BF_SRC/tests/browser" && npm ci --no-audit --no-fund --loglevel=error) ||
+			{ echo "npm ci in tests/browser failed"; return 1; }
+	fi
+}
+
 # The store of each daemon directory. BF_TEST_STORE=sqlite (the default):
 # DIR/bf.db. BF_TEST_STORE=pg: a database of a private PostgreSQL cluster
 # (tests/lib/pg.sh) started by the first daemon of the test script and

@@ -6,7 +6,9 @@
  * change (claim, finish, boot-failed, retry, lost, adaptive extra boot,
  * cancel, lease reclaim by another coordinator, a restart's recovery);
  * keyset paging; each filter, with LIKE's wildcards in the search text
- * taken literally; and filters out of range refused.
+ * taken literally; and filters out of range refused. The reproductions
+ * list (store_repro_list): newest first, keyset pages, each with its job's
+ * recipe, state and run counts.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -378,15 +380,74 @@ test_filters(void)
 	store_close(s);
 }
 
+/* Five reproductions of three jobs, listed two at a time. */
+static void
+test_repro_list(void)
+{
+	static const int job_of[] = { 0, 1, 1, 2, 0 };
+	struct store_repro_row *rows = NULL;
+	struct store *s = open_fresh("repro.db");
+	int64_t jobs[3], ids[5], before = 0;
+	size_t n = 0, i, seen = 0;
+	int more = 0, pages = 0;
+	char info[64];
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < 3; i++)
+		jobs[i] = add_job(s, "c", NULL, i + 1, 2);
+	T_EQ_INT(store_job_cancel(s, jobs[2]), 0);
+	for (i = 0; i < 5; i++) {
+		snprintf(info, sizeof(info), "{\"mode\": \"%s\"}", i == 3 ? "compare" : "rerun");
+		T_EQ_INT(store_repro_add(s, jobs[job_of[i]], "{}", "ab12", i == 1 ? "https://lab/x" :
+		    NULL, 2.5, info, &ids[i]), 0);
+	}
+	/* pages of two: 5 4 | 3 2 | 1, each below the last one's id */
+	do {
+		T_EQ_INT(store_repro_list(s, before, 2, &rows, &n, &more), 0);
+		for (i = 0; i < n; i++, seen++) {
+			size_t k = 4 - seen;
+
+			T_EQ_INT(rows[i].id, ids[k]);
+			T_EQ_INT(rows[i].job_id, jobs[job_of[k]]);
+			T_EQ_INT(rows[i].runs_total, (job_of[k] + 1) * 2);
+			T_EQ_STR(rows[i].recipe, "demo");
+			T_EQ_STR(rows[i].job_state, job_of[k] == 2 ? "cancelled" : "queued");
+			T_CHECK((rows[i].source != NULL) == (k == 1));
+			T_CHECK(strstr(rows[i].info, k == 3 ? "compare" : "rerun") != NULL);
+			T_NEAR(rows[i].delta_pct, 2.5, 0);
+		}
+		if (n > 0)
+			before = rows[n - 1].id;
+		store_repro_rows_free(rows, n);
+		rows = NULL;
+		pages++;
+	} while (more && pages < 10);
+	T_EQ_INT(pages, 3);
+	T_EQ_INT(seen, 5);
+	/* one page of all; none below the oldest; a bad cursor refused */
+	T_EQ_INT(store_repro_list(s, 0, 0, &rows, &n, &more), 0);
+	T_EQ_INT(n, 5);
+	T_EQ_INT(more, 0);
+	store_repro_rows_free(rows, n);
+	T_EQ_INT(store_repro_list(s, ids[0], 10, &rows, &n, &more), 0);
+	T_EQ_INT(n, 0);
+	T_EQ_INT(more, 0);
+	store_repro_rows_free(rows, n);
+	T_EQ_INT(store_repro_list(s, -1, 10, &rows, &n, &more), BF_ERR_INVALID);
+	store_close(s);
+}
+
 int
 main(void)
 {
-	static const char *const dbs[] = { "counts.db", "filter.db" };
+	static const char *const dbs[] = { "counts.db", "filter.db", "repro.db" };
 
 	if (fix_where_init(&where, "store-jobs") != 0)
 		return 1;
 	test_counters();
 	test_filters();
+	test_repro_list();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
 	return t_done();
 }
