@@ -316,6 +316,16 @@ test_multi(void)
 			"--sum-after", "TPS: ", "--", agent, "work", "nosuch", NULL };
 		const char *const both[] = { "fanout", "--instances", "1", "--base-port", bp,
 			"--", agent, "work", "echo", NULL };
+		const char *const taken[] = { "serve", "--instances", "2", "--base-port", bp,
+			"--", agent, "work", "echo", "taken-marker", NULL };
+		char script[160];
+		const char *const twin[] = { "fanout", "--instances", "2", "--base-port", bp,
+			"--sum-after", "TPS: ", "--", "/bin/sh", "-c", script, "sh", "%PORT%", NULL };
+
+		/* instance 1 (port+1) fails as memcaslap did; instance 0 succeeds */
+		snprintf(script, sizeof(script), "if [ \"$1\" = %d ]; then echo 'TPS: 5'; "
+		    "else echo 'servers: x' >&2; echo 'Bad configuration file, no configuration "
+		    "find.' >&2; echo; exit 3; fi", port);
 
 		/* the last "TPS: " of each: its own port */
 		T_EQ_INT(work(after), 0);
@@ -330,8 +340,25 @@ test_multi(void)
 		T_CONTAINS(out, "instance 0: no CSV column \"qps\"");
 		T_EQ_INT(work(fails), 1);
 		T_CONTAINS(out, "instance 0 (port");
+		/* one twin failing: named with its port, how it ended and its
+		 * last words (memcaslap racing its twin on ~/.memslap.cnf said
+		 * "Bad configuration file" and exit 1; the run said "status 256") */
+		T_EQ_INT(work(twin), 1);
+		snprintf(want, sizeof(want), "instance 1 (port %d) exited with status 3: "
+		    "Bad configuration file, no configuration find.\n", port + 1);
+		T_CONTAINS(out, want);
+		T_CHECK(strstr(out, "instance 0 (port") == NULL || strstr(out, "--- instance 0") != NULL);
+		snprintf(want, sizeof(want), "instance 0 (port %d) exited", port);
+		T_CHECK(strstr(out, want) == NULL);
 		T_EQ_INT(work(both), 2);
 		T_CONTAINS(out, "needs one of --sum-csv COLUMN, --sum-after TOKEN");
+		/* serve on ports another server holds refuses, naming the port,
+		 * before starting anything (the clients would load that server) */
+		T_EQ_INT(work(taken), 1);
+		snprintf(want, sizeof(want), "work serve: 127.0.0.1:%d (instance 0) already accepts "
+		    "connections", port);
+		T_CONTAINS(out, want);
+		T_CHECK(strstr(out, "taken-marker") == NULL);
 	}
 	close(fds[0]);
 	close(fds[1]);
@@ -350,7 +377,9 @@ test_multi(void)
 		T_EQ_INT(work(pin), 1);
 		snprintf(want, sizeof(want), "Cpus_allowed_list:\t%d\n", i);
 		T_CONTAINS(out, want);
-		T_CONTAINS(out, "an instance");
+		/* the instance that ended is named with its port and how it ended */
+		T_CONTAINS(out, "work serve: instance 0 (port 1, pid ");
+		T_CONTAINS(out, ") exited with status 0\n");
 		T_EQ_INT(work(nodash), 2);
 		T_CONTAINS(out, "needs -- and the program to run");
 		T_EQ_INT(work(wide), 2);

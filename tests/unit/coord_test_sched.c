@@ -478,6 +478,44 @@ test_dormant_delete(void)
 	store_close(st);
 }
 
+/*
+ * A machine registered since the manager last reconciled (kicks coalesce,
+ * one reconcile per 200 ms; none here) has no worker yet: a probe of it
+ * starts one at once instead of answering "no worker" (skeleton's `machines
+ * probe` right after `machines add` got 503). An unknown name stays
+ * NOTFOUND.
+ */
+static void
+test_probe_new_machine(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched_stats ss;
+	struct sched *s;
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	s = start(st, &fs, 30);
+	T_CHECK(wait_stats(s, 1, 0, &ss));
+	T_EQ_INT(fix_machine(st, "fake2", NULL), 0);	/* no kick */
+	T_EQ_INT(sched_probe(s, "fake2"), 0);
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 2);
+	T_EQ_INT(sched_probe(s, "nosuch"), BF_ERR_NOTFOUND);
+	/* the next reconcile finds fake2's worker and starts no second one */
+	sched_kick(s);
+	nanosleep(&(struct timespec){ 0, 400000000L }, NULL);
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 2);
+	T_EQ_INT(sched_stop(s), 0);
+	store_close(st);
+}
+
 static void
 test_quarantine(void)
 {
@@ -831,6 +869,7 @@ main(void)
 	test_offline_backoff();
 	test_dormant();
 	test_dormant_delete();
+	test_probe_new_machine();
 	test_quarantine();
 	test_adaptive();
 	test_suite_boots();
