@@ -301,6 +301,16 @@ test_retry_after_lost_link(void)
  * asked for (POST .../probe) connects at once, and the machine, back,
  * is idle well before its back-off would have allowed.
  */
+/* Wait up to 6 s for the fake machine to have seen n connects. */
+static void
+wait_connects(struct fake_script *fs, int n)
+{
+	int i;
+
+	for (i = 0; i < 60 && fake_count(fs, &fs->connects) < n; i++)
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+}
+
 static void
 test_offline_backoff(void)
 {
@@ -319,8 +329,7 @@ test_offline_backoff(void)
 	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
 	fs.connect_fails = 3;
 	s = start(st, &fs, 30);
-	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
-		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	wait_connects(&fs, 3);
 	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
 	state = machine_field(st, "state");
 	T_EQ_STR(state, "offline");
@@ -392,8 +401,7 @@ test_dormant(void)
 	start_reach = fake_reach;
 	s = start(st, &fs, 30);
 	start_reach = NULL;
-	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
-		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	wait_connects(&fs, 3);
 	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
 	/* offline: no worker thread, one dormant machine */
 	T_CHECK(wait_stats(s, 0, 1, &ss));
@@ -455,8 +463,7 @@ test_dormant_delete(void)
 	start_reach = fake_reach;
 	s = start(st, &fs, 30);
 	start_reach = NULL;
-	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
-		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	wait_connects(&fs, 3);
 	T_CHECK(wait_stats(s, 0, 1, &ss));
 	atomic_store(&reach_hold, 1);
 	T_EQ_INT(sched_probe(s, "fake1"), 0);
