@@ -23,6 +23,7 @@
 
 #define SERVICE_POLL_MS		50
 #define SERVICE_TAIL		300	/* bytes of output quoted on failure */
+#define SERVICE_REAP_MS		10000	/* for the rest of a killed service's group */
 
 static struct {
 	pid_t pid;
@@ -145,6 +146,19 @@ service_start_all(const struct step *st, struct bf_diag *d)
 		const struct step_service *sv = &st->services[i];
 
 		snprintf(field, sizeof(field), "services[%zu]", i);
+		/* a server already there (left from an earlier step, or someone
+		 * else's) would pass the readiness check for ours, and the step
+		 * would measure it */
+		if ((c = service_connect(sv)) == 0) {
+			bf_diag_set(d, field, "%s:%d already accepts connections before \"%.100s\" "
+			    "started: another server holds it (left from an earlier step?)",
+			    sv->host, sv->port, sv->cmd.argv[0]);
+			return BF_ERR_STATE;
+		}
+		if (c == -2) {
+			bf_diag_set(d, field, "ready.tcp: \"%s\" is not a numeric address", sv->host);
+			return BF_ERR_INVALID;
+		}
 		if ((fd = memfd_create("bf-service", MFD_CLOEXEC)) < 0) {
 			bf_diag_set(d, field, "memfd_create: %s", strerror(errno));
 			return BF_ERR_SYS;
@@ -210,6 +224,32 @@ service_check(const struct step *st, struct bf_diag *d)
 	return 0;
 }
 
+/*
+ * Reap what is left of a killed service's group: children of the leader
+ * (work serve's memcached instances) are reparented to us, the subreaper,
+ * when it dies. Until each has exited its port and memory are still held,
+ * so a knob restored next (nr_hugepages) or the next step's server on the
+ * same port would race it. Bounded: a process stuck in D state is left.
+ */
+static void
+service_reap_group(pid_t pgid)
+{
+	const struct timespec nap = { 0, 5 * 1000000L };
+	int64_t end = bf_mono_ms() + SERVICE_REAP_MS;
+	pid_t w;
+	int status;
+
+	for (;;) {
+		if ((w = waitpid(-pgid, &status, WNOHANG)) > 0)
+			continue;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || bf_mono_ms() >= end)	/* ECHILD: none of ours left */
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
 void
 service_stop_all(void)
 {
@@ -223,6 +263,7 @@ service_stop_all(void)
 		if (exec_kept_status(service_tab[i].pid, &status) == 0)
 			while (waitpid(service_tab[i].pid, &status, 0) < 0 && errno == EINTR)
 				;
+		service_reap_group(service_tab[i].pid);
 		exec_unkeep(service_tab[i].pid);
 		if (service_tab[i].logfd >= 0)
 			close(service_tab[i].logfd);

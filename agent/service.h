@@ -17,7 +17,9 @@
 int service_start_all(const struct step *st, struct bf_diag *d);
 /* Is every service still running? BF_ERR_STATE with d when one died. */
 int service_check(const struct step *st, struct bf_diag *d);
-/* Kill every service's group and reap it. */
+/* Kill every service's group and reap it, the leader's orphaned children
+ * too (we are their subreaper): when it returns, the services' ports and
+ * memory are free. */
 void service_stop_all(void);
 /* Kill every service's group from a signal handler. */
 void service_kill_signal(void);

@@ -220,7 +220,8 @@ report_pivot_summary(const struct report_model *m, const struct report_pivot *p,
 			for (r = 0; r < p->nrows; r++) {
 				a = report_pivot_row(m, p, k, r, 0);
 				b = report_pivot_row(m, p, k, r, c);
-				if (a == NULL || b == NULL || !b->has_cmp)
+				if (a == NULL || b == NULL || !b->has_cmp ||
+				    (p->summary_own && a->eff.n == 0 && b->eff.n == 0))
 					continue;
 				s->lines[s->nlines++] = (struct report_pivot_line){
 					.row = r, .metric = k, .col = c, .a = a, .b = b };

@@ -38,6 +38,9 @@ struct report_pivot {
 	int summary_only;	/* text, markdown: the title, the summary table, its
 				 * geometric means and their legend line only (a
 				 * suite's closing summary, api-report-suite.c) */
+	int summary_own;	/* the summary leaves out a row's metric with no
+				 * samples in A or B: a metric of another
+				 * workload's recipe in a suite's summary */
 };
 
 /*

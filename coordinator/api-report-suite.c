@@ -80,7 +80,8 @@ suite_has_axis(const json_t *matrix, const char *base)
  * recipes' metrics, laid out on the sections' columns axis, so that the
  * summary table (workload, metric, A, B, % change, CI, mark) and the
  * geometric means of B/A per metric are report-pivot.c's, as in a report
- * across jobs. Nothing when the report has no columns axis (no A and B).
+ * across jobs; a workload's line for a metric of another's recipe (no
+ * samples on either side) is left out. Nothing when the report has no columns axis (no A and B).
  */
 static int
 suite_summary(const json_t *jobj, const struct store_samples *ts, const json_t *recipes,
@@ -122,6 +123,7 @@ suite_summary(const json_t *jobj, const struct store_samples *ts, const json_t *
 	report_pivot_baselines(pv, rd.baseline_of, rd.in.ncells);
 	pv->summary = 1;
 	pv->summary_only = 1;
+	pv->summary_own = 1;	/* each workload's own metrics, as the seed's table */
 	snprintf(title, sizeof(title), "job %" JSON_INTEGER_FORMAT ": the suite's summary",
 	    json_integer_value(json_object_get(jobj, "id")));
 	snprintf(bdesc, sizeof(bdesc), "%s:%.150s", axis, pv->cols[0]);

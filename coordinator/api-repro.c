@@ -396,7 +396,7 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		}
 		snprintf(detail, sizeof(detail), "job %lld", (long long)q.compare_job);
 		if (q.baseline != NULL && repro_effects_check(json_object_get(json_object_get(
-		    json_object_get(cj, "spec"), "job"), "matrix"), q.baseline, detail, &d) != 0) {
+		    cj, "spec"), "job"), q.baseline, detail, &d) != 0) {
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
 		}
@@ -423,8 +423,8 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			    "without a trusted signature needs the admin role");
 			goto out;
 		}
-		if (q.baseline != NULL && repro_effects_check(json_object_get(json_object_get(
-		    q.bundle, "job"), "matrix"), q.baseline, "the bundle's job", &d) != 0) {
+		if (q.baseline != NULL && repro_effects_check(json_object_get(q.bundle, "job"),
+		    q.baseline, "the bundle's job", &d) != 0) {
 			api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 			goto out;
 		}
@@ -678,8 +678,8 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 		edelta = json_is_number(json_object_get(info, "effect_delta_pct")) ?
 		    json_number_value(json_object_get(info, "effect_delta_pct")) : x->delta_pct;
 	snprintf(what, sizeof(what), "job %lld", (long long)x->job_id);
-	if (base != NULL && repro_effects_check(json_object_get(json_object_get(json_object_get(
-	    job, "spec"), "job"), "matrix"), base, what, &d) != 0) {
+	if (base != NULL && repro_effects_check(json_object_get(json_object_get(job, "spec"),
+	    "job"), base, what, &d) != 0) {
 		api_error(rs, MHD_HTTP_BAD_REQUEST, d.field, "%s", d.msg);
 		goto out;
 	}

@@ -134,22 +134,31 @@ int repro_effect_verdict(const struct repro_group g[4], double delta_pct,
     struct repro_effect *out);
 
 /*
- * Validate a baseline against the job's matrix: "none", or AXIS:VALUE with
- * AXIS an axis of matrix and VALUE one of its values (written as in
- * ?baseline= of a job report). BF_ERR_INVALID with d naming "baseline";
+ * Validate a baseline against a job document (a job's spec.job, or a
+ * bundle's job): "none", or AXIS:VALUE with AXIS an axis of its matrix and
+ * VALUE one of its values (written as in ?baseline= of a job report); for a
+ * suite, an axis of the job's matrix or of any workload's, with VALUE among
+ * the values of one that has it. BF_ERR_INVALID with d naming "baseline";
  * what ("job 7") goes in the text.
  */
-int repro_effects_check(const json_t *matrix, const char *baseline, const char *what,
+int repro_effects_check(const json_t *job, const char *baseline, const char *what,
     struct bf_diag *d);
 /*
  * Add to rep (repro_report_json's) "effects": {"baseline", "delta_pct",
  * "rows": [...], "summary", "notes"} comparing, for every cell here that
  * differs from a baseline cell only on the baseline's axis, its effect on
  * the bundle's side and here, per metric (counters only when the bundle has
- * no other metric). baseline NULL: the first value of the first axis of
- * here_job's matrix; "none", or a job without a matrix: "effects": null.
- * The bundle's cells are found by their axes. BF_ERR_INVALID with d naming
- * "baseline" for a bad one.
+ * no other metric for those cells). baseline NULL: the first value of the
+ * first axis of here_job's matrix; "none", or a job without a matrix:
+ * "effects": null. The bundle's cells are found by their axes.
+ * A suite (here_job has "suite") is compared workload by workload, each as
+ * a job of its own: the baseline (NULL: the first axis of the job's matrix,
+ * else of the workload's own; "baseline" is then null unless the job's
+ * matrix gave it) applies to the workloads with its axis, the others are
+ * notes; every row names its "workload"; "workloads": [{"workload",
+ * "baseline" (null: not compared), "reproduced", "differs",
+ * "inconclusive"}] and "summary" the suite's totals; null when no workload
+ * has a matrix. BF_ERR_INVALID with d naming "baseline" for a bad one.
  */
 int repro_effects_json(const json_t *bundle, const json_t *here_samples,
     const json_t *here_job, const char *baseline, double delta_pct, json_t *rep,

@@ -864,11 +864,15 @@ out:
 int
 sched_probe(struct sched *s, const char *name)
 {
+	struct store_machine *m = NULL;
 	struct worker *w;
-	int r = BF_ERR_NOTFOUND;
+	int r = BF_ERR_NOTFOUND, known;
 
 	if (s == NULL || name == NULL)
 		return BF_ERR_INVALID;
+	/* read before s->mu, as sched_reconcile reads the names */
+	known = store_machine_get(s->st, name, &m) == 0;
+	store_machine_free(m);
 	pthread_mutex_lock(&s->mu);
 	for (w = s->workers; w != NULL; w = w->next)
 		if (!w->stop && strcmp(w->name, name) == 0) {
@@ -877,6 +881,12 @@ sched_probe(struct sched *s, const char *name)
 		}
 	if (r != 0)
 		r = sched_dormant_probe_locked(s, name);
+	/* Registered since the last reconcile (kicks are coalesced, one per
+	 * 200 ms): no worker yet. Start it now, probe wanted, rather than
+	 * answer "no worker" to a probe right after the machine was added;
+	 * the next reconcile finds it running. */
+	if (r == BF_ERR_NOTFOUND && known && !s->stopping)
+		r = sched_spawn_locked(s, name, 0, 0, 1);
 	s->gen++;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);

@@ -226,6 +226,8 @@ btree_main(int argc, char **argv)
 	printf("lookups_per_s: %.0f\n", (double)lookups / dt);
 	printf("seconds: %.6f\n", dt);
 	printf("nodes: %zu\n", btree_used);
+	/* the evidence that --thp madvise took: huge pages while the tree is mapped */
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	free(jobs);
 	free(tid);
 	munmap(btree_arena, btree_cap * sizeof(*btree_arena));

@@ -167,6 +167,7 @@ ebizzy_main(int argc, char **argv)
 	}
 	printf("%.0f records/s\n", (double)total / dt);
 	printf("records_per_chunk: %zu\n", nrec);
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	r = 0;
 out:
 	for (c = 0; chunks != NULL && c < nchunks; c++)

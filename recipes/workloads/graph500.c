@@ -335,6 +335,7 @@ graph500_main(int argc, char **argv)
 	printf("min_TEPS: %.6g\nmedian_TEPS: %.6g\nmax_TEPS: %.6g\n", teps[0],
 	    n % 2 ? teps[n / 2] : (teps[n / 2 - 1] + teps[n / 2]) / 2, teps[n - 1]);
 	printf("validation: passed\n");
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	wlx_free(parent, pb);
 	graph_free(&g);
 	return 0;

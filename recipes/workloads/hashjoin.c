@@ -239,6 +239,7 @@ hashjoin_main(int argc, char **argv)
 	printf("build_s: %.6f\nprobe_s: %.6f\n", tb / (double)iters, tp / (double)iters);
 	printf("seconds: %.6f\n", (tb + tp) / (double)iters);
 	printf("tuples_per_s: %.0f\n", (double)(rn + sn) * (double)iters / (tb + tp));
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	hashjoin_drop(&r);
 	hashjoin_drop(&s);
 	return 0;

@@ -159,6 +159,7 @@ hint_main(int argc, char **argv)
 		ns++;
 	}
 	printf("peak_quips: %.6g\nmean_quips: %.6g\n", peak, qsum / ns);
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	wlx_free(buf, bytes);
 	return 0;
 }

@@ -8,10 +8,11 @@
  *     "%PORT%" in its arguments replaced by P+i and pinned to C CPUs of
  *     the agent's allowed set (instance i gets CPUs i*C .. i*C+C-1 of it,
  *     wrapping), so the servers neither share a port nor migrate onto each
- *     other. --env (at most MULTI_MAX_ENV) puts NAME=VALUE in the
- *     instances' environment only, not the clients' nor the agent's (the
- *     redis recipe's MALLOC_CONF=thp:always in a madvise cell: jemalloc
- *     then madvises its arenas MADV_HUGEPAGE). It waits; one instance
+ *     other. A port that already accepts connections (another server's)
+ *     is refused before anything starts. --env (at most MULTI_MAX_ENV)
+ *     puts NAME=VALUE in the instances' environment only, not the
+ *     clients' nor the agent's (the redis recipe's MALLOC_CONF=thp:always
+ *     in a madvise cell: jemalloc then madvises its arenas MADV_HUGEPAGE). It waits; one instance
  *     exiting ends it (exit 1): the step's service then reads as dead. The
  *     agent stops the lot by process group.
  * work fanout --instances N --base-port P (--sum-csv COLUMN | --sum-after TOKEN)
@@ -25,8 +26,12 @@
  *       --sum-after TOKEN: the number after the last TOKEN of each output
  *         (memcaslap's "TPS: "), printed as TOKEN SUM.
  *     A client that fails, or an output without the column or token, fails
- *     the run (exit 1) with that instance named. Each instance's output is
- *     copied to stderr (the run log) with its index.
+ *     the run (exit 1) with that instance named; a failed client's line
+ *     says how it ended and quotes its last line of output. Each
+ *     instance's output is copied to stderr (the run log) with its index.
+ *     Clients run at once: one that writes a shared file on first use
+ *     (memcaslap's ~/.memslap.cnf without -F) races its twins, so a
+ *     recipe hands such a client its own file.
  * Nothing reaches a shell: ARGV is execvp'd with substituted elements.
  */
 #include <arpa/inet.h>
@@ -51,6 +56,7 @@
 #define MULTI_MAX_ROWS		64
 #define MULTI_READY_S		10
 #define MULTI_MAX_ENV		8
+#define MULTI_MAX_WHY		200	/* bytes of a failed client's last line quoted */
 
 struct multi_opts {
 	int64_t n, port, cpus_per;
@@ -233,24 +239,84 @@ multi_spawn(const char *work, const struct multi_opts *m, int64_t i, int outfd, 
 	_exit(127);
 }
 
+/* One connect to 127.0.0.1:port: 1 accepted, 0 not, -1 no socket. */
+static int
+multi_accepts(int64_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd, ok;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* A wait status in words: "exited with status 1", "was killed by signal 9". */
+static void
+multi_status(int status, char *out, size_t outsz)
+{
+	if (WIFEXITED(status))
+		snprintf(out, outsz, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(out, outsz, "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(out, outsz, "ended (wait status %d)", status);
+}
+
+/* The last non-empty line of text, control bytes as spaces, at most
+ * MULTI_MAX_WHY bytes: what a failed client said last. */
+static void
+multi_last_line(const char *text, char *out, size_t outsz)
+{
+	const char *e = text + strlen(text), *b;
+	size_t n, k;
+
+	while (e > text && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
+		e--;
+	for (b = e; b > text && b[-1] != '\n'; b--)
+		;
+	n = (size_t)(e - b);
+	if (n >= outsz)
+		n = outsz - 1;
+	for (k = 0; k < n; k++)
+		out[k] = (unsigned char)b[k] < 0x20 || b[k] == 0x7f ? ' ' : b[k];
+	out[n] = '\0';
+}
+
 int
 multi_serve(int argc, char **argv)
 {
 	struct multi_opts m = { .cpus_per = 1 };
-	pid_t pid;
+	pid_t pid, pids[MULTI_MAX_INSTANCES];
+	char how[64];
 	int64_t i;
 	int r, status;
 
 	if ((r = multi_parse("serve", argc, argv, &m)) != 0)
 		return r;
+	/* a port already taken would make that instance exit while the
+	 * clients' readiness check passed on the other server */
 	for (i = 0; i < m.n; i++)
-		if (multi_spawn("serve", &m, i, -1, 1) < 0)
+		if (multi_accepts(m.port + i) == 1) {
+			fprintf(stderr, "benchfleet-agent: work serve: 127.0.0.1:%lld (instance %lld) "
+			    "already accepts connections: another server holds it (left from an "
+			    "earlier step?)\n", (long long)(m.port + i), (long long)i);
+			return 1;
+		}
+	for (i = 0; i < m.n; i++)
+		if ((pids[i] = multi_spawn("serve", &m, i, -1, 1)) < 0)
 			return 1;
 	/* any instance ending ends the service: the step sees it die */
 	while ((pid = wait(&status)) < 0 && errno == EINTR)
 		;
-	fprintf(stderr, "benchfleet-agent: work serve: an instance (pid %d) ended, status %d\n",
-	    (int)pid, status);
+	for (i = 0; i < m.n && pids[i] != pid; i++)
+		;
+	multi_status(status, how, sizeof(how));
+	fprintf(stderr, "benchfleet-agent: work serve: instance %lld (port %lld, pid %d) %s\n",
+	    (long long)i, (long long)(m.port + i), (int)pid, how);
 	return 1;
 }
 
@@ -258,17 +324,13 @@ multi_serve(int argc, char **argv)
 static int
 multi_ready(int64_t port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	struct timespec nap = { 0, 50 * 1000 * 1000 };
 	double end = wl_now() + MULTI_READY_S;
-	int fd, ok;
+	int ok;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	do {
-		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		if ((ok = multi_accepts(port)) < 0)
 			return -1;
-		ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-		close(fd);
 		if (ok)
 			return 0;
 		nanosleep(&nap, NULL);
@@ -389,10 +451,11 @@ multi_fanout(int argc, char **argv)
 	struct multi_row rows[MULTI_MAX_ROWS];
 	FILE *outs[MULTI_MAX_INSTANCES] = { NULL };
 	pid_t pids[MULTI_MAX_INSTANCES];
+	int statuses[MULTI_MAX_INSTANCES];
 	int64_t i, started = 0;
-	int r, status, nrows = 0, failed = 0;
+	int r, nrows = 0, failed = 0;
 	double total = 0, v;
-	char *text;
+	char *text, how[64], why[MULTI_MAX_WHY + 1];
 
 	memset(rows, 0, sizeof(rows));
 	if ((r = multi_parse("fanout", argc, argv, &m)) != 0)
@@ -421,13 +484,10 @@ multi_fanout(int argc, char **argv)
 		started++;
 	}
 	for (i = 0; i < started; i++) {
-		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR)
+		while (waitpid(pids[i], &statuses[i], 0) < 0 && errno == EINTR)
 			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			fprintf(stderr, "benchfleet-agent: work fanout: instance %lld (port %lld) "
-			    "failed, status %d\n", (long long)i, (long long)(m.port + i), status);
+		if (!WIFEXITED(statuses[i]) || WEXITSTATUS(statuses[i]) != 0)
 			failed = 1;
-		}
 	}
 	for (i = 0; i < started; i++) {
 		if ((text = multi_slurp(outs[i])) == NULL) {
@@ -436,6 +496,16 @@ multi_fanout(int argc, char **argv)
 		}
 		fprintf(stderr, "--- instance %lld (port %lld)\n%.4096s\n", (long long)i,
 		    (long long)(m.port + i), text);
+		/* the status and the client's own last words in one line: the
+		 * run's reason must say why, not only that (memcaslap's "Bad
+		 * configuration file" was lost in a cut log) */
+		if (!WIFEXITED(statuses[i]) || WEXITSTATUS(statuses[i]) != 0) {
+			multi_status(statuses[i], how, sizeof(how));
+			multi_last_line(text, why, sizeof(why));
+			fprintf(stderr, "benchfleet-agent: work fanout: instance %lld (port %lld) %s%s%s\n",
+			    (long long)i, (long long)(m.port + i), how, why[0] != '\0' ? ": " : "",
+			    why);
+		}
 		if (!failed && m.sum_after != NULL) {
 			if (multi_after(text, m.sum_after, &v) != 0) {
 				fprintf(stderr, "benchfleet-agent: work fanout: instance %lld: no "

@@ -168,6 +168,7 @@ pagerank_main(int argc, char **argv)
 	printf("iterations: %d\nscore_sum: %.9f\n", it, sum);
 	printf("min_time_s: %.6f\nmax_time_s: %.6f\n", tmin, tmax);
 	printf("average_time_s: %.6f\n", tsum / (double)trials);
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	wlx_free(scores, sb);
 	graph_free(&g);
 	return 0;

@@ -300,6 +300,7 @@ xsbench_main(int argc, char **argv)
 	printf("Runtime: %.6f seconds\n", dt);
 	printf("Lookups/s: %.0f\n", (double)lookups / dt);
 	printf("Verification checksum: %llu\n", (unsigned long long)h);
+	printf("anon_huge_kb: %ld\n", wl_anon_huge_kb());
 	xsbench_free(&x);
 	return 0;
 }

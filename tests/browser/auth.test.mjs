@@ -72,7 +72,12 @@ try {
 	await page.fill('#token-input', process.env.BF_SUBMITTER_TOKEN);
 	await page.check('#token-remember');
 	await page.press('#token-input', 'Enter');
+	// The stream was live already with the same token in sessionStorage, so
+	// "live" alone can be seen before the dialog has handled Enter (seen:
+	// [null, token]); wait for the dialog to close, then read.
 	await page.waitForSelector('#live[data-state="live"]', { timeout: 10000 });
+	await page.waitForFunction(() => localStorage.getItem('benchfleet.token') !== null, null,
+		{ timeout: 5000 }).catch(() => {});
 	const kept = await page.evaluate(() => [localStorage.getItem('benchfleet.token'), sessionStorage.getItem('benchfleet.token')]);
 	check('Enter with "remember" keeps the token in localStorage only', kept[0] === process.env.BF_SUBMITTER_TOKEN && kept[1] === null, JSON.stringify(kept));
 	const tab = await ctx.newPage();

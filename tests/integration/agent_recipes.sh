@@ -28,6 +28,9 @@ render() {
 	  + (if .pre_iteration then {pre_iteration: [.pre_iteration[] | r]} else {} end)
 	  + (if .services then {services: [.services[] | {argv: (.argv | r),
 	       ready: {tcp: (.ready.tcp | r), timeout_s: (.ready.timeout_s // 10)}}]} else {} end)
+	  + (if .files then {files: [.files | to_entries[] |
+	       {name: .key, text: ((.value | map(r) | join("\n")) + "\n")}]}
+	     elif .workdir then {files: []} else {} end)
 	  + (if $knobs == {} then {} else {knobs: $knobs} end)
 	' "$BF_SRC/recipes/$1.json"
 }

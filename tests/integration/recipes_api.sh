@@ -69,6 +69,15 @@ for name in "${!job[@]}"; do
 		printf '  %-18s %-16s %s\n' "$name" "$m" "$v"
 	done
 done
+# memcaslap without -F writes ~/.memslap.cnf on first use, and two clients
+# started together by work fanout raced on it (one read it empty: "Bad
+# configuration file", exit 1; the memcached cell failed once in CI). The
+# recipe hands them the step's own file: nothing lands in the lab user's home
+# (each fleet host's /root is its own fresh directory).
+while IFS=$'\t' read -r name _; do
+	check "$name: the lab user's home is the fleet's own" test -d "$fleet/$name/home"
+	check "$name: no memcaslap wrote ~/.memslap.cnf" test ! -e "$fleet/$name/home/.memslap.cnf"
+done < "$fleet/hosts.tsv"
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

@@ -183,6 +183,48 @@ check_eq "every metric has a verdict" "$(jq '[.cells[].metrics[] | select(.verdi
 check_eq "page-touch's faults: a verdict in both cells" \
 	"$(jq '[.cells[] | select(.label | test("workload=page-touch")) | .metrics[] | select(.metric == "faults")] | length' <<<"$rep")" 2
 check_contains "text report: hello's cell" "$(curl -fsS "$URL_B/api/v1/reproductions/$R?format=text")" "workload=hello"
+# effects per workload: page-touch's own axis mb (its first value the
+# default baseline, the job having no matrix of its own); the workloads
+# without a matrix are notes, not errors
+echo "effects: $(jq -c '.effects | {baseline, workloads, summary, notes}' <<<"$rep")"
+check_eq "effects: computed for a suite" "$(jq -r '.effects | type' <<<"$rep")" object
+check_eq "effects: per workload, each its baseline" \
+	"$(jq -r '[.effects.workloads[] | "\(.workload)=\(.baseline)"] | join(",")' <<<"$rep")" \
+	"page-touch=mb:8,cpu-loop=null,hello=null"
+frow=$(jq -c '[.effects.rows[] | select(.metric=="faults")][0]' <<<"$rep")
+echo "effects row: $frow"
+check_eq "effects: page-touch's faults, mb=16 against mb=8" \
+	"$(jq -r '"\(.workload) \(.label) \(.baseline_label)"' <<<"$frow")" \
+	"page-touch workload=page-touch mb=16 workload=page-touch mb=8"
+check "effects: twice the memory, about twice the faults in both labs" \
+	jq -e '.bundle.pct > 80 and .bundle.pct < 120 and .here.pct > 80 and .here.pct < 120' <<<"$frow"
+check "effects: a verdict on the faults' effect" \
+	jq -e '.verdict | IN("reproduced", "differs", "inconclusive")' <<<"$frow"
+check_eq "effects: every row is page-touch's" "$(jq -r '[.effects.rows[].workload] | unique | join(",")' <<<"$rep")" page-touch
+check_eq "effects: the suite's summary counts every row" \
+	"$(jq '.effects.summary | .reproduced + .differs + .inconclusive' <<<"$rep")" "$(jq '.effects.rows | length' <<<"$rep")"
+check_eq "effects: page-touch's counts are the suite's" \
+	"$(jq -c '.effects.workloads[0] | [.reproduced, .differs, .inconclusive]' <<<"$rep")" \
+	"$(jq -c '.effects.summary | [.reproduced, .differs, .inconclusive]' <<<"$rep")"
+check_contains "effects: a note for a workload without a matrix" \
+	"$(jq -r '.effects.notes | join(";")' <<<"$rep")" "workload cpu-loop has no matrix"
+txt=$(curl -fsS "$URL_B/api/v1/reproductions/$R?format=text")
+check_contains "effects: text per workload" "$txt" "workload page-touch, baseline mb:8:"
+check_contains "effects: text suite total" "$txt" "the suite: "
+check_eq "effects: ?baseline=mb:16 turns the pairs" \
+	"$(curl -fsS "$URL_B/api/v1/reproductions/$R?baseline=mb:16" | jq -r '[.effects.rows[] | select(.metric=="faults")][0].label')" \
+	"workload=page-touch mb=8"
+for q in baseline=nosuch:1 baseline=mb:32 baseline=workload; do
+	r=$(api GET "/api/v1/reproductions/$R?$q")
+	check_eq "effects: ?$q refused" "$(status_of "$r")" 400
+	check_eq "effects: ?$q names the field" "$(body_of "$r" | jq -r .detail.field)" baseline
+done
+# the bundle's bytes as exported (jq would rewrite its reals and break its hash)
+{ printf '{"baseline":"nosuch:1","bundle":'; cat "$SB"; printf '}'; } >"$work/bad-base.json"
+r=$(post_repro "$work/bad-base.json")
+check_eq "effects: a POST's bad baseline for a suite: 400" "$(status_of "$r")" 400
+check_contains "effects: ... naming no workload's axis" "$(body_of "$r" | jq -r .error)" "nor of any workload's"
+check_eq "effects: ... scheduled nothing" "$(curl -fsS "$URL_B/api/v1/jobs" | jq '.jobs | length')" 1
 r=$(api GET "/api/v1/report?jobs=$JB,r$R")
 check_eq "multi-job report of a suite: 400" "$(status_of "$r")" 400
 check_contains "multi-job report of a suite: says why" "$(body_of "$r" | jq -r .error)" "is a suite of several recipes"

@@ -7,6 +7,9 @@
 # its (kernel, boot), and every run measured on the kernel its cell asked.
 # page-touch runs in thp_enabled=madvise: thp_fault_alloc > 0 in each of
 # its windows on both kernels (the madvise bar on the 6.12 guest kernel).
+# The report ends with the suite's summary over the kernels (geometric
+# mean per metric), and the suite's bundle compared with the suite gives
+# an effect of the kernel per workload.
 # Then the dashboard shows a real boot's record (tests/browser/bootrec.test.mjs).
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
@@ -79,6 +82,59 @@ done
 rep=$(curl -fsS "$URL/api/v1/jobs/$id/report")
 check_contains "report: section per workload" "$rep" "job $id: hi (echo)"
 check_contains "report: both kernels" "$rep" "$KERNEL_612"
+# The seed's table over the two kernels (issue 20): after the sections,
+# the suite's summary (workload, metric, A, B, % change, CI, sig) and a
+# geometric mean of B/A per metric over the workloads.
+check_contains "report: the suite's summary, A = 6.1" "$rep" "Summary: A = $KERNEL_61, B against it"
+sum=$(sed -n '/: the suite.s summary$/,$p' <<<"$rep")
+echo "$sum"
+hdr=$(grep -m1 '^workload ' <<<"$sum")
+for col in workload metric A B "% change" "95% CI of change" sig; do
+	check "summary header has '$col'" grep -qE "(^| )$col( |\$)" <<<"$hdr"
+done
+for w in cpu-loop page-touch hi; do
+	check_contains "summary: a row of $w" "$sum" "workload=$w"
+done
+check_contains "summary: geometric mean over the workloads" "$sum" "Geometric mean of B/A, wall_s, B = $KERNEL_612:"
+check "summary: wall_s's geometric mean over the 3 workloads" \
+	grep -qE "Geometric mean of B/A, wall_s, B = [^ ]+: [^G]*, 3 rows" <<<"$(tr -s ' \n' ' ' <<<"$sum")"
+check_eq "summary: each workload's own metrics only" \
+	"$(grep -c 'no samples' <<<"$sum")" 0
+js=$(curl -fsS "$URL/api/v1/jobs/$id/report?format=json")
+check_eq "summary json: wall_s of every workload" \
+	"$(jq -r '[.summary.lines[] | select(.metric=="wall_s") | .workload] | join(",")' <<<"$js")" \
+	"workload=cpu-loop,workload=page-touch,workload=hi"
+want=$(jq -r '[.summary.lines[] | select(.metric=="wall_s") | (.mean_b / .mean_a | log)] | add / length | exp' <<<"$js")
+got=$(jq -r '.summary.geomeans[] | select(.metric=="wall_s") | .ratio' <<<"$js")
+check "summary: geometric mean $got is exp(mean log ratio) $want" \
+	awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * a) }'
+# Effects per workload of the kernel (issue 20): the suite's bundle
+# compared with the suite itself (compare-only: nothing rerun, no VM
+# time), so each workload's 6.12-vs-6.1 effect is the same on both sides;
+# across two labs: suite_job.sh.
+curl -fsS "$URL/api/v1/jobs/$id/bundle" >"$work/bundle.json"
+{ printf '{"compare_job":%s,"bundle":' "$id"; cat "$work/bundle.json"; printf '}'; } >"$work/compare.json"
+out=$(curl -sS -X POST "${JSON[@]}" --data-binary "@$work/compare.json" -w '\n%{http_code}' \
+	"$URL/api/v1/reproductions")
+r="${out##*$'\n'} ${out%$'\n'*}"
+check_eq "compare the suite's bundle with the suite" "$(status_of "$r")" 201
+rr=$(curl -fsS "$URL/api/v1/reproductions/$(body_of "$r" | jq -r .id)")
+echo "effects: $(jq -c '.effects | {baseline, workloads, summary, notes}' <<<"$rr")"
+check_eq "effects: baseline the first kernel" "$(jq -r .effects.baseline <<<"$rr")" "kernel:$KERNEL_61"
+check_eq "effects: every workload on it" \
+	"$(jq -r '[.effects.workloads[] | "\(.workload)=\(.baseline)"] | join(",")' <<<"$rr")" \
+	"cpu-loop=kernel:$KERNEL_61,page-touch=kernel:$KERNEL_61,hi=kernel:$KERNEL_61"
+check_eq "effects: the kernel's effect on wall_s per workload" \
+	"$(jq -r '[.effects.rows[] | select(.metric=="wall_s") | "\(.workload):\(.baseline_label | test("kernel=" + $k))"] | join(",")' --arg k "$KERNEL_61" <<<"$rr")" \
+	"cpu-loop:true,page-touch:true,hi:true"
+jq -r '.effects.rows[] | "  \(.workload) \(.metric) \(.bundle.pct) \(.here.pct) \(.ratio) \(.verdict)"' <<<"$rr"
+check "effects: equal on both sides where defined (ratio 1, 0 pp)" \
+	jq -e 'def abs: if . < 0 then -. else . end;
+		([.effects.rows[] | select(.metric == "wall_s" and .ratio != null)] | length) == 3 and
+		([.effects.rows[] | select(.ratio != null) |
+		  ((.ratio - 1) | abs) < 1e-9 and (.difference_pp | abs) < 1e-6] | all)' <<<"$rr"
+check_contains "effects: text per workload" "$(curl -fsS "$URL/api/v1/reproductions/$(body_of "$r" | jq -r .id)?format=text")" \
+	"workload page-touch, baseline kernel:$KERNEL_61:"
 # The dashboard's boot record of a run that really booted (issue 19):
 # kernel, cmdline, boot_id, verify and time to SSH, in headless Chromium.
 if browser_ready; then

@@ -88,13 +88,17 @@ bf_store_kind() {
 }
 # bf_sql DIR SQL: rows of a query on DIR's store in sqlite3's list format
 # (columns joined by '|', one row per line, no header). Write SQL both take.
+# sqlite3 waits for a busy store like the daemon does (bf_sqlite): without
+# a timeout a test's write met the daemon mid-transaction and failed at once
+# with "database is locked (5)" (skeleton's duplicate-sample check).
+bf_sqlite() { sqlite3 -cmd '.timeout 10000' "$@"; }
 bf_sql() {
 	local s
 	s=$(bf_store "$1")
 	case "$s" in
 	postgresql://*|postgres://*)
 		psql -X -q -At -F'|' -v ON_ERROR_STOP=1 "$s" -c "$2" ;;
-	*) sqlite3 "$s" "$2" ;;
+	*) bf_sqlite "$s" "$2" ;;
 	esac
 }
 # bf_dump DIR: every row of DIR's store as SQL text.
@@ -103,7 +107,7 @@ bf_dump() {
 	s=$(bf_store "$1")
 	case "$s" in
 	postgresql://*|postgres://*) "${PG_BIN:-/usr/lib/postgresql/15/bin}/pg_dump" --no-owner "$s" ;;
-	*) sqlite3 "$s" .dump ;;
+	*) bf_sqlite "$s" .dump ;;
 	esac
 }
 # bf_json DIR COLUMN PATH: an SQL expression for the text at PATH (a.b.c)
@@ -129,7 +133,7 @@ bf_integrity() {
 			echo "pg_amcheck failed: $out"
 		fi
 		;;
-	*) sqlite3 "$s" 'PRAGMA integrity_check' ;;
+	*) bf_sqlite "$s" 'PRAGMA integrity_check' ;;
 	esac
 }
 # joined SEP: stdin's lines joined by SEP.

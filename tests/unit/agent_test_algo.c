@@ -5,7 +5,8 @@
  * graph500's BFS trees pass the specification's checks and broken trees
  * fail the right one; pagerank sums to 1 and matches hand-computed scores;
  * the hash join counts what a nested-loop join counts; HINT's bounds hold
- * the true area. Then the agent itself: bad options exit 2 naming them.
+ * the true area. Then the agent itself: bad options exit 2 naming them,
+ * and --thp madvise gets huge pages (their own AnonHugePages).
  */
 #include <fcntl.h>
 #include <math.h>
@@ -322,6 +323,68 @@ test_hint(void)
 	wlx_free(buf, 65536 * HINT_REC_BYTES);
 }
 
+/* The host's THP mode ("always", "madvise", "never"), or "" if unknown. */
+static void
+host_thp(char *buf, size_t n)
+{
+	char line[128], *a, *b;
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL && (a = strchr(line, '[')) != NULL &&
+	    (b = strchr(a, ']')) != NULL) {
+		*b = '\0';
+		snprintf(buf, n, "%s", a + 1);
+	}
+	fclose(f);
+}
+
+/* "anon_huge_kb: N" of the last run, or -1. */
+static long
+anon_huge_kb(void)
+{
+	const char *p = strstr(out, "anon_huge_kb: ");
+
+	return p != NULL ? strtol(p + 14, NULL, 10) : -1;
+}
+
+/* Our algorithms honour --thp madvise: huge pages back their arrays (their
+ * own AnonHugePages while mapped) where the host allows madvise; none
+ * under nohugepage. Each is sized past a few 2 MiB pages. */
+static void
+test_thp_evidence(void)
+{
+	const char *const runs[][12] = {
+		{ agent, "work", "xsbench", "--isotopes", "20", "--gridpoints", "5000",
+		  "--lookups", "1000", "--thp", "madvise", NULL },
+		{ agent, "work", "graph500", "--scale", "15", "--roots", "2", "--thp", "madvise",
+		  NULL },
+		{ agent, "work", "pagerank", "--scale", "15", "--thp", "madvise", NULL },
+		{ agent, "work", "hashjoin", "--r-tuples", "300000", "--s-tuples", "300000",
+		  "--thp", "madvise", NULL },
+		{ agent, "work", "hint", "--max-kb", "4096", "--thp", "madvise", NULL },
+	};
+	const char *noh[] = { agent, "work", "xsbench", "--isotopes", "20", "--gridpoints", "5000",
+	    "--lookups", "1000", "--thp", "nohugepage", NULL };
+	char mode[32];
+	size_t i;
+
+	host_thp(mode, sizeof(mode));
+	fprintf(stderr, "host THP enabled: %s\n", mode);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		T_EQ_INT(run_agent(runs[i]), 0);
+		fprintf(stderr, "%s --thp madvise: anon_huge_kb %ld\n", runs[i][2], anon_huge_kb());
+		if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+			T_CHECK(anon_huge_kb() >= 2048);
+		else
+			T_CHECK(anon_huge_kb() >= 0);
+	}
+	T_EQ_INT(run_agent(noh), 0);
+	T_EQ_INT(anon_huge_kb(), 0);
+}
+
 static void
 test_agent_options(void)
 {
@@ -376,5 +439,6 @@ main(void)
 	test_hashjoin();
 	test_hint();
 	test_agent_options();
+	test_thp_evidence();
 	return t_done();
 }

@@ -5,12 +5,15 @@
  * argv elements arriving literally, and that no workload process outlives
  * the agent (timeout, straggler, SIGTERM, stdout hangup).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -498,6 +501,43 @@ test_hostile_argv(void)
 	out_free(&o);
 }
 
+/* A service whose ready address another server already holds is not
+ * started: its readiness check would pass on that server, and the step
+ * would measure it (a server left from an earlier step, say). */
+static void
+test_service_port_taken(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	char step[512];
+	const char *msg;
+	struct out o;
+	int fd;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	T_CHECK(fd >= 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 8) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+		T_CHECK(0);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	snprintf(step, sizeof(step), "{\"run\":1,\"argv\":[\"@agent\",\"work\",\"echo\",\"x\"],"
+	    "\"iterations\":1,\"timeout_s\":10,\"services\":[{\"argv\":[\"sleep\",\"6179\"],"
+	    "\"ready\":{\"tcp\":\"127.0.0.1:%d\",\"timeout_s\":2}}]}", ntohs(sa.sin_port));
+	run(step, &o);
+	msg = get_str(nth(&o, "error", 0), "msg");
+	T_CHECK(msg != NULL);
+	snprintf(step, sizeof(step), "services[0]: 127.0.0.1:%d already accepts connections before "
+	    "\"sleep\" started", ntohs(sa.sin_port));
+	T_CONTAINS(msg ? msg : "", step);
+	T_EQ_INT(count(&o, "iteration"), 0);
+	out_free(&o);
+	close(fd);
+}
+
 static void
 test_log_caps(void)
 {
@@ -716,6 +756,7 @@ main(void)
 	test_missing_binary();
 	test_hostile_argv();
 	test_log_caps();
+	test_service_port_taken();
 	test_bad_steps();
 	test_agent_killed();
 	test_work_args();

@@ -108,8 +108,10 @@ test_thp(void)
 	static const char *const noh[] = { "touch", "--mb", "16", "--thp", "nohugepage", NULL };
 	static const char *const dt[] = { "dtlb", "--pages", "4096", "--iters", "2", "--thp",
 		"madvise", NULL };
-	static const char *const bt[] = { "btree", "--keys", "20000", "--lookups", "20000",
+	static const char *const bt[] = { "btree", "--keys", "200000", "--lookups", "20000",
 		"--threads", "2", "--thp", "madvise", NULL };
+	static const char *const btn[] = { "btree", "--keys", "200000", "--lookups", "20000",
+		"--threads", "2", "--thp", "nohugepage", NULL };
 	char mode[32];
 
 	T_EQ_INT(work(bad), 2);
@@ -134,7 +136,12 @@ test_thp(void)
 		T_CHECK(num("anon_huge_kb") >= 2048);
 	T_EQ_INT(work(bt), 0);
 	T_CHECK(num("lookups_per_s") > 0);
-	T_CHECK(num("nodes") > 20000 / 31.0);
+	T_CHECK(num("nodes") > 200000 / 31.0);
+	/* the tree's arena (~6 MiB) is madvised: huge pages back it */
+	if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+		T_CHECK(num("anon_huge_kb") >= 2048);
+	T_EQ_INT(work(btn), 0);
+	T_EQ_INT((long)num("anon_huge_kb"), 0);
 }
 
 static void
@@ -147,9 +154,11 @@ test_gups(void)
 		"--threads", "3", "--mode", "disjoint", NULL };
 	static const char *const whole[] = { "gups", "--log2", "16", "--updates", "300001",
 		"--threads", "3", "--thp", "madvise", NULL };
+	static const char *const big[] = { "gups", "--log2", "20", "--updates", "100000",
+		"--threads", "2", "--mode", "disjoint", "--thp", "madvise", NULL };
 	static const char *const badmode[] = { "gups", "--log2", "16", "--updates", "10",
 		"--mode", "half", NULL };
-	char x1[64];
+	char x1[64], mode[32];
 
 	T_EQ_INT(work(one), 0);
 	T_EQ_INT((long)num("errors"), 0);
@@ -169,6 +178,12 @@ test_gups(void)
 	T_EQ_INT(work(whole), 0);
 	T_CHECK(num("errors") >= 0 && num("errors") <= 655);
 	T_CHECK(num("gups") > 0);
+	/* a table of 8 MiB, madvised: huge pages where the system allows madvise */
+	thp_mode(mode, sizeof(mode));
+	T_EQ_INT(work(big), 0);
+	T_EQ_INT((long)num("errors"), 0);
+	if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+		T_CHECK(num("anon_huge_kb") >= 2048);
 	T_EQ_INT(work(three), 2);
 	T_CONTAINS(out, "needs --threads a power of two");
 	T_EQ_INT(work(badmode), 2);
@@ -185,7 +200,7 @@ test_ebizzy(void)
 		"--chunk-kb", "64", "--record-size", "24", NULL };
 	static const char *const mad[] = { "ebizzy", "--chunks", "2", "--seconds", "1",
 		"--chunk-kb", "2048", "--thp", "madvise", NULL };
-	char tok[64];
+	char tok[64], mode[32];
 	double v = 0;
 	size_t n;
 
@@ -202,6 +217,13 @@ test_ebizzy(void)
 	T_CONTAINS(out, "--record-size 24 must be a multiple of 8 that divides the chunk");
 	T_EQ_INT(work(mad), 0);
 	T_EQ_INT((long)num("records_per_chunk"), 262144);
+	/* two 2 MiB chunks, madvised: huge pages where the system allows madvise */
+	thp_mode(mode, sizeof(mode));
+	if (strcmp(mode, "madvise") == 0 || strcmp(mode, "always") == 0)
+		T_CHECK(num("anon_huge_kb") >= 2048);
+	T_EQ_INT(work(ok), 0);
+	if (strcmp(mode, "madvise") == 0)
+		T_EQ_INT((long)num("anon_huge_kb"), 0);
 }
 
 /* lmbench re-maps the file every pass, so its faults are passes times the
@@ -294,6 +316,16 @@ test_multi(void)
 			"--sum-after", "TPS: ", "--", agent, "work", "nosuch", NULL };
 		const char *const both[] = { "fanout", "--instances", "1", "--base-port", bp,
 			"--", agent, "work", "echo", NULL };
+		const char *const taken[] = { "serve", "--instances", "2", "--base-port", bp,
+			"--", agent, "work", "echo", "taken-marker", NULL };
+		char script[160];
+		const char *const twin[] = { "fanout", "--instances", "2", "--base-port", bp,
+			"--sum-after", "TPS: ", "--", "/bin/sh", "-c", script, "sh", "%PORT%", NULL };
+
+		/* instance 1 (port+1) fails as memcaslap did; instance 0 succeeds */
+		snprintf(script, sizeof(script), "if [ \"$1\" = %d ]; then echo 'TPS: 5'; "
+		    "else echo 'servers: x' >&2; echo 'Bad configuration file, no configuration "
+		    "find.' >&2; echo; exit 3; fi", port);
 
 		/* the last "TPS: " of each: its own port */
 		T_EQ_INT(work(after), 0);
@@ -308,8 +340,25 @@ test_multi(void)
 		T_CONTAINS(out, "instance 0: no CSV column \"qps\"");
 		T_EQ_INT(work(fails), 1);
 		T_CONTAINS(out, "instance 0 (port");
+		/* one twin failing: named with its port, how it ended and its
+		 * last words (memcaslap racing its twin on ~/.memslap.cnf said
+		 * "Bad configuration file" and exit 1; the run said "status 256") */
+		T_EQ_INT(work(twin), 1);
+		snprintf(want, sizeof(want), "instance 1 (port %d) exited with status 3: "
+		    "Bad configuration file, no configuration find.\n", port + 1);
+		T_CONTAINS(out, want);
+		T_CHECK(strstr(out, "instance 0 (port") == NULL || strstr(out, "--- instance 0") != NULL);
+		snprintf(want, sizeof(want), "instance 0 (port %d) exited", port);
+		T_CHECK(strstr(out, want) == NULL);
 		T_EQ_INT(work(both), 2);
 		T_CONTAINS(out, "needs one of --sum-csv COLUMN, --sum-after TOKEN");
+		/* serve on ports another server holds refuses, naming the port,
+		 * before starting anything (the clients would load that server) */
+		T_EQ_INT(work(taken), 1);
+		snprintf(want, sizeof(want), "work serve: 127.0.0.1:%d (instance 0) already accepts "
+		    "connections", port);
+		T_CONTAINS(out, want);
+		T_CHECK(strstr(out, "taken-marker") == NULL);
 	}
 	close(fds[0]);
 	close(fds[1]);
@@ -328,7 +377,9 @@ test_multi(void)
 		T_EQ_INT(work(pin), 1);
 		snprintf(want, sizeof(want), "Cpus_allowed_list:\t%d\n", i);
 		T_CONTAINS(out, want);
-		T_CONTAINS(out, "an instance");
+		/* the instance that ended is named with its port and how it ended */
+		T_CONTAINS(out, "work serve: instance 0 (port 1, pid ");
+		T_CONTAINS(out, ") exited with status 0\n");
 		T_EQ_INT(work(nodash), 2);
 		T_CONTAINS(out, "needs -- and the program to run");
 		T_EQ_INT(work(wide), 2);

@@ -10,7 +10,8 @@
  * boot means, magnitudes near DBL_MAX and DBL_MIN, bad input; then the
  * report's "effects" section: pairing by the baseline axis, the default
  * baseline, "none", a bad baseline naming the field, counters left out,
- * the bundle's cells found by their axes, and the text table.
+ * the bundle's cells found by their axes, and the text table; then a
+ * suite's effects, workload by workload.
  */
 #include <float.h>
 #include <math.h>
@@ -421,9 +422,9 @@ test_report(void)
 	T_EQ_INT(repro_effects_json(bundle, here, job, "passes:3", 2, rep, &d), BF_ERR_INVALID);
 	T_CONTAINS(d.msg, "axis passes has no value \"3\"");
 	T_EQ_INT(repro_effects_json(bundle, here, job, ":1", 2, rep, &d), BF_ERR_INVALID);
-	T_EQ_INT(repro_effects_check(json_object_get(job, "matrix"), "none", "job 1", &d), 0);
-	T_EQ_INT(repro_effects_check(json_object_get(job, "matrix"), "passes:2", "job 1", &d), 0);
-	T_EQ_INT(repro_effects_check(json_object_get(job, "matrix"), NULL, "job 1", &d),
+	T_EQ_INT(repro_effects_check(job, "none", "job 1", &d), 0);
+	T_EQ_INT(repro_effects_check(job, "passes:2", "job 1", &d), 0);
+	T_EQ_INT(repro_effects_check(job, NULL, "job 1", &d),
 	    BF_ERR_INVALID);
 
 	/* a job without a matrix: no effects */
@@ -495,6 +496,227 @@ test_report_counters_and_missing(void)
 	json_decref(job);
 }
 
+/* --- a suite: effects workload by workload --- */
+
+/* A suite cell: workload w, kernel k, mb (0: none); the bundle's run id
+ * and here's cell index are idx, in another order on each side. */
+struct scell {
+	const char *w, *k;
+	int mb;
+	const double *bv, *hv;	/* the bundle's samples, here's (5 each) */
+	const char *metric;
+};
+
+static json_t *
+s_axes(const struct scell *c)
+{
+	json_t *a = json_pack("{s:s,s:s}", "workload", c->w, "kernel", c->k);
+
+	if (c->mb)
+		json_object_set_new(a, "mb", json_integer(c->mb));
+	return a;
+}
+
+static void
+s_label(const struct scell *c, char *buf, size_t n)
+{
+	if (c->mb)
+		snprintf(buf, n, "workload=%s kernel=%s mb=%d", c->w, c->k, c->mb);
+	else
+		snprintf(buf, n, "workload=%s kernel=%s", c->w, c->k);
+}
+
+/* the bundle's runs in reverse order of here's cells */
+static void
+mk_suite(const struct scell *cs, size_t n, json_t **bundle, json_t **here)
+{
+	json_t *runs = json_array(), *samples = json_array(), *cells = json_array(), *hs;
+	char label[128];
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		s_label(&cs[i], label, sizeof(label));
+		json_array_append_new(runs, json_pack("{s:I,s:I,s:s,s:o,s:s}", "id",
+		    (json_int_t)(100 + i), "cell_index", (json_int_t)(n - 1 - i), "label", label,
+		    "axes", s_axes(&cs[i]), "workload", cs[i].w));
+		hs = json_array();
+		for (k = 0; k < 5; k++) {
+			json_array_append_new(samples, json_pack("{s:I,s:s,s:f,s:i}", "run",
+			    (json_int_t)(100 + i), "metric", cs[i].metric, "value", cs[i].bv[k],
+			    "boot", 0));
+			json_array_append_new(hs, json_pack("{s:s,s:f,s:i}", "metric",
+			    cs[i].metric, "value", cs[i].hv[k], "boot", 0));
+			/* a counter beside page-touch's own metric: left out */
+			if (strcmp(cs[i].w, "page-touch") == 0)
+				json_array_append_new(samples, json_pack("{s:I,s:s,s:f,s:i}", "run",
+				    (json_int_t)(100 + i), "metric", "vmstat.pgfault", "value",
+				    1000.0 + (double)(k + i), "boot", 0));
+		}
+		json_array_append_new(cells, json_pack("{s:I,s:s,s:o,s:o}", "cell_index",
+		    (json_int_t)i, "label", label, "axes", s_axes(&cs[i]), "samples", hs));
+	}
+	*bundle = json_pack("{s:o,s:o}", "runs", runs, "samples", samples);
+	*here = json_pack("{s:o}", "cells", cells);
+}
+
+/* rows of fx for workload w (and metric, when not NULL) */
+static size_t
+s_rows(const json_t *fx, const char *w, const char *metric, const char *verdict)
+{
+	const json_t *row;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(fx, "rows"), i, row)
+		if (strcmp(json_string_value(json_object_get(row, "workload")), w) == 0 &&
+		    (metric == NULL || strcmp(json_string_value(json_object_get(row, "metric")),
+		    metric) == 0) && (verdict == NULL ||
+		    strcmp(json_string_value(json_object_get(row, "verdict")), verdict) == 0))
+			n++;
+	return n;
+}
+
+static const json_t *
+s_workload(const json_t *fx, const char *w)
+{
+	const json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(fx, "workloads"), i, o)
+		if (strcmp(json_string_value(json_object_get(o, "workload")), w) == 0)
+			return o;
+	return NULL;
+}
+
+/*
+ * Three workloads over kernels 4lvl/5lvl: page-touch (its own axis mb)
+ * reproduces the kernel's effect, cpu-loop is the seed's -9.2% vs -15%
+ * (differs), hello has only a counter (compared, as it is all that
+ * workload has, while page-touch's counter is left out).
+ */
+static void
+test_suite(void)
+{
+	static const struct scell cs[] = {
+		{ "page-touch", "4lvl", 8, A0, B0, "wall_s" },
+		{ "page-touch", "5lvl", 8, A1, B1_same, "wall_s" },
+		{ "page-touch", "4lvl", 16, A0, B0, "wall_s" },
+		{ "page-touch", "5lvl", 16, A1, B1_same, "wall_s" },
+		{ "cpu-loop", "4lvl", 0, A0, B0, "loops_per_s" },
+		{ "cpu-loop", "5lvl", 0, A1, B1_seed, "loops_per_s" },
+		{ "hello", "4lvl", 0, A0, B0, "vmstat.pgfault" },
+		{ "hello", "5lvl", 0, A1, B1_same, "vmstat.pgfault" },
+	};
+	json_t *bundle, *here, *job, *rep = json_object(), *fx, *row;
+	const json_t *w;
+	struct bf_diag d;
+	struct buf b;
+	size_t i;
+
+	bf_diag_clear(&d);
+	mk_suite(cs, ARRLEN(cs), &bundle, &here);
+	job = j("{\"matrix\":{\"kernel\":[\"4lvl\",\"5lvl\"]},\"suite\":["
+	    "{\"recipe\":\"page-touch\",\"matrix\":{\"mb\":[8,16]}},{\"recipe\":\"cpu-loop\"},"
+	    "{\"recipe\":\"echo\",\"label\":\"hello\"}]}");
+	/* the default: the job's first axis, for every workload */
+	T_EQ_INT(repro_effects_json(bundle, here, job, NULL, 2, rep, &d), 0);
+	fx = json_object_get(rep, "effects");
+	T_CHECK(json_is_object(fx));
+	T_EQ_STR(json_string_value(json_object_get(fx, "baseline")), "kernel:4lvl");
+	T_EQ_INT(json_array_size(json_object_get(fx, "rows")), 4);
+	T_EQ_INT(s_rows(fx, "page-touch", "wall_s", "reproduced"), 2);
+	T_EQ_INT(s_rows(fx, "page-touch", "vmstat.pgfault", NULL), 0);
+	T_EQ_INT(s_rows(fx, "cpu-loop", "loops_per_s", "differs"), 1);
+	T_EQ_INT(s_rows(fx, "hello", "vmstat.pgfault", "reproduced"), 1);
+	/* each row pairs 5lvl with 4lvl of the same workload and mb, and
+	 * carries the effect of the vectors */
+	json_array_foreach(json_object_get(fx, "rows"), i, row) {
+		T_CONTAINS(json_string_value(json_object_get(row, "label")), "kernel=5lvl");
+		T_CONTAINS(json_string_value(json_object_get(row, "baseline_label")), "kernel=4lvl");
+		T_EQ_INT(json_integer_value(json_object_get(row, "baseline_cell")),
+		    json_integer_value(json_object_get(row, "cell")) - 1);
+		T_REL(json_number_value(json_object_get(json_object_get(row, "bundle"), "pct")),
+		    vecs[0].pct_a, 1e-10);
+	}
+	row = json_array_get(json_object_get(fx, "rows"), 2);
+	T_EQ_STR(json_string_value(json_object_get(row, "workload")), "cpu-loop");
+	T_REL(json_number_value(json_object_get(row, "ratio")), vecs[1].ratio, 1e-10);
+	T_REL(json_number_value(json_object_get(json_object_get(row, "here"), "pct")), -15, 1e-10);
+	T_EQ_INT(json_array_size(json_object_get(fx, "workloads")), 3);
+	w = s_workload(fx, "page-touch");
+	T_EQ_STR(json_string_value(json_object_get(w, "baseline")), "kernel:4lvl");
+	T_EQ_INT(json_integer_value(json_object_get(w, "reproduced")), 2);
+	T_EQ_INT(json_integer_value(json_object_get(w, "differs")), 0);
+	w = s_workload(fx, "cpu-loop");
+	T_EQ_INT(json_integer_value(json_object_get(w, "differs")), 1);
+	T_EQ_INT(json_integer_value(json_object_get(w, "reproduced")), 0);
+	T_EQ_INT(json_integer_value(json_object_get(json_object_get(fx, "summary"),
+	    "reproduced")), 3);
+	T_EQ_INT(json_integer_value(json_object_get(json_object_get(fx, "summary"),
+	    "differs")), 1);
+	T_EQ_INT(json_array_size(json_object_get(fx, "notes")), 0);
+	buf_init(&b, 1 << 20);
+	T_EQ_INT(repro_effects_text(rep, &b), 0);
+	T_CONTAINS(b.data, "Effects per workload");
+	T_CONTAINS(b.data, "workload page-touch, baseline kernel:4lvl:\n"
+	    "workload=page-touch kernel=5lvl mb=8  wall_s");
+	T_CONTAINS(b.data, "workload cpu-loop, baseline kernel:4lvl:\n"
+	    "workload=cpu-loop kernel=5lvl         loops_per_s    -9.20% [-10.07, -8.32]     "
+	    "-15.00% [-15.75, -14.25]");
+	T_CONTAINS(b.data, "  0 reproduced, 1 differ, 0 inconclusive\n");
+	T_CONTAINS(b.data, "the suite: 3 reproduced, 1 differ, 0 inconclusive (effect delta");
+	buf_free(&b);
+
+	/* a workload's own axis: the others are notes, not compared */
+	T_EQ_INT(repro_effects_json(bundle, here, job, "mb:8", 2, rep, &d), 0);
+	fx = json_object_get(rep, "effects");
+	T_EQ_INT(json_array_size(json_object_get(fx, "rows")), 2);
+	T_EQ_INT(s_rows(fx, "page-touch", "wall_s", NULL), 2);
+	json_array_foreach(json_object_get(fx, "rows"), i, row)
+		T_CONTAINS(json_string_value(json_object_get(row, "label")), "mb=16");
+	T_CHECK(json_is_null(json_object_get(s_workload(fx, "cpu-loop"), "baseline")));
+	T_EQ_INT(json_array_size(json_object_get(fx, "notes")), 2);
+	T_CONTAINS(json_string_value(json_array_get(json_object_get(fx, "notes"), 0)),
+	    "workload cpu-loop has no axis mb");
+	buf_init(&b, 1 << 20);
+	T_EQ_INT(repro_effects_text(rep, &b), 0);
+	T_CONTAINS(b.data, "workload hello: not compared (see the notes)");
+	buf_free(&b);
+
+	/* bad baselines, said by field, before anything */
+	T_EQ_INT(repro_effects_json(bundle, here, job, "nosuch:1", 2, rep, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "baseline");
+	T_CONTAINS(d.msg, "nor of any workload's");
+	T_EQ_INT(repro_effects_json(bundle, here, job, "kernel:6lvl", 2, rep, &d),
+	    BF_ERR_INVALID);
+	T_CONTAINS(d.msg, "axis kernel has no value \"6lvl\"");
+	T_EQ_INT(repro_effects_json(bundle, here, job, "mb:32", 2, rep, &d), BF_ERR_INVALID);
+	T_EQ_INT(repro_effects_check(job, "mb:16", "job 1", &d), 0);
+	T_EQ_INT(repro_effects_check(job, "workload", "job 1", &d), BF_ERR_INVALID);
+	T_EQ_INT(repro_effects_json(bundle, here, job, "none", 2, rep, &d), 0);
+	T_CHECK(json_is_null(json_object_get(rep, "effects")));
+	json_decref(job);
+
+	/* no matrix of the job's: each workload's own first axis, if any */
+	job = j("{\"suite\":[{\"recipe\":\"page-touch\",\"matrix\":{\"mb\":[8,16]}},"
+	    "{\"recipe\":\"cpu-loop\"},{\"recipe\":\"echo\",\"label\":\"hello\"}]}");
+	T_EQ_INT(repro_effects_json(bundle, here, job, NULL, 2, rep, &d), 0);
+	fx = json_object_get(rep, "effects");
+	T_CHECK(json_is_null(json_object_get(fx, "baseline")));
+	T_EQ_STR(json_string_value(json_object_get(s_workload(fx, "page-touch"), "baseline")),
+	    "mb:8");
+	T_CONTAINS(json_string_value(json_array_get(json_object_get(fx, "notes"), 0)),
+	    "workload cpu-loop has no matrix");
+	json_decref(job);
+	/* no matrix anywhere: as a job without one */
+	job = j("{\"suite\":[{\"recipe\":\"cpu-loop\"},{\"recipe\":\"echo\"}]}");
+	T_EQ_INT(repro_effects_json(bundle, here, job, NULL, 2, rep, &d), 0);
+	T_CHECK(json_is_null(json_object_get(rep, "effects")));
+	json_decref(job);
+	json_decref(rep);
+	json_decref(here);
+	json_decref(bundle);
+}
+
 int
 main(void)
 {
@@ -506,5 +728,6 @@ main(void)
 	test_bad_input();
 	test_report();
 	test_report_counters_and_missing();
+	test_suite();
 	return t_done();
 }

@@ -301,6 +301,16 @@ test_retry_after_lost_link(void)
  * asked for (POST .../probe) connects at once, and the machine, back,
  * is idle well before its back-off would have allowed.
  */
+/* Wait up to 6 s for the fake machine to have seen n connects. */
+static void
+wait_connects(struct fake_script *fs, int n)
+{
+	int i;
+
+	for (i = 0; i < 60 && fake_count(fs, &fs->connects) < n; i++)
+		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+}
+
 static void
 test_offline_backoff(void)
 {
@@ -319,8 +329,7 @@ test_offline_backoff(void)
 	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
 	fs.connect_fails = 3;
 	s = start(st, &fs, 30);
-	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
-		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	wait_connects(&fs, 3);
 	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
 	state = machine_field(st, "state");
 	T_EQ_STR(state, "offline");
@@ -392,8 +401,7 @@ test_dormant(void)
 	start_reach = fake_reach;
 	s = start(st, &fs, 30);
 	start_reach = NULL;
-	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
-		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	wait_connects(&fs, 3);
 	T_EQ_INT(fake_count(&fs, &fs.connects), 3);
 	/* offline: no worker thread, one dormant machine */
 	T_CHECK(wait_stats(s, 0, 1, &ss));
@@ -455,8 +463,7 @@ test_dormant_delete(void)
 	start_reach = fake_reach;
 	s = start(st, &fs, 30);
 	start_reach = NULL;
-	for (i = 0; i < 60 && fake_count(&fs, &fs.connects) < 3; i++)
-		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
+	wait_connects(&fs, 3);
 	T_CHECK(wait_stats(s, 0, 1, &ss));
 	atomic_store(&reach_hold, 1);
 	T_EQ_INT(sched_probe(s, "fake1"), 0);
@@ -474,6 +481,44 @@ test_dormant_delete(void)
 	T_EQ_INT((long long)ss.dormant, 0);
 	T_EQ_INT((long long)ss.woken, 0);
 	T_EQ_INT(sched_probe(s, "fake1"), BF_ERR_NOTFOUND);
+	T_EQ_INT(sched_stop(s), 0);
+	store_close(st);
+}
+
+/*
+ * A machine registered since the manager last reconciled (kicks coalesce,
+ * one reconcile per 200 ms; none here) has no worker yet: a probe of it
+ * starts one at once instead of answering "no worker" (skeleton's `machines
+ * probe` right after `machines add` got 503). An unknown name stays
+ * NOTFOUND.
+ */
+static void
+test_probe_new_machine(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched_stats ss;
+	struct sched *s;
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	s = start(st, &fs, 30);
+	T_CHECK(wait_stats(s, 1, 0, &ss));
+	T_EQ_INT(fix_machine(st, "fake2", NULL), 0);	/* no kick */
+	T_EQ_INT(sched_probe(s, "fake2"), 0);
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 2);
+	T_EQ_INT(sched_probe(s, "nosuch"), BF_ERR_NOTFOUND);
+	/* the next reconcile finds fake2's worker and starts no second one */
+	sched_kick(s);
+	nanosleep(&(struct timespec){ 0, 400000000L }, NULL);
+	sched_stats(s, &ss);
+	T_EQ_INT((long long)ss.workers, 2);
 	T_EQ_INT(sched_stop(s), 0);
 	store_close(st);
 }
@@ -831,6 +876,7 @@ main(void)
 	test_offline_backoff();
 	test_dormant();
 	test_dormant_delete();
+	test_probe_new_machine();
 	test_quarantine();
 	test_adaptive();
 	test_suite_boots();

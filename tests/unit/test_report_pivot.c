@@ -3,7 +3,8 @@
  * the pivot from axis values (order, reference first, duplicates, too many
  * values), the baselines it gives, that every format shows the model's own
  * numbers in the right column group, the summary and its geometric mean
- * against numbers worked by hand, errors; and the golden test: the 5-level
+ * against numbers worked by hand, a suite's summary leaving out metrics of
+ * other workloads, errors; and the golden test: the 5-level
  * seed's Btree (Thread:32) table rebuilt from synthetic samples with the
  * seed's means and CoVs, in text with kernel as the columns, compared with
  * tests/unit/golden/seed_5level_btree.txt.
@@ -373,6 +374,55 @@ test_summary(void)
 	fx_free(&f);
 }
 
+/* A suite's summary (summary_own): a row's metric with no samples on
+ * either side (another workload's recipe's) is no line and no "left out"
+ * of the geometric mean; without the flag it is both. */
+static void
+test_summary_own(void)
+{
+	static const char *const col[] = { "4lvl", "4lvl", "5lvl", "5lvl" };
+	static const char *const row[] = { "workload=btree", "workload=echo", "workload=btree",
+	    "workload=echo" };
+	static const char *const lab[] = { "a", "b", "c", "d" };
+	static const double mu[] = { 100, 10, 110, 10 }, cov[] = { 1, 1, 1, 1 };
+	json_t *doc, *g;
+	struct bf_diag d;
+	struct fx f;
+	char *s, *sum;
+	int own;
+
+	for (own = 0; own <= 1; own++) {
+		T_EQ_INT(fx_make(&f, 4, col, row, mu, cov, lab, 1), 0);
+		/* echo has no wall_s in either column */
+		report_model_free(f.m);
+		f.ser[1].n = f.ser[3].n = 0;
+		bf_diag_clear(&d);
+		T_EQ_INT(report_compute(&f.in, &f.m, &d), 0);
+		f.p->summary_own = own;
+		s = render(&f, "json");
+		doc = json_loads(s, 0, NULL);
+		T_CHECK(doc != NULL);
+		T_EQ_INT(json_array_size(json_object_get(json_object_get(doc, "summary"), "lines")),
+		    own ? 1 : 2);
+		g = json_array_get(json_object_get(json_object_get(doc, "summary"), "geomeans"), 0);
+		T_EQ_INT(json_integer_value(json_object_get(g, "n")), 1);
+		T_EQ_INT(json_integer_value(json_object_get(g, "left_out")), own ? 0 : 1);
+		T_NEAR(json_real_value(json_object_get(g, "ratio")), 1.1, 1e-12);
+		json_decref(doc);
+		free(s);
+		s = render(&f, "text");
+		sum = strstr(s, "Summary: A = 4lvl");
+		T_CHECK(sum != NULL);
+		if (sum != NULL) {
+			T_CHECK((strstr(sum, "workload=echo ") == NULL) == own);
+			T_CHECK((strstr(sum, "row (1 left") == NULL) == own);
+			T_CONTAINS(sum, "workload=btree  wall_s");
+		}
+		free(s);
+		fx_free(&f);
+	}
+}
+
 static void
 test_errors(void)
 {
@@ -466,6 +516,7 @@ main(void)
 	test_shapes();
 	test_missing();
 	test_summary();
+	test_summary_own();
 	test_errors();
 	test_golden();
 	return t_done();
