@@ -253,7 +253,16 @@ if [ $cached = 1 ]; then
 else
 	check_contains "the build ran" "$lg" "building key ${bkey:0:12}"
 fi
-check_contains "installed on the VM" "$lg" "installed $brel on kvm1"
+# A link to the guest's dropbear lost mid-install (seen once in a cold
+# run, after the 4 min build starved the TCG guest) is retried; the retry
+# finds the files by their hashes. Either way the kernel got there.
+case "$lg" in
+*"installing on kvm1: "*"connection lost"*)
+	echo "kernel_artifact: the install's link was lost once and retried"
+	check_contains "installed on the VM (found by hash on the retry)" "$lg" \
+		"$brel is installed on kvm1 already" ;;
+*) check_contains "installed on the VM" "$lg" "installed $brel on kvm1" ;;
+esac
 check_contains "verified after the boot" "$lg" "verified: running $brel, config sha256 $bcfg (/proc/config.gz)"
 echo "$lg" | tail -n 25
 rid=$(jq -r '.runs[0].id' <<<"$vruns")
