@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "cmdcache.h"
 #include "dpkgcache.h"
 #include "emit.h"
 #include "err.h"
@@ -815,6 +816,24 @@ snapshot_packaged(const char *path)
 	return 0;
 }
 
+/* The first line of `cc --version` into s->val, from the cache while the
+ * compiler it came from is unchanged. */
+static int
+snapshot_cc(struct snapshot_set *s)
+{
+	const char *cc = s->o->cc != NULL ? s->o->cc : "/usr/bin/cc";
+	char key[CMDCACHE_MAX_KEY];
+	int r, keyed;
+
+	keyed = s->o->cc_cache != NULL && cmdcache_key(cc, key, sizeof(key)) == 0;
+	if (keyed && cmdcache_get(s->o->cc_cache, key, s->val, sizeof(s->val)) == 0)
+		return 0;
+	if ((r = snapshot_cmd(s, (char *const[]){ (char *)cc, "--version", NULL })) == 0 &&
+	    keyed)
+		cmdcache_put(s->o->cc_cache, key, s->val);
+	return r;
+}
+
 static int
 snapshot_bins(struct snapshot_set *s)
 {
@@ -847,8 +866,7 @@ snapshot_bins(struct snapshot_set *s)
 			return r;
 	}
 	if (s->o->run != NULL)
-		return snapshot_add(s, "sw.cc", snapshot_cmd(s, (char *const[]){ "/usr/bin/cc",
-		    "--version", NULL }) == 0 ? s->val : NULL);
+		return snapshot_add(s, "sw.cc", snapshot_cc(s) == 0 ? s->val : NULL);
 	return 0;
 }
 
