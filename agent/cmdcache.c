@@ -43,7 +43,7 @@ cmdcache_get(const char *file, const char *key, char *val, size_t vsz)
 	char data[CMDCACHE_MAX_FILE + 1];
 	size_t klen = strlen(key), len = 0, vlen;
 	ssize_t got;
-	int fd, r = BF_ERR_NOTFOUND;
+	int fd;
 
 	if (file == NULL || (fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
 	    O_NONBLOCK)) < 0)
@@ -59,16 +59,14 @@ cmdcache_get(const char *file, const char *key, char *val, size_t vsz)
 	close(fd);
 	/* the whole file: one line of key, one of answer, nothing more */
 	if (len >= sizeof(data) || len <= klen || memcmp(data, key, klen) != 0)
-		goto out;
+		return BF_ERR_NOTFOUND;
 	vlen = len - klen - 1;
 	if (data[len - 1] != '\n' || vlen > CMDCACHE_MAX_VALUE || vlen >= vsz ||
 	    memchr(data + klen, '\n', vlen) != NULL || memchr(data + klen, '\0', vlen) != NULL)
-		goto out;
+		return BF_ERR_NOTFOUND;
 	memcpy(val, data + klen, vlen);
 	val[vlen] = '\0';
-	r = 0;
-out:
-	return r;
+	return 0;
 }
 
 void
