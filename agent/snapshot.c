@@ -735,17 +735,20 @@ snapshot_package(struct snapshot_set *s, const char *path)
 {
 	char pkg[256], ver[256], *arch;
 
-	if (dpkgcache_get(s->o->dpkg_cache, s->o->root, path, pkg, sizeof(pkg)) != 0) {
+	if (dpkgcache_get(s->o->dpkg_cache, s->o->root, path, pkg, sizeof(pkg), ver,
+	    sizeof(ver)) != 0) {
 		if (snapshot_dpkg(s, path, pkg, sizeof(pkg)) != 0)
 			pkg[0] = '\0';
-		dpkgcache_put(s->o->dpkg_cache, s->o->root, path, pkg);
+		if ((arch = strchr(pkg, ':')) != NULL)	/* "libc6:amd64" */
+			*arch = '\0';
+		ver[0] = '\0';
+		if (pkg[0] != '\0')
+			snapshot_dpkg_version(s, pkg, ver, sizeof(ver));
+		dpkgcache_put(s->o->dpkg_cache, s->o->root, path, pkg, ver);
 	}
 	if (pkg[0] == '\0')
 		return snapshot_cmd(s, (char *const[]){ "/usr/bin/rpm", "-qf", "--qf",
 		    "%{NAME} %{VERSION}-%{RELEASE}", (char *)path, NULL });
-	if ((arch = strchr(pkg, ':')) != NULL)	/* "libc6:amd64" */
-		*arch = '\0';
-	snapshot_dpkg_version(s, pkg, ver, sizeof(ver));
 	snprintf(s->val, sizeof(s->val), "%s%s%s", pkg, ver[0] ? " " : "", ver);
 	return 0;
 }
