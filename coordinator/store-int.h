@@ -144,13 +144,6 @@ char *store_text_clean(const char *p, size_t n, size_t max, size_t *lenp);
  * unless required; d may be NULL. BF_ERR_INVALID. */
 int store_check_str(const char *v, const char *field, size_t max, int required,
     struct bf_diag *d);
-/* p[0..n) as a JSON string, invalid UTF-8 cut out. NULL on ENOMEM. */
-json_t *store_jtext(const char *p, size_t n);
-/* Column i as a new JSON value: NULL as null, JSON text columns (named
- * axes, values, spec, machine_names) parsed, null if corrupt. */
-json_t *store_col_json(struct db_stmt *st, int i);
-/* The row from column first on as an object keyed by column names. */
-int store_row_json(struct db_stmt *st, int first, json_t **out);
 /* One row of a page into the struct at elem (store_page); its clear
  * frees what fill copied, even when fill failed halfway. */
 typedef int (*store_row_fn)(struct db_stmt *st, void *elem);
