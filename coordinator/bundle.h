@@ -37,6 +37,7 @@ struct store;
 #define BUNDLE_MIN_VERSION	1
 #define BUNDLE_MAX_SNAPSHOTS	BUNDLE_MAX_RUNS
 #define BUNDLE_MAX_MACHINES	1024
+#define BUNDLE_MAX_KERNEL_BUILDS 64	/* builds a job booted: a few per kernel name */
 #define BUNDLE_MAX_RUNS		((size_t)BF_MAX_CELLS * 16)
 #define BUNDLE_MAX_SAMPLES	((size_t)1000000)	/* every raw sample of a job */
 

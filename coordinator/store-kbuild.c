@@ -184,18 +184,16 @@ static const struct {
 #undef KB_F
 };
 
-int
-store_kbuild_get(struct store *s, const char *key, struct store_kbuild *out)
+/* The row of query id bound to arg into *out. */
+static int
+kb_get(struct store *s, enum store_q id, const char *arg, struct store_kbuild *out)
 {
 	struct db_stmt *st = NULL;
 	size_t i;
 	int r;
 
-	memset(out, 0, sizeof(*out));
-	if (s == NULL || !kb_key_ok(key))
-		return BF_ERR_INVALID;
 	store_lock(s);
-	if ((r = store_q(s, Q_KB_GET, &st, "t", key)) != 0 || (r = store_q_step(s, st)) < 0)
+	if ((r = store_q(s, id, &st, "t", arg)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {
 		r = BF_ERR_NOTFOUND;
@@ -212,6 +210,24 @@ out:
 	if (r != 0)
 		memset(out, 0, sizeof(*out));
 	return r;
+}
+
+int
+store_kbuild_get(struct store *s, const char *key, struct store_kbuild *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s == NULL || !kb_key_ok(key))
+		return BF_ERR_INVALID;
+	return kb_get(s, Q_KB_GET, key, out);
+}
+
+int
+store_kbuild_by_release(struct store *s, const char *release, struct store_kbuild *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s == NULL || store_check_str(release, "release", KB_MAX_RELEASE, 1, NULL) != 0)
+		return BF_ERR_INVALID;
+	return kb_get(s, Q_KB_BY_RELEASE, release, out);
 }
 
 int

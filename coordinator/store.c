@@ -289,6 +289,12 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_KB_GET] = "SELECT key, state, machine, release, config_sha256, image_sha256,"
 	    " modules_sha256, sysmap_sha256, log_sha256, error, created_at, finished_at,"
 	    " last_used FROM kernel_builds WHERE key = ?1",
+	/* the release names its key's first bytes (-bf<key8>): the newest
+	 * done build of that release, when two keys share the tag */
+	[Q_KB_BY_RELEASE] = "SELECT key, state, machine, release, config_sha256, image_sha256,"
+	    " modules_sha256, sysmap_sha256, log_sha256, error, created_at, finished_at,"
+	    " last_used FROM kernel_builds WHERE release = ?1 AND state = 'done'"
+	    " ORDER BY finished_at DESC LIMIT 1",
 	[Q_KB_TOUCH] = "UPDATE kernel_builds SET last_used = ?2 WHERE key = ?1",
 	[Q_KA_ADD] = "INSERT INTO kernel_artifacts (sha256, kind, size, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",

@@ -438,6 +438,9 @@ struct store_kbuild {
 };
 /* The row of key into *out; BF_ERR_NOTFOUND. */
 int store_kbuild_get(struct store *s, const char *key, struct store_kbuild *out);
+/* The done build whose release (uname -r of the kernel it made) is
+ * release: what a run's kernel names; BF_ERR_NOTFOUND. */
+int store_kbuild_by_release(struct store *s, const char *release, struct store_kbuild *out);
 /* A job used the build now (retention keeps the recently used). */
 int store_kbuild_touch(struct store *s, const char *key);
 #define STORE_KA_KINDS	"image, modules, config, sysmap, log"

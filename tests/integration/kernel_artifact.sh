@@ -275,6 +275,14 @@ check_eq "... read from the installed config" "$(jq -r '.snapshot["kernel.config
 	"/boot/config"
 check "the run has samples" test "$(bf_sql "$work" "select count(*) from samples where run_id = $rid")" -gt 0
 check_contains "the VM runs it now" "$("$VM" ssh "$GUEST" "$VN" uname -r)" "$brel"
+# the bundle lists the build, and its artifacts are served by their hashes
+bun=$(curl -fsS "$URL/api/v1/jobs/$vid/bundle")
+check_eq "the bundle lists the build the run booted" \
+	"$(jq -r '[.kernel_builds[] | .name, .release, .key, .config_sha256] | join(" ")' <<<"$bun")" \
+	"tiny $brel $bkey $bcfg"
+img=$(jq -r '.kernel_builds[0].image_sha256' <<<"$bun")
+check_eq "... and its image is served by that hash, byte for byte" \
+	"$(curl -fsS "$URL/api/v1/artifacts/$img" | sha256sum | cut -d' ' -f1)" "$img"
 if [ $cached = 0 ]; then
 	t5=$(date +%s.%N)
 	vjob
