@@ -142,3 +142,68 @@ bundle_check_kernels(const json_t *doc, struct bf_diag *d)
 	}
 	return 0;
 }
+
+/* {"key", "release", "config_sha256"} of entry e (a bundle's or ours). */
+static json_t *
+kb_brief(const char *key, const char *release, const char *config)
+{
+	return json_pack("{s:s,s:s,s:s}", "key", key, "release", release, "config_sha256",
+	    config);
+}
+
+int
+bundle_kernels_compare(struct store *st, const json_t *bundle, const json_t *runs,
+    json_t **out)
+{
+	const json_t *e, *run;
+	json_t *arr, *v, *here;
+	struct store_kbuild b;
+	const char *name, *key, *cfg, *rk, *rel;
+	size_t i, j;
+	int r, found;
+
+	*out = NULL;
+	if (json_object_get(bundle, "kernel_builds") == NULL)
+		return 0;
+	if ((arr = json_array()) == NULL)
+		return BF_ERR_ALLOC;
+	/* bundle_check checked every entry's fields */
+	json_array_foreach(json_object_get(bundle, "kernel_builds"), i, e) {
+		name = json_string_value(json_object_get(e, "name"));
+		key = json_string_value(json_object_get(e, "key"));
+		cfg = json_string_value(json_object_get(e, "config_sha256"));
+		found = 0;
+		here = NULL;
+		json_array_foreach(runs, j, run) {
+			rk = json_string_value(json_object_get(run, "req_kernel"));
+			rel = json_string_value(json_object_get(run, "kernel"));
+			if (rk == NULL || rel == NULL || strcmp(rk, name) != 0)
+				continue;
+			if ((r = store_kbuild_by_release(st, rel, &b)) == BF_ERR_NOTFOUND ||
+			    r == BF_ERR_INVALID)
+				continue;
+			if (r != 0)
+				goto fail;
+			found = 1;
+			break;
+		}
+		if (found && (here = kb_brief(b.key, b.release, b.config_sha256)) == NULL) {
+			r = BF_ERR_ALLOC;
+			goto fail;
+		}
+		v = json_pack("{s:s,s:o,s:o,s:o,s:o}", "name", name, "bundle", kb_brief(key,
+		    json_string_value(json_object_get(e, "release")), cfg), "here",
+		    here != NULL ? here : json_null(), "same_build", found ?
+		    json_boolean(strcmp(b.key, key) == 0) : json_null(), "same_config", found ?
+		    json_boolean(strcmp(b.config_sha256, cfg) == 0) : json_null());
+		if (v == NULL || json_array_append_new(arr, v) != 0) {
+			r = BF_ERR_ALLOC;
+			goto fail;
+		}
+	}
+	*out = arr;
+	return 0;
+fail:
+	json_decref(arr);
+	return r;
+}

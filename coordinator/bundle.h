@@ -123,4 +123,16 @@ const json_t *bundle_machine(const json_t *doc, const char *name);
 int bundle_run_fingerprint(struct store *st, const json_t *runs, const char *name,
     char **text);
 
+/*
+ * The bundle's kernel builds against those this lab's rerun booted (runs:
+ * the rerun job's, from api_view_job_runs_get): *out (the caller decrefs;
+ * NULL when the bundle lists none) is [{"name", "bundle": {"key",
+ * "release", "config_sha256"}, "here": {…} | null (not booted yet or
+ * failed), "same_build", "same_config": true | false | null}]. The same
+ * key means the same tree, .config, compiler and arch; the same config
+ * with another key, another compiler or tree.
+ */
+int bundle_kernels_compare(struct store *st, const json_t *bundle, const json_t *runs,
+    json_t **out);
+
 #endif

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "api-view.h"
 #include "bundle.h"
 #include "bundle_fixture.h"
 #include "caps.h"
@@ -813,7 +814,7 @@ test_kernel_builds(void)
 	struct store_kbuild_out o;
 	struct store_sample smp;
 	struct bf_diag d;
-	json_t *b = NULL, *e, *x;
+	json_t *b = NULL, *e, *x, *runs = NULL, *cmp = NULL;
 	char path[256];
 	int64_t job = 0;
 	int take = -1;
@@ -879,6 +880,27 @@ test_kernel_builds(void)
 	T_CHECK(json_is_null(json_object_get(e, "modules_sha256")));
 	T_EQ_INT(bundle_check(b, &d), 0);
 
+	/* a rerun that booted the same build, and one against another key */
+	T_EQ_INT(api_view_job_runs_get(s, job, 0, &runs), 0);
+	T_EQ_INT(bundle_kernels_compare(s, b, json_object_get(runs, "runs"), &cmp), 0);
+	T_EQ_INT(json_array_size(cmp), 1);
+	e = json_array_get(cmp, 0);
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(e, "here"), "key")), KB_KEY);
+	T_CHECK(json_is_true(json_object_get(e, "same_build")));
+	T_CHECK(json_is_true(json_object_get(e, "same_config")));
+	json_decref(cmp);
+	cmp = NULL;
+	x = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "key",
+	    json_string(KB_IMG));
+	T_EQ_INT(bundle_kernels_compare(s, x, json_object_get(runs, "runs"), &cmp), 0);
+	e = json_array_get(cmp, 0);
+	T_CHECK(json_is_false(json_object_get(e, "same_build")));
+	T_CHECK(json_is_true(json_object_get(e, "same_config")));
+	json_decref(cmp);
+	cmp = NULL;
+	json_decref(x);
+
 	/* forged entries, the outer hash fixed each time */
 	x = reparse(b);
 	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "name",
@@ -913,6 +935,8 @@ test_kernel_builds(void)
 out:
 	store_claim_free(c);
 	json_decref(b);
+	json_decref(runs);
+	json_decref(cmp);
 	store_close(s);
 	unlink(path);
 }
