@@ -1,8 +1,8 @@
 /*
  * dpkgcache.c: the dpkg owner of a binary, remembered between steps
  * (dpkgcache.h says why). The file is one key line naming the state of
- * dpkg's database, then "PATH\tPKG\n" lines (PKG empty: no package owns
- * PATH). It is read like any untrusted input: capped, and a line that is
+ * dpkg's database, then "PATH\tPKG\tVERSION\n" lines (PKG empty: no
+ * package owns PATH; VERSION empty: status does not say it is installed). It is read like any untrusted input: capped, and a line that is
  * not exactly that shape makes the whole file a miss.
  */
 #include <errno.h>
@@ -32,7 +32,7 @@ dpkgcache_key(const char *root, char *key, size_t ksz)
 	    (size_t)snprintf(p, sizeof(p), "%s/var/lib/dpkg/status", root) >= sizeof(p) ||
 	    stat(p, &b) != 0)
 		return BF_ERR_NOTFOUND;
-	snprintf(key, ksz, "benchfleet-dpkg-owner 1 %llu:%llu:%lld.%09ld %llu:%llu:%lld:%lld.%09ld\n",
+	snprintf(key, ksz, "benchfleet-dpkg-owner 2 %llu:%llu:%lld.%09ld %llu:%llu:%lld:%lld.%09ld\n",
 	    (unsigned long long)a.st_dev, (unsigned long long)a.st_ino, (long long)a.st_mtim.tv_sec,
 	    a.st_mtim.tv_nsec, (unsigned long long)b.st_dev, (unsigned long long)b.st_ino,
 	    (long long)b.st_size, (long long)b.st_mtim.tv_sec, b.st_mtim.tv_nsec);
@@ -63,13 +63,29 @@ dpkgcache_pkg_ok(const char *pkg, size_t len)
 	return 1;
 }
 
+/* A version as dpkg writes it ("1:9.1-1+b1~bpo"), or "" for none. */
+static int
+dpkgcache_ver_ok(const char *ver, size_t len)
+{
+	size_t i;
+
+	if (len >= DPKGCACHE_MAX_VER)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((ver[i] >= 'a' && ver[i] <= 'z') || (ver[i] >= 'A' && ver[i] <= 'Z') ||
+		    (ver[i] >= '0' && ver[i] <= '9') ||
+		    (ver[i] != '\0' && strchr("+-.:~", ver[i]) != NULL)))
+			return 0;
+	return 1;
+}
+
 /* Read the file into b when its key line is key and every line after it
  * is well formed; BF_ERR_NOTFOUND otherwise. */
 static int
 dpkgcache_load(const char *file, const char *key, struct buf *b, size_t *nentries)
 {
 	char chunk[8192];
-	const char *p, *end, *nl, *tab;
+	const char *p, *end, *nl, *tab, *tab2;
 	size_t klen = strlen(key), n = 0;
 	ssize_t got;
 	int fd, r = 0;
@@ -94,7 +110,9 @@ dpkgcache_load(const char *file, const char *key, struct buf *b, size_t *nentrie
 	for (p = b->data + klen, end = b->data + b->len; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL ||
 		    (tab = memchr(p, '\t', (size_t)(nl - p))) == NULL || tab == p || *p != '/' ||
-		    !dpkgcache_pkg_ok(tab + 1, (size_t)(nl - tab - 1)) ||
+		    (tab2 = memchr(tab + 1, '\t', (size_t)(nl - tab - 1))) == NULL ||
+		    !dpkgcache_pkg_ok(tab + 1, (size_t)(tab2 - tab - 1)) ||
+		    !dpkgcache_ver_ok(tab2 + 1, (size_t)(nl - tab2 - 1)) ||
 		    memchr(p, '\0', (size_t)(nl - p)) != NULL || ++n > DPKGCACHE_MAX_ENTRIES)
 			return BF_ERR_NOTFOUND;
 	}
@@ -118,10 +136,11 @@ dpkgcache_find(const struct buf *b, size_t klen, const char *path)
 }
 
 int
-dpkgcache_get(const char *file, const char *root, const char *path, char *pkg, size_t psz)
+dpkgcache_get(const char *file, const char *root, const char *path, char *pkg, size_t psz,
+    char *ver, size_t vsz)
 {
 	char key[DPKGCACHE_MAX_KEY];
-	const char *line, *v, *nl;
+	const char *line, *v, *nl, *tab;
 	struct buf b;
 	size_t n;
 	int r = BF_ERR_NOTFOUND;
@@ -134,10 +153,13 @@ dpkgcache_get(const char *file, const char *root, const char *path, char *pkg, s
 		goto out;
 	v = line + strlen(path) + 1;
 	nl = memchr(v, '\n', (size_t)(b.data + b.len - v));
-	if ((size_t)(nl - v) >= psz)
+	tab = memchr(v, '\t', (size_t)(nl - v));	/* there: the load checked */
+	if ((size_t)(tab - v) >= psz || (size_t)(nl - tab - 1) >= vsz)
 		goto out;
-	memcpy(pkg, v, (size_t)(nl - v));
-	pkg[nl - v] = '\0';
+	memcpy(pkg, v, (size_t)(tab - v));
+	pkg[tab - v] = '\0';
+	memcpy(ver, tab + 1, (size_t)(nl - tab - 1));
+	ver[nl - tab - 1] = '\0';
 	r = 0;
 out:
 	buf_free(&b);
@@ -145,7 +167,8 @@ out:
 }
 
 void
-dpkgcache_put(const char *file, const char *root, const char *path, const char *pkg)
+dpkgcache_put(const char *file, const char *root, const char *path, const char *pkg,
+    const char *ver)
 {
 	char key[DPKGCACHE_MAX_KEY], tmp[DPKGCACHE_MAX_PATH + 32];
 	const char *line, *nl;
@@ -157,6 +180,7 @@ dpkgcache_put(const char *file, const char *root, const char *path, const char *
 	buf_init(&old, DPKGCACHE_MAX_FILE);
 	buf_init(&out, DPKGCACHE_MAX_FILE);
 	if (file == NULL || !dpkgcache_path_ok(path) || !dpkgcache_pkg_ok(pkg, strlen(pkg)) ||
+	    !dpkgcache_ver_ok(ver, strlen(ver)) ||
 	    dpkgcache_key(root, key, sizeof(key)) != 0 || buf_puts(&out, key) != 0)
 		goto out;
 	klen = strlen(key);
@@ -170,7 +194,7 @@ dpkgcache_put(const char *file, const char *root, const char *path, const char *
 		} else if (buf_append(&out, old.data + klen, old.len - klen) != 0)
 			goto out;
 	}
-	if (buf_printf(&out, "%s\t%s\n", path, pkg) != 0 ||
+	if (buf_printf(&out, "%s\t%s\t%s\n", path, pkg, ver) != 0 ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", file, (long)getpid()) >= sizeof(tmp))
 		goto out;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)

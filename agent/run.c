@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cmdcache.h"
 #include "counters.h"
 #include "dpkgcache.h"
 #include "emit.h"
@@ -87,21 +88,21 @@ run_wrapped(char *const *argv, size_t argc)
 	return NULL;
 }
 
-/* DPKGCACHE_NAME in the directory of the agent's own binary. */
+/* The file name in the directory of the agent's own binary. */
 static int
-run_cache_path(char *out, size_t outsz)
+run_cache_path(const char *name, char *out, size_t outsz)
 {
+	size_t nl = strlen(name) + 1;
 	char *slash;
 	ssize_t n;
 
-	if (outsz < sizeof(DPKGCACHE_NAME) + 2 ||
-	    (n = readlink("/proc/self/exe", out, outsz - sizeof(DPKGCACHE_NAME) - 1)) <= 0 ||
-	    (size_t)n >= outsz - sizeof(DPKGCACHE_NAME) - 1)
+	if (outsz < nl + 2 || (n = readlink("/proc/self/exe", out, outsz - nl - 1)) <= 0 ||
+	    (size_t)n >= outsz - nl - 1)
 		return BF_ERR_NOTFOUND;
 	out[n] = '\0';
 	if ((slash = strrchr(out, '/')) == NULL)
 		return BF_ERR_NOTFOUND;
-	memcpy(slash + 1, DPKGCACHE_NAME, sizeof(DPKGCACHE_NAME));
+	memcpy(slash + 1, name, nl);
 	return 0;
 }
 
@@ -114,12 +115,14 @@ run_snapshot(const struct step *st)
 	const char *pkgs[STEP_MAX_PACKAGES + 1];
 	struct snapshot_opts o = { .root = "", .bins = bins, .cwd = st->cwd,
 		.pkgs = pkgs, .run = run_snapshot_cmd, .arg = (void *)st };
-	char cache[4096];
+	char cache[4096], cc_cache[4096];
 	size_t i, n = 0;
 
-	/* the dpkg owner cache lives beside the agent (~/.benchfleet) */
-	if (run_cache_path(cache, sizeof(cache)) == 0)
+	/* the caches live beside the agent (~/.benchfleet) */
+	if (run_cache_path(DPKGCACHE_NAME, cache, sizeof(cache)) == 0)
 		o.dpkg_cache = cache;
+	if (run_cache_path(CMDCACHE_CC_NAME, cc_cache, sizeof(cc_cache)) == 0)
+		o.cc_cache = cc_cache;
 
 	for (i = 0; i < st->npackages; i++)
 		pkgs[i] = st->packages[i].debian;

@@ -2,9 +2,9 @@
  * snapshot.c: the environment snapshot of a step. Everything is read from
  * small files under a root prefix (so the unit tests run on a fake tree),
  * collected as (key, value) pairs, sorted, and printed as one JSON object
- * whose sha256 is its identity. Nothing here writes anywhere but the dpkg
- * owner cache (dpkgcache.h) when the caller names one, and nothing that
- * cannot be read is fatal: it is a null value.
+ * whose sha256 is its identity. The binaries and packages a step runs are
+ * snapshot-bins.c's. Nothing that cannot be read is fatal: it is a null
+ * value.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "dpkgcache.h"
 #include "emit.h"
 #include "err.h"
 #include "ajson.h"
@@ -26,27 +25,7 @@
 #include "probe.h"
 #include "sha256.h"
 #include "snapshot.h"
-
-#define SNAPSHOT_MAX_PATH	4096
-#define SNAPSHOT_MAX_KEY	256
-#define SNAPSHOT_MAX_CPUS	8192	/* cpuN and policyN directories looked at */
-#define SNAPSHOT_MAX_IDLE	16	/* cpuidle states per cpu */
-#define SNAPSHOT_MAX_CPUINFO	(1024 * 1024)	/* a 512-thread cpuinfo fits */
-#define SNAPSHOT_MAX_LIST	(64 * 1024 * 1024)	/* a dpkg .list or status file */
-
-struct snapshot_ent {
-	char *key;
-	char *val;		/* NULL: absent */
-};
-
-struct snapshot_set {
-	const struct snapshot_opts *o;
-	struct snapshot_ent *e;
-	size_t n, cap;
-	size_t reads;		/* files opened, against BF_MAX_SNAPSHOT_FILES */
-	size_t dropped;
-	char val[BF_MAX_SNAPSHOT_VALUE + 1];
-};
+#include "snapshot-int.h"
 
 /* Counters and one-shot actions, not settings: never part of a snapshot. */
 static const char *const snapshot_thp_skip[] = {
@@ -158,7 +137,7 @@ snapshot_summary(const long long *idx, char *const *val, size_t n, size_t total,
 }
 
 /* Add a pair; both are copied. val NULL records the key as absent. */
-static int
+int
 snapshot_add(struct snapshot_set *s, const char *key, const char *val)
 {
 	struct snapshot_ent *ne;
@@ -189,26 +168,17 @@ snapshot_add(struct snapshot_set *s, const char *key, const char *val)
 	return 0;
 }
 
-/* Read root+path into s->val as snapshot_value() makes it; BF_ERR_IO when
- * it cannot be opened or read, or the read cap is spent. */
+/* Read the open fd into s->val as snapshot_value() makes it, and close
+ * it; BF_ERR_IO unless it is a regular file that reads. */
 static int
-snapshot_read(struct snapshot_set *s, const char *path, int choice)
+snapshot_read_fd(struct snapshot_set *s, int fd, int choice)
 {
-	char full[SNAPSHOT_MAX_PATH], raw[BF_MAX_SNAPSHOT_VALUE];
+	char raw[BF_MAX_SNAPSHOT_VALUE];
 	struct stat sb;
 	size_t got = 0;
 	ssize_t n;
-	int fd, r = BF_ERR_IO;
+	int r = BF_ERR_IO;
 
-	s->val[0] = '\0';
-	if (s->reads >= BF_MAX_SNAPSHOT_FILES)
-		return BF_ERR_IO;
-	s->reads++;
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", s->o->root, path) >= sizeof(full))
-		return BF_ERR_IO;
-	/* O_NONBLOCK: a fifo planted in a tree must not hang the step */
-	if ((fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
-		return BF_ERR_IO;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
 		goto out;
 	while (got < sizeof(raw)) {
@@ -226,6 +196,59 @@ snapshot_read(struct snapshot_set *s, const char *path, int choice)
 out:
 	close(fd);
 	return r;
+}
+
+/* Read root+path into s->val as snapshot_value() makes it; BF_ERR_IO when
+ * it cannot be opened or read, or the read cap is spent. */
+static int
+snapshot_read(struct snapshot_set *s, const char *path, int choice)
+{
+	char full[SNAPSHOT_MAX_PATH];
+	int fd;
+
+	s->val[0] = '\0';
+	if (s->reads >= BF_MAX_SNAPSHOT_FILES)
+		return BF_ERR_IO;
+	s->reads++;
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", s->o->root, path) >= sizeof(full))
+		return BF_ERR_IO;
+	/* O_NONBLOCK: a fifo planted in a tree must not hang the step */
+	if ((fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
+		return BF_ERR_IO;
+	return snapshot_read_fd(s, fd, choice);
+}
+
+/*
+ * A regular file of a walk (readdir said DT_REG), opened relative to its
+ * directory: one open instead of a stat and an open that each walk the
+ * whole path (the walk reads ~100 files per step). As the walk by stat
+ * did: a file without read bits is left out, one that fails to read is
+ * null. 0 or BF_ERR_ALLOC.
+ */
+static int
+snapshot_file_at(struct snapshot_set *s, int dfd, const char *name, const char *key,
+    int choice)
+{
+	struct stat sb;
+	int fd;
+
+	s->val[0] = '\0';
+	if (s->reads >= BF_MAX_SNAPSHOT_FILES)
+		return snapshot_add(s, key, NULL);
+	if ((fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+	    O_NOFOLLOW)) < 0) {
+		if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+		    (sb.st_mode & 0444) == 0)
+			return 0;
+		s->reads++;
+		return snapshot_add(s, key, NULL);
+	}
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0444) == 0) {
+		close(fd);
+		return 0;
+	}
+	s->reads++;
+	return snapshot_add(s, key, snapshot_read_fd(s, fd, choice) == 0 ? s->val : NULL);
 }
 
 static int
@@ -264,9 +287,14 @@ snapshot_walk(struct snapshot_set *s, const char *dir, const char *prefix, int d
 		return 0;
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		if (snapshot_skip(de->d_name, skip) ||
-		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= sizeof(sub) ||
 		    (size_t)snprintf(key, sizeof(key), "%s%s", prefix, de->d_name) >= sizeof(key))
+			continue;
+		if (de->d_type == DT_REG) {
+			r = snapshot_file_at(s, dirfd(d), de->d_name, key, choice);
+			continue;
+		}
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		if (S_ISDIR(sb.st_mode) && depth > 0) {
 			char kdir[SNAPSHOT_MAX_PATH + 1];
@@ -582,275 +610,6 @@ snapshot_kernel(struct snapshot_set *s)
 	return snapshot_add(s, "cgroup.version", cg);
 }
 
-/* Run argv through the callback; the first line of its stdout into s->val. */
-static int
-snapshot_cmd(struct snapshot_set *s, char *const *argv)
-{
-	struct buf out;
-	char *nl;
-	int r;
-
-	s->val[0] = '\0';
-	if (s->o->run == NULL || access(argv[0], X_OK) != 0)
-		return BF_ERR_NOTFOUND;
-	buf_init(&out, BF_MAX_SNAPSHOT_VALUE);
-	r = s->o->run(s->o->arg, argv, &out);
-	if (r == 0 && out.data != NULL) {
-		if ((nl = strchr(out.data, '\n')) != NULL)
-			*nl = '\0';
-		snapshot_value(out.data, strlen(out.data), 0, s->val, sizeof(s->val));
-	}
-	buf_free(&out);
-	return r == 0 && s->val[0] != '\0' ? 0 : BF_ERR_NOTFOUND;
-}
-
-/* root+path, whole, into b (capped by b's max); 0 or BF_ERR_IO/TOOBIG. */
-static int
-snapshot_slurp(const struct snapshot_set *s, const char *path, struct buf *b)
-{
-	char full[SNAPSHOT_MAX_PATH], chunk[65536];
-	ssize_t n;
-	int fd, r = 0;
-
-	buf_reset(b);
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", s->o->root, path) >= sizeof(full) ||
-	    (fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
-		return BF_ERR_IO;
-	/* a leading newline: every line is then "\n<line>\n" */
-	r = buf_puts(b, "\n");
-	while (r == 0) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? BF_ERR_IO : 0;
-			break;
-		}
-		r = buf_append(b, chunk, (size_t)n);
-	}
-	close(fd);
-	return r;
-}
-
-/* Does the list text hold one of the lines "\n<p>\n" (p = path, alt)? */
-static int
-snapshot_listed(const struct buf *b, const char *const *paths)
-{
-	char needle[SNAPSHOT_MAX_PATH + 3];
-	size_t i;
-
-	for (i = 0; paths[i] != NULL; i++) {
-		snprintf(needle, sizeof(needle), "\n%s\n", paths[i]);
-		if (b->data != NULL && memmem(b->data, b->len, needle, strlen(needle)) != NULL)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The dpkg package that owns path, read from root/var/lib/dpkg as dpkg -S
- * would (but without its 1-2 s of loading the whole database): the .list
- * named like the file first, then every .list until one names it. Under
- * usrmerge dpkg knows /bin/x where the file is /usr/bin/x: both are tried.
- */
-static int
-snapshot_dpkg(struct snapshot_set *s, const char *path, char *pkg, size_t psz)
-{
-	static const char *const merged[] = { "/usr/bin/", "/usr/sbin/", "/usr/lib/", NULL };
-	const char *paths[3] = { path, NULL, NULL }, *base = strrchr(path, '/');
-	char alt[SNAPSHOT_MAX_PATH], lp[SNAPSHOT_MAX_PATH + 64], dir[SNAPSHOT_MAX_PATH];
-	struct dirent *de;
-	struct buf b;
-	size_t i, nl;
-	DIR *d = NULL;
-	int r = BF_ERR_NOTFOUND;
-
-	buf_init(&b, SNAPSHOT_MAX_LIST);
-	for (i = 0; merged[i] != NULL; i++)
-		if (strncmp(path, merged[i], strlen(merged[i])) == 0) {
-			snprintf(alt, sizeof(alt), "%s", path + 4);
-			paths[1] = alt;
-		}
-	snprintf(lp, sizeof(lp), "/var/lib/dpkg/info/%s.list", base + 1);
-	if (snapshot_slurp(s, lp, &b) == 0 && snapshot_listed(&b, paths)) {
-		snprintf(pkg, psz, "%s", base + 1);
-		r = 0;
-		goto out;
-	}
-	snprintf(dir, sizeof(dir), "%s/var/lib/dpkg/info", s->o->root);
-	if ((d = opendir(dir)) == NULL)
-		goto out;
-	while ((de = readdir(d)) != NULL) {
-		nl = strlen(de->d_name);
-		if (nl <= 5 || strcmp(de->d_name + nl - 5, ".list") != 0)
-			continue;
-		snprintf(lp, sizeof(lp), "/var/lib/dpkg/info/%s", de->d_name);
-		if (snapshot_slurp(s, lp, &b) == 0 && snapshot_listed(&b, paths)) {
-			snprintf(pkg, psz, "%.*s", (int)(nl - 5), de->d_name);
-			r = 0;
-			goto out;
-		}
-	}
-out:
-	if (d != NULL)
-		closedir(d);
-	buf_free(&b);
-	return r;
-}
-
-/* The version of installed package pkg (no ":arch") into ver, "" when
- * dpkg's status file does not say it is installed: what dpkg-query -W
- * -f '${Version}' says, read from the file itself. */
-static void
-snapshot_dpkg_version(struct snapshot_set *s, const char *pkg, char *ver, size_t vsz)
-{
-	char want[300];
-	const char *st, *end, *v;
-	struct buf b;
-	size_t vl;
-
-	ver[0] = '\0';
-	buf_init(&b, SNAPSHOT_MAX_LIST);
-	snprintf(want, sizeof(want), "\nPackage: %s\n", pkg);
-	if (snapshot_slurp(s, "/var/lib/dpkg/status", &b) == 0 &&
-	    (st = memmem(b.data, b.len, want, strlen(want))) != NULL) {
-		if ((end = memmem(st + 1, b.len - (size_t)(st + 1 - b.data), "\n\n", 2)) == NULL)
-			end = b.data + b.len;
-		if ((v = memmem(st, (size_t)(end - st), "\nVersion: ", 10)) != NULL &&
-		    memmem(st, (size_t)(end - st), "\nStatus: install ok installed\n", 30) != NULL) {
-			v += 10;
-			for (vl = 0; v + vl < end && v[vl] != '\n'; vl++)
-				;
-			snprintf(ver, vsz, "%.*s", (int)(vl < 200 ? vl : 200), v);
-		}
-	}
-	buf_free(&b);
-}
-
-/* "pkg version" of the file into s->val, from dpkg's files or rpm -qf;
- * BF_ERR_NOTFOUND when no package owns it. */
-static int
-snapshot_package(struct snapshot_set *s, const char *path)
-{
-	char pkg[256], ver[256], *arch;
-
-	if (dpkgcache_get(s->o->dpkg_cache, s->o->root, path, pkg, sizeof(pkg)) != 0) {
-		if (snapshot_dpkg(s, path, pkg, sizeof(pkg)) != 0)
-			pkg[0] = '\0';
-		dpkgcache_put(s->o->dpkg_cache, s->o->root, path, pkg);
-	}
-	if (pkg[0] == '\0')
-		return snapshot_cmd(s, (char *const[]){ "/usr/bin/rpm", "-qf", "--qf",
-		    "%{NAME} %{VERSION}-%{RELEASE}", (char *)path, NULL });
-	if ((arch = strchr(pkg, ':')) != NULL)	/* "libc6:amd64" */
-		*arch = '\0';
-	snapshot_dpkg_version(s, pkg, ver, sizeof(ver));
-	snprintf(s->val, sizeof(s->val), "%s%s%s", pkg, ver[0] ? " " : "", ver);
-	return 0;
-}
-
-/* "pkg.NAME": the installed version of each package the step declares
- * (null when dpkg does not have it installed). */
-static int
-snapshot_pkgs(struct snapshot_set *s)
-{
-	char key[SNAPSHOT_MAX_KEY + 8];
-	size_t i;
-	int r;
-
-	for (i = 0; s->o->pkgs != NULL && s->o->pkgs[i] != NULL; i++) {
-		snapshot_dpkg_version(s, s->o->pkgs[i], s->val, sizeof(s->val));
-		snprintf(key, sizeof(key), "pkg.%.*s", SNAPSHOT_MAX_KEY - 8, s->o->pkgs[i]);
-		if ((r = snapshot_add(s, key, s->val[0] != '\0' ? s->val : NULL)) != 0)
-			return r;
-	}
-	return 0;
-}
-
-/* Where execvp would find argv0, in found; 0 or BF_ERR_NOTFOUND. */
-static int
-snapshot_which(const struct snapshot_set *s, const char *argv0, char *found, size_t fsz)
-{
-	const char *dirs, *p, *end;
-	struct stat sb;
-	ssize_t n;
-
-	if (strcmp(argv0, "@agent") == 0) {
-		if ((n = readlink("/proc/self/exe", found, fsz - 1)) <= 0)
-			return BF_ERR_NOTFOUND;
-		found[n] = '\0';
-		return 0;
-	}
-	if (strchr(argv0, '/') != NULL) {
-		if (argv0[0] == '/' || s->o->cwd == NULL)
-			snprintf(found, fsz, "%s", argv0);
-		else
-			snprintf(found, fsz, "%s/%s", s->o->cwd, argv0);
-		return stat(found, &sb) == 0 && S_ISREG(sb.st_mode) ? 0 : BF_ERR_NOTFOUND;
-	}
-	if ((dirs = getenv("PATH")) == NULL)
-		dirs = "/usr/local/bin:/usr/bin:/bin";
-	for (p = dirs;; p = end + 1) {
-		if ((end = strchr(p, ':')) == NULL)
-			end = p + strlen(p);
-		if ((size_t)snprintf(found, fsz, "%.*s/%s", end == p ? 1 : (int)(end - p),
-		    end == p ? "." : p, argv0) < fsz &&
-		    stat(found, &sb) == 0 && S_ISREG(sb.st_mode) && access(found, X_OK) == 0)
-			return 0;
-		if (*end == '\0')
-			return BF_ERR_NOTFOUND;
-	}
-}
-
-static int
-snapshot_packaged(const char *path)
-{
-	static const char *const dirs[] = { "/usr/bin/", "/usr/sbin/", "/usr/lib/",
-		"/usr/libexec/", "/usr/games/", "/bin/", "/sbin/", "/lib/", NULL };
-	size_t i;
-
-	for (i = 0; dirs[i] != NULL; i++)
-		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
-			return 1;
-	return 0;
-}
-
-static int
-snapshot_bins(struct snapshot_set *s)
-{
-	char found[SNAPSHOT_MAX_PATH], real[PATH_MAX], key[SNAPSHOT_MAX_KEY + 32], hex[65];
-	const char *const *b = s->o->bins;
-	struct stat sb;
-	size_t i, j, used = 0;
-	int r, ok;
-
-	for (i = 0; b != NULL && b[i] != NULL && used < BF_MAX_SNAPSHOT_BINS; i++) {
-		for (j = 0; j < i && strcmp(b[j], b[i]) != 0; j++)
-			;
-		if (j < i || b[i][0] == '\0')
-			continue;
-		used++;
-		ok = snapshot_which(s, b[i], found, sizeof(found)) == 0 &&
-		    realpath(found, real) != NULL;
-		snprintf(key, sizeof(key), "bin.%.*s.path", SNAPSHOT_MAX_KEY - 16, b[i]);
-		if ((r = snapshot_add(s, key, ok ? real : NULL)) != 0)
-			return r;
-		snprintf(key, sizeof(key), "bin.%.*s.sha256", SNAPSHOT_MAX_KEY - 16, b[i]);
-		if ((r = snapshot_add(s, key, ok && stat(real, &sb) == 0 &&
-		    sb.st_size <= BF_MAX_SNAPSHOT_HASH && sha256_file(real, hex) == 0 ? hex : NULL))
-		    != 0)
-			return r;
-		/* the agent is ours, and no package owns /usr/local, /opt, /home */
-		snprintf(key, sizeof(key), "bin.%.*s.package", SNAPSHOT_MAX_KEY - 16, b[i]);
-		if (strcmp(b[i], "@agent") != 0 && (r = snapshot_add(s, key, ok &&
-		    snapshot_packaged(real) && snapshot_package(s, real) == 0 ? s->val : NULL)) != 0)
-			return r;
-	}
-	if (s->o->run != NULL)
-		return snapshot_add(s, "sw.cc", snapshot_cmd(s, (char *const[]){ "/usr/bin/cc",
-		    "--version", NULL }) == 0 ? s->val : NULL);
-	return 0;
-}
 
 static int
 snapshot_cmp(const void *a, const void *b)

@@ -39,6 +39,11 @@ struct snapshot_opts {
 	/* The dpkg owner cache file (dpkgcache.h) for the database under
 	 * root, or NULL: every step then scans dpkg's .list files. */
 	const char *dpkg_cache;
+	/* The compiler sw.cc asks (`CC --version`; NULL: /usr/bin/cc), and
+	 * the file its answer is kept in (cmdcache.h), or NULL: every step
+	 * runs it. */
+	const char *cc;
+	const char *cc_cache;
 };
 
 /*

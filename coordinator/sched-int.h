@@ -99,12 +99,18 @@ struct worker_ctx {
 	int fails;			/* connection failures in a row */
 	int boot_fails;			/* boot failures in a row */
 	int store_warned;		/* a streamed write failed (said once per run) */
+	/* the agent's hello, held until the snapshot line that follows it so
+	 * that both are one commit (sched-sink.c); hello_run 0: none held */
+	int64_t hello_run;
+	char *hello[5];			/* hostname, kernel, arch, boot_id, cmdline */
 	uint64_t gen;
 	time_t now;
 	uint32_t seed;			/* retry_delay()'s jitter */
 	time_t sleep_until;		/* WAIT: back-off of a link-less worker, or 0 */
 	struct worker_timer timer[WT_COUNT];
 };
+/* Write the hello the sink holds, if any, alone (sched-sink.c). */
+void sched_sink_flush(struct worker_ctx *x);
 /* Seconds before reconnecting after fails failures (sched.c). */
 time_t sched_retry_delay(int fails, int max, uint32_t seed);
 /* Start a worker for name, under s->mu; fails > 0: woken from dormancy

@@ -471,6 +471,7 @@ ws_run(struct worker_ctx *x)
 		x->boot_fails = 0;
 		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
 	}
+	sched_sink_flush(x);	/* a hello no snapshot followed */
 	worker_apply(x, c, &o);
 	worker_set_run(x->w, 0);
 	timer_fire(x, WT_HEALTH, time(NULL));

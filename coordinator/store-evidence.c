@@ -24,18 +24,25 @@ struct snapshot_arg {
 	const char *sha256;
 };
 
+int
+store_snapshot_locked(struct store *s, int64_t run_id, const char *text, const char *sha256)
+{
+	int r, n = 0;
+
+	/* only the coordinator running it says where a run ran */
+	if ((r = store_run_held(s, run_id)) != 0 ||
+	    (r = store_q_exec(s, Q_SN_ADD, NULL, "ttI", sha256, text, store_now_s())) != 0 ||
+	    (r = store_q_exec(s, Q_R_SNAPSHOT, &n, "It", run_id, sha256)) != 0)
+		return r;
+	return n == 1 ? 0 : BF_ERR_NOTFOUND;
+}
+
 static int
 snapshot_tx(struct store *s, void *arg)
 {
 	const struct snapshot_arg *a = arg;
-	int r, n = 0;
 
-	/* only the coordinator running it says where a run ran */
-	if ((r = store_run_held(s, a->run_id)) != 0 ||
-	    (r = store_q_exec(s, Q_SN_ADD, NULL, "ttI", a->sha256, a->text, store_now_s())) != 0 ||
-	    (r = store_q_exec(s, Q_R_SNAPSHOT, &n, "It", a->run_id, a->sha256)) != 0)
-		return r;
-	return n == 1 ? 0 : BF_ERR_NOTFOUND;
+	return store_snapshot_locked(s, a->run_id, a->text, a->sha256);
 }
 
 int

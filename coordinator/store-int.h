@@ -132,6 +132,10 @@ int store_run_held(struct store *s, int64_t run_id);
  * runs.fingerprint_doc_sha256, storing the document once (store-evidence.c).
  * A machine without a fingerprint leaves the run's NULL. */
 int store_run_fp_locked(struct store *s, int64_t run_id);
+/* Inside a transaction: the run's snapshot row and name (store-evidence.c),
+ * sha256 being the hash of text; as store_run_set_snapshot. */
+int store_snapshot_locked(struct store *s, int64_t run_id, const char *text,
+    const char *sha256);
 
 int64_t store_now_s(void);
 double store_now(void);

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "caps.h"
+#include "sha256.h"
 #include "store.h"
 #include "store-int.h"
 
@@ -161,6 +162,8 @@ struct info_arg {
 	/* store_run_hello: also these, in the same transaction */
 	const char *cmdline, *machine, *arch;
 	int machine_missing;
+	/* store_run_hello_snapshot: and the snapshot (text NULL: none) */
+	const char *sn_text, *sn_sha256;
 };
 
 static int
@@ -188,6 +191,8 @@ info_tx(struct store *s, void *arg)
 		return r;
 	/* a machine deleted meanwhile does not undo the run's own facts */
 	a->machine_missing = n == 0;
+	if (a->sn_text != NULL)
+		return store_snapshot_locked(s, a->run_id, a->sn_text, a->sn_sha256);
 	return 0;
 }
 
@@ -223,12 +228,33 @@ int
 store_run_hello(struct store *s, int64_t run_id, const char *machine, const char *hostname,
     const char *kernel, const char *arch, const char *boot_id, const char *cmdline)
 {
+	return store_run_hello_snapshot(s, run_id, machine, hostname, kernel, arch, boot_id,
+	    cmdline, NULL, NULL, NULL);
+}
+
+int
+store_run_hello_snapshot(struct store *s, int64_t run_id, const char *machine,
+    const char *hostname, const char *kernel, const char *arch, const char *boot_id,
+    const char *cmdline, const char *json_text, char sha256[65], int *snapshot_err)
+{
 	char *h = NULL, *k = NULL, *b = NULL, *a = NULL, *c = NULL;
 	struct info_arg ia;
+	size_t sn = 0;
 	int r;
 
-	if (s == NULL || machine == NULL)
+	if (s == NULL || machine == NULL || (json_text != NULL && sha256 == NULL))
 		return BF_ERR_INVALID;
+	if (snapshot_err != NULL)
+		*snapshot_err = 0;
+	if (json_text != NULL) {
+		sn = strlen(json_text);
+		if (sn == 0 || sn > BF_MAX_AGENT_LINE) {
+			if (snapshot_err != NULL)
+				*snapshot_err = 1;
+			return BF_ERR_TOOBIG;
+		}
+		sha256_hex(json_text, sn, sha256);
+	}
 	/* what the agent says is untrusted: cleaned and cut as each setter does */
 	if ((hostname != NULL &&
 	    (h = store_text_clean(hostname, strlen(hostname), BF_MAX_HOST, NULL)) == NULL) ||
@@ -243,9 +269,11 @@ store_run_hello(struct store *s, int64_t run_id, const char *machine, const char
 		goto out;
 	}
 	ia = (struct info_arg){ .run_id = run_id, .h = h, .k = k, .b = b, .cmdline = c,
-		.machine = machine, .arch = a };
+		.machine = machine, .arch = a, .sn_text = json_text, .sn_sha256 = sha256 };
 	if ((r = store_tx(s, info_tx, &ia)) == 0 && ia.machine_missing)
 		r = BF_ERR_NOTFOUND;
+	else if (r != 0 && snapshot_err != NULL)
+		*snapshot_err = json_text != NULL;	/* not stored: nothing was */
 out:
 	free(h);
 	free(k);

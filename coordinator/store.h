@@ -493,6 +493,18 @@ int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
  */
 int store_run_hello(struct store *s, int64_t run_id, const char *machine, const char *hostname,
     const char *kernel, const char *arch, const char *boot_id, const char *cmdline);
+/*
+ * store_run_hello and store_run_set_snapshot in one transaction: the first
+ * two lines of a step, one commit instead of two. All or nothing: a
+ * snapshot refused (BF_ERR_STATE: the run is not this coordinator's any
+ * more; BF_ERR_TOOBIG) leaves the hello unwritten too. *snapshot_err is 1
+ * when the snapshot was not stored (any error but a missing machine, whose
+ * BF_ERR_NOTFOUND is the hello's alone, as in store_run_hello).
+ * json_text NULL: store_run_hello.
+ */
+int store_run_hello_snapshot(struct store *s, int64_t run_id, const char *machine,
+    const char *hostname, const char *kernel, const char *arch, const char *boot_id,
+    const char *cmdline, const char *json_text, char sha256[65], int *snapshot_err);
 /* End a run (state done|failed|lost), free its machine (state idle), and
  * settle the job's state when none of its runs is queued or running.
  * BF_ERR_STATE if the run is not running (e.g. finished twice). A machine

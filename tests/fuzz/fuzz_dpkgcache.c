@@ -66,7 +66,7 @@ fz_init(void)
 	(void)mkdir(p, 0755);
 	fz_mk("/var/lib/dpkg/status", "Package: coreutils\nVersion: 9.1\n\n");
 	snprintf(cache, sizeof(cache), "%s/%s", root, DPKGCACHE_NAME);
-	dpkgcache_put(cache, root, "/k", "");
+	dpkgcache_put(cache, root, "/k", "", "");
 	if ((f = fopen(cache, "r")) != NULL) {
 		if (fgets(key, sizeof(key), f) == NULL)
 			key[0] = '\0';
@@ -77,7 +77,7 @@ fz_init(void)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char pkg[DPKGCACHE_MAX_PKG];
+	char pkg[DPKGCACHE_MAX_PKG], ver[DPKGCACHE_MAX_VER];
 	FILE *f;
 
 	if (root[0] == '\0')
@@ -91,13 +91,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fputs(key, f);
 	fwrite(data + 1, 1, size - 1, f);
 	fclose(f);
-	(void)dpkgcache_get(cache, root, "/usr/bin/true", pkg, sizeof(pkg));
-	(void)dpkgcache_get(cache, root, "/k", pkg, sizeof(pkg));
-	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils");
+	(void)dpkgcache_get(cache, root, "/usr/bin/true", pkg, sizeof(pkg), ver, sizeof(ver));
+	(void)dpkgcache_get(cache, root, "/k", pkg, sizeof(pkg), ver, sizeof(ver));
+	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils", "9.1-1");
 	/* a put is read back (a file near DPKGCACHE_MAX_FILE may not take it) */
 	if (size < DPKGCACHE_MAX_FILE / 2 &&
-	    (dpkgcache_get(cache, root, "/usr/bin/true", pkg, sizeof(pkg)) != 0 ||
-	    strcmp(pkg, "coreutils") != 0))
+	    (dpkgcache_get(cache, root, "/usr/bin/true", pkg, sizeof(pkg), ver, sizeof(ver)) != 0 ||
+	    strcmp(pkg, "coreutils") != 0 || strcmp(ver, "9.1-1") != 0))
 		abort();
 	return 0;
 }

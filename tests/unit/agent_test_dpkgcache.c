@@ -26,12 +26,14 @@ static char cache[PATH_MAX];
 #define mk(path, text) fix_mk(root, (path), (text))
 
 /* get's answer as a string: the package, "(none)" or "(miss)". */
+static char ver[DPKGCACHE_MAX_VER];
+
 static const char *
 get(const char *path)
 {
 	static char pkg[DPKGCACHE_MAX_PKG];
 
-	if (dpkgcache_get(cache, root, path, pkg, sizeof(pkg)) != 0)
+	if (dpkgcache_get(cache, root, path, pkg, sizeof(pkg), ver, sizeof(ver)) != 0)
 		return "(miss)";
 	return pkg[0] != '\0' ? pkg : "(none)";
 }
@@ -47,13 +49,13 @@ plant(int with_key, const char *text)
 	if (with_key) {
 		/* the key as the cache writes it: take it from a fresh file */
 		unlink(cache);
-		dpkgcache_put(cache, root, "/k", "");
+		dpkgcache_put(cache, root, "/k", "", "");
 		if ((f = fopen(cache, "r")) != NULL) {
 			if (fgets(key, sizeof(key), f) == NULL)
 				key[0] = '\0';
 			fclose(f);
 		}
-		T_CHECK(strncmp(key, "benchfleet-dpkg-owner 1 ", 24) == 0);
+		T_CHECK(strncmp(key, "benchfleet-dpkg-owner 2 ", 24) == 0);
 	}
 	unlink(cache);
 	if ((f = fopen(cache, "w")) == NULL) {
@@ -72,36 +74,42 @@ test_basic(void)
 	size_t i;
 
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");	/* no file yet */
-	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils");
-	dpkgcache_put(cache, root, "/opt/x/bin/tool", "");
-	dpkgcache_put(cache, root, "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc6:amd64");
+	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils", "");
+	dpkgcache_put(cache, root, "/opt/x/bin/tool", "", "");
+	dpkgcache_put(cache, root, "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc6:amd64",
+	    "2.36-9+deb12u1");
 	T_EQ_STR(get("/usr/bin/true"), "coreutils");
 	T_EQ_STR(get("/opt/x/bin/tool"), "(none)");
 	T_EQ_STR(get("/usr/lib/x86_64-linux-gnu/libc.so.6"), "libc6:amd64");
+	T_EQ_STR(ver, "2.36-9+deb12u1");
 	T_EQ_STR(get("/usr/bin/tru"), "(miss)");	/* a prefix is not a match */
 	T_EQ_STR(get("/usr/bin/truex"), "(miss)");
 	/* replaced, not doubled */
-	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils-from-uutils");
+	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils-from-uutils", "");
 	T_EQ_STR(get("/usr/bin/true"), "coreutils-from-uutils");
 	T_EQ_STR(get("/opt/x/bin/tool"), "(none)");
 
 	/* what is never stored: relative, tab, newline; a hostile package */
-	dpkgcache_put(cache, root, "usr/bin/rel", "x");
-	dpkgcache_put(cache, root, "/usr/bin/a\tb", "x");
-	dpkgcache_put(cache, root, "/usr/bin/a\nb", "x");
-	dpkgcache_put(cache, root, "/usr/bin/evil", "x\n/usr/bin/true\tpwned");
-	dpkgcache_put(cache, root, "/usr/bin/evil2", "Upper Case");
+	dpkgcache_put(cache, root, "usr/bin/rel", "x", "");
+	dpkgcache_put(cache, root, "/usr/bin/a\tb", "x", "");
+	dpkgcache_put(cache, root, "/usr/bin/a\nb", "x", "");
+	dpkgcache_put(cache, root, "/usr/bin/evil", "x\n/usr/bin/true\tpwned", "");
+	dpkgcache_put(cache, root, "/usr/bin/evil2", "Upper Case", "");
+	dpkgcache_put(cache, root, "/usr/bin/evil3", "x", "1.0\n/usr/bin/true\tpwned\t1");
+	dpkgcache_put(cache, root, "/usr/bin/evil4", "x", "1 0");
 	T_EQ_STR(get("usr/bin/rel"), "(miss)");
 	T_EQ_STR(get("/usr/bin/a\tb"), "(miss)");
 	T_EQ_STR(get("/usr/bin/evil"), "(miss)");
 	T_EQ_STR(get("/usr/bin/evil2"), "(miss)");
+	T_EQ_STR(get("/usr/bin/evil3"), "(miss)");
+	T_EQ_STR(get("/usr/bin/evil4"), "(miss)");
 	T_EQ_STR(get("/usr/bin/true"), "coreutils-from-uutils");
 
 	/* dpkg's database changed (an install rewrote status): all stale */
 	mk("/var/lib/dpkg/status", "Package: coreutils\nVersion: 9.2\n\n");
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
 	T_EQ_STR(get("/opt/x/bin/tool"), "(miss)");
-	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils");
+	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils", "");
 	T_EQ_STR(get("/usr/bin/true"), "coreutils");
 	T_EQ_STR(get("/opt/x/bin/tool"), "(miss)");	/* restarted, not kept */
 	/* a .list added or removed changes info/'s mtime: stale too */
@@ -114,26 +122,33 @@ test_basic(void)
 		char p[64];
 
 		snprintf(p, sizeof(p), "/usr/bin/p%zu", i);
-		dpkgcache_put(cache, root, p, "pkg");
+		dpkgcache_put(cache, root, p, "pkg", "");
 	}
 	T_EQ_STR(get("/usr/bin/p0"), "pkg");
 	T_EQ_STR(get("/usr/bin/p255"), "pkg");
-	dpkgcache_put(cache, root, "/usr/bin/one-more", "pkg2");
+	dpkgcache_put(cache, root, "/usr/bin/one-more", "pkg2", "");
 	T_EQ_STR(get("/usr/bin/one-more"), "pkg2");
 	T_EQ_STR(get("/usr/bin/p0"), "(miss)");
 
 	/* hostile or damaged files are a miss, never a wrong answer */
 	plant(0, "garbage\n");
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
-	plant(1, "/usr/bin/true\tcoreutils\n");
+	plant(1, "/usr/bin/true\tcoreutils\t9.1-1\n");
 	T_EQ_STR(get("/usr/bin/true"), "coreutils");	/* the planted key is right */
-	plant(1, "/usr/bin/true\tcoreutils\nno tab here\n");
+	T_EQ_STR(ver, "9.1-1");
+	plant(1, "/usr/bin/true\tcoreutils\n");	/* version 1's line: no version */
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
-	plant(1, "/usr/bin/true\tcore utils\n");
+	plant(1, "/usr/bin/true\tcoreutils\t9.1 1\n");
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
-	plant(1, "/usr/bin/true\tcoreutils");		/* truncated: no newline */
+	plant(1, "/usr/bin/true\tcoreutils\t9.1-1\tmore\n");
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
-	plant(1, "relative\tcoreutils\n");
+	plant(1, "/usr/bin/true\tcoreutils\t9.1-1\nno tab here\n");
+	T_EQ_STR(get("/usr/bin/true"), "(miss)");
+	plant(1, "/usr/bin/true\tcore utils\t9.1-1\n");
+	T_EQ_STR(get("/usr/bin/true"), "(miss)");
+	plant(1, "/usr/bin/true\tcoreutils\t9.1-1");	/* truncated: no newline */
+	T_EQ_STR(get("/usr/bin/true"), "(miss)");
+	plant(1, "relative\tcoreutils\t9.1-1\n");
 	T_EQ_STR(get("relative"), "(miss)");
 	memset(big, 'a', sizeof(big) - 1);
 	big[0] = '/';
@@ -143,7 +158,7 @@ test_basic(void)
 	plant(1, big);					/* over DPKGCACHE_MAX_FILE */
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
 	/* and a miss is repaired by the next put */
-	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils");
+	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils", "");
 	T_EQ_STR(get("/usr/bin/true"), "coreutils");
 }
 
@@ -155,20 +170,21 @@ test_symlink(void)
 	struct stat sb;
 
 	snprintf(target, sizeof(target), "%s/target", root);
-	plant(1, "/usr/bin/true\tcoreutils\n");
+	plant(1, "/usr/bin/true\tcoreutils\t9.1-1\n");
 	T_EQ_INT(rename(cache, target), 0);
 	T_EQ_INT(symlink(target, cache), 0);
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
-	dpkgcache_put(cache, root, "/usr/bin/sh", "dash");
+	dpkgcache_put(cache, root, "/usr/bin/sh", "dash", "");
 	/* the put replaced the link by a file; the target is untouched */
 	T_EQ_INT(lstat(cache, &sb), 0);
 	T_CHECK(S_ISREG(sb.st_mode));
 	T_EQ_INT(stat(target, &sb), 0);
 	T_EQ_STR(get("/usr/bin/sh"), "dash");
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
-	T_CHECK(dpkgcache_get(NULL, root, "/usr/bin/sh", target, sizeof(target)) ==
+	T_CHECK(dpkgcache_get(NULL, root, "/usr/bin/sh", target, sizeof(target), ver,
+	    sizeof(ver)) ==
 	    BF_ERR_NOTFOUND);
-	dpkgcache_put(NULL, root, "/usr/bin/sh", "dash");	/* no file: nothing */
+	dpkgcache_put(NULL, root, "/usr/bin/sh", "dash", "");	/* no file: nothing */
 }
 
 /* The snapshot says the same with and without the cache, cold and warm;
@@ -204,6 +220,7 @@ test_snapshot(void)
 	o.dpkg_cache = cache;
 	T_EQ_INT(snapshot_build(&o, &cold), 0);
 	T_EQ_STR(get(real), "shellpkg");
+	T_EQ_STR(ver, "3.1");
 	T_EQ_INT(snapshot_build(&o, &warm), 0);
 	T_CHECK(plain.len == cold.len && cold.len == warm.len &&
 	    memcmp(plain.data, cold.data, cold.len) == 0 &&

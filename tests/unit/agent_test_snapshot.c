@@ -107,6 +107,13 @@ tree(void)
 	T_EQ_INT(mkdir(rel, 0755), 0);
 	snprintf(rel, sizeof(rel), "%s/proc/sys/vm/trap", root);
 	T_EQ_INT(mkfifo(rel, 0644), 0);
+	/* a write-only file (an action, like compact_memory) is no setting,
+	 * even to root, who can open it; a link is not followed */
+	mk("/proc/sys/vm/write_only", "1\n");
+	snprintf(rel, sizeof(rel), "%s/proc/sys/vm/write_only", root);
+	T_EQ_INT(chmod(rel, 0200), 0);
+	snprintf(rel, sizeof(rel), "%s/proc/sys/vm/link", root);
+	T_EQ_INT(symlink("swappiness", rel), 0);
 	/* dpkg's files for /bin/sh, whatever it resolves to on this machine */
 	if (realpath("/bin/sh", rel) != NULL && (b = strrchr(rel, '/')) != NULL) {
 		char lp[PATH_MAX + 64];
@@ -198,6 +205,8 @@ test_tree(void)
 	T_EQ_STR(val(j, "vm.drop_caches"), "(missing)");
 	T_EQ_STR(val(j, "vm.compact_memory"), "(missing)");
 	T_EQ_STR(val(j, "vm.trap"), "(missing)");	/* a fifo is not a file */
+	T_EQ_STR(val(j, "vm.write_only"), "(missing)");
+	T_EQ_STR(val(j, "vm.link"), "(missing)");
 	T_EQ_STR(val(j, "kernel.numa_balancing"), "1");
 	T_EQ_STR(val(j, "kernel.randomize_va_space"), "2");
 	T_EQ_STR(val(j, "kernel.release"), "6.1.0-test-amd64");

@@ -40,6 +40,7 @@ static int ndb;
 #define HELLO "{\"type\":\"hello\",\"hostname\":\"fake1\",\"kernel\":\"6.1\"," \
 	"\"arch\":\"x86_64\",\"boot_id\":\"b-1\"}\n"
 #define ITER(i, w) "{\"type\":\"iteration\",\"iteration\":" #i ",\"wall_s\":" #w "}\n"
+#define SHA64 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define DONE_OK "{\"type\":\"done\",\"ok\":true}\n"
 #define PROBE "{\"type\":\"fingerprint\",\"sha256\":\"" \
 	"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"}\n"
@@ -249,6 +250,55 @@ test_once(void)
 	T_EQ_INT(rules[3].used, 1);		/* the step ran once */
 	T_EQ_INT(samples_unique(st, job), 1);
 	T_EQ_INT(fs.unmatched, 0);
+	store_close(st);
+}
+
+/*
+ * The hello is held for the snapshot line after it (one commit for both):
+ * both are on the run. A hello that no snapshot follows (an agent that
+ * dies after it) is still written, at the end of the run.
+ */
+static void
+test_hello_held(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .uses = 1, .out = HELLO
+		  "{\"type\":\"snapshot\",\"sha256\":\"" SHA64 "\",\"snapshot\":{\"vm.swappiness\":\"60\"}}\n"
+		  ITER(0, 0.5) DONE_OK },
+		{ .match = " step", .out = HELLO },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched *s;
+	json_t *runs, *run;
+	int64_t job = 0, job2 = 0;
+	char buf[32];
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1}}", &job2), 0);
+	sched_kick(s);
+	T_EQ_STR(wait_job(st, job2, 20, buf, sizeof(buf)), "failed");
+	T_EQ_INT(sched_stop(s), 0);
+	runs = fix_runs(st, job);
+	run = json_array_get(json_object_get(runs, "runs"), 0);
+	T_EQ_STR(json_string_value(json_object_get(run, "hostname")), "fake1");
+	T_EQ_STR(json_string_value(json_object_get(run, "boot_id")), "b-1");
+	T_CHECK(json_string_length(json_object_get(run, "snapshot_sha256")) == 64);
+	json_decref(runs);
+	runs = fix_runs(st, job2);
+	run = json_array_get(json_object_get(runs, "runs"), 0);
+	T_EQ_STR(json_string_value(json_object_get(run, "hostname")), "fake1");
+	T_CHECK(json_is_null(json_object_get(run, "snapshot_sha256")));
+	json_decref(runs);
 	store_close(st);
 }
 
@@ -872,6 +922,7 @@ main(void)
 		return 1;
 	}
 	test_once();
+	test_hello_held();
 	test_retry_after_lost_link();
 	test_offline_backoff();
 	test_dormant();

@@ -341,7 +341,7 @@ test_migrate_snapshots(void)
 	char *bt = NULL, *at = NULL, *text = NULL, sha[65], sha2[65], hex[65], buf[80];
 	int64_t job, first;
 	size_t n;
-	int r;
+	int r, snerr;
 
 	if ((s = open_fresh("snap.db")) == NULL)
 		return;
@@ -379,12 +379,27 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_run_set_snapshot(s, first, env_a, sha), BF_ERR_STATE);
 	T_EQ_INT(store_run_set_snapshot(s, 999999, env_a, sha), BF_ERR_NOTFOUND);
 	T_EQ_INT(store_run_set_snapshot(s, first, "", sha), BF_ERR_TOOBIG);
+	/* with the hello, one commit: all or nothing; the hello is not kept */
+	snprintf(hex, sizeof(hex), "%s", run_str(s, first, "hostname", buf, sizeof(buf)));
+	snerr = -1;
+	T_EQ_INT(store_run_hello_snapshot(s, first, "s1", "host-late", "9.9", "x86_64", "b9",
+	    NULL, env_a, sha, &snerr), BF_ERR_STATE);
+	T_EQ_INT(snerr, 1);
+	T_EQ_STR(run_str(s, first, "hostname", buf, sizeof(buf)), hex);
+	T_EQ_INT(store_run_hello_snapshot(s, first, "s1", "h", NULL, NULL, NULL, NULL, "", sha,
+	    &snerr), BF_ERR_TOOBIG);
+	T_EQ_INT(snerr, 1);
 
 	/* the next run: named by the hash of its text, readable back as is */
 	T_EQ_INT(store_run_claim(s, "s1", "demo", 60, &c), 0);
 	if (c == NULL)
 		goto out;
-	T_EQ_INT(store_run_set_snapshot(s, c->run_id, env_a, sha), 0);
+	snerr = -1;
+	T_EQ_INT(store_run_hello_snapshot(s, c->run_id, "s1", "host-hs", "6.12.0", "x86_64",
+	    "boot-hs", "ro quiet", env_a, sha, &snerr), 0);
+	T_EQ_INT(snerr, 0);
+	T_EQ_STR(run_str(s, c->run_id, "hostname", buf, sizeof(buf)), "host-hs");
+	T_EQ_STR(run_str(s, c->run_id, "kernel", buf, sizeof(buf)), "6.12.0");
 	sha256_hex(env_a, strlen(env_a), hex);
 	T_EQ_STR(sha, hex);
 	T_EQ_STR(run_str(s, c->run_id, "snapshot_sha256", buf, sizeof(buf)), hex);
@@ -408,7 +423,12 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_run_claim(s, "s1", "demo", 60, &c2), 0);
 	if (c2 == NULL)
 		goto out;
-	T_EQ_INT(store_run_set_snapshot(s, c2->run_id, env_b, sha2), 0);
+	/* a machine deleted meanwhile: the hello's NOTFOUND, the rest kept */
+	snerr = -1;
+	T_EQ_INT(store_run_hello_snapshot(s, c2->run_id, "gone", "host-2", "6.12.0", NULL, NULL,
+	    NULL, env_b, sha2, &snerr), BF_ERR_NOTFOUND);
+	T_EQ_INT(snerr, 0);
+	T_EQ_STR(run_str(s, c2->run_id, "hostname", buf, sizeof(buf)), "host-2");
 	T_CHECK(strcmp(sha2, sha) != 0);
 	text = run_snapshot(s, c->run_id);
 	T_EQ_STR(text, env_a);
