@@ -33,16 +33,20 @@ struct ingest {
 	const struct store_claim *c;
 	const struct recipe *r;
 	int warmup;
-	int hello_seen, done_seen, done_ok;
-	int iterations_seen, metric_missing;
+	int hello_seen;
+	int done_seen;
+	int done_ok;
+	int iterations_seen;
+	int metric_missing;
 	int line_refused;		/* an iteration, hello or done line was refused */
-	int samples_stored, snapshot_seen;
-	int started_unsaid;		/* the run/job/machine events not yet published */
+	int samples_stored;
+	int snapshot_seen;
 	/* the last iteration line: its counters line follows it, and is
 	 * stored only when the iteration's own samples were */
 	int64_t last_index;
 	int last_measured;
-	int counters_stored, counters_noted;	/* noted: its unsupported/notes logged */
+	int counters_stored;
+	int counters_noted;		/* its unsupported/notes are logged once */
 	struct artifact_rx art;		/* the profile's artifact arriving */
 	int artifacts_stored;
 	int store_err;			/* storing a sample failed: BF_ERR_* */
@@ -795,19 +799,6 @@ on_refused(struct ingest *g, const struct agentline_event *ev, const struct bf_d
 	}
 }
 
-/* The run started, said once the step is with the agent (each event reads
- * the store: said before the step, they delayed it). */
-static void
-runner_say_started(struct ingest *g)
-{
-	if (!g->started_unsaid)
-		return;
-	g->started_unsaid = 0;
-	events_run(g->env->ev, g->c->run_id);
-	events_job(g->env->ev, g->c->job_id);
-	events_machine(g->env->ev, g->env->machine);
-}
-
 static int
 on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 {
@@ -835,13 +826,13 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		on_refused(g, &ev, &d, line, len);
 		goto out;
 	}
-	if (ev.type != AGENTLINE_HELLO)	/* a prestarted agent's hello came early */
-		runner_say_started(g);
 	switch (ev.type) {
 	case AGENTLINE_HELLO:
 		g->hello_seen = 1;
 		g->env->sink.ops->hello(g->env->sink.arg, g->c->run_id, ev.u.hello.hostname,
 		    ev.u.hello.kernel, ev.u.hello.arch, ev.u.hello.boot_id, ev.u.hello.cmdline);
+		events_run(g->env->ev, g->c->run_id);
+		events_machine(g->env->ev, g->env->machine);
 		break;
 	case AGENTLINE_LOG:
 		/* a count of dropped lines, and empty lines, are not logged */
@@ -907,9 +898,9 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	memset(o, 0, sizeof(*o));
 	bf_diag_clear(&d);
 	buf_init(&cmd, 8192);
-	g.env = env;
-	g.c = c;
-	g.started_unsaid = 1;
+	events_run(env->ev, c->run_id);
+	events_job(env->ev, c->job_id);
+	events_machine(env->ev, env->machine);
 	if (runner_recipe_installed(env, rc, o) != 0)
 		goto out;
 	memset(&in, 0, sizeof(in));
@@ -942,6 +933,8 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 		outcome_set(o, RUN_FINISH, "failed", -1, "%s", bf_err_str(ret));
 		goto out;
 	}
+	g.env = env;
+	g.c = c;
 	g.r = rc->recipe;
 	g.warmup = run->warmup;
 	g.last_index = -1;
@@ -992,7 +985,6 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 		    g.first_error, status);
 	}
 out:
-	runner_say_started(&g);
 	artifact_rx_free(&g.art);
 	buf_free(&cmd);
 	free(stepbuf);
