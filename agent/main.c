@@ -2,12 +2,15 @@
  * main.c: benchfleet-agent's command line. `step` is what the coordinator
  * runs over SSH; `work` holds the built-in workloads; `--version`.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "build.h"
+#include "caps.h"
 #include "probe.h"
 #include "run.h"
 #include "work.h"
@@ -24,11 +27,24 @@ struct main_cmd {
 static int
 main_step(int argc, char **argv)
 {
-	if (argc != 1) {
-		fprintf(stderr, "benchfleet-agent: step takes no arguments\n");
+	char *end = NULL;
+	long w = 0;
+
+	/* step [--wait S]: the step within S seconds, or exit */
+	if (argc == 3 && strcmp(argv[1], "--wait") == 0) {
+		errno = 0;
+		w = strtol(argv[2], &end, 10);
+		if (errno != 0 || end == argv[2] || *end != '\0' || w < 1 ||
+		    w > BF_AGENT_STEP_WAIT_MAX) {
+			fprintf(stderr, "benchfleet-agent: step --wait: \"%.32s\" is not 1..%d "
+			    "seconds\n", argv[2], BF_AGENT_STEP_WAIT_MAX);
+			return RUN_EXIT_ERROR;
+		}
+	} else if (argc != 1) {
+		fprintf(stderr, "benchfleet-agent: usage: step [--wait SECONDS]\n");
 		return RUN_EXIT_ERROR;
 	}
-	return run_step();
+	return run_step((int)w);
 }
 
 static int

@@ -4,12 +4,16 @@
  * and exit status 2, so the coordinator never has to guess.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "cmdcache.h"
 #include "counters.h"
 #include "dpkgcache.h"
@@ -29,14 +33,37 @@
 #include "step.h"
 #include "workdir.h"
 
-/* Read all of stdin, refusing more than BF_MAX_STEP bytes. */
+/* Wait until stdin has a byte (or its end) for at most wait_s seconds:
+ * 0, or BF_ERR_TIMEOUT when none came. */
 static int
-run_read_stdin(struct buf *b)
+run_wait_stdin(int wait_s)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	int64_t end = bf_mono_ms() + (int64_t)wait_s * 1000, left;
+	int n;
+
+	for (;;) {
+		if ((left = end - bf_mono_ms()) <= 0)
+			return BF_ERR_TIMEOUT;
+		n = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return BF_ERR_IO;
+	}
+}
+
+/* Read all of stdin, refusing more than BF_MAX_STEP bytes; the first byte
+ * within wait_s seconds (0: no limit). */
+static int
+run_read_stdin(struct buf *b, int wait_s)
 {
 	char chunk[16 * 1024];
 	ssize_t n;
 	int r;
 
+	if (wait_s > 0 && (r = run_wait_stdin(wait_s)) != 0)
+		return r;
 	for (;;) {
 		n = read(STDIN_FILENO, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
@@ -353,7 +380,7 @@ out:
 }
 
 int
-run_step(void)
+run_step(int wait_s)
 {
 	struct step *st = NULL;
 	struct exec_result res;
@@ -377,9 +404,11 @@ run_step(void)
 	}
 	if ((r = hello_emit()) != 0)
 		goto out;
-	if ((r = run_read_stdin(&in)) != 0) {
+	if ((r = run_read_stdin(&in, wait_s)) != 0) {
 		if (r == BF_ERR_TOOBIG)
 			bf_diag_set(&d, "step", "larger than %d bytes", BF_MAX_STEP);
+		else if (r == BF_ERR_TIMEOUT)
+			bf_diag_set(&d, "step", "none came within %d s: not waiting longer", wait_s);
 		else
 			bf_diag_set(&d, "step", "cannot read stdin: %s", bf_err_str(r));
 		goto out;

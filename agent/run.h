@@ -11,6 +11,6 @@
 #define RUN_EXIT_ERROR	2
 
 /* Does the whole step; returns the agent's exit status. */
-int run_step(void);
+int run_step(int wait_s);
 
 #endif

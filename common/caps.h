@@ -84,6 +84,13 @@
 #define BF_MAX_SNAPSHOT_BINS	16		/* distinct binaries a step executes */
 #define BF_MAX_SNAPSHOT_HASH	(256 * 1024 * 1024)
 #define BF_SNAPSHOT_CMD_S	10		/* rpm -qf, cc --version */
+/* An agent started ahead of its step (runner_prestart) waits for it at
+ * most BF_AGENT_STEP_WAIT_S, then exits: nothing of ours stays on an idle
+ * machine. The coordinator uses one no older than BF_PRESTART_KEEP_MS, so
+ * it never sends a step to an agent that is about to give up. */
+#define BF_AGENT_STEP_WAIT_S	60
+#define BF_AGENT_STEP_WAIT_MAX	3600		/* step --wait's range: 1.. */
+#define BF_PRESTART_KEEP_MS	((BF_AGENT_STEP_WAIT_S - 15) * 1000)
 /* Environment diffs (common/envdiff.c): keys listed per diff, distinct
  * values listed per drifting key, bytes of one value (or label) printed.
  * Past each cap the rest is counted in the output, not listed. */

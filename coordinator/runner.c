@@ -164,6 +164,11 @@ runner_agent_cmd(const struct runner_env *env, struct buf *cmd)
 	return shquote(cmd, env->agent_remote);
 }
 
+/* The step's arguments, the same for a step started ahead and one started
+ * afresh (ssh_pre_take matches them): an agent waits for its step at most
+ * BF_AGENT_STEP_WAIT_S. */
+#define RUNNER_STEP_ARGS	" step --wait " BF_STR(BF_AGENT_STEP_WAIT_S)
+
 void
 runner_prestart(const struct runner_env *env, struct transport *tr, int agent_ok)
 {
@@ -176,7 +181,7 @@ runner_prestart(const struct runner_env *env, struct transport *tr, int agent_ok
 	bf_diag_clear(&d);
 	buf_init(&cmd, 8192);
 	/* a failure here is the next exec's to find and report */
-	if (runner_agent_cmd(env, &cmd) == 0 && buf_puts(&cmd, " step") == 0)
+	if (runner_agent_cmd(env, &cmd) == 0 && buf_puts(&cmd, RUNNER_STEP_ARGS) == 0)
 		(void)transport_prestart(tr, cmd.data, env->link_timeout_ms, &d);
 	buf_free(&cmd);
 }
@@ -929,7 +934,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 		goto out;
 	}
 	if ((ret = runner_agent_cmd(env, &cmd)) != 0 ||
-	    (ret = buf_puts(&cmd, " step")) != 0) {
+	    (ret = buf_puts(&cmd, RUNNER_STEP_ARGS)) != 0) {
 		outcome_set(o, RUN_FINISH, "failed", -1, "%s", bf_err_str(ret));
 		goto out;
 	}

@@ -136,7 +136,8 @@ ssh_exec_prestart(struct ssh_conn *c, const char *cmd, int timeout_ms, struct bf
 
 	if (c == NULL || cmd == NULL)
 		return BF_ERR_INVALID;
-	if (c->pre != NULL && strcmp(c->pre_cmd, cmd) == 0)
+	if (c->pre != NULL && strcmp(c->pre_cmd, cmd) == 0 &&
+	    bf_mono_ms() - c->pre_at < BF_PRESTART_KEEP_MS)
 		return 0;
 	ssh_pre_drop(c);
 	if (!c->alive)
@@ -162,6 +163,7 @@ ssh_exec_prestart(struct ssh_conn *c, const char *cmd, int timeout_ms, struct bf
 	}
 	c->pre = ch;
 	c->pre_cmd = dup;
+	c->pre_at = bf_mono_ms();
 	ch = NULL;
 	dup = NULL;
 	r = 0;
@@ -189,6 +191,13 @@ ssh_pre_take(struct ssh_conn *c, const char *cmd, struct buf early[2])
 	if (ch == NULL || strcmp(c->pre_cmd, cmd) != 0)
 		return NULL;
 	c->pre = NULL;
+	/* near the agent's own limit (BF_AGENT_STEP_WAIT_S): it may be gone
+	 * before the step reaches it, so start afresh */
+	if (bf_mono_ms() - c->pre_at >= BF_PRESTART_KEEP_MS) {
+		free(c->pre_cmd);
+		c->pre_cmd = NULL;
+		goto drop;
+	}
 	free(c->pre_cmd);
 	c->pre_cmd = NULL;
 	for (i = 0; i < 2; i++) {

@@ -31,6 +31,7 @@ struct ssh_conn {
 	 * yet read from or written to; freed with the session */
 	LIBSSH2_CHANNEL *pre;
 	char *pre_cmd;
+	int64_t pre_at;			/* monotonic ms it was started */
 };
 
 /* Deadlines of one operation: total is absolute monotonic ms (0 = none),

@@ -6,6 +6,25 @@ set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 A=$BIN/benchfleet-agent
+
+fails() { ! "$@" >/dev/null 2>&1; }
+# An agent started ahead of its step (the coordinator's prestart) gives up
+# when no step comes: nothing of ours stays on an idle machine.
+t=$(date +%s%N)
+out=$("$A" step --wait 1 < <(sleep 6) 2>&1)
+rc=$?
+ms=$(( ($(date +%s%N) - t) / 1000000 ))
+check "step --wait 1 with no step: exits ($rc) after about 1 s, not 6 ($ms ms)" \
+	test "$rc" -ne 0 -a "$ms" -ge 900 -a "$ms" -lt 4000
+check_contains "... its hello first" "$out" '"type":"hello"'
+check_contains "... then why" "$out" "none came within 1 s: not waiting longer"
+for bad in 0 -1 3601 1x '' 99999999999999999999; do
+	check "step --wait '$bad' is refused" fails "$A" step --wait "$bad" </dev/null
+done
+check "step with another argument is refused" fails "$A" step --now </dev/null
+# a step that does come is read at once, with the limit on
+out=$(printf '{}' | "$A" step --wait 5 2>&1)
+check_contains "step --wait 5 reads a step that came (and judges it)" "$out" '"type":"done"'
 t0=$(date +%s.%N)
 out=$("$A" probe)
 check_eq "probe: exit" "$?" 0
