@@ -145,7 +145,13 @@ code=$(curl -sS -o "$work/build.log" -w '%{http_code}' "$URL/api/v1/artifacts/$l
 check_eq "the log artifact is served" "$code" 200
 check_eq "its bytes are its name" "$(sha256sum <"$work/build.log" | cut -c1-64)" "$logsha"
 check "the log artifact holds the error" grep -q 'error: #error bf-broken-build' "$work/build.log"
-check "no work directory left on the builder" test -z "$(ls /var/tmp/benchfleet-kbuild 2>/dev/null)"
+# the builder keeps one tree per repository (and its lock), no stamp of a
+# build under way, nothing per run
+check_eq "only the repository's kept tree is left on the builder" \
+	"$(ls /var/tmp/benchfleet-kbuild | sed -E 's/^t-[0-9a-f]{16}-x86_64(\.lock)?$/T/' | sort -u)" T
+check_eq "... without a stamp of a build under way" \
+	"$(ls /var/tmp/benchfleet-kbuild/t-*-x86_64/.bf-building 2>/dev/null)" ""
+check_contains "the prep and build ran in it" "$lb" "in its kept tree /var/tmp/benchfleet-kbuild/t-"
 echo "repository $(echo "$t_repo - $t0" | bc) s; job (2 preps, 1 failing build) $(echo "$t2 - $t1" | bc) s"
 
 # --- A build that works, on the VM -----------------------------------------
