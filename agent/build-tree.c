@@ -187,7 +187,10 @@ build_tree_lock(struct build_tree *t, time_t deadline, char *why, size_t whysz)
 	time_t said = 0, start = time(NULL);
 
 	snprintf(lk, sizeof(lk), "%s.lock", t->dir);
-	if ((t->lock_fd = open(lk, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+	/* no O_CLOEXEC: the commands inherit the lock, so a make orphaned by
+	 * an agent killed midway still holds it until it ends, and the next
+	 * build never resets the tree under it */
+	if ((t->lock_fd = open(lk, O_RDWR | O_CREAT | O_NOFOLLOW, 0644)) < 0) {
 		snprintf(why, whysz, "%s: %s", lk, strerror(errno));
 		return BF_ERR_SYS;
 	}

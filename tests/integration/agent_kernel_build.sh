@@ -144,7 +144,7 @@ kbuild() {
 	check_eq "$2: its image came back" "$(jq -r 'select(.type == "artifact_end" and
 		.name == "image") | .sha256 | length' "$work/$2.out")" 64
 	jq -r 'select(.type == "log") | .line // empty' "$work/$2.prep" "$work/$2.out" >"$work/$2.log"
-	eval "${2}_tree=$tree ${2}_s=$(echo "$(date +%s.%N) - $t" | bc)"
+	eval "${2}_tree=$tree ${2}_key=$key ${2}_s=$(echo "$(date +%s.%N) - $t" | bc)"
 	eval "${2}_cc=$(grep -c '^  CC ' "$work/$2.log")"
 }
 ccs() { grep '^  CC ' "$work/$1.log" | awk '{print $2}' | tr '\n' ' '; }
@@ -192,6 +192,20 @@ check "... with no mm/ object compiled" test -z "$(grep '^  CC ' "$work/c2.log" 
 check_eq "a build whose expected tree is not what its spec makes fails" "$(jq -c \
 	--arg t "$a_tree" '.expect.value = $t' "$work/c2.bdoc" | "$A" build |
 	jq -r 'select(.type == "build_failed") | .what')" expect
+# The key does not depend on the kept tree's history: A prepped in a fresh
+# tree (a clone and checkout of its own, ~10 s) comes to the same tree id,
+# .config and key as A prepped in the kept one after B and C.
+FD=/var/tmp/benchfleet/kinc-fresh-$$
+defer "rm -rf '$FD'"
+spec kbi-a
+"$KB" prep "$work/spec.json" "$FD" x86_64 >"$work/f.pdoc"
+"$A" build <"$work/f.pdoc" >"$work/f.prep" 2>>"$work/err"
+FW=$("$KB" tree "$work/spec.json" "$FD" x86_64)
+ft=$(jq -r 'select(.type == "build_value" and .what == "tree") | .value' "$work/f.prep")
+check_eq "a fresh tree's A: the same tree id" "$ft" "$a_tree"
+check_eq "... and the same build key" \
+	"$("$KB" key "$work/spec.json" "$ft" "$FW/out/.config" x86_64 | cut -d' ' -f1)" "$a_key"
+rm -rf "$FD"
 flock -u 9
 grep '"type":"error"' "$work/a.out" "$work/b.out" "$work/c.out" >&2
 echo "agent_kernel_build: $(echo "$(date +%s.%N) - $t0" | bc) s"

@@ -10,6 +10,7 @@
  * exit 2 with an error line.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,48 @@ test_persist(void)
 	}
 	if (fd >= 0)
 		close(fd);
+
+	/* an agent killed midway (its link dropped): the make it started runs
+	 * on and holds the lock it inherited; the next build waits for it,
+	 * then finds the stamp and starts from a clean tree */
+	{
+		char kd[1024];
+		int in[2];
+		pid_t pid;
+		time_t t0;
+
+		snprintf(kd, sizeof(kd), "{\"timeout_s\": 60, \"persist\": {\"dir\": "
+		    "\"%s/kb/t-orph\", \"repo\": \"%s/linux\"}, \"cmds\": [{\"what\": \"make\", "
+		    "\"argv\": [\"sleep\", \"3\"]}]}", dir, dir);
+		if (pipe(in) == 0 && (pid = fork()) >= 0) {
+			if (pid == 0) {
+				int dn = open("/dev/null", O_WRONLY);
+
+				dup2(in[0], 0);
+				dup2(dn, 1);
+				close(in[1]);
+				execl(agent, agent, "build", (char *)NULL);
+				_exit(127);
+			}
+			close(in[0]);
+			if (write(in[1], kd, strlen(kd)) != (ssize_t)strlen(kd))
+				T_CHECK(0);
+			close(in[1]);
+			usleep(700 * 1000);
+			kill(pid, SIGKILL);
+			(void)waitpid(pid, NULL, 0);
+			t0 = time(NULL);
+			snprintf(kd, sizeof(kd), "{\"timeout_s\": 60, \"persist\": {\"dir\": "
+			    "\"%s/kb/t-orph\", \"repo\": \"%s/linux\"}, \"cmds\": [{\"argv\": "
+			    "[\"true\"]}]}", dir, dir);
+			T_EQ_INT(run_build(kd, out, sizeof(out)), 0);
+			T_CHECK(time(NULL) - t0 >= 1);
+			T_CONTAINS(out, "another build uses the tree");
+			T_CONTAINS(out, "an earlier build here did not finish");
+		} else {
+			T_CHECK(0);
+		}
+	}
 
 	/* malformed persist: exit 2, nothing made */
 	snprintf(doc, sizeof(doc), "{\"timeout_s\": 5, \"persist\": {\"dir\": \"%s/kb/x\", "
