@@ -346,6 +346,25 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE jobs ADD COLUMN pinned_machine TEXT;"
 	"ALTER TABLE runs ADD COLUMN req_machine TEXT;"
 	"PRAGMA user_version = 15;",
+	/* 16 (issue 21): samples WITHOUT ROWID, clustered on the key every
+	 * reader walks (run, boot, iteration, metric). A report read each
+	 * sample's value through the UNIQUE index and then the table, by
+	 * rowid; now the key's own B-tree holds the row. 1M samples of 100
+	 * runs: the report's scan 0.86-1.08 s -> 53-67 ms, the file 52 -> 28
+	 * MB (sqlite3 3.40, this 2-core VM). The rows are copied once, here. */
+	"CREATE TABLE samples_step16 ("
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	" boot INTEGER NOT NULL,"
+	" iteration INTEGER NOT NULL,"
+	" metric TEXT NOT NULL,"
+	" value REAL NOT NULL,"
+	" unit TEXT,"
+	" PRIMARY KEY (run_id, boot, iteration, metric)) WITHOUT ROWID;"
+	"INSERT INTO samples_step16 (run_id, boot, iteration, metric, value, unit)"
+	" SELECT run_id, boot, iteration, metric, value, unit FROM samples;"
+	"DROP TABLE samples;"
+	"ALTER TABLE samples_step16 RENAME TO samples;"
+	"PRAGMA user_version = 16;",
 };
 
 /*
@@ -588,6 +607,10 @@ static const char *const store_migrations_pg[] = {
 	"ALTER TABLE jobs ADD COLUMN pinned_machine TEXT;"
 	"ALTER TABLE runs ADD COLUMN req_machine TEXT;"
 	"UPDATE bf_schema SET version = 15;",
+	/* 16: PostgreSQL keeps its heap and the UNIQUE index (no clustered
+	 * tables; an INCLUDE index would double what each sample writes); the
+	 * version moves so that both lists stay one for one. */
+	"UPDATE bf_schema SET version = 16;",
 };
 #undef STEP13_COLS
 #undef STEP13_BACKFILL

@@ -8,6 +8,9 @@
 #ifndef BF_COORD_FIXTURE_H
 #define BF_COORD_FIXTURE_H
 
+/* The store's schema version after every step: bump with each new step. */
+#define FIX_SCHEMA_LATEST	16
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
