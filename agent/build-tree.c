@@ -61,6 +61,7 @@ build_tree_stamp(struct build_tree *t, char *why, size_t whysz)
 		snprintf(why, whysz, "%s: %s", t->stamp, strerror(errno));
 		return BF_ERR_SYS;
 	}
+	t->stamped = 1;
 	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	if (write(fd, pid, (size_t)n) != n)
 		r = BF_ERR_IO;
@@ -197,13 +198,15 @@ build_tree_lock(struct build_tree *t, time_t deadline, char *why, size_t whysz)
 	while (flock(t->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		time_t now = time(NULL);
 
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			snprintf(why, whysz, "flock %s: %s", lk, strerror(errno));
-			return BF_ERR_SYS;
-		}
-		if (now >= deadline) {
-			snprintf(why, whysz, "%s is still held by another build", lk);
-			return BF_ERR_TIMEOUT;
+		if ((errno != EWOULDBLOCK && errno != EINTR) || now >= deadline) {
+			if (now >= deadline)
+				snprintf(why, whysz, "%s is still held by another build", lk);
+			else
+				snprintf(why, whysz, "flock %s: %s", lk, strerror(errno));
+			/* not ours: build_tree_end must not touch the tree */
+			close(t->lock_fd);
+			t->lock_fd = -1;
+			return now >= deadline ? BF_ERR_TIMEOUT : BF_ERR_SYS;
 		}
 		if (now - said >= BUILD_TREE_SAY_EVERY_S) {
 			build_say("benchfleet-agent: waiting for %s: another build uses the tree "
@@ -221,6 +224,7 @@ build_tree_reset(struct build_tree *t, const char *reason, time_t deadline, char
 {
 	build_say("benchfleet-agent: %s: removing the build tree %s, building from a clean tree",
 	    reason, t->dir);
+	t->stamped = 0;
 	if (build_tree_rm(t->dir, deadline) != 0) {
 		snprintf(why, whysz, "rm -rf %s failed", t->dir);
 		return BF_ERR_IO;
@@ -238,6 +242,7 @@ build_tree_begin(struct build_tree *t, const struct ajson *persist, time_t deadl
 	int r;
 
 	t->lock_fd = -1;
+	t->stamped = 0;
 	t->dir[0] = t->stamp[0] = '\0';
 	if (persist->type != AJSON_OBJ || dir == NULL || dir->type != AJSON_STR ||
 	    dir->len >= sizeof(t->dir) || path_check_normal(dir->str, dir->len, &pw) != 0 ||
@@ -275,7 +280,7 @@ build_tree_end(struct build_tree *t, int keep)
 {
 	if (t == NULL || t->lock_fd < 0)
 		return;
-	if (!keep && t->stamp[0] != '\0')
+	if (!keep && t->stamped)
 		(void)unlink(t->stamp);
 	close(t->lock_fd);
 	t->lock_fd = -1;

@@ -28,6 +28,7 @@
 
 struct build_tree {
 	int lock_fd;			/* -1 when not locked */
+	int stamped;			/* 1: our stamp is there (ours to remove) */
 	char dir[PATH_MAX / 2];
 	char stamp[PATH_MAX / 2 + 16];
 };

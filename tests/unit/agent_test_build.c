@@ -272,11 +272,14 @@ test_persist(void)
 	/* another build holds the lock: this one waits, here past its deadline */
 	snprintf(p, sizeof(p), "%s/kb/t-test.lock", dir);
 	if ((fd = open(p, O_RDWR)) >= 0 && flock(fd, LOCK_EX) == 0) {
+		/* the holder's stamp: the waiter that gives up leaves it */
+		T_EQ_INT(sh("echo holder >kb/t-test/.bf-building"), 0);
 		kept_doc(doc, sizeof(doc), "v1", "", 1);
 		T_EQ_INT(run_build(doc, out, sizeof(out)), 1);
 		T_CONTAINS(out, "{\"type\":\"build_failed\",\"what\":\"tree\",\"index\":-1,"
 		    "\"status\":\"timeout\"}");
-		T_CHECK(sh("test ! -e kb/t-test/mm.o") == 0);
+		T_CHECK(sh("test ! -e kb/t-test/mm.o && grep -q holder kb/t-test/.bf-building") == 0);
+		T_EQ_INT(sh("rm -f kb/t-test/.bf-building"), 0);
 	} else {
 		T_CHECK(0);
 	}
