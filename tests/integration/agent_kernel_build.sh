@@ -72,8 +72,10 @@ flock -u 8
 # kernel_artifact's cached one, with B and C made by git plumbing (fixed
 # dates: the same ids every run), so that cache's refs and objects are
 # never touched. The kept tree lives in /var/tmp/benchfleet/kinc-build
-# between runs: the first run here builds cold (~6 min); later runs find C
-# built there, so A, B and C are all incremental.
+# between runs: the first run here builds A cold; later runs find C built
+# there, so A, B and C are all incremental. The whole test: 129.6 s cold
+# (kept tree and scratch repository removed; A 69 s, B 8.8 s, C 8.1 s, at a
+# load of ~2), 2026-12-06.
 T=/usr/src/linux-source-6.1.tar.xz
 sha=$(sha256sum "$T" | cut -c1-16)
 C=/var/tmp/benchfleet/kgit-$sha
