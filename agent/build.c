@@ -11,6 +11,13 @@
  *  "timeout_s": 3600, "artifacts": [{"name": "image", "path": "/abs"}],
  *  "max_artifact": bytes}
  *
+ * A command may also carry "unless_exists": a path (skipped when it
+ * exists), "prep": true (part of the tree's preparation: skipped when
+ * "expect" finds the tree as the prep left it, else run and then checked
+ * against expect) and "reuse": true (its failure in a kept tree resets
+ * the tree and runs everything again, once). "persist" and "expect":
+ * build-tree.h, docs/agent-protocol.md.
+ *
  * Lines: log (iteration 0, stream stdout/stderr), build_value {what,
  * value} for a captured command (its first stdout line), build_failed
  * {what, index, status | "timeout"}, artifact/artifact_end, done.
@@ -30,6 +37,7 @@
 #include "ajson.h"
 #include "b64.h"
 #include "build.h"
+#include "build-tree.h"
 #include "buf.h"
 #include "caps.h"
 #include "emit.h"
@@ -311,59 +319,228 @@ build_bad(const char *msg)
 }
 
 int
-build_run(const struct ajson *doc)
+build_cmd(char **argv, time_t deadline)
+{
+	struct build_out o;
+
+	memset(&o, 0, sizeof(o));
+	return build_exec(argv, 0, deadline, &o);
+}
+
+/* The command's argv into argv (pointing into the document). */
+static int
+build_argv(const struct ajson *av, char **argv)
+{
+	size_t j;
+
+	if (av == NULL || av->type != AJSON_ARR || av->n == 0 || av->n > BF_MAX_ARGV)
+		return BF_ERR_INVALID;
+	for (j = 0; j < av->n; j++) {
+		if (av->items[j]->type != AJSON_STR)
+			return BF_ERR_INVALID;
+		argv[j] = av->items[j]->str;
+	}
+	argv[av->n] = NULL;
+	return 0;
+}
+
+static int
+build_flag(const struct ajson *c, const char *name)
+{
+	const struct ajson *v = ajson_get(c, name);
+
+	return v != NULL && v->type == AJSON_BOOL && v->boolean;
+}
+
+/*
+ * "expect" of a build document: {"argv": the tree's command, "value": the
+ * tree id the prep printed, "file": the .config, "sha256": the prep's}.
+ * 0 when the tree and the .config are still as the prep left them.
+ */
+static int
+build_expect(const struct ajson *e, time_t deadline, struct build_out *o, char *why,
+    size_t whysz)
+{
+	const struct ajson *val = ajson_get(e, "value"), *file = ajson_get(e, "file");
+	const struct ajson *sha = ajson_get(e, "sha256");
+	char *argv[BF_MAX_ARGV + 1], got[65];
+	int st;
+
+	if (build_argv(ajson_get(e, "argv"), argv) != 0 || val == NULL ||
+	    val->type != AJSON_STR || file == NULL || file->type != AJSON_STR ||
+	    sha == NULL || sha->type != AJSON_STR) {
+		snprintf(why, whysz, "a malformed expect");
+		return -1;
+	}
+	o->have_value = 0;
+	if ((st = build_exec(argv, 1, deadline, o)) != 0 || !o->have_value ||
+	    strcmp(o->value, val->str) != 0) {
+		snprintf(why, whysz, "the tree is %.64s, the prep's was %.64s",
+		    st == 0 && o->have_value ? o->value : "unreadable", val->str);
+		return 1;
+	}
+	if (sha256_file(file->str, got) != 0 || strcmp(got, sha->str) != 0) {
+		snprintf(why, whysz, "%.200s is not the prep's (sha256 %.64s)", file->str, sha->str);
+		return 1;
+	}
+	return 0;
+}
+
+enum build_end { BUILD_OK, BUILD_FAILED, BUILD_RETRY, BUILD_MALFORMED };
+
+struct build_ctx {
+	const struct ajson *cmds, *expect;
+	time_t deadline;
+	int skip_prep;		/* the tree is as the prep left it: its commands skipped */
+	int can_retry;		/* a "reuse" command's failure may reset the tree */
+	int killed;		/* a command was killed at the deadline */
+	struct build_out o;
+};
+
+/* Every command in order, until one fails; the failure said unless it
+ * is BUILD_RETRY (a "reuse" command failed, the tree can be reset). */
+static enum build_end
+build_cmds(struct build_ctx *x)
+{
+	char *argv[BF_MAX_ARGV + 1], why[300];
+	const struct ajson *cmds = x->cmds;
+	struct stat sb;
+	size_t i;
+	int st, prepped = 0, checked = x->expect == NULL || x->skip_prep;
+
+	for (i = 0; i < cmds->n; i++) {
+		const struct ajson *c = cmds->items[i], *what = ajson_get(c, "what");
+		const struct ajson *w = ajson_get(c, "write"), *ix = ajson_get(c, "index");
+		const struct ajson *ue = ajson_get(c, "unless_exists");
+		const char *wn = what != NULL && what->type == AJSON_STR ? what->str : "command";
+		int index = ix != NULL && ix->is_int && ix->i >= 0 && ix->i < 1000 ? (int)ix->i : -1;
+		int capture = build_flag(c, "capture"), prep = build_flag(c, "prep");
+
+		if (build_argv(ajson_get(c, "argv"), argv) != 0) {
+			build_bad("build: each command needs an argv of 1..256 strings");
+			return BUILD_MALFORMED;
+		}
+		if (prep && x->skip_prep)
+			continue;
+		if (!prep && prepped && !checked) {
+			checked = 1;
+			if (build_expect(x->expect, x->deadline, &x->o, why, sizeof(why)) != 0) {
+				build_failed_line("expect", -1, 127, why);
+				emit_done(0, 0);
+				return BUILD_FAILED;
+			}
+		}
+		prepped |= prep;
+		if (ue != NULL && ue->type == AJSON_STR && lstat(ue->str, &sb) == 0)
+			continue;
+		if (w != NULL && build_write(w, why, sizeof(why)) != 0) {
+			emit_error(why);
+			build_failed_line(wn, index, 127, why);
+			emit_done(0, 0);
+			return BUILD_FAILED;
+		}
+		x->o.have_value = 0;
+		if ((st = build_exec(argv, capture, x->deadline, &x->o)) != 0) {
+			if (st > 0 && x->can_retry && build_flag(c, "reuse")) {
+				build_say("benchfleet-agent: %s failed with status %d in the kept tree",
+				    wn, st);
+				return BUILD_RETRY;
+			}
+			x->killed = st < 0;
+			build_failed_line(wn, index, st, st < 0 ? "timeout" : NULL);
+			emit_done(0, 0);
+			return BUILD_FAILED;
+		}
+		if (capture)
+			build_value_line(wn, x->o.have_value ? x->o.value : "");
+	}
+	if (prepped && !checked && build_expect(x->expect, x->deadline, &x->o, why,
+	    sizeof(why)) != 0) {
+		build_failed_line("expect", -1, 127, why);
+		emit_done(0, 0);
+		return BUILD_FAILED;
+	}
+	return BUILD_OK;
+}
+
+static int
+build_check(const struct ajson *doc)
 {
 	const struct ajson *cmds = ajson_get(doc, "cmds"), *arts = ajson_get(doc, "artifacts");
 	const struct ajson *to = ajson_get(doc, "timeout_s"), *mx = ajson_get(doc, "max_artifact");
-	char *argv[BF_MAX_ARGV + 1], why[256];
-	struct build_out o;
-	time_t deadline;
-	size_t i, j;
-	int st;
+	const struct ajson *ex = ajson_get(doc, "expect"), *ue;
+	const char *pw = NULL;
+	size_t i;
 
 	if (doc == NULL || doc->type != AJSON_OBJ || cmds == NULL || cmds->type != AJSON_ARR ||
 	    cmds->n == 0 || cmds->n > BUILD_MAX_CMDS || to == NULL || !to->is_int ||
 	    to->i < 1 || to->i > BUILD_MAX_TIMEOUT_S ||
 	    (arts != NULL && (arts->type != AJSON_ARR || arts->n > BUILD_MAX_ARTIFACTS)) ||
-	    (mx != NULL && (!mx->is_int || mx->i < 1 || mx->i > BUILD_MAX_ARTIFACT)))
-		return build_bad("build: cmds (1..64), timeout_s, artifacts (<= 8) and "
-		    "max_artifact are required to be well formed");
-	memset(&o, 0, sizeof(o));
-	deadline = time(NULL) + (time_t)to->i;
-	for (i = 0; i < cmds->n; i++) {
-		const struct ajson *c = cmds->items[i], *what = ajson_get(c, "what");
-		const struct ajson *av = ajson_get(c, "argv"), *cap = ajson_get(c, "capture");
-		const struct ajson *w = ajson_get(c, "write"), *ix = ajson_get(c, "index");
-		const char *wn = what != NULL && what->type == AJSON_STR ? what->str : "command";
-		int index = ix != NULL && ix->is_int && ix->i >= 0 && ix->i < 1000 ? (int)ix->i : -1;
+	    (mx != NULL && (!mx->is_int || mx->i < 1 || mx->i > BUILD_MAX_ARTIFACT)) ||
+	    (ex != NULL && ex->type != AJSON_OBJ))
+		return BF_ERR_INVALID;
+	for (i = 0; i < cmds->n; i++)
+		if ((ue = ajson_get(cmds->items[i], "unless_exists")) != NULL &&
+		    (ue->type != AJSON_STR || path_check_normal(ue->str, ue->len, &pw) != 0))
+			return BF_ERR_INVALID;
+	return 0;
+}
 
-		if (av == NULL || av->type != AJSON_ARR || av->n == 0 || av->n > BF_MAX_ARGV)
-			return build_bad("build: each command needs an argv of 1..256 strings");
-		for (j = 0; j < av->n; j++) {
-			if (av->items[j]->type != AJSON_STR)
-				return build_bad("build: argv elements are strings");
-			argv[j] = av->items[j]->str;
+int
+build_run(const struct ajson *doc)
+{
+	const struct ajson *arts = ajson_get(doc, "artifacts"), *mx = ajson_get(doc, "max_artifact");
+	const struct ajson *persist = ajson_get(doc, "persist");
+	struct build_tree t = { .lock_fd = -1 };
+	struct build_ctx x;
+	enum build_end end;
+	char why[512];
+	size_t i;
+	int r, ret = 1;
+
+	if (build_check(doc) != 0)
+		return build_bad("build: cmds (1..64), timeout_s, artifacts (<= 8), max_artifact, "
+		    "expect and unless_exists are required to be well formed");
+	memset(&x, 0, sizeof(x));
+	x.cmds = ajson_get(doc, "cmds");
+	x.expect = ajson_get(doc, "expect");
+	x.deadline = time(NULL) + (time_t)ajson_get(doc, "timeout_s")->i;
+	if (persist != NULL && (r = build_tree_begin(&t, persist, x.deadline, why,
+	    sizeof(why))) != 0) {
+		if (r == BF_ERR_INVALID) {
+			ret = build_bad(why);
+			goto out;
 		}
-		argv[av->n] = NULL;
-		if (w != NULL && build_write(w, why, sizeof(why)) != 0) {
-			emit_error(why);
-			build_failed_line(wn, index, 127, why);
-			emit_done(0, 0);
-			return 1;
-		}
-		o.have_value = 0;
-		st = build_exec(argv, cap != NULL && cap->type == AJSON_BOOL && cap->boolean,
-		    deadline, &o);
-		if (st != 0) {
-			build_failed_line(wn, index, st, st < 0 ? "timeout" : NULL);
-			emit_done(0, 0);
-			return 1;
-		}
-		if (cap != NULL && cap->type == AJSON_BOOL && cap->boolean)
-			build_value_line(wn, o.have_value ? o.value : "");
+		emit_error(why);
+		build_failed_line("tree", -1, 127, r == BF_ERR_TIMEOUT ? "timeout" : why);
+		emit_done(0, 0);
+		goto out;
 	}
-	if (o.dropped > 0)
-		emit_dropped(0, "stdout", o.dropped);
+	x.can_retry = persist != NULL;
+	if (x.expect != NULL) {
+		x.skip_prep = build_expect(x.expect, x.deadline, &x.o, why, sizeof(why)) == 0;
+		build_say(x.skip_prep ? "benchfleet-agent: the tree and .config are as the prep "
+		    "left them" : "benchfleet-agent: preparing again: %s", why);
+	}
+	while ((end = build_cmds(&x)) == BUILD_RETRY) {
+		x.can_retry = 0;
+		x.skip_prep = 0;
+		if ((r = build_tree_reset(&t, "the kept tree cannot be reused", x.deadline, why,
+		    sizeof(why))) != 0) {
+			emit_error(why);
+			build_failed_line("tree", -1, 127, why);
+			emit_done(0, 0);
+			goto out;
+		}
+	}
+	if (end == BUILD_MALFORMED) {
+		ret = 2;
+		goto out;
+	}
+	if (end == BUILD_FAILED)
+		goto out;
+	if (x.o.dropped > 0)
+		emit_dropped(0, "stdout", x.o.dropped);
 	for (i = 0; arts != NULL && i < arts->n; i++) {
 		const struct ajson *a = arts->items[i], *nm = ajson_get(a, "name");
 		const struct ajson *pa = ajson_get(a, "path");
@@ -371,14 +548,19 @@ build_run(const struct ajson *doc)
 
 		if (nm == NULL || nm->type != AJSON_STR || nm->len == 0 || nm->len > 15 ||
 		    pa == NULL || pa->type != AJSON_STR || path_check_normal(pa->str, pa->len,
-		    &pw) != 0)
-			return build_bad("build: an artifact is a name (1..15 bytes) and a "
+		    &pw) != 0) {
+			ret = build_bad("build: an artifact is a name (1..15 bytes) and a "
 			    "normal path");
+			goto out;
+		}
 		if (build_send(nm->str, pa->str, mx != NULL ? mx->i : BUILD_MAX_ARTIFACT) != 0)
-			return 1;
+			goto out;
 	}
 	emit_done(1, 0);
-	return 0;
+	ret = 0;
+out:
+	build_tree_end(&t, x.killed);
+	return ret;
 }
 
 int

@@ -5,6 +5,8 @@
 #ifndef BF_AGENT_BUILD_H
 #define BF_AGENT_BUILD_H
 
+#include <time.h>
+
 #include "ajson.h"
 
 /* Read the document from stdin and run it; the exit status: 0 done, 1 a
@@ -12,5 +14,8 @@
 int build_main(void);
 /* The same for a parsed document. */
 int build_run(const struct ajson *doc);
+/* argv run to its end or the deadline, its output as log lines (for
+ * build-tree.c): 0 exit 0, > 0 its status, -1 killed at the deadline. */
+int build_cmd(char **argv, time_t deadline);
 
 #endif

@@ -14,6 +14,7 @@
 #include "kbuild.h"
 #include "kspec.h"
 #include "path.h"
+#include "sha256.h"
 
 static const struct {
 	const char *uname_m;	/* as the machine says */
@@ -64,7 +65,12 @@ kbuild_plan_free(struct kbuild_plan *p)
 		for (j = 0; p->cmd[i].argv != NULL && p->cmd[i].argv[j] != NULL; j++)
 			free(p->cmd[i].argv[j]);
 		free(p->cmd[i].argv);
+		free(p->cmd[i].unless_exists);
 	}
+	free(p->dir);
+	free(p->repo);
+	free(p->expect_tree);
+	free(p->expect_sha256);
 	free(p->fragment);
 	free(p->fragment_path);
 	free(p->image);
@@ -123,22 +129,47 @@ kbuild_join(const char *dir, const char *name)
 	return s;
 }
 
-/* The workdir and the arch, checked; *img the image's path under out/. */
+/* The build directory and the arch, checked; *img the image's path under out/. */
 static int
-kbuild_check(const char *workdir, const char *arch, const char **img, struct bf_diag *d)
+kbuild_check(const char *builddir, const char *arch, const char **img, struct bf_diag *d)
 {
 	const char *why = NULL;
 
-	if (workdir == NULL || path_check_normal(workdir, strlen(workdir), &why) != 0 ||
-	    strcmp(workdir, "/") == 0) {
-		bf_diag_set(d, "workdir", "\"%.64s\" %s", workdir ? workdir : "",
-		    why ? why : "is not a build directory");
+	if (builddir == NULL || path_check_normal(builddir, strlen(builddir), &why) != 0 ||
+	    builddir[0] != '/' || strcmp(builddir, "/") == 0 ||
+	    strlen(builddir) > KBUILD_MAX_BUILDDIR) {
+		bf_diag_set(d, "builddir", "\"%.64s\" %s", builddir ? builddir : "",
+		    why ? why : "is not a build directory (absolute, normal, not /, at most "
+		    "512 bytes)");
 		return BF_ERR_INVALID;
 	}
 	if (arch == NULL || (*img = kbuild_image(arch)) == NULL) {
 		bf_diag_set(d, "arch", "\"%.32s\" is not an arch kernels are built for here "
 		    "(x86_64, aarch64)", arch ? arch : "");
 		return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
+int
+kbuild_tree_dir(const char *builddir, const char *git, const char *arch, char *out,
+    size_t outsz, struct bf_diag *d)
+{
+	const char *img = NULL;
+	char h[65];
+	int r;
+
+	if ((r = kbuild_check(builddir, arch, &img, d)) != 0)
+		return r;
+	if (git == NULL || git[0] != '/') {
+		bf_diag_set(d, "git", "\"%.64s\" is not an absolute path", git ? git : "");
+		return BF_ERR_INVALID;
+	}
+	sha256_hex(git, strlen(git), h);
+	if ((size_t)snprintf(out, outsz, "%s/" KBUILD_TREE_PREFIX "%.16s-%s", builddir, h,
+	    arch) >= outsz) {
+		bf_diag_set(d, "builddir", "too long");
+		return BF_ERR_TOOBIG;
 	}
 	return 0;
 }
@@ -197,32 +228,61 @@ kbuild_fragment_text(const struct kspec *k)
 	return s;
 }
 
-int
-kbuild_prep(const struct kspec *k, const char *workdir, const char *arch,
-    struct kbuild_plan **out, struct bf_diag *d)
+/* The last command added: reuse (its failure in a kept tree resets the
+ * tree), skipped when path exists (NULL: never). */
+static int
+kbuild_mark(struct kbuild_plan *p, int reuse, const char *unless, const char *name)
 {
-	struct kbuild_plan *p = NULL;
-	struct kbuild_dirs dirs;
-	char *patch = NULL, *merge = NULL, *cfg = NULL;
-	const char *img = NULL;
-	size_t i;
-	int r, have_dirs = 0;
+	struct kbuild_cmd *c = &p->cmd[p->n - 1];
 
-	*out = NULL;
-	if ((r = kbuild_check(workdir, arch, &img, d)) != 0)
-		goto out;
-	if ((p = calloc(1, sizeof(*p))) == NULL || (r = kbuild_dirs(workdir, arch, &dirs)) != 0) {
+	c->reuse = reuse;
+	if (unless != NULL && (c->unless_exists = kbuild_join(unless, name)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+/*
+ * The tree made as the spec says, in the kept tree of dirs: the clone once
+ * (--shared: it borrows the source's objects, copies none), then each
+ * time the source's branches and tags fetched (a branch names the
+ * source's, as origin/NAME too), the commit checked out with --force
+ * (only files that differ are written, so make rebuilds exactly what
+ * they touch), everything not in it removed (the objects are not under
+ * src), the patches, the tree id, the config. Every command is "prep".
+ */
+static int
+kbuild_prep_cmds(struct kbuild_plan *p, const struct kspec *k, const struct kbuild_dirs *dirs)
+{
+	char *patch = NULL, *merge = NULL, *cfg = NULL, *ref = NULL, *frag = NULL;
+	size_t i, first = p->n;
+	int r;
+
+	if ((ref = malloc(strlen(k->commit) + 16)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	have_dirs = 1;
-	/* --shared: the clone borrows the source's objects, copies none */
+	/* origin/NAME in the clone is the source's branch NAME */
+	if (strncmp(k->commit, "origin/", 7) == 0)
+		snprintf(ref, strlen(k->commit) + 16, "refs/heads/%s^{commit}", k->commit + 7);
+	else
+		snprintf(ref, strlen(k->commit) + 16, "%s^{commit}", k->commit);
 	if ((r = kbuild_add(p, "clone", -1, 0, "git", "-c", "core.hooksPath=/dev/null",
-	    "clone", "--quiet", "--shared", "--no-checkout", "--", k->git, dirs.src,
-	    NULL)) != 0 ||
-	    (r = kbuild_add(p, "checkout", -1, 0, "git", "-C", dirs.src, "-c",
-	    "advice.detachedHead=false", "checkout", "--quiet", "--detach", k->commit, "--",
-	    NULL)) != 0)
+	    "clone", "--quiet", "--shared", "--no-checkout", "--", k->git, dirs->src,
+	    NULL)) != 0 || (r = kbuild_mark(p, 1, dirs->src, ".git")) != 0 ||
+	    (r = kbuild_add(p, "fetch", -1, 0, "git", "-C", dirs->src, "-c",
+	    "core.hooksPath=/dev/null", "fetch", "--quiet", "--force", "--prune",
+	    "--update-head-ok", "origin", "+refs/heads/*:refs/heads/*",
+	    "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*", NULL)) != 0 ||
+	    (r = kbuild_mark(p, 1, NULL, NULL)) != 0 ||
+	    /* a ref the source does not have fails here, not as a broken tree:
+	     * the checkout of one it has fails only in a broken clone */
+	    (r = kbuild_add(p, "commit", -1, 0, "git", "-C", k->git, "rev-parse", "--quiet",
+	    "--verify", ref, NULL)) != 0 ||
+	    (r = kbuild_add(p, "checkout", -1, 0, "git", "-C", dirs->src, "-c",
+	    "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach",
+	    k->commit, "--", NULL)) != 0 || (r = kbuild_mark(p, 1, NULL, NULL)) != 0 ||
+	    (r = kbuild_add(p, "clean", -1, 0, "git", "-C", dirs->src, "clean", "-ffdxq",
+	    NULL)) != 0 || (r = kbuild_mark(p, 1, NULL, NULL)) != 0)
 		goto out;
 	for (i = 0; i < k->npatches; i++) {
 		free(patch);
@@ -231,65 +291,116 @@ kbuild_prep(const struct kspec *k, const char *workdir, const char *arch,
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
-		if ((r = kbuild_add(p, "patch", (int)i, 0, "git", "-C", dirs.src, "apply",
+		if ((r = kbuild_add(p, "patch", (int)i, 0, "git", "-C", dirs->src, "apply",
 		    "--index", "--", patch, NULL)) != 0)
 			goto out;
 	}
-	if ((r = kbuild_add(p, "tree", -1, 1, "git", "-C", dirs.src, "write-tree", NULL)) != 0 ||
-	    (r = kbuild_add(p, "mkdir", -1, 0, "mkdir", "-p", "--", dirs.out, NULL)) != 0)
+	if ((r = kbuild_add(p, "tree", -1, 1, "git", "-C", dirs->src, "write-tree", NULL)) != 0 ||
+	    (r = kbuild_mark(p, 1, NULL, NULL)) != 0 ||
+	    (r = kbuild_add(p, "mkdir", -1, 0, "mkdir", "-p", "--", dirs->out, NULL)) != 0)
 		goto out;
-	if (k->config == KSPEC_CONFIG_FILE) {
-		if ((cfg = kbuild_join(dirs.out, ".config")) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		if ((r = kbuild_add(p, "config", -1, 0, "cp", "--", k->config_path, cfg,
-		    NULL)) != 0)
-			goto out;
+	if ((cfg = kbuild_join(dirs->out, ".config")) == NULL ||
+	    (frag = kbuild_join(dirs->out, KBUILD_FRAGMENT_FILE)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
 	}
-	if ((r = kbuild_add(p, "config", -1, 0, "make", "-s", "-C", dirs.src, dirs.odir,
-	    dirs.arch, kbuild_base_targets[k->config], NULL)) != 0)
+	/* the fragment file is written anew (never over an old one) */
+	if ((r = kbuild_add(p, "config", -1, 0, "rm", "-f", "--", frag, NULL)) != 0)
+		goto out;
+	if (k->config == KSPEC_CONFIG_FILE &&
+	    (r = kbuild_add(p, "config", -1, 0, "cp", "--", k->config_path, cfg, NULL)) != 0)
+		goto out;
+	if ((r = kbuild_add(p, "config", -1, 0, "make", "-s", "-C", dirs->src, dirs->odir,
+	    dirs->arch, kbuild_base_targets[k->config], NULL)) != 0)
 		goto out;
 	if (k->nfragments > 0) {
+		free(p->fragment);
+		free(p->fragment_path);
+		p->fragment_path = frag;
+		frag = NULL;
 		if ((p->fragment = kbuild_fragment_text(k)) == NULL ||
-		    (p->fragment_path = kbuild_join(dirs.out, KBUILD_FRAGMENT_FILE)) == NULL ||
-		    (merge = kbuild_join(dirs.src, "scripts/kconfig/merge_config.sh")) == NULL ||
-		    (cfg == NULL && (cfg = kbuild_join(dirs.out, ".config")) == NULL)) {
+		    (merge = kbuild_join(dirs->src, "scripts/kconfig/merge_config.sh")) == NULL) {
 			r = BF_ERR_ALLOC;
 			goto out;
 		}
 		/* -m: merge only; the olddefconfig after it resolves the rest */
-		if ((r = kbuild_add(p, "fragments", -1, 0, merge, "-m", "-O", dirs.out, cfg,
+		if ((r = kbuild_add(p, "fragments", -1, 0, merge, "-m", "-O", dirs->out, cfg,
 		    p->fragment_path, NULL)) != 0 ||
-		    (r = kbuild_add(p, "config", -1, 0, "make", "-s", "-C", dirs.src, dirs.odir,
-		    dirs.arch, "olddefconfig", NULL)) != 0)
+		    (r = kbuild_add(p, "config", -1, 0, "make", "-s", "-C", dirs->src, dirs->odir,
+		    dirs->arch, "olddefconfig", NULL)) != 0)
 			goto out;
 	}
+	for (i = first; i < p->n; i++)
+		p->cmd[i].prep = 1;
+	r = 0;
+out:
+	free(patch);
+	free(merge);
+	free(cfg);
+	free(ref);
+	free(frag);
+	return r;
+}
+
+/* A plan with its tree: dirs made, p->dir and p->repo set. */
+static int
+kbuild_plan_new(const struct kspec *k, const char *builddir, const char *arch,
+    struct kbuild_plan **pp, struct kbuild_dirs *dirs, struct bf_diag *d)
+{
+	char dir[KBUILD_MAX_BUILDDIR + 64];
+	int r;
+
+	*pp = NULL;
+	if ((r = kbuild_tree_dir(builddir, k->git, arch, dir, sizeof(dir), d)) != 0)
+		return r;
+	if ((*pp = calloc(1, sizeof(**pp))) == NULL || ((*pp)->dir = strdup(dir)) == NULL ||
+	    ((*pp)->repo = strdup(k->git)) == NULL || kbuild_dirs(dir, arch, dirs) != 0) {
+		kbuild_plan_free(*pp);
+		*pp = NULL;
+		return BF_ERR_ALLOC;
+	}
+	return 0;
+}
+
+int
+kbuild_prep(const struct kspec *k, const char *builddir, const char *arch,
+    struct kbuild_plan **out, struct bf_diag *d)
+{
+	struct kbuild_plan *p = NULL;
+	struct kbuild_dirs dirs;
+	int r, have_dirs = 0;
+
+	*out = NULL;
+	if ((r = kbuild_plan_new(k, builddir, arch, &p, &dirs, d)) != 0)
+		goto out;
+	have_dirs = 1;
+	if ((r = kbuild_prep_cmds(p, k, &dirs)) != 0)
+		goto out;
 	*out = p;
 	p = NULL;
 	r = 0;
 out:
 	if (have_dirs)
 		kbuild_dirs_free(&dirs);
-	free(patch);
-	free(merge);
-	free(cfg);
 	kbuild_plan_free(p);
 	return r;
 }
 
 int
-kbuild_build(const char *workdir, const char *arch, int jobs, const char *localversion,
-    int modules, struct kbuild_plan **out, struct bf_diag *d)
+kbuild_build(const struct kspec *k, const char *builddir, const char *arch, int jobs,
+    const char *localversion, int modules, const char *tree, const char *config_sha256,
+    struct kbuild_plan **out, struct bf_diag *d)
 {
 	struct kbuild_plan *p = NULL;
 	struct kbuild_dirs dirs;
-	char jn[16], lv[KSPEC_MAX_LOCALVERSION + 24], mp[4200], tarball[4200];
+	char jn[16], lv[KSPEC_MAX_LOCALVERSION + 24], mp[KBUILD_MAX_BUILDDIR + 128];
+	char tarball[KBUILD_MAX_BUILDDIR + 128];
 	const char *img = NULL;
+	size_t i;
 	int r, have_dirs = 0;
 
 	*out = NULL;
-	if ((r = kbuild_check(workdir, arch, &img, d)) != 0)
+	if ((r = kbuild_check(builddir, arch, &img, d)) != 0)
 		goto out;
 	if (jobs < 1 || jobs > KBUILD_MAX_JOBS) {
 		bf_diag_set(d, "jobs", "%d is not in 1..%d", jobs, KBUILD_MAX_JOBS);
@@ -304,23 +415,45 @@ kbuild_build(const char *workdir, const char *arch, int jobs, const char *localv
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((p = calloc(1, sizeof(*p))) == NULL || (r = kbuild_dirs(workdir, arch, &dirs)) != 0) {
+	for (i = 0; tree != NULL && tree[i] != '\0' && strchr("0123456789abcdef", tree[i]); i++)
+		;
+	if (tree == NULL || tree[i] != '\0' || (i != 40 && i != 64)) {
+		bf_diag_set(d, "tree", "\"%.80s\" is not a git tree id", tree ? tree : "");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if (config_sha256 == NULL || !sha256_is_hex(config_sha256)) {
+		bf_diag_set(d, "config", "\"%.80s\" is not a sha256",
+		    config_sha256 ? config_sha256 : "");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	if ((r = kbuild_plan_new(k, builddir, arch, &p, &dirs, d)) != 0)
+		goto out;
+	have_dirs = 1;
+	/* the tree again when another build moved it since the prep */
+	if ((r = kbuild_prep_cmds(p, k, &dirs)) != 0)
+		goto out;
+	if ((p->expect_tree = strdup(tree)) == NULL ||
+	    (p->expect_sha256 = strdup(config_sha256)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
-	have_dirs = 1;
 	snprintf(jn, sizeof(jn), "-j%d", jobs);
 	snprintf(lv, sizeof(lv), "LOCALVERSION=%s", localversion);
 	snprintf(mp, sizeof(mp), "INSTALL_MOD_PATH=%s", dirs.staging);
-	snprintf(tarball, sizeof(tarball), "%s/modules.tar.gz", workdir);
+	snprintf(tarball, sizeof(tarball), "%s/modules.tar.gz", p->dir);
 	/* the same user and host in every build: they are in the image */
 	if ((r = kbuild_add(p, "make", -1, 0, "make", "-C", dirs.src, dirs.odir, dirs.arch, jn,
 	    lv, "KBUILD_BUILD_USER=benchfleet", "KBUILD_BUILD_HOST=benchfleet", NULL)) != 0 ||
 	    (r = kbuild_add(p, "release", -1, 1, "make", "-s", "-C", dirs.src, dirs.odir,
 	    dirs.arch, lv, "kernelrelease", NULL)) != 0)
 		goto out;
+	/* the last build's modules are not this one's */
 	if (modules &&
-	    ((r = kbuild_add(p, "modules", -1, 0, "make", "-s", "-C", dirs.src, dirs.odir,
+	    ((r = kbuild_add(p, "modules", -1, 0, "rm", "-rf", "--", dirs.staging, tarball,
+	    NULL)) != 0 ||
+	    (r = kbuild_add(p, "modules", -1, 0, "make", "-s", "-C", dirs.src, dirs.odir,
 	    dirs.arch, lv, mp, "modules_install", NULL)) != 0 ||
 	    (r = kbuild_add(p, "tar", -1, 0, "tar", "-C", dirs.staging, "-czf", tarball, "lib",
 	    NULL)) != 0 || (p->modules = strdup(tarball)) == NULL)) {
@@ -471,6 +604,9 @@ kbuild_plan_doc(const struct kbuild_plan *p, int timeout_s, int64_t max_artifact
 	if ((doc = json_pack("{s:[],s:[],s:i,s:I}", "cmds", "artifacts", "timeout_s", timeout_s,
 	    "max_artifact", (json_int_t)max_artifact)) == NULL)
 		goto out;
+	if (p->dir != NULL && json_object_set_new(doc, "persist", json_pack("{s:s,s:s}", "dir",
+	    p->dir, "repo", p->repo)) != 0)
+		goto out;
 	cmds = json_object_get(doc, "cmds");
 	arts = json_object_get(doc, "artifacts");
 	for (i = 0; i < p->n; i++) {
@@ -481,9 +617,18 @@ kbuild_plan_doc(const struct kbuild_plan *p, int timeout_s, int64_t max_artifact
 				json_decref(argv);
 				goto out;
 			}
-		if ((c = json_pack("{s:s,s:i,s:b,s:o}", "what", p->cmd[i].what, "index",
-		    p->cmd[i].index, "capture", p->cmd[i].capture, "argv", argv)) == NULL ||
+		if ((c = json_pack("{s:s,s:i,s:b,s:b,s:b,s:o}", "what", p->cmd[i].what, "index",
+		    p->cmd[i].index, "capture", p->cmd[i].capture, "prep", p->cmd[i].prep,
+		    "reuse", p->cmd[i].reuse, "argv", argv)) == NULL ||
 		    json_array_append_new(cmds, c) != 0)
+			goto out;
+		if (p->cmd[i].unless_exists != NULL && json_object_set_new(c, "unless_exists",
+		    json_string(p->cmd[i].unless_exists)) != 0)
+			goto out;
+		if (strcmp(p->cmd[i].what, "tree") == 0 && p->expect_tree != NULL &&
+		    p->config != NULL && json_object_set_new(doc, "expect", json_pack("{s:O,s:s,"
+		    "s:s,s:s}", "argv", argv, "value", p->expect_tree, "file", p->config,
+		    "sha256", p->expect_sha256)) != 0)
 			goto out;
 		if (strcmp(p->cmd[i].what, "fragments") == 0 && p->fragment != NULL &&
 		    json_object_set_new(c, "write", json_pack("{s:s,s:s}", "path",

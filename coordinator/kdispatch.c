@@ -284,8 +284,8 @@ kd_rx_free(struct kd_rx *x)
 /* Send a plan to the builder's agent; what came back into x. */
 static int
 kd_run_plan(const struct kdispatch_env *env, const struct runner_env *benv,
-    struct transport *btr, const struct kbuild_plan *p, int prep, const char *workdir,
-    struct kd_rx *x, struct bf_diag *d)
+    struct transport *btr, const struct kbuild_plan *p, int prep, struct kd_rx *x,
+    struct bf_diag *d)
 {
 	json_t *doc = NULL, *arts;
 	char *text = NULL, cfg[BOOT_MAX_PATH + 16];
@@ -296,7 +296,7 @@ kd_run_plan(const struct kdispatch_env *env, const struct runner_env *benv,
 	if ((r = kbuild_plan_doc(p, timeout_s, KBLINE_MAX_ARTIFACT, &doc)) != 0)
 		goto out;
 	/* the prep's .config comes back too: the build key is made of it */
-	snprintf(cfg, sizeof(cfg), "%s/out/.config", workdir);
+	snprintf(cfg, sizeof(cfg), "%s/out/.config", p->dir);
 	arts = json_object_get(doc, "artifacts");
 	if (prep && json_array_size(arts) == 0 && json_array_append_new(arts,
 	    json_pack("{s:s,s:s}", "name", "config", "path", cfg)) != 0) {
@@ -383,11 +383,20 @@ kd_from_row(const struct kdispatch_env *env, const struct runner_claim *rc, cons
 	o->action = RUN_PROCEED;
 }
 
+/* What a prep came to. */
+struct kd_prepped {
+	char key[KSPEC_KEY_HEX + 1];
+	char lv[KSPEC_MAX_LOCALVERSION + 16];
+	char tree[KBLINE_MAX_VALUE + 1];
+	char config_sha256[65];
+	int modules, jobs;
+};
+
 /* The build of key on the builder, its row set done or failed. */
 static void
 kd_build(const struct kdispatch_env *env, const struct runner_env *benv,
-    struct transport *btr, const struct runner_claim *rc, const char *workdir,
-    const char *arch, const char *key, const char *lv, int modules, int jobs,
+    struct transport *btr, const struct runner_claim *rc, const struct kspec *ks,
+    const char *builddir, const char *arch, const struct kd_prepped *pp,
     struct kdispatch_kernel *k, struct run_outcome *o)
 {
 	struct kbuild_plan *p = NULL;
@@ -398,15 +407,17 @@ kd_build(const struct kdispatch_env *env, const struct runner_env *benv,
 	int r;
 
 	bf_diag_clear(&d);
-	kd_rx_init(&x, env, rc->c->run_id, key);
+	kd_rx_init(&x, env, rc->c->run_id, pp->key);
 	memset(&out, 0, sizeof(out));
-	if ((r = kbuild_build(workdir, arch, jobs, lv, modules, &p, &d)) != 0) {
+	if ((r = kbuild_build(ks, builddir, arch, pp->jobs, pp->lv, pp->modules, pp->tree,
+	    pp->config_sha256, &p, &d)) != 0) {
 		snprintf(err, sizeof(err), "%s", d.msg);
 		goto failed;
 	}
 	kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: building key %.12s on %s (make -j%d, "
-	    "LOCALVERSION=%s)", rc->c->kernel, key, benv->machine, jobs, lv);
-	if ((r = kd_run_plan(env, benv, btr, p, 0, workdir, &x, &d)) != 0) {
+	    "LOCALVERSION=%s) in its kept tree %s", rc->c->kernel, pp->key, benv->machine, pp->jobs,
+	    pp->lv, p->dir);
+	if ((r = kd_run_plan(env, benv, btr, p, 0, &x, &d)) != 0) {
 		/* the builder went away: the key's lease lapses, another takes it */
 		kdispatch_set(o, RUN_REQUEUE, NULL, "kernel %s: builder %s lost during the build: %s",
 		    rc->c->kernel, benv->machine, d.msg[0] ? d.msg : bf_err_str(r));
@@ -421,14 +432,14 @@ kd_build(const struct kdispatch_env *env, const struct runner_env *benv,
 		goto failed;
 	}
 	/* the release carries the key's tag, or two builds could share files */
-	if (strlen(x.release) < strlen(lv) ||
-	    strcmp(x.release + strlen(x.release) - strlen(lv), lv) != 0) {
+	if (strlen(x.release) < strlen(pp->lv) ||
+	    strcmp(x.release + strlen(x.release) - strlen(pp->lv), pp->lv) != 0) {
 		snprintf(err, sizeof(err), "the build's release \"%.64s\" does not end in its "
-		    "LOCALVERSION %s", x.release, lv);
+		    "LOCALVERSION %s", x.release, pp->lv);
 		goto failed;
 	}
 	if (boot_check_release(x.release, NULL) != 0 || x.sha[0][0] == '\0' ||
-	    x.sha[1][0] == '\0' || (modules && x.sha[3][0] == '\0')) {
+	    x.sha[1][0] == '\0' || (pp->modules && x.sha[3][0] == '\0')) {
 		snprintf(err, sizeof(err), "the build ended without %s",
 		    boot_check_release(x.release, NULL) != 0 ? "a valid release" :
 		    x.sha[0][0] == '\0' ? "its image" : x.sha[1][0] == '\0' ? "its .config" :
@@ -444,7 +455,7 @@ kd_build(const struct kdispatch_env *env, const struct runner_env *benv,
 failed:
 	out.error = err;
 	kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: build %.12s failed: %s", rc->c->kernel,
-	    key, err);
+	    pp->key, err);
 finish:
 	if (x.log_cut > 0) {
 		char note[64];
@@ -457,12 +468,12 @@ finish:
 	if (kstore_put(env->ks, x.log.data != NULL ? x.log.data : "", x.log.len, logsha) == 0 &&
 	    store_kartifact_add(env->renv->st, logsha, "log", (int64_t)x.log.len) == 0)
 		out.log_sha256 = logsha;
-	if ((r = store_kbuild_finish(env->renv->st, key, &out)) != 0) {
+	if ((r = store_kbuild_finish(env->renv->st, pp->key, &out)) != 0) {
 		kdispatch_set(o, RUN_REQUEUE, NULL, "kernel %s: recording build %.12s: %s (its lease "
-		    "lapsed?)", rc->c->kernel, key, bf_err_str(r));
+		    "lapsed?)", rc->c->kernel, pp->key, bf_err_str(r));
 		goto out;
 	}
-	kd_from_row(env, rc, key, k, o);
+	kd_from_row(env, rc, pp->key, k, o);
 	k->built_here = 1;
 out:
 	kd_rx_free(&x);
@@ -473,8 +484,7 @@ out:
 static int
 kd_prep(const struct kdispatch_env *env, const struct runner_env *benv,
     struct transport *btr, const struct runner_claim *rc, const struct kspec *ks,
-    const char *workdir, const char *arch, char key[KSPEC_KEY_HEX + 1], char *lv,
-    size_t lvsz, int *modules, struct run_outcome *o)
+    const char *builddir, const char *arch, struct kd_prepped *pp, struct run_outcome *o)
 {
 	struct kbuild_plan *p = NULL;
 	struct kd_rx x;
@@ -484,13 +494,13 @@ kd_prep(const struct kdispatch_env *env, const struct runner_env *benv,
 
 	bf_diag_clear(&d);
 	kd_rx_init(&x, env, rc->c->run_id, NULL);
-	if ((r = kbuild_prep(ks, workdir, arch, &p, &d)) != 0) {
+	if ((r = kbuild_prep(ks, builddir, arch, &p, &d)) != 0) {
 		kdispatch_set(o, RUN_FINISH, "failed", "kernel %s: %s", ks->name, d.msg);
 		goto out;
 	}
-	kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: preparing %s at %s on %s", ks->name,
-	    ks->git, ks->commit, benv->machine);
-	if ((r = kd_run_plan(env, benv, btr, p, 1, workdir, &x, &d)) != 0) {
+	kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: preparing %s at %s on %s in its kept "
+	    "tree %s", ks->name, ks->git, ks->commit, benv->machine, p->dir);
+	if ((r = kd_run_plan(env, benv, btr, p, 1, &x, &d)) != 0) {
 		kdispatch_set(o, RUN_REQUEUE, NULL, "kernel %s: builder %s lost during the prep: %s",
 		    ks->name, benv->machine, d.msg[0] ? d.msg : bf_err_str(r));
 		goto out;
@@ -504,13 +514,16 @@ kd_prep(const struct kdispatch_env *env, const struct runner_env *benv,
 		r = BF_ERR_IO;
 		goto out;
 	}
-	if ((r = kbuild_key(ks, x.tree, x.config, x.config_len, arch, key, lv, lvsz, &d)) != 0) {
+	if ((r = kbuild_key(ks, x.tree, x.config, x.config_len, arch, pp->key, pp->lv,
+	    sizeof(pp->lv), &d)) != 0) {
 		kdispatch_set(o, RUN_FINISH, "failed", "kernel %s: %s", ks->name, d.msg);
 		goto out;
 	}
-	*modules = kbuild_config_tristate(x.config, x.config_len, "MODULES") == 'y';
+	pp->modules = kbuild_config_tristate(x.config, x.config_len, "MODULES") == 'y';
+	snprintf(pp->tree, sizeof(pp->tree), "%s", x.tree);
+	sha256_hex(x.config, x.config_len, pp->config_sha256);
 	kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: tree %.12s, .config %zu bytes -> build "
-	    "key %s", ks->name, x.tree, x.config_len, key);
+	    "key %s", ks->name, x.tree, x.config_len, pp->key);
 out:
 	kd_rx_free(&x);
 	kbuild_plan_free(p);
@@ -588,11 +601,12 @@ kdispatch_resolve(const struct kdispatch_env *env, const struct store_machine *m
 	struct ssh_target t;
 	struct bf_diag d;
 	struct buf cmd;
-	char key[KSPEC_KEY_HEX + 1], lv[KSPEC_MAX_LOCALVERSION + 16], workdir[BOOT_MAX_PATH];
-	char barch[64], tarch[64], nproc[32];
+	char key[KSPEC_KEY_HEX + 1], barch[64], tarch[64], nproc[32];
+	const char *builddir = env->builddir != NULL ? env->builddir : KDISPATCH_DIR;
+	struct kd_prepped pp;
 	size_t n = 0;
 	int64_t nj;
-	int r, bok = 0, *bokp = &bok, modules = 0, jobs;
+	int r, bok = 0, *bokp = &bok;
 
 	memset(o, 0, sizeof(*o));
 	memset(k, 0, sizeof(*k));
@@ -659,27 +673,20 @@ kdispatch_resolve(const struct kdispatch_env *env, const struct store_machine *m
 		goto out;
 	}
 	/* a builder's nproc that is not a sane number builds with one job */
-	jobs = parse_i64(nproc, 1, KBUILD_MAX_JOBS, &nj) == 0 ? (int)nj : 1;
-	/* the work directory: made here, from the run's id only */
-	snprintf(workdir, sizeof(workdir), "%s/r%lld", env->builddir != NULL ? env->builddir :
-	    KDISPATCH_DIR, (long long)rc->c->run_id);
-	if ((r = buf_puts(&cmd, "rm -rf -- ")) != 0 || (r = shquote(&cmd, workdir)) != 0 ||
-	    (r = buf_puts(&cmd, " && mkdir -p -- ")) != 0 || (r = shquote(&cmd, workdir)) != 0 ||
+	memset(&pp, 0, sizeof(pp));
+	pp.jobs = parse_i64(nproc, 1, KBUILD_MAX_JOBS, &nj) == 0 ? (int)nj : 1;
+	/* the kept trees' directory; the agent keeps one tree per repository */
+	if ((r = buf_puts(&cmd, "mkdir -p -- ")) != 0 || (r = shquote(&cmd, builddir)) != 0 ||
 	    (r = kdispatch_capture(btr, cmd.data, nproc, sizeof(nproc), 60000, &d)) != 0) {
 		kdispatch_set(o, RUN_REQUEUE, NULL, "kernel %s: builder %s: %s", ks->name, b->name,
 		    d.msg[0] ? d.msg : bf_err_str(r));
 		goto out;
 	}
-	if (kd_prep(env, &benv, btr, rc, ks, workdir, barch, key, lv, sizeof(lv), &modules,
-	    o) == 0) {
-		kd_cache_put(rc->c->job_id, ks->name, key);
-		if (kd_take(env, rc, key, b->name, k, o))
-			kd_build(env, &benv, btr, rc, workdir, barch, key, lv, modules, jobs, k, o);
+	if (kd_prep(env, &benv, btr, rc, ks, builddir, barch, &pp, o) == 0) {
+		kd_cache_put(rc->c->job_id, ks->name, pp.key);
+		if (kd_take(env, rc, pp.key, b->name, k, o))
+			kd_build(env, &benv, btr, rc, ks, builddir, barch, &pp, k, o);
 	}
-	buf_reset(&cmd);
-	if (buf_puts(&cmd, "rm -rf -- ") == 0 && shquote(&cmd, workdir) == 0 &&
-	    transport_alive(btr))
-		(void)kdispatch_capture(btr, cmd.data, nproc, sizeof(nproc), 120000, &d);
 out:
 	if (o->action == RUN_PROCEED && ks != NULL)
 		kdispatch_log(env, rc->c->run_id, "coord", "kernel %s: release %s, build key %s, config "

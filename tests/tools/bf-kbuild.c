@@ -3,9 +3,11 @@
  * made by common/kbuild.c as the coordinator will make them, for tests and
  * for measuring a real build (docs/PERFORMANCE.md).
  *
- *   bf-kbuild prep SPEC.json WORKDIR ARCH        the prep document
+ *   bf-kbuild prep SPEC.json BUILDDIR ARCH       the prep document
  *   bf-kbuild key SPEC.json TREE CONFIG ARCH     "KEY LOCALVERSION MODULES"
- *   bf-kbuild build WORKDIR ARCH JOBS LOCALVERSION MODULES(0|1)
+ *   bf-kbuild build SPEC.json BUILDDIR ARCH JOBS LOCALVERSION MODULES(0|1)
+ *                   TREE CONFIG_SHA256           the build document
+ *   bf-kbuild tree SPEC.json BUILDDIR ARCH       the kept tree's directory
  *
  * SPEC.json is one spec as in a job's "kernels" (kspec.h); it is checked
  * as a job's would be.
@@ -61,7 +63,7 @@ main(int argc, char **argv)
 	struct kspec_set *s = NULL;
 	struct kbuild_plan *p = NULL;
 	struct bf_diag d;
-	char key[65], lv[80], *cfg = NULL;
+	char key[65], lv[80], *cfg = NULL, dir[KBUILD_MAX_BUILDDIR + 64];
 	int64_t jobs, mods;
 	size_t n = 0;
 	FILE *f;
@@ -88,17 +90,30 @@ main(int argc, char **argv)
 		}
 		printf("%s %s %d\n", key, lv, kbuild_config_tristate(cfg, n, "MODULES") == 'y');
 		ret = 0;
-	} else if (argc == 7 && strcmp(argv[1], "build") == 0) {
-		if (parse_i64(argv[4], 1, KBUILD_MAX_JOBS, &jobs) != 0 ||
-		    parse_i64(argv[6], 0, 1, &mods) != 0 ||
-		    kbuild_build(argv[2], argv[3], (int)jobs, argv[5], (int)mods, &p, &d) != 0) {
-			fprintf(stderr, "bf-kbuild: %s\n", d.msg);
+	} else if (argc == 10 && strcmp(argv[1], "build") == 0) {
+		bf_diag_clear(&d);
+		if ((s = load_spec(argv[2])) == NULL ||
+		    parse_i64(argv[5], 1, KBUILD_MAX_JOBS, &jobs) != 0 ||
+		    parse_i64(argv[7], 0, 1, &mods) != 0 ||
+		    kbuild_build(&s->k[0], argv[3], argv[4], (int)jobs, argv[6], (int)mods,
+		    argv[8], argv[9], &p, &d) != 0) {
+			fprintf(stderr, "bf-kbuild: %s\n", d.msg[0] ? d.msg : "bad arguments");
 			goto out;
 		}
 		ret = print_doc(p);
+	} else if (argc == 5 && strcmp(argv[1], "tree") == 0) {
+		if ((s = load_spec(argv[2])) == NULL)
+			goto out;
+		if (kbuild_tree_dir(argv[3], s->k[0].git, argv[4], dir, sizeof(dir), &d) != 0) {
+			fprintf(stderr, "bf-kbuild: %s\n", d.msg);
+			goto out;
+		}
+		printf("%s\n", dir);
+		ret = 0;
 	} else {
-		fprintf(stderr, "usage: bf-kbuild prep SPEC WORKDIR ARCH | key SPEC TREE CONFIG "
-		    "ARCH | build WORKDIR ARCH JOBS LOCALVERSION MODULES\n");
+		fprintf(stderr, "usage: bf-kbuild prep SPEC BUILDDIR ARCH | key SPEC TREE CONFIG "
+		    "ARCH | build SPEC BUILDDIR ARCH JOBS LOCALVERSION MODULES TREE CONFIG_SHA256 | "
+		    "tree SPEC BUILDDIR ARCH\n");
 		ret = 2;
 	}
 out:

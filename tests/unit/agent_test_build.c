@@ -10,9 +10,11 @@
  * exit 2 with an error line.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,6 +142,211 @@ test_prep(void)
 	T_CHECK(access(file, F_OK) != 0);
 }
 
+/* A kept tree's document: clone (once), checkout of ref, tree, config,
+ * then "make" (a cp); prep marks the first five, expect is appended
+ * as given ("" for none). */
+static void
+kept_doc(char *doc, size_t sz, const char *ref, const char *expect, int timeout_s)
+{
+	snprintf(doc, sz, "{\"timeout_s\": %d, \"persist\": {\"dir\": \"%s/kb/t-test\","
+	    " \"repo\": \"%s/linux\"}, \"cmds\": ["
+	    "{\"what\": \"clone\", \"prep\": true, \"reuse\": true,"
+	    " \"unless_exists\": \"%s/kb/t-test/src/.git\", \"argv\": [\"git\", \"clone\","
+	    " \"--quiet\", \"--shared\", \"--no-checkout\", \"--\", \"%s/linux\","
+	    " \"%s/kb/t-test/src\"]},"
+	    "{\"what\": \"ran\", \"prep\": true, \"argv\": [\"touch\", \"%s/kb/t-test/prep-ran\"]},"
+	    "{\"what\": \"commit\", \"prep\": true, \"argv\": [\"git\", \"-C\","
+	    " \"%s/linux\", \"rev-parse\", \"--quiet\", \"--verify\", \"%s^{commit}\"]},"
+	    "{\"what\": \"checkout\", \"prep\": true, \"reuse\": true, \"argv\": [\"git\", \"-C\","
+	    " \"%s/kb/t-test/src\", \"checkout\", \"--quiet\", \"--force\", \"--detach\", \"%s\","
+	    " \"--\"]},"
+	    "{\"what\": \"tree\", \"prep\": true, \"reuse\": true, \"capture\": true,"
+	    " \"argv\": [\"git\", \"-C\", \"%s/kb/t-test/src\", \"write-tree\"]},"
+	    "{\"what\": \"config\", \"prep\": true, \"argv\": [\"cp\", \"--\","
+	    " \"%s/kb/t-test/src/mm.c\", \"%s/kb/t-test/config\"]},"
+	    "{\"what\": \"make\", \"argv\": [\"cp\", \"--\", \"%s/kb/t-test/src/mm.c\","
+	    " \"%s/kb/t-test/mm.o\"]}]%s%s}", timeout_s, dir, dir, dir, dir, dir, dir, dir, ref,
+	    dir, ref, dir, dir, dir, dir, dir, expect[0] ? ", " : "", expect);
+}
+
+/* The kept tree: reused (the clone skipped), a stamp left behind or a
+ * tree that cannot be reused resets it (said in the log) and the build
+ * still ends right; a bad ref does not; expect skips the prep when the
+ * tree is as prepped, prepares again when it moved, fails when the prep
+ * cannot make it; the lock makes a second build wait (here: time out);
+ * a tree whose repository is gone is removed; malformed persist is 2. */
+static void
+test_persist(void)
+{
+	static char out[256 * 1024];
+	char doc[8192], ex[2048], want[64], l[256], p[256], sha[65], r[256];
+	int fd;
+
+	slurp("want", want, sizeof(want));	/* test_prep's patched tree: v1 + y */
+	T_EQ_INT(sh("git -C linux rev-parse 'v1^{tree}' >v1tree"), 0);
+	slurp("v1tree", want, sizeof(want));
+	T_EQ_INT(sh("mkdir -p kb/t-gone kb/t-other && echo /nonexistent/bf-repo >kb/t-gone/repo && "
+	    "pwd >kb/t-other/repo"), 0);
+	kept_doc(doc, sizeof(doc), "v1", "", 60);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	snprintf(l, sizeof(l), "{\"type\":\"build_value\",\"what\":\"tree\",\"value\":\"%s\"}", want);
+	T_CONTAINS(out, l);
+	T_CONTAINS(out, "{\"type\":\"done\",\"ok\":true");
+	slurp("kb/t-test/repo", r, sizeof(r));
+	snprintf(p, sizeof(p), "%s/linux", dir);
+	T_EQ_STR(r, p);
+	T_CHECK(sh("test -f kb/t-test.lock && test ! -e kb/t-test/.bf-building && "
+	    "test -f kb/t-test/mm.o") == 0);
+	/* the sibling whose repository is gone was removed; the other stays */
+	T_CONTAINS(out, "removing the build tree");
+	T_CONTAINS(out, "/kb/t-gone: its repository /nonexistent/bf-repo is gone");
+	T_CHECK(sh("test ! -e kb/t-gone && test -d kb/t-other") == 0);
+
+	/* again: the clone is kept (unless_exists), nothing reset */
+	T_EQ_INT(sh("touch kb/t-test/marker"), 0);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	T_CHECK(strstr(out, "removing the build tree") == NULL);
+	T_CHECK(sh("test -f kb/t-test/marker") == 0);
+
+	/* an earlier build killed midway left its stamp: a clean tree */
+	T_EQ_INT(sh("echo 1 >kb/t-test/.bf-building"), 0);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	T_CONTAINS(out, "an earlier build here did not finish");
+	T_CONTAINS(out, "building from a clean tree");
+	T_CONTAINS(out, l);
+	T_CONTAINS(out, "{\"type\":\"done\",\"ok\":true");
+	T_CHECK(sh("test ! -e kb/t-test/marker && test ! -e kb/t-test/.bf-building") == 0);
+
+	/* a kept tree git cannot use: checkout fails, the tree is reset, the
+	 * build runs again from a fresh clone and ends right */
+	T_EQ_INT(sh("touch kb/t-test/marker && rm -f kb/t-test/src/.git/objects/info/alternates"),
+	    0);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	T_CONTAINS(out, "checkout failed with status 128 in the kept tree");
+	T_CONTAINS(out, "the kept tree cannot be reused: removing the build tree");
+	T_CHECK(strstr(out, "build_failed") == NULL);
+	T_CONTAINS(out, l);
+	T_CONTAINS(out, "{\"type\":\"done\",\"ok\":true");
+	T_CHECK(sh("test ! -e kb/t-test/marker && test -f kb/t-test/src/.git/objects/info/"
+	    "alternates") == 0);
+
+	/* a ref that is not there is no reason to reset: "commit" is not reuse */
+	T_EQ_INT(sh("touch kb/t-test/marker"), 0);
+	kept_doc(doc, sizeof(doc), "v9", "", 60);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 1);
+	T_CONTAINS(out, "{\"type\":\"build_failed\",\"what\":\"commit\",\"index\":-1,"
+	    "\"status\":1}");
+	T_CHECK(strstr(out, "clean tree") == NULL);
+	T_CHECK(sh("test -f kb/t-test/marker && test ! -e kb/t-test/.bf-building") == 0);
+
+	/* expect: as prepped -> the prep commands are skipped */
+	kept_doc(doc, sizeof(doc), "v1", "", 60);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	sha256_hex("int x;\n", 7, sha);
+	snprintf(ex, sizeof(ex), "\"expect\": {\"argv\": [\"git\", \"-C\", \"%s/kb/t-test/src\","
+	    " \"write-tree\"], \"value\": \"%s\", \"file\": \"%s/kb/t-test/config\","
+	    " \"sha256\": \"%s\"}", dir, want, dir, sha);
+	kept_doc(doc, sizeof(doc), "v1", ex, 60);
+	T_EQ_INT(sh("rm -f kb/t-test/prep-ran kb/t-test/mm.o"), 0);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	T_CONTAINS(out, "the tree and .config are as the prep left them");
+	T_CHECK(sh("test ! -e kb/t-test/prep-ran && test -f kb/t-test/mm.o") == 0);
+	/* moved by another build since: prepared again, then made */
+	T_EQ_INT(sh("git -C kb/t-test/src checkout -q --detach master~1"), 0);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 0);
+	T_CONTAINS(out, "preparing again: the tree is ");
+	T_CHECK(sh("test -f kb/t-test/prep-ran") == 0);
+	T_EQ_INT(sh("test \"$(git -C kb/t-test/src rev-parse 'HEAD^{tree}')\" = "
+	    "\"$(cat v1tree)\""), 0);
+	/* a prep that cannot make the expected tree fails, nothing made */
+	T_EQ_INT(sh("rm -f kb/t-test/mm.o"), 0);
+	snprintf(ex, sizeof(ex), "\"expect\": {\"argv\": [\"git\", \"-C\", \"%s/kb/t-test/src\","
+	    " \"write-tree\"], \"value\": \"%040d\", \"file\": \"%s/kb/t-test/config\","
+	    " \"sha256\": \"%s\"}", dir, 0, dir, sha);
+	kept_doc(doc, sizeof(doc), "v1", ex, 60);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 1);
+	T_CONTAINS(out, "{\"type\":\"build_failed\",\"what\":\"expect\",\"index\":-1,\"status\":"
+	    "\"the tree is ");
+	T_CHECK(sh("test ! -e kb/t-test/mm.o") == 0);
+
+	/* another build holds the lock: this one waits, here past its deadline */
+	snprintf(p, sizeof(p), "%s/kb/t-test.lock", dir);
+	if ((fd = open(p, O_RDWR)) >= 0 && flock(fd, LOCK_EX) == 0) {
+		/* the holder's stamp: the waiter that gives up leaves it */
+		T_EQ_INT(sh("echo holder >kb/t-test/.bf-building"), 0);
+		kept_doc(doc, sizeof(doc), "v1", "", 1);
+		T_EQ_INT(run_build(doc, out, sizeof(out)), 1);
+		T_CONTAINS(out, "{\"type\":\"build_failed\",\"what\":\"tree\",\"index\":-1,"
+		    "\"status\":\"timeout\"}");
+		T_CHECK(sh("test ! -e kb/t-test/mm.o && grep -q holder kb/t-test/.bf-building") == 0);
+		T_EQ_INT(sh("rm -f kb/t-test/.bf-building"), 0);
+	} else {
+		T_CHECK(0);
+	}
+	if (fd >= 0)
+		close(fd);
+
+	/* an agent killed midway (its link dropped): the make it started runs
+	 * on and holds the lock it inherited; the next build waits for it,
+	 * then finds the stamp and starts from a clean tree */
+	{
+		char kd[1024];
+		int in[2];
+		pid_t pid;
+		time_t t0;
+
+		snprintf(kd, sizeof(kd), "{\"timeout_s\": 60, \"persist\": {\"dir\": "
+		    "\"%s/kb/t-orph\", \"repo\": \"%s/linux\"}, \"cmds\": [{\"what\": \"make\", "
+		    "\"argv\": [\"sleep\", \"3\"]}]}", dir, dir);
+		if (pipe(in) == 0 && (pid = fork()) >= 0) {
+			if (pid == 0) {
+				int dn = open("/dev/null", O_WRONLY);
+
+				dup2(in[0], 0);
+				dup2(dn, 1);
+				close(in[1]);
+				execl(agent, agent, "build", (char *)NULL);
+				_exit(127);
+			}
+			close(in[0]);
+			if (write(in[1], kd, strlen(kd)) != (ssize_t)strlen(kd))
+				T_CHECK(0);
+			close(in[1]);
+			usleep(700 * 1000);
+			kill(pid, SIGKILL);
+			(void)waitpid(pid, NULL, 0);
+			t0 = time(NULL);
+			snprintf(kd, sizeof(kd), "{\"timeout_s\": 60, \"persist\": {\"dir\": "
+			    "\"%s/kb/t-orph\", \"repo\": \"%s/linux\"}, \"cmds\": [{\"argv\": "
+			    "[\"true\"]}]}", dir, dir);
+			T_EQ_INT(run_build(kd, out, sizeof(out)), 0);
+			T_CHECK(time(NULL) - t0 >= 1);
+			T_CONTAINS(out, "another build uses the tree");
+			T_CONTAINS(out, "an earlier build here did not finish");
+		} else {
+			T_CHECK(0);
+		}
+	}
+
+	/* malformed persist: exit 2, nothing made */
+	snprintf(doc, sizeof(doc), "{\"timeout_s\": 5, \"persist\": {\"dir\": \"%s/kb/x\", "
+	    "\"repo\": \"/r\"}, \"cmds\": [{\"argv\": [\"true\"]}]}", dir);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 2);
+	T_CONTAINS(out, "persist needs a dir");
+	snprintf(doc, sizeof(doc), "{\"timeout_s\": 5, \"persist\": {\"dir\": \"%s/kb/t-a/../t-b\", "
+	    "\"repo\": \"/r\"}, \"cmds\": [{\"argv\": [\"true\"]}]}", dir);
+	T_EQ_INT(run_build(doc, out, sizeof(out)), 2);
+	T_EQ_INT(run_build("{\"timeout_s\": 5, \"persist\": {\"dir\": \"/t-x\", \"repo\": \"/r\"}, "
+	    "\"cmds\": [{\"argv\": [\"true\"]}]}", out, sizeof(out)), 2);
+	T_EQ_INT(run_build("{\"timeout_s\": 5, \"persist\": {\"dir\": \"/v/t-x\", \"repo\": \"r\"}, "
+	    "\"cmds\": [{\"argv\": [\"true\"]}]}", out, sizeof(out)), 2);
+	T_EQ_INT(run_build("{\"timeout_s\": 5, \"persist\": [], \"cmds\": [{\"argv\": [\"true\"]}]}",
+	    out, sizeof(out)), 2);
+	T_EQ_INT(run_build("{\"timeout_s\": 5, \"cmds\": [{\"argv\": [\"true\"], \"unless_exists\":"
+	    " \"a/../b\"}]}", out, sizeof(out)), 2);
+	T_CHECK(sh("test ! -e kb/x && test ! -e /t-x") == 0);
+}
+
 static void
 test_hostile(void)
 {
@@ -215,6 +422,7 @@ main(void)
 		return 1;
 	test_prep();
 	test_hostile();
+	test_persist();
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);

@@ -228,7 +228,9 @@ dispatch(const char *jobtext, const char *frag, const char *error, const char *b
 			{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
 			{ .match = "uname -m", .out = "x86_64\n" },
 			{ .match = "nproc", .out = "2\n" },
-			{ .match = "rm -rf", .out = "" },
+			/* the kept trees' directory; no per-run directory is made
+			 * or removed */
+			{ .match = "mkdir -p -- '/var/tmp/bf-kbuild-test'", .out = "" },
 			{ .match = " build", .uses = 1, .out = sc.prep.data },
 			{ .match = " build", .uses = 1, .out = sc.build.data },
 			{ .match = "install -m 0644 -- '.benchfleet/k-", .out = "" },
@@ -302,6 +304,8 @@ test_build_and_reuse(void)
 	/* the build's output is in the run log, and how it went */
 	T_CONTAINS(a.rec.logs_all, "CC      mm/memory.o");
 	T_CONTAINS(a.rec.logs_all, "building key");
+	/* in the repository's kept tree, not a directory of the run's */
+	T_CONTAINS(a.rec.logs_all, "in its kept tree /var/tmp/bf-kbuild-test/t-");
 	T_CONTAINS(a.rec.logs_all, "verified: running ");
 	/* the row is done, its artifacts are in the directory, byte for byte */
 	T_EQ_INT(store_kbuild_get(st, a.k.key, &row), 0);
