@@ -208,6 +208,8 @@ body_of() { printf '%s' "${1#* }"; }
 # wait_job ID SECONDS: until the job ends; prints its state.
 wait_job() {
 	local id=$1 limit=$2 st i
+	# a failed POST leaves no id: say so at once, not after the limit
+	[[ "$id" =~ ^[0-9]+$ ]] || { echo "no-job(${id:0:40})"; return 0; }
 	for i in $(seq $((limit * 5))); do
 		st=$(curl -fsS "$URL/api/v1/jobs/$id" | jq -r .state)
 		case "$st" in done|failed|cancelled) echo "$st"; return 0 ;; esac
