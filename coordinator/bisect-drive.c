@@ -268,9 +268,9 @@ drive_builder(const struct bisect_env *env, struct store_machine **list, size_t 
 }
 
 /*
- * Resolve s's revisions. 0 with s's row advanced (the list, or failed),
- * or BF_ERR_* when it could not be tried (the row says "waiting": retried
- * at the next tick).
+ * Resolve s's revisions: 0 with s's row advanced (the list, or failed),
+ * or still running with a message saying what it waits for (the builder
+ * is away: tried again at the next tick); BF_ERR_* when the store failed.
  */
 static int
 drive_resolve(const struct bisect_env *env, struct bisect_state *s)
@@ -392,6 +392,7 @@ wait:
 	if (s->row->message == NULL || strcmp(s->row->message, msg) != 0)
 		(void)drive_advance(env, s, -1, 0, NULL, NULL, "running", NULL, msg,
 		    s->row->machine_s);
+	r = 0;
 out:
 	transport_close(tr);
 	store_machines_free(list, nm);
@@ -707,19 +708,25 @@ drive_one(const struct bisect_env *env, int64_t id)
 	struct bisect_state s;
 	struct store_job *j = NULL;
 	const struct store_bisect_step *e;
-	int r;
+	int r, pass, resolved;
 
-	if ((r = state_load(env, id, &s)) != 0) {
-		if (r == BF_ERR_PARSE && s.row != NULL)
-			r = drive_fail(env, &s, "the stored bisection is unreadable");
-		goto out;
-	}
-	if (strcmp(s.row->state, "running") != 0)
-		goto out;
-	if (s.row->commits == NULL) {
+	/* a second pass when this one resolved the commits: step 0 at once */
+	for (pass = 0; pass < 2; pass++) {
+		if ((r = state_load(env, id, &s)) != 0) {
+			if (r == BF_ERR_PARSE && s.row != NULL)
+				r = drive_fail(env, &s, "the stored bisection is unreadable");
+			goto out;
+		}
+		if (strcmp(s.row->state, "running") != 0 || s.row->commits != NULL)
+			break;
 		r = drive_resolve(env, &s);
-		goto out;
+		resolved = s.row->commits != NULL;
+		state_clear(&s);
+		if (r != 0 || !resolved)
+			return r;	/* failed, or waiting for the builder */
 	}
+	if (pass == 2 || strcmp(s.row->state, "running") != 0 || s.row->commits == NULL)
+		goto out;
 	e = s.nsteps ? &s.steps[s.nsteps - 1] : NULL;
 	if (e != NULL && strcmp(e->verdict, "pending") == 0) {
 		if ((r = store_job_get(env->st, e->job_id, &j)) != 0)

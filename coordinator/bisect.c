@@ -193,7 +193,7 @@ bisect_own_fields(const json_t *body, const struct recipe *rec, json_t *spec,
 	};
 
 	bf_diag_clear(&d);
-	if (jx_str(body, "git", 1, 4096, &s, "git", &d) != 0)
+	if (jx_str(body, "git", 1, 4096, &s, "", &d) != 0)
 		bf_diag_list_add(l, &d);
 	else
 		json_object_set_new(spec, "git", json_string(s));
@@ -202,14 +202,14 @@ bisect_own_fields(const json_t *body, const struct recipe *rec, json_t *spec,
 
 		s = NULL;
 		bf_diag_clear(&d);
-		if (jx_str(body, key, 1, 4096, &s, key, &d) != 0 ||
+		if (jx_str(body, key, 1, 4096, &s, "", &d) != 0 ||
 		    bisect_check_rev(s, key, &d) != 0)
 			bf_diag_list_add(l, &d);
 		else
 			json_object_set_new(spec, key, json_string(s));
 	}
 	bf_diag_clear(&d);
-	if (jx_obj(body, "kernel", 0, &k, "kernel", &d) != 0 ||
+	if (jx_obj(body, "kernel", 0, &k, "", &d) != 0 ||
 	    (k != NULL && jx_only_keys(k, bisect_kernel_keys, "kernel", &d) != 0))
 		bf_diag_list_add(l, &d);
 	else if (k != NULL)
@@ -217,14 +217,12 @@ bisect_own_fields(const json_t *body, const struct recipe *rec, json_t *spec,
 	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		v = ints[i].def;
 		bf_diag_clear(&d);
-		if (jx_int(body, ints[i].key, 0, ints[i].min, ints[i].max, &v, ints[i].key,
-		    &d) != 0)
+		if (jx_int(body, ints[i].key, 0, ints[i].min, ints[i].max, &v, "", &d) != 0)
 			bf_diag_list_add(l, &d);
 		json_object_set_new(spec, ints[i].key, json_integer((json_int_t)v));
 	}
 	bf_diag_clear(&d);
-	if (jx_num(body, "threshold_pct", 0, 0, BF_MAX_BISECT_THRESHOLD, &thr, "threshold_pct",
-	    &d) != 0)
+	if (jx_num(body, "threshold_pct", 0, 0, BF_MAX_BISECT_THRESHOLD, &thr, "", &d) != 0)
 		bf_diag_list_add(l, &d);
 	else if (!(thr > 0)) {
 		bf_diag_set(&d, "threshold_pct", "must be above 0 (a regression of at least this "
@@ -233,7 +231,7 @@ bisect_own_fields(const json_t *body, const struct recipe *rec, json_t *spec,
 	}
 	json_object_set_new(spec, "threshold_pct", json_real(thr));
 	bf_diag_clear(&d);
-	if (jx_str(body, "metric", 1, BF_MAX_NAME, &metric, "metric", &d) != 0) {
+	if (jx_str(body, "metric", 1, BF_MAX_NAME, &metric, "", &d) != 0) {
 		bf_diag_list_add(l, &d);
 	} else if (rec != NULL) {
 		for (i = 0; i < rec->nmetrics; i++)
@@ -255,7 +253,7 @@ bisect_own_fields(const json_t *body, const struct recipe *rec, json_t *spec,
 	}
 	s = NULL;
 	bf_diag_clear(&d);
-	if (jx_str(body, "direction", 0, 32, &s, "direction", &d) != 0) {
+	if (jx_str(body, "direction", 0, 32, &s, "", &d) != 0) {
 		bf_diag_list_add(l, &d);
 	} else if (s != NULL && strcmp(s, "higher_is_better") != 0 &&
 	    strcmp(s, "lower_is_better") != 0) {
@@ -294,7 +292,7 @@ bisect_spec_check(const json_t *body, const struct recipes *rs, const char *root
 	if (jx_only_keys(body, bisect_keys, "", &e) != 0)
 		bf_diag_list_add(l, &e);
 	bf_diag_clear(&e);
-	if (jx_str(body, "recipe", 1, BF_MAX_NAME, &rname, "recipe", &e) != 0) {
+	if (jx_str(body, "recipe", 1, BF_MAX_NAME, &rname, "", &e) != 0) {
 		bf_diag_list_add(l, &e);
 	} else if ((rec = recipes_get(rs, rname)) == NULL) {
 		bf_diag_set(&e, "recipe", "unknown recipe \"%.64s\"", rname);
