@@ -481,7 +481,7 @@ drive_make_job(const struct bisect_env *env, struct bisect_state *s, int64_t ste
 	const char *good = json_string_value(json_object_get(s->commits, "good"));
 	const char *bad = json_string_value(json_object_get(s->commits, "bad"));
 	const json_t *names = json_object_get(json_object_get(s->spec, "machines"), "names");
-	const struct recipe *rec;
+	const struct recipe *rec = NULL;
 	struct job_spec *job = NULL;
 	struct plan *p = NULL;
 	struct bf_diag d;

@@ -37,7 +37,7 @@ if [ ! -f "$H/ready" ]; then
 		GIT_COMMITTER_EMAIL=bf@localhost GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
 		GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
 	git clone -q --shared "$C/linux" "$H" && cd "$H" && git checkout -q -b bf-bisect v6.1-deb &&
-	echo "c1" >Documentation/bf-bisect.txt && git add Documentation/bf-bisect.txt &&
+	echo "c1" >Documentation/bf-bisect.txt && git add -f Documentation/bf-bisect.txt &&
 	git commit -qm "docs: bf-bisect note 1" &&
 	sed -i 's|^#include <linux/mm.h>$|#include <linux/mm.h>\n#include <linux/delay.h>|' mm/memory.c &&
 	python3 - mm/memory.c <<'EOF' &&

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "bisect.h"
+#include "events.h"
 #include "recipes.h"
 #include "runner.h"
 #include "store_fixture.h"
@@ -469,8 +470,16 @@ test_drive_finds(void)
 	int64_t id, job;
 	int err, i;
 
+	struct events *ev = NULL;
+	struct events_rec recs[64];
+	uint64_t after = 0;
+	int nev, nbis = 0, ndone = 0;
+
 	if (world_init(&w, "drive.db") != 0)
 		return;
+	T_EQ_INT(events_new(w.st, &ev), 0);
+	w.env.ev = ev;
+	after = events_last_id(ev);
 	T_CHECK((id = world_bisect(&w, "")) > 0);
 	/* tick 1: resolved on the builder, step 0's job made at the midpoint */
 	T_EQ_INT(bisect_tick(&w.env), 0);
@@ -527,7 +536,22 @@ test_drive_finds(void)
 		    "lo95")));
 	}
 	json_decref(v);
+	/* the log went out live: a bisection event per change, the last done */
+	nev = events_wait(ev, after, 0, NULL, recs, 64);
+	T_CHECK(nev > 0);
+	for (i = 0; i < nev; i++) {
+		if (strcmp(recs[i].type, "bisection") != 0)
+			continue;
+		nbis++;
+		ndone = strstr(recs[i].data, "\"state\":\"done\"") != NULL;
+		T_CHECK(strstr(recs[i].data, "\"spec\"") == NULL);
+	}
+	if (nev > 0)
+		events_recs_clear(recs, (size_t)nev);
+	T_CHECK(nbis >= 5);	/* resolved, 2 jobs made, 2 verdicts, done */
+	T_EQ_INT(ndone, 1);
 	store_bisect_free(b);
+	events_free(ev);
 	store_close(w.st);
 }
 
