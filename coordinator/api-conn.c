@@ -19,6 +19,11 @@
  *     (BF_MAX_CONN_WAIT in all): a flood faster than the grace still
  *     never reaches libmicrohttpd's limits, which are left for
  *     connections past their headers (bodies and event streams).
+ * An idle keep-alive connection (one request of it answered) counts as
+ * waiting too, but is evicted after those that never sent a request, and
+ * with a FIN, not into the tarpit: its client's next request on it must
+ * fail at once and be retried, not hang (a browser's event stream sent on
+ * a tarpitted socket stayed "connecting" for the 10 s deadline).
  * Answers (event streams included) have no deadline here; the streams are
  * capped by BF_MAX_SSE_CLIENTS.
  *
@@ -49,6 +54,7 @@ struct api_conn {
 	double since;			/* CLOCK_MONOTONIC seconds of the state */
 	int closing;			/* shut down; waiting for MHD to notice */
 	int ready;			/* its request head is in the socket (conn_late) */
+	int answered;			/* a request of it was answered (keep-alive) */
 };
 
 /* Evicted sockets held open, unread, until their deadline (see
@@ -120,6 +126,15 @@ conn_evict_locked(struct api_conns *cs, struct api_conn *c)
 
 	if (c->closing || c->fd == -1)
 		return;
+	/* An idle keep-alive connection sent a whole request and had its
+	 * answer: a client, not a trickler. It gets a FIN, so a request it
+	 * sends now fails at once and is retried on a new connection (as
+	 * browsers do on a reused socket); the tarpit would leave that
+	 * request unanswered until the deadline. */
+	if (c->answered) {
+		conn_close_locked(c);
+		return;
+	}
 	if ((keep = fcntl(c->fd, F_DUPFD_CLOEXEC, 0)) == -1 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
 	    dup3(sv[0], c->fd, O_CLOEXEC) == -1) {
@@ -182,7 +197,7 @@ static struct api_conn *
 conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, int young,
     size_t *np)
 {
-	struct api_conn *c, *oldest = NULL;
+	struct api_conn *c, *oldest = NULL, *idle = NULL;
 	double born = bf_mono() - BF_CONN_EVICT_GRACE_MS / 1000.0;
 	size_t n = 0;
 
@@ -195,12 +210,17 @@ conn_oldest_waiting(struct api_conns *cs, const struct sockaddr_storage *peer, i
 			continue;
 		if (peer != NULL && !conn_same_peer(&c->peer, peer))
 			continue;
-		if (oldest == NULL)
+		if (c->answered) {
+			if (idle == NULL)
+				idle = c;
+		} else if (oldest == NULL)
 			oldest = c;
 		n++;
 	}
 	*np = n;
-	return oldest;
+	/* the oldest that never sent a request goes first; an idle client's
+	 * keep-alive connection only when there is none */
+	return oldest != NULL ? oldest : idle;
 }
 
 /*
@@ -231,42 +251,51 @@ conn_make_room_locked(struct api_conns *cs, const struct sockaddr_storage *peer,
 	cs->evicted++;
 }
 
+/* Connections waiting for headers past the grace (from peer, or from
+ * anyone when NULL). Caller holds mu. */
+static size_t
+conn_count_waiting(const struct api_conns *cs, const struct sockaddr_storage *peer, double born)
+{
+	const struct api_conn *c;
+	size_t n = 0;
+
+	for (c = cs->head; c != NULL; c = c->next)
+		if (!c->closing && !c->ready && c->state == API_CONN_HEADERS && c->since <= born &&
+		    (peer == NULL || conn_same_peer(&c->peer, peer)))
+			n++;
+	return n;
+}
+
 /*
  * Trim, as conn_make_room_locked does for a new connection, the waiting
  * connections spared by the grace once they have outgrown it: a flood
  * opened faster than the grace then costs BF_MAX_CONN_SLOW_PER_IP threads
  * per address again within a reaper tick, not BF_MAX_CONN_WAIT_PER_IP
- * until the header deadline. Newest first, so the oldest beyond the soft
- * caps go. Quadratic in the connections (BF_MAX_CONNECTIONS), only when
- * more than BF_MAX_CONN_SLOW_PER_IP wait. Caller holds mu.
+ * until the header deadline. Oldest first, those that never sent a
+ * request before idle keep-alive clients, until the soft caps hold.
+ * Quadratic in the connections (BF_MAX_CONNECTIONS), only when more than
+ * BF_MAX_CONN_SLOW_PER_IP wait. Caller holds mu.
  */
 static void
 conn_trim_locked(struct api_conns *cs, double now)
 {
-	struct api_conn *c, *o;
+	struct api_conn *c;
 	double born = now - BF_CONN_EVICT_GRACE_MS / 1000.0;
-	size_t all = 0, same;
+	int pass;
 
-	for (c = cs->head; c != NULL; c = c->next)
-		if (!c->closing && !c->ready && c->state == API_CONN_HEADERS && c->since <= born)
-			all++;
-	if (all <= BF_MAX_CONN_SLOW_PER_IP)
+	if (conn_count_waiting(cs, NULL, born) <= BF_MAX_CONN_SLOW_PER_IP)
 		return;
-	all = 0;
-	for (c = cs->tail; c != NULL; c = c->prev) {
-		if (c->closing || c->ready || c->state != API_CONN_HEADERS || c->since > born)
-			continue;
-		same = 0;
-		for (o = c->next; o != NULL; o = o->next)
-			if (!o->closing && !o->ready && o->state == API_CONN_HEADERS && o->since <= born &&
-			    conn_same_peer(&o->peer, &c->peer))
-				same++;
-		if ((same >= BF_MAX_CONN_SLOW_PER_IP || all >= BF_MAX_CONN_SLOW) && !conn_late(c)) {
-			conn_evict_locked(cs, c);
-			cs->evicted++;
-		} else
-			all++;
-	}
+	for (pass = 0; pass < 2; pass++)
+		for (c = cs->head; c != NULL; c = c->next) {
+			if (c->closing || c->ready || c->state != API_CONN_HEADERS ||
+			    c->since > born || c->answered != pass)
+				continue;
+			if ((conn_count_waiting(cs, &c->peer, born) > BF_MAX_CONN_SLOW_PER_IP ||
+			    conn_count_waiting(cs, NULL, born) > BF_MAX_CONN_SLOW) && !conn_late(c)) {
+				conn_evict_locked(cs, c);
+				cs->evicted++;
+			}
+		}
 }
 
 static void *
@@ -430,6 +459,8 @@ api_conn_set_state(struct api *a, struct MHD_Connection *conn, enum api_conn_sta
 		return;
 	pthread_mutex_lock(&a->conns->mu);
 	if (c->state != st) {
+		if (st == API_CONN_HEADERS)
+			c->answered = 1;	/* back to waiting: its request is done */
 		c->state = st;
 		c->since = bf_mono();
 		c->ready = 0;

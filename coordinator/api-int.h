@@ -394,7 +394,8 @@ int api_repro_recipes(struct api *a, const json_t *bundle, struct recipe **recs,
  * BF_ERR_INVALID with d naming the field.
  */
 int api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
-    const json_t *params, const json_t *knobs, const struct recipe *const *recs,
+    const json_t *params, const json_t *knobs, const json_t *kernels,
+    const struct recipe *const *recs,
     size_t nrecs, json_t *names, int64_t *idp, struct bf_diag *d);
 
 /* api-trust.c: the lab identity, the keyring, imported recipes, the audit log */

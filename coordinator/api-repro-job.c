@@ -12,6 +12,8 @@
 #include "api-int.h"
 #include "job.h"
 #include "jx.h"
+#include "kspec.h"
+#include "path.h"
 #include "plan.h"
 #include "recipe.h"
 #include "recipes.h"
@@ -142,9 +144,69 @@ repro_merge(json_t *doc, const char *key, const json_t *over)
 	return 0;
 }
 
+/*
+ * The bundle's kernels built from this lab's trees: each kernel of the
+ * job's "kernels" gets the git path given for it in kernels (request's
+ * {"NAME": {"git": PATH}}); commit, config, fragments and localversion stay
+ * the bundle's, so the build key comes out the same when the tree, the
+ * config and the compiler are (the bundle's kernel_builds say which it
+ * was). Every kernel needs a tree; patches are the exporting lab's files,
+ * which a bundle does not carry. BF_ERR_INVALID with d naming the field.
+ */
+static int
+repro_kernels(json_t *job, const json_t *kernels, struct bf_diag *d)
+{
+	static const char *const keys[] = { "git", NULL };
+	json_t *bk = json_object_get(job, "kernels"), *spec, *e;
+	const char *name, *git;
+	char p[BF_MAX_NAME + 32];
+	int r;
+
+	if (kernels != NULL && !json_is_object(bk)) {
+		bf_diag_set(d, "kernels", "the bundle's job builds no kernels");
+		return BF_ERR_INVALID;
+	}
+	json_object_foreach((json_t *)kernels, name, e) {
+		snprintf(p, sizeof(p), "kernels.%.*s", BF_MAX_NAME, name);
+		if (json_object_get(bk, name) == NULL) {
+			bf_diag_set(d, p, "the bundle's job has no kernel of that name");
+			return BF_ERR_INVALID;
+		}
+		if (!json_is_object(e)) {
+			bf_diag_set(d, p, "expected {\"git\": PATH}");
+			return BF_ERR_INVALID;
+		}
+		if ((r = jx_only_keys(e, keys, p, d)) != 0 ||
+		    (r = jx_str(e, "git", JX_REQUIRED, PATH_CHECK_MAX, &git, p, d)) != 0)
+			return r;
+	}
+	json_object_foreach(bk, name, spec) {
+		snprintf(p, sizeof(p), "kernels.%.*s", BF_MAX_NAME, name);
+		e = json_object_get(json_object_get(kernels, name), "git");
+		if (e == NULL) {
+			bf_diag_set(d, p, "the bundle's job builds kernel %s from the other lab's git "
+			    "tree; give this lab's: \"kernels\": {\"%s\": {\"git\": PATH}}", name,
+			    name);
+			return BF_ERR_INVALID;
+		}
+		if (json_array_size(json_object_get(spec, "patches")) > 0) {
+			snprintf(p, sizeof(p), "kernels.%.*s.patches", BF_MAX_NAME, name);
+			bf_diag_set(d, p, "the bundle's kernel %s applies patch files of the other "
+			    "lab, which a bundle does not carry: rebuild it from a tree with the "
+			    "patches committed", name);
+			return BF_ERR_INVALID;
+		}
+		/* the path is checked against this lab's git roots with the job */
+		if (!json_is_object(spec) || json_object_set(spec, "git", e) != 0)
+			return BF_ERR_INVALID;
+	}
+	return 0;
+}
+
 int
 api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
-    const json_t *params, const json_t *knobs, const struct recipe *const *recs,
+    const json_t *params, const json_t *knobs, const json_t *kernels,
+    const struct recipe *const *recs,
     size_t nrecs, json_t *names, int64_t *idp, struct bf_diag *d)
 {
 	struct job_spec *job = NULL;
@@ -174,17 +236,13 @@ api_repro_job_create(struct api *a, struct api_req *rq, const json_t *bundle,
 	if (json_object_set_new(doc, "machines", machines) != 0 ||
 	    repro_merge(doc, "params", params) != 0 || repro_merge(doc, "knobs", knobs) != 0)
 		goto oom;
+	/* another lab's git paths mean nothing here: this lab's trees */
+	if ((r = repro_kernels(doc, kernels, d)) != 0)
+		goto out;
 	/* the same plan as POST /jobs makes of it (plan.h) */
-	if ((r = job_from_json(doc, &job, d)) != 0)
+	if ((r = job_from_json(doc, &job, d)) != 0 ||
+	    (r = kspec_check_roots(job->kernels, a->cfg.kernel_git_roots, d)) != 0)
 		goto out;
-	/* another lab's git paths mean nothing here; building from a bundle's
-	 * kernel specs is not done yet (issue 18) */
-	if (job->kernels != NULL) {
-		bf_diag_set(d, "kernels", "a bundle whose job builds kernels cannot be "
-		    "reproduced yet");
-		r = BF_ERR_INVALID;
-		goto out;
-	}
 	if (job_is_suite(job) != suite || (suite ? job->nsuite != nrecs : nrecs != 1)) {
 		bf_diag_set(d, "job", "the bundle's job is %s, its recipes %zu",
 		    job_is_suite(job) ? "a suite" : "one recipe's", nrecs);

@@ -36,6 +36,7 @@ struct repro_req {
 	double delta_pct;
 	json_t *params;		/* overrides, or NULL (borrowed) */
 	json_t *knobs;
+	json_t *kernels;	/* {"NAME": {"git": PATH}}: the trees here, or NULL */
 	int override;		/* an admin reruns an unsigned or untrusted bundle */
 	int64_t compare_job;	/* compare-only against this job here, or 0 */
 	const char *baseline;	/* effects: AXIS:VALUE or "none", or NULL (the default) */
@@ -99,7 +100,7 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
     struct bf_diag *d)
 {
 	static const char *const keys[] = { "url", "bundle", "delta_pct", "machines", "params",
-	    "knobs", "override", "compare_job", "baseline", "effect_delta_pct", NULL };
+	    "knobs", "override", "compare_job", "baseline", "effect_delta_pct", "kernels", NULL };
 	static const char *const mkeys[] = { "class", NULL };
 	json_t *m = NULL;
 	int r;
@@ -131,6 +132,7 @@ repro_read_request(struct api *a, struct api_req *rq, struct repro_req *q, unsig
 	    (r = jx_obj(q->body, "machines", JX_OPTIONAL, &m, "", d)) != 0 ||
 	    (r = jx_obj(q->body, "params", JX_OPTIONAL, &q->params, "", d)) != 0 ||
 	    (r = jx_obj(q->body, "knobs", JX_OPTIONAL, &q->knobs, "", d)) != 0 ||
+	    (r = jx_obj(q->body, "kernels", JX_OPTIONAL, &q->kernels, "", d)) != 0 ||
 	    (r = jx_bool(q->body, "override", JX_OPTIONAL, &q->override, "", d)) != 0 ||
 	    (r = jx_int(q->body, "compare_job", JX_OPTIONAL, 1, INT64_MAX, &q->compare_job, "",
 	    d)) != 0 ||
@@ -446,7 +448,7 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			repro_match_error(rs, r, miss, &d);
 			goto out;
 		}
-		if ((r = api_repro_job_create(a, rq, q.bundle, q.params, q.knobs,
+		if ((r = api_repro_job_create(a, rq, q.bundle, q.params, q.knobs, q.kernels,
 		    (const struct recipe *const *)recs, nrecs, names, &job_id, &d)) != 0) {
 			api_error(rs, r == BF_ERR_ALLOC || r == BF_ERR_DB ?
 			    MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_UNPROCESSABLE_CONTENT, d.field,
@@ -454,10 +456,11 @@ api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			goto out;
 		}
 	}
-	if ((info = json_pack("{s:O,s:O,s:O,s:o,s:o,s:s,s:O,s:b,s:s?}", "matches", matches,
+	if ((info = json_pack("{s:O,s:O,s:O,s:o,s:o,s:o,s:s,s:O,s:b,s:s?}", "matches", matches,
 	    "notes", notes, "origin", json_object_get(q.bundle, "origin"), "params",
 	    q.params ? json_incref(q.params) : json_null(), "knobs",
-	    q.knobs ? json_incref(q.knobs) : json_null(), "mode", compare ? "compare" : "rerun",
+	    q.knobs ? json_incref(q.knobs) : json_null(), "kernels",
+	    q.kernels ? json_incref(q.kernels) : json_null(), "mode", compare ? "compare" : "rerun",
 	    "trust", trust, "override", !compare && q.override && strcmp(tstate, "signed") != 0,
 	    "override_by", !compare && q.override && strcmp(tstate, "signed") != 0 ? actor :
 	    NULL)) == NULL)
@@ -623,13 +626,48 @@ out:
 	return r;
 }
 
+/* One line per kernel of the bundle (bundle_kernels_compare's array). */
+static int
+repro_kernels_text(const json_t *kernels, struct buf *b)
+{
+	const json_t *k, *bu, *he;
+	size_t i;
+	int r = 0;
+
+	json_array_foreach(kernels, i, k) {
+		bu = json_object_get(k, "bundle");
+		he = json_object_get(k, "here");
+		if (i == 0 && (r = buf_puts(b, "\nkernels built\n")) != 0)
+			break;
+		if (!json_is_object(he))
+			r = buf_printf(b, "  %s: the bundle's build %.12s (config %.12s); not booted "
+			    "here\n", json_string_value(json_object_get(k, "name")),
+			    json_string_value(json_object_get(bu, "key")),
+			    json_string_value(json_object_get(bu, "config_sha256")));
+		else
+			r = buf_printf(b, "  %s: the bundle's build %.12s (config %.12s), here %.12s "
+			    "(config %.12s): %s, %s\n", json_string_value(json_object_get(k, "name")),
+			    json_string_value(json_object_get(bu, "key")),
+			    json_string_value(json_object_get(bu, "config_sha256")),
+			    json_string_value(json_object_get(he, "key")),
+			    json_string_value(json_object_get(he, "config_sha256")),
+			    json_is_true(json_object_get(k, "same_build")) ? "the same build" :
+			    "another build (tree, compiler or arch differ)",
+			    json_is_true(json_object_get(k, "same_config")) ? "the same .config" :
+			    "the .config differs");
+		if (r != 0)
+			break;
+	}
+	return r;
+}
+
 void
 api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 {
 	struct store_repro *x = NULL;
 	struct bf_diag d;
 	json_t *bundle = NULL, *info = NULL, *job = NULL, *samples = NULL, *runs = NULL;
-	json_t *fps = NULL, *rep = NULL, *snaps = NULL;
+	json_t *fps = NULL, *rep = NULL, *snaps = NULL, *kcmp = NULL;
 	const char *fmt = api_query(rq, "format"), *state, *mode, *sigtext;
 	const char *base = api_query(rq, "baseline"), *edq = api_query(rq, "effect_delta_pct");
 	double edelta = 0;
@@ -714,7 +752,13 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 			    d.field[0] ? d.field : NULL, "%s", d.msg[0] ? d.msg : bf_err_str(r));
 			goto out;
 		}
-		if (json_object_set_new(rep, "id", json_integer(x->id)) != 0 ||
+		if ((r = bundle_kernels_compare(a->st, bundle, json_object_get(runs, "runs"),
+		    &kcmp)) != 0) {
+			api_store_error(rs, r, "the reproduction's kernel builds");
+			goto out;
+		}
+		if ((kcmp != NULL && json_object_set_new(rep, "kernels", kcmp) != 0) ||
+		    json_object_set_new(rep, "id", json_integer(x->id)) != 0 ||
 		    json_object_set_new(rep, "state", json_string("done")) != 0 ||
 		    json_object_set_new(rep, "job_id", json_integer(x->job_id)) != 0 ||
 		    json_object_set_new(rep, "job_state", json_string(state)) != 0 ||
@@ -770,6 +814,8 @@ api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    "", json_is_true(json_object_get(info, "override")) ?
 	    json_string_value(json_object_get(info, "override_by")) : "")) == 0)
 		r = repro_report_text(rep, &b);
+	if (r == 0)
+		r = repro_kernels_text(json_object_get(rep, "kernels"), &b);
 	if (r != 0) {
 		api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "report: %s", bf_err_str(r));
 		goto out;

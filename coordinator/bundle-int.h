@@ -40,4 +40,14 @@ int bundle_check_recipes(const json_t *doc, struct bf_diag *d);
 int bundle_check_run_workload(const json_t *doc, const json_t *run, const char *path,
     struct bf_diag *d);
 
+/* bundle-kernels.c: the kernels a job built (issue 18). */
+/* Set doc's "kernel_builds" to [{"name", "release", "key", "*_sha256"}], one
+ * per kernel of job's "kernels" that a run of runs (the store's view, with
+ * req_kernel) booted; no key at all when the job builds none. */
+int bundle_export_kernels(struct store *st, const json_t *job, const json_t *runs, json_t *doc,
+    struct bf_diag *d);
+/* A received "kernel_builds" (optional): each entry's keys, hashes, a
+ * release, and a name that is a kernel of the bundle's job. */
+int bundle_check_kernels(const json_t *doc, struct bf_diag *d);
+
 #endif

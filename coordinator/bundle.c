@@ -421,7 +421,8 @@ bundle_export(struct store *st, int64_t job_id, json_t **out, struct bf_diag *d)
 			}
 		}
 	}
-	if ((r = bundle_export_snapshots(st, runs, doc, d)) != 0)
+	if ((r = bundle_export_snapshots(st, runs, doc, d)) != 0 ||
+	    (r = bundle_export_kernels(st, job, json_object_get(runsj, "runs"), doc, d)) != 0)
 		goto out;
 	json_object_foreach(names, name, v) {
 		if ((r = machine_entry(st, json_object_get(runsj, "runs"), name, &e)) != 0)
@@ -666,10 +667,10 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 	    "samples", "sha256", "signature", NULL };
 	static const char *const keys_v2[] = { "format", "version", "benchfleet_version",
 	    "origin", "job", "job_sha256", "recipe", "recipe_sha256", "machines", "runs",
-	    "snapshots", "samples", "sha256", "signature", NULL };
+	    "snapshots", "samples", "kernel_builds", "sha256", "signature", NULL };
 	static const char *const keys_v3[] = { "format", "version", "benchfleet_version",
 	    "origin", "job", "job_sha256", "recipes", "machines", "runs", "snapshots",
-	    "samples", "sha256", "signature", NULL };
+	    "samples", "kernel_builds", "sha256", "signature", NULL };
 	const char *s, *jh, *rh = NULL, *th;
 	json_t *a, *v, *job, *recipe = NULL, *origin, *snaps = NULL;
 	int64_t n, version, *ids = NULL;
@@ -709,7 +710,8 @@ bundle_check(const json_t *doc, struct bf_diag *d)
 		goto out;
 	/* the job's hash before its entries are read against it */
 	if ((r = hash_matches(job, jh, "job_sha256", d)) != 0 ||
-	    (version >= 3 && (r = bundle_check_recipes(doc, d)) != 0))
+	    (version >= 3 && (r = bundle_check_recipes(doc, d)) != 0) ||
+	    (r = bundle_check_kernels(doc, d)) != 0)
 		goto out;
 	if ((r = jx_arr(doc, "machines", JX_REQUIRED, 0, BUNDLE_MAX_MACHINES, &a, "", d)) != 0)
 		goto out;

@@ -37,6 +37,7 @@ struct store;
 #define BUNDLE_MIN_VERSION	1
 #define BUNDLE_MAX_SNAPSHOTS	BUNDLE_MAX_RUNS
 #define BUNDLE_MAX_MACHINES	1024
+#define BUNDLE_MAX_KERNEL_BUILDS 64	/* builds a job booted: a few per kernel name */
 #define BUNDLE_MAX_RUNS		((size_t)BF_MAX_CELLS * 16)
 #define BUNDLE_MAX_SAMPLES	((size_t)1000000)	/* every raw sample of a job */
 
@@ -121,5 +122,17 @@ const json_t *bundle_machine(const json_t *doc, const char *name);
  * probed). BF_ERR_* from the store. */
 int bundle_run_fingerprint(struct store *st, const json_t *runs, const char *name,
     char **text);
+
+/*
+ * The bundle's kernel builds against those this lab's rerun booted (runs:
+ * the rerun job's, from api_view_job_runs_get): *out (the caller decrefs;
+ * NULL when the bundle lists none) is [{"name", "bundle": {"key",
+ * "release", "config_sha256"}, "here": {…} | null (not booted yet or
+ * failed), "same_build", "same_config": true | false | null}]. The same
+ * key means the same tree, .config, compiler and arch; the same config
+ * with another key, another compiler or tree.
+ */
+int bundle_kernels_compare(struct store *st, const json_t *bundle, const json_t *runs,
+    json_t **out);
 
 #endif

@@ -352,8 +352,8 @@ static void
 kd_from_row(const struct kdispatch_env *env, const struct runner_claim *rc, const char *key,
     struct kdispatch_kernel *k, struct run_outcome *o)
 {
-	json_t *row = NULL;
-	const char *s, *name = rc->c->kernel;
+	struct store_kbuild row;
+	const char *name = rc->c->kernel;
 	int r;
 
 	if ((r = store_kbuild_get(env->renv->st, key, &row)) != 0) {
@@ -361,35 +361,28 @@ kd_from_row(const struct kdispatch_env *env, const struct runner_claim *rc, cons
 		    bf_err_str(r));
 		return;
 	}
-	s = json_string_value(json_object_get(row, "state"));
-	if (s == NULL || strcmp(s, "building") == 0) {
+	if (strcmp(row.state, "done") != 0 && strcmp(row.state, "failed") != 0) {
 		kdispatch_set(o, RUN_REQUEUE, NULL, "kernel %s: build %.12s is being built", name,
 		    key);
-		goto out;
+		return;
 	}
-	if (strcmp(s, "failed") == 0) {
-		s = json_string_value(json_object_get(row, "error"));
+	if (strcmp(row.state, "failed") == 0) {
 		kdispatch_set(o, RUN_FINISH, "failed", "kernel %s (build key %.12s): the build failed: "
-		    "%s", name, key, s != NULL ? s : "(no error line)");
-		goto out;
+		    "%s", name, key, row.error[0] != '\0' ? row.error : "(no error line)");
+		return;
 	}
 	snprintf(k->key, sizeof(k->key), "%s", key);
-#define KD_COPY(f, field) snprintf(k->f, sizeof(k->f), "%s", \
-	(s = json_string_value(json_object_get(row, field))) != NULL ? s : "")
-	KD_COPY(release, "release");
-	KD_COPY(image_sha256, "image_sha256");
-	KD_COPY(config_sha256, "config_sha256");
-	KD_COPY(modules_sha256, "modules_sha256");
-#undef KD_COPY
+	snprintf(k->release, sizeof(k->release), "%s", row.release);
+	snprintf(k->image_sha256, sizeof(k->image_sha256), "%s", row.image_sha256);
+	snprintf(k->config_sha256, sizeof(k->config_sha256), "%s", row.config_sha256);
+	snprintf(k->modules_sha256, sizeof(k->modules_sha256), "%s", row.modules_sha256);
 	if (boot_check_release(k->release, NULL) != 0 || !sha256_is_hex(k->image_sha256) ||
 	    !sha256_is_hex(k->config_sha256)) {
 		kdispatch_set(o, RUN_FINISH, "failed", "kernel %s: build %.12s is done but lacks a "
 		    "release, image or config", name, key);
-		goto out;
+		return;
 	}
 	o->action = RUN_PROCEED;
-out:
-	json_decref(row);
 }
 
 /* The build of key on the builder, its row set done or failed. */

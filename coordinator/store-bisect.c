@@ -1,6 +1,6 @@
 /*
  * store-bisect.c: the store's side of a bisection (bisect.h, schema step
- * 16). The store is the single source of truth: a step's row and the job
+ * 17). The store is the single source of truth: a step's row and the job
  * that measures it are written in one transaction, and a verdict with the
  * bisection's new interval in another, so a coordinator killed at any
  * moment resumes from what is here and never makes a step's job twice.

@@ -42,9 +42,9 @@ enum store_q {
 	Q_RI_ADD, Q_RI_GET, Q_RI_BY_NAME, Q_RI_LIST, Q_LAB_ADD, Q_LAB_DEL, Q_LAB_BY_KEY,
 	Q_LAB_LIST, Q_AUDIT_ADD, Q_AUDIT_LIST,
 	/* kernel builds (schema step 14, store-kbuild.c) */
-	Q_KB_INSERT, Q_KB_STEAL, Q_KB_STATE, Q_KB_RENEW, Q_KB_FINISH, Q_KB_GET, Q_KB_TOUCH,
+	Q_KB_INSERT, Q_KB_STEAL, Q_KB_STATE, Q_KB_RENEW, Q_KB_FINISH, Q_KB_GET, Q_KB_BY_RELEASE, Q_KB_TOUCH,
 	Q_KA_ADD, Q_KA_GET, Q_ART_GET, Q_KA_TOTAL, Q_KB_OLDEST, Q_KB_DEL, Q_KA_ORPHANS, Q_KA_DEL,
-	/* bisections (schema step 16, store-bisect.c) */
+	/* bisections (schema step 17, store-bisect.c) */
 	Q_BI_ADD, Q_BI_GET, Q_BI_LIST, Q_BI_RUNNING, Q_BI_SET, Q_BI_CANCEL, Q_BS_ADD, Q_BS_LIST,
 	Q_BS_SET,
 	/* several coordinators (schema step 6) */
@@ -147,13 +147,6 @@ char *store_text_clean(const char *p, size_t n, size_t max, size_t *lenp);
  * unless required; d may be NULL. BF_ERR_INVALID. */
 int store_check_str(const char *v, const char *field, size_t max, int required,
     struct bf_diag *d);
-/* p[0..n) as a JSON string, invalid UTF-8 cut out. NULL on ENOMEM. */
-json_t *store_jtext(const char *p, size_t n);
-/* Column i as a new JSON value: NULL as null, JSON text columns (named
- * axes, values, spec, machine_names) parsed, null if corrupt. */
-json_t *store_col_json(struct db_stmt *st, int i);
-/* The row from column first on as an object keyed by column names. */
-int store_row_json(struct db_stmt *st, int first, json_t **out);
 /* One row of a page into the struct at elem (store_page); its clear
  * frees what fill copied, even when fill failed halfway. */
 typedef int (*store_row_fn)(struct db_stmt *st, void *elem);

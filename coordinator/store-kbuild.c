@@ -6,6 +6,7 @@
  * lease lets another take over. The artifacts' bytes are files
  * (kstore.c); the rows say which exist and which builds name them.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,8 @@
 #include "store-int.h"
 
 #define KB_MAX_SPEC	(64 * 1024)	/* a spec's JSON in the row */
-#define KB_MAX_ERROR	1024		/* the compiler's error line */
-#define KB_MAX_RELEASE	64		/* a release as uname -r prints it */
+#define KB_MAX_ERROR	STORE_KB_MAX_ERROR
+#define KB_MAX_RELEASE	STORE_KB_MAX_RELEASE
 
 static const char *const kb_kinds[] = { "image", "modules", "config", "sysmap", "log", NULL };
 
@@ -156,26 +157,77 @@ store_kbuild_finish(struct store *s, const char *key, const struct store_kbuild_
 	return store_tx(s, kb_finish_tx, &a);
 }
 
-int
-store_kbuild_get(struct store *s, const char *key, json_t **out)
+/* Text column i of st into dst[0..n), "" for NULL; BF_ERR_DB when
+ * it does not fit (the store wrote none that long). */
+static int
+kb_col(struct db_stmt *st, int i, char *dst, size_t n)
+{
+	const char *v = db_col_text(st, i);
+	size_t len = v != NULL ? strlen(v) : 0;
+
+	if (len >= n)
+		return BF_ERR_DB;
+	memcpy(dst, v != NULL ? v : "", len);
+	dst[len] = '\0';
+	return 0;
+}
+
+/* Q_KB_GET's text columns, by position, into struct store_kbuild. */
+static const struct {
+	int col;
+	size_t off, size;
+} kb_text[] = {
+#define KB_F(c, f) { c, offsetof(struct store_kbuild, f), sizeof(((struct store_kbuild *)0)->f) }
+	KB_F(0, key), KB_F(1, state), KB_F(2, machine), KB_F(3, release),
+	KB_F(4, config_sha256), KB_F(5, image_sha256), KB_F(6, modules_sha256),
+	KB_F(7, sysmap_sha256), KB_F(8, log_sha256), KB_F(9, error),
+#undef KB_F
+};
+
+/* The row of query id bound to arg into *out. */
+static int
+kb_get(struct store *s, enum store_q id, const char *arg, struct store_kbuild *out)
 {
 	struct db_stmt *st = NULL;
+	size_t i;
 	int r;
 
-	*out = NULL;
-	if (s == NULL || !kb_key_ok(key))
-		return BF_ERR_INVALID;
 	store_lock(s);
-	if ((r = store_q(s, Q_KB_GET, &st, "t", key)) != 0 || (r = store_q_step(s, st)) < 0)
+	if ((r = store_q(s, id, &st, "t", arg)) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;
 	if (r == 0) {
 		r = BF_ERR_NOTFOUND;
 		goto out;
 	}
-	r = store_row_json(st, 0, out);
+	r = 0;
+	for (i = 0; i < sizeof(kb_text) / sizeof(kb_text[0]) && r == 0; i++)
+		r = kb_col(st, kb_text[i].col, (char *)out + kb_text[i].off, kb_text[i].size);
+	out->created_at = db_col_int64(st, 10);
+	out->finished_at = db_col_int64(st, 11);
+	out->last_used = db_col_int64(st, 12);
 out:
 	store_unlock(s);
+	if (r != 0)
+		memset(out, 0, sizeof(*out));
 	return r;
+}
+
+int
+store_kbuild_get(struct store *s, const char *key, struct store_kbuild *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s == NULL || !kb_key_ok(key))
+		return BF_ERR_INVALID;
+	return kb_get(s, Q_KB_GET, key, out);
+}
+
+int
+store_kbuild_by_release(struct store *s, const char *release, struct store_kbuild *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s == NULL || store_check_str(release, "release", KB_MAX_RELEASE, 1, NULL) != 0)
+		return BF_ERR_INVALID;
+	return kb_get(s, Q_KB_BY_RELEASE, release, out);
 }
 
 int

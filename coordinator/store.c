@@ -289,6 +289,12 @@ static const char *const store_sql[Q__COUNT] = {
 	[Q_KB_GET] = "SELECT key, state, machine, release, config_sha256, image_sha256,"
 	    " modules_sha256, sysmap_sha256, log_sha256, error, created_at, finished_at,"
 	    " last_used FROM kernel_builds WHERE key = ?1",
+	/* the release names its key's first bytes (-bf<key8>): the newest
+	 * done build of that release, when two keys share the tag */
+	[Q_KB_BY_RELEASE] = "SELECT key, state, machine, release, config_sha256, image_sha256,"
+	    " modules_sha256, sysmap_sha256, log_sha256, error, created_at, finished_at,"
+	    " last_used FROM kernel_builds WHERE release = ?1 AND state = 'done'"
+	    " ORDER BY finished_at DESC LIMIT 1",
 	[Q_KB_TOUCH] = "UPDATE kernel_builds SET last_used = ?2 WHERE key = ?1",
 	[Q_KA_ADD] = "INSERT INTO kernel_artifacts (sha256, kind, size, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
@@ -302,7 +308,7 @@ static const char *const store_sql[Q__COUNT] = {
 	    " (SELECT 1 FROM kernel_builds b WHERE a.sha256 IN (b.config_sha256, b.image_sha256,"
 	    " b.modules_sha256, b.sysmap_sha256, b.log_sha256)) ORDER BY a.sha256 LIMIT 64",
 	[Q_KA_DEL] = "DELETE FROM kernel_artifacts WHERE sha256 = ?1",
-	/* bisections (schema step 16, store-bisect.c) */
+	/* bisections (schema step 17, store-bisect.c) */
 	[Q_BI_ADD] = "INSERT INTO bisections (spec, state, lo, hi, created_at, updated_at)"
 	    " VALUES (?1, 'running', 0, 0, ?2, ?2) RETURNING id",
 	[Q_BI_GET] = "SELECT id, spec, state, commits, lo, hi, first_bad, message, machine_s,"
@@ -675,94 +681,6 @@ store_text_clean(const char *p, size_t n, size_t max, size_t *lenp)
 	if (lenp != NULL)
 		*lenp = len;
 	return o;
-}
-
-json_t *
-store_jtext(const char *p, size_t n)
-{
-	json_t *v;
-	char *c;
-	size_t len;
-
-	if ((v = json_stringn(p, n)) != NULL)
-		return v;
-	if ((c = store_text_clean(p, n, SIZE_MAX - 1, &len)) == NULL)
-		return NULL;
-	v = json_stringn(c, len);
-	free(c);
-	return v;
-}
-
-static int
-is_json_column(const char *name)
-{
-	static const char *const cols[] = { "axes", "values", "spec", "machine_names", "knobs",
-	    "knobs_requested", "fingerprint" };
-	size_t i;
-
-	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		if (strcmp(name, cols[i]) == 0)
-			return 1;
-	return 0;
-}
-
-json_t *
-store_col_json(struct db_stmt *st, int i)
-{
-	const char *name, *text;
-	json_t *v;
-
-	switch (db_col_type(st, i)) {
-	case DB_NULL:
-		return json_null();
-	case DB_INT:
-		return json_integer(db_col_int64(st, i));
-	case DB_FLOAT:
-		return json_real(db_col_double(st, i));
-	default:
-		text = db_col_text(st, i);
-		if (text == NULL)
-			return NULL;
-		name = db_col_name(st, i);
-		if (name != NULL && is_json_column(name)) {
-			/* Written by us after validation; damage shows as null. */
-			if ((v = json_loads(text, 0, NULL)) == NULL)
-				v = json_null();
-			return v;
-		}
-		return store_jtext(text, (size_t)db_col_bytes(st, i));
-	}
-}
-
-int
-store_row_json(struct db_stmt *st, int first, json_t **out)
-{
-	json_t *o = NULL, *v;
-	const char *name;
-	int i, n, r;
-
-	if ((o = json_object()) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto out;
-	}
-	n = db_col_count(st);
-	for (i = first; i < n; i++) {
-		if ((name = db_col_name(st, i)) == NULL ||
-		    (v = store_col_json(st, i)) == NULL) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-		if (json_object_set_new(o, name, v) != 0) {
-			r = BF_ERR_ALLOC;
-			goto out;
-		}
-	}
-	*out = o;
-	o = NULL;
-	r = 0;
-out:
-	json_decref(o);
-	return r;
 }
 
 int

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "caps.h"
 #include "err.h"
 
 struct store;
@@ -433,9 +434,26 @@ struct store_kbuild_out {
  * the build is not this coordinator's (its lease lapsed and another took
  * it); BF_ERR_INVALID for a hash that is not one or an unknown artifact. */
 int store_kbuild_finish(struct store *s, const char *key, const struct store_kbuild_out *o);
-/* The row as an object (key, state, machine, release, *_sha256, error,
- * created_at, finished_at, last_used); BF_ERR_NOTFOUND. Caller decrefs. */
-int store_kbuild_get(struct store *s, const char *key, json_t **out);
+/* A build key's row, by value: nothing to free. The hashes are "" when
+ * the build has none (no modules; a failed build), error "" unless
+ * failed. A stored text longer than its field reads as BF_ERR_DB. */
+#define STORE_KB_MAX_RELEASE	64	/* a release as uname -r prints it */
+#define STORE_KB_MAX_ERROR	1024	/* the compiler's error line */
+struct store_kbuild {
+	char key[65];
+	char state[12];				/* building, done, failed */
+	char machine[BF_MAX_NAME + 1];		/* the builder */
+	char release[STORE_KB_MAX_RELEASE + 1];
+	char config_sha256[65], image_sha256[65], modules_sha256[65];
+	char sysmap_sha256[65], log_sha256[65];
+	char error[STORE_KB_MAX_ERROR + 1];
+	int64_t created_at, finished_at, last_used;	/* 0: not yet */
+};
+/* The row of key into *out; BF_ERR_NOTFOUND. */
+int store_kbuild_get(struct store *s, const char *key, struct store_kbuild *out);
+/* The done build whose release (uname -r of the kernel it made) is
+ * release: what a run's kernel names; BF_ERR_NOTFOUND. */
+int store_kbuild_by_release(struct store *s, const char *release, struct store_kbuild *out);
 /* A job used the build now (retention keeps the recently used). */
 int store_kbuild_touch(struct store *s, const char *key);
 #define STORE_KA_KINDS	"image, modules, config, sysmap, log"
@@ -639,7 +657,7 @@ int store_samples_select(const struct store_samples *ss, int (*keep)(const json_
 const struct store_series *store_cell_series(const struct store_cell *c, const char *metric);
 void store_samples_free(struct store_samples *ss);
 
-/* --- bisections (store-bisect.c, schema step 16; bisect.h) --- */
+/* --- bisections (store-bisect.c, schema step 17; bisect.h) --- */
 /* A bisection's row. Text fields owned; free with store_bisect_free. */
 struct store_bisect {
 	int64_t id;

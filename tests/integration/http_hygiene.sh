@@ -265,6 +265,15 @@ held=$(( ($(date +%s%N) - t0) / 1000000 ))
 kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null; exec {tfd}>&-
 echo "a trickled header was cut after $held ms"
 check "a trickled header is cut near the 10 s deadline ($held ms)" test "$held" -ge 9000 -a "$held" -lt 15000
+# Idle keep-alive clients past the per-address cap of connections waiting
+# for headers (a browser's six, node's, curl's): the oldest go, but with a
+# FIN, so that a request sent on one fails at once and is retried on a new
+# connection. Into the tarpit it hung for the 10 s deadline (the
+# dashboard's event stream stuck "connecting" in web_ui).
+out=$(hy idle "$port" 24 4)
+echo "keep-alive clients over the cap: $out"
+check_contains "idle keep-alive clients over the cap: none hangs" "$out" " hung 0"
+check "... and the newest are still served" test "$(sed -n 's/.*answered \([0-9]*\).*/\1/p' <<<"$out")" -ge 10
 # the same from 200 addresses, 10 each: under every per-address cap
 flood "200 addresses" 200 320
 # An honest burst on a loaded box: 256 event streams opened at once while

@@ -92,12 +92,18 @@ check_eq "ssh as the lab user with the lab key" "$(lab_ssh "$work/lab_key" id -u
 check "ssh as the lab user with the fleet's key is refused" \
 	fails lab_ssh "$fleet/client_key" true
 
-want="(root) NOPASSWD: $home/.benchfleet/benchfleet-agent, /usr/sbin/kexec, /usr/bin/systemctl kexec, /usr/sbin/grub-reboot, /usr/sbin/reboot \"\""
+want="(root) NOPASSWD: $home/.benchfleet/benchfleet-agent, /usr/sbin/kexec, /usr/bin/systemctl kexec, /usr/sbin/grub-reboot, /usr/sbin/reboot \"\", /usr/bin/install, /usr/bin/tar, /usr/sbin/update-initramfs"
 got=$(lab_ssh "$work/lab_key" sudo -n -l 2>/dev/null |
 	sed -n '/may run the following commands/,$p' | tail -n +2 | sed 's/^[[:space:]]*//')
 check_eq "sudo -n -l: exactly the allowed commands" "$got" "$want"
 check "sudo -n true is refused" fails lab_ssh "$work/lab_key" sudo -n true
 check "sudo -n -l reboot: allowed" quiet lab_ssh "$work/lab_key" sudo -n -l /usr/sbin/reboot
+# what a built kernel's install runs (kdispatch-install.c), as it runs it
+check "a kernel install's sudo -n install: allowed" quiet lab_ssh "$work/lab_key" \
+	sudo -n -l install -m 0644 -- /tmp/x /boot/vmlinuz-6.1.0-bf00000000
+check "... sudo -n tar: allowed" quiet lab_ssh "$work/lab_key" sudo -n -l tar --no-same-owner -C / -xzf /tmp/x
+check "... sudo -n update-initramfs: allowed" quiet lab_ssh "$work/lab_key" \
+	sudo -n -l update-initramfs -c -k 6.1.0-bf00000000
 check "sudo -n -l reboot now: refused (no arguments allowed)" \
 	fails lab_ssh "$work/lab_key" sudo -n -l /usr/sbin/reboot now
 # sudo -l CMD needs CMD to exist.

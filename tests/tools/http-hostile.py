@@ -178,6 +178,64 @@ def cmd_bodies(d):
     w("near-cap.json", near)
 
 
+def cmd_idle(port, n, fresh):
+    """n keep-alive clients each answered once, idle past the grace, then
+    fresh new connections that send nothing (a flood's start), then each
+    idle client asks again: an answer or a prompt close is fine (a client
+    retries on a new connection), silence is not."""
+    req = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    idle = []
+    for _ in range(n):
+        s = connect(port)
+        s.sendall(req)
+        s.settimeout(5)
+        got = b""
+        while b"\r\n\r\n" not in got:
+            d = s.recv(4096)
+            if not d:
+                break
+            got += d
+        head, _, body = got.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            k, _, v = line.partition(b":")
+            if k.strip().lower() == b"content-length":
+                length = int(v)
+        while len(body) < length:
+            d = s.recv(4096)
+            if not d:
+                break
+            body += d
+        if b" 200 " not in head.split(b"\r\n")[0] + b" " or len(body) != length:
+            print("first answer missing")
+            return
+        idle.append(s)
+    time.sleep(0.6)
+    new = [connect(port) for _ in range(fresh)]
+    time.sleep(1.2)        # a few reaper ticks
+    answered = closed = hung = 0
+    for s in idle:
+        try:
+            s.sendall(req)
+        except OSError:
+            closed += 1
+            continue
+        s.settimeout(3)
+        try:
+            d = s.recv(65536)
+            if d:
+                answered += 1
+            else:
+                closed += 1
+        except socket.timeout:
+            hung += 1
+        except OSError:
+            closed += 1
+    for s in idle + new:
+        s.close()
+    print("idle %d: answered %d closed %d hung %d" % (n, answered, closed, hung))
+
+
 def main():
     c = sys.argv[1]
     if c == "raw":
@@ -189,6 +247,8 @@ def main():
         cmd_early(int(sys.argv[2]), sys.argv[3])
     elif c == "burst":
         cmd_burst(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
+    elif c == "idle":
+        cmd_idle(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif c == "bodies":
         cmd_bodies(sys.argv[2])
     else:

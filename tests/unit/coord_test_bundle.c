@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "api-view.h"
 #include "bundle.h"
 #include "bundle_fixture.h"
 #include "caps.h"
@@ -241,6 +242,7 @@ test_export_and_tamper(void)
 	T_EQ_INT(json_array_size(json_object_get(b, "samples")), 6);
 	T_EQ_INT(json_array_size(json_object_get(b, "runs")), 2);
 	T_EQ_INT(json_array_size(json_object_get(b, "machines")), 1);
+	T_CHECK(json_object_get(b, "kernel_builds") == NULL);	/* it built none */
 	T_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(b, "machines"),
 	    0), "kernel_config_sha256")),
 	    "1fa1000000000000000000000000000000000000000000000000000000000000");
@@ -791,6 +793,154 @@ out:
 	unlink(dbpath);
 }
 
+#define KB_KEY	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define KB_IMG	"1111111111111111111111111111111111111111111111111111111111111111"
+#define KB_CFG	"2222222222222222222222222222222222222222222222222222222222222222"
+#define KB_REL	"6.1.0-bft-bfaaaaaaaa"
+
+/*
+ * A job that built its kernel (issue 18): the bundle lists the build the
+ * run booted (key, release, each artifact's sha256) for another lab to
+ * rebuild and compare, or to fetch by hash; a kernel the job never
+ * booted is not listed; a forged entry is refused naming its field.
+ */
+static void
+test_kernel_builds(void)
+{
+	struct store *s = NULL;
+	struct store_machine m;
+	struct store_run_new rn;
+	struct store_claim *c = NULL;
+	struct store_kbuild_out o;
+	struct store_sample smp;
+	struct bf_diag d;
+	json_t *b = NULL, *e, *x, *runs = NULL, *cmp = NULL;
+	char path[256];
+	int64_t job = 0;
+	int take = -1;
+
+	snprintf(path, sizeof(path), "/tmp/bf-bundle-kb.%d.db", (int)getpid());
+	unlink(path);
+	bf_diag_clear(&d);
+	T_EQ_INT(store_open(path, &s, &d), 0);
+	if (s == NULL)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.name = "h1";
+	m.host = "127.0.0.1";
+	m.port = 2222;
+	m.user = "bench";
+	m.klass = "lab";
+	T_EQ_INT(store_machine_add(s, &m, NULL), 0);
+	memset(&rn, 0, sizeof(rn));
+	rn.label = "kernel=tiny";
+	rn.axes_json = "{\"kernel\":\"tiny\"}";
+	rn.values_json = "{}";
+	rn.kernel = "tiny";
+	rn.iterations = 1;
+	rn.timeout_s = 600;
+	T_EQ_INT(store_job_create(s, "demo", "t", "{\"job\":{\"recipe\":\"demo\","
+	    "\"machines\":{\"class\":\"lab\"},\"kernels\":{\"tiny\":{\"git\":\"/srv/linux\","
+	    "\"commit\":\"v6.1\",\"config\":\"tinyconfig\"},\"other\":{\"git\":\"/srv/linux\","
+	    "\"commit\":\"v6.2\",\"config\":\"tinyconfig\"}},\"matrix\":{\"kernel\":[\"tiny\"]}},"
+	    "\"recipe\":{\"name\":\"demo\",\"command\":[\"true\"]}}", "lab", NULL, &rn, 1,
+	    &job), 0);
+	/* the build, done */
+	T_EQ_INT(store_kbuild_take(s, KB_KEY, "{}", "h1", 60, &take), 0);
+	T_EQ_INT(store_kartifact_add(s, KB_IMG, "image", 100), 0);
+	T_EQ_INT(store_kartifact_add(s, KB_CFG, "config", 10), 0);
+	memset(&o, 0, sizeof(o));
+	o.release = KB_REL;
+	o.image_sha256 = KB_IMG;
+	o.config_sha256 = KB_CFG;
+	T_EQ_INT(store_kbuild_finish(s, KB_KEY, &o), 0);
+	/* the run booted it */
+	T_EQ_INT(store_run_claim(s, "h1", "lab", 60, &c), 0);
+	if (c == NULL)
+		goto out;
+	T_EQ_INT(store_run_set_info(s, c->run_id, "h1", KB_REL, "boot-a"), 0);
+	smp.metric = "faults";
+	smp.value = 1;
+	smp.unit = "count";
+	T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, &smp, 1), 0);
+	T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+
+	T_EQ_INT(bundle_export(s, job, &b, &d), 0);
+	if (b == NULL) {
+		fprintf(stderr, "export: %s\n", d.msg);
+		goto out;
+	}
+	T_EQ_INT(json_array_size(json_object_get(b, "kernel_builds")), 1);
+	e = json_array_get(json_object_get(b, "kernel_builds"), 0);
+	T_EQ_STR(json_string_value(json_object_get(e, "name")), "tiny");
+	T_EQ_STR(json_string_value(json_object_get(e, "release")), KB_REL);
+	T_EQ_STR(json_string_value(json_object_get(e, "key")), KB_KEY);
+	T_EQ_STR(json_string_value(json_object_get(e, "image_sha256")), KB_IMG);
+	T_EQ_STR(json_string_value(json_object_get(e, "config_sha256")), KB_CFG);
+	T_CHECK(json_is_null(json_object_get(e, "modules_sha256")));
+	T_EQ_INT(bundle_check(b, &d), 0);
+
+	/* a rerun that booted the same build, and one against another key */
+	T_EQ_INT(api_view_job_runs_get(s, job, 0, &runs), 0);
+	T_EQ_INT(bundle_kernels_compare(s, b, json_object_get(runs, "runs"), &cmp), 0);
+	T_EQ_INT(json_array_size(cmp), 1);
+	e = json_array_get(cmp, 0);
+	T_EQ_STR(json_string_value(json_object_get(json_object_get(e, "here"), "key")), KB_KEY);
+	T_CHECK(json_is_true(json_object_get(e, "same_build")));
+	T_CHECK(json_is_true(json_object_get(e, "same_config")));
+	json_decref(cmp);
+	cmp = NULL;
+	x = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "key",
+	    json_string(KB_IMG));
+	T_EQ_INT(bundle_kernels_compare(s, x, json_object_get(runs, "runs"), &cmp), 0);
+	e = json_array_get(cmp, 0);
+	T_CHECK(json_is_false(json_object_get(e, "same_build")));
+	T_CHECK(json_is_true(json_object_get(e, "same_config")));
+	json_decref(cmp);
+	cmp = NULL;
+	json_decref(x);
+
+	/* forged entries, the outer hash fixed each time */
+	x = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "name",
+	    json_string("other-lab"));
+	rehash(x);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "kernel_builds[0].name");
+	json_decref(x);
+	x = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0),
+	    "image_sha256", json_string("../../etc/passwd"));
+	rehash(x);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "kernel_builds[0].image_sha256");
+	json_decref(x);
+	x = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "release",
+	    json_string("6.1; rm -rf /"));
+	rehash(x);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
+	T_EQ_STR(d.field, "kernel_builds[0].release");
+	json_decref(x);
+	x = reparse(b);
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "url",
+	    json_string("http://elsewhere/"));
+	rehash(x);
+	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
+	json_decref(x);
+out:
+	store_claim_free(c);
+	json_decref(b);
+	json_decref(runs);
+	json_decref(cmp);
+	store_close(s);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -800,6 +950,7 @@ main(void)
 		return 1;
 	}
 	test_export_and_tamper();
+	test_kernel_builds();
 	test_verdicts();
 	test_fp_compare();
 	test_labkey_file();

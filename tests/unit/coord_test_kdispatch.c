@@ -282,19 +282,11 @@ dispatch(const char *jobtext, const char *frag, const char *error, const char *b
 	scene_free(&sc);
 }
 
-static const char *
-jstr(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s != NULL ? s : "(null)";
-}
-
 static void
 test_build_and_reuse(void)
 {
 	struct outcome a, b;
-	json_t *row = NULL;
+	struct store_kbuild row;
 	void *data = NULL;
 	size_t n = 0;
 
@@ -313,19 +305,18 @@ test_build_and_reuse(void)
 	T_CONTAINS(a.rec.logs_all, "verified: running ");
 	/* the row is done, its artifacts are in the directory, byte for byte */
 	T_EQ_INT(store_kbuild_get(st, a.k.key, &row), 0);
-	T_EQ_STR(jstr(row, "state"), "done");
-	T_EQ_STR(jstr(row, "release"), a.k.release);
-	T_EQ_STR(jstr(row, "machine"), "t1");
-	T_CHECK(sha256_is_hex(jstr(row, "log_sha256")));
-	T_EQ_INT(kstore_read(ks, jstr(row, "image_sha256"), &data, &n), 0);
+	T_EQ_STR(row.state, "done");
+	T_EQ_STR(row.release, a.k.release);
+	T_EQ_STR(row.machine, "t1");
+	T_CHECK(sha256_is_hex(row.log_sha256));
+	T_EQ_INT(kstore_read(ks, row.image_sha256, &data, &n), 0);
 	T_EQ_INT(n, strlen(IMAGE));
 	T_CHECK(data != NULL && memcmp(data, IMAGE, n) == 0);
 	free(data);
 	data = NULL;
-	T_EQ_INT(kstore_read(ks, jstr(row, "log_sha256"), &data, &n), 0);
+	T_EQ_INT(kstore_read(ks, row.log_sha256, &data, &n), 0);
 	T_CHECK(data != NULL && memmem(data, n, "mm/memory.o", 11) != NULL);
 	free(data);
-	json_decref(row);
 	/* installed under /boot by release, then booted from there */
 	T_EQ_INT(a.uploads, 2);
 	T_CONTAINS(a.uploaded, ".benchfleet/k-");
@@ -366,7 +357,7 @@ static void
 test_build_fails(void)
 {
 	struct outcome a, b;
-	json_t *row = NULL;
+	struct store_kbuild row;
 
 	fprintf(stderr, "kdispatch: a fragment that breaks the build fails the run\n");
 	dispatch(JOB("CONFIG_BROKEN=y"), "CONFIG_BROKEN=y",
@@ -380,10 +371,9 @@ test_build_fails(void)
 	T_EQ_INT(a.uploads, 0);
 	T_EQ_INT(a.boots, 0);
 	T_EQ_INT(store_kbuild_get(st, a.key, &row), 0);
-	T_EQ_STR(jstr(row, "state"), "failed");
-	T_CONTAINS(jstr(row, "error"), "error: 'bf_broken' undeclared");
-	T_CHECK(sha256_is_hex(jstr(row, "log_sha256")));
-	json_decref(row);
+	T_EQ_STR(row.state, "failed");
+	T_CONTAINS(row.error, "error: 'bf_broken' undeclared");
+	T_CHECK(sha256_is_hex(row.log_sha256));
 
 	fprintf(stderr, "kdispatch: the failed key fails the next job without a build\n");
 	dispatch(JOB("CONFIG_BROKEN=y"), "CONFIG_BROKEN=y", NULL, NULL, NULL, 0, &b);
@@ -454,17 +444,16 @@ test_busy_and_hostile(void)
 	big_log = 0;
 	T_EQ_INT(a.o.action, RUN_PROCEED);
 	{
-		json_t *row = NULL;
+		struct store_kbuild row;
 		void *data = NULL;
 		size_t n = 0;
 
 		T_EQ_INT(store_kbuild_get(st, a.k.key, &row), 0);
-		T_EQ_INT(kstore_read(ks, jstr(row, "log_sha256"), &data, &n), 0);
+		T_EQ_INT(kstore_read(ks, row.log_sha256, &data, &n), 0);
 		T_CHECK(n > (size_t)7 << 20 && n <= KDISPATCH_MAX_LOG + 64);
 		T_CHECK(data != NULL && memmem(data, n, "lines past the log's cap]", 25) != NULL);
 		T_CHECK(data != NULL && memmem(data, n, "08999 ", 6) == NULL);
 		free(data);
-		json_decref(row);
 	}
 
 	fprintf(stderr, "kdispatch: a release without the key's tag is refused\n");

@@ -1,7 +1,7 @@
 /*
- * coord_test_store_bisect.c: bisections in the store (schema step 16,
+ * coord_test_store_bisect.c: bisections in the store (schema step 17,
  * store-bisect.c) on SQLite or (BF_TEST_PG_URL, @pg) PostgreSQL. A store
- * of step 15 migrates with every sample intact; a step's row and its job
+ * of step 16 migrates with every sample intact; a step's row and its job
  * are one transaction: the same step twice makes no second job, a
  * cancelled bisection makes none; a verdict lands only on a pending row,
  * and only while the bisection runs.
@@ -24,7 +24,7 @@ static struct recipes *rs;
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
-/* Step 16 on a store of step 15: the samples byte-identical; bisections work. */
+/* Step 17 on a store of step 16: the samples byte-identical; bisections work. */
 static void
 test_migrate(void)
 {
@@ -36,7 +36,7 @@ test_migrate(void)
 	char *bt = NULL, *at = NULL;
 	int64_t job, id = 0;
 
-	if ((s = open_fresh("bis16.db")) == NULL)
+	if ((s = open_fresh("bis17.db")) == NULL)
 		return;
 	T_EQ_INT(add_machine(s, "d1", "demo"), 0);
 	job = add_job(s, "demo", NULL, 2, 1);
@@ -49,12 +49,12 @@ test_migrate(void)
 	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	s = NULL;
-	exec_on("bis16.db", FIX_UNDO_STEP16);
-	force_version("bis16.db", 15);
-	T_EQ_INT(store_open(target("bis16.db"), &s, NULL), 0);
+	exec_on("bis17.db", FIX_UNDO_STEP17);
+	force_version("bis17.db", 16);
+	T_EQ_INT(store_open(target("bis17.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -225,7 +225,7 @@ out:
 int
 main(void)
 {
-	static const char *const dbs[] = { "bis16.db", "bisteps.db" };
+	static const char *const dbs[] = { "bis17.db", "bisteps.db" };
 	const char *src = getenv("BF_SRC");
 	char path[4096];
 	struct bf_diag d;

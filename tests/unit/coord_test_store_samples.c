@@ -450,6 +450,90 @@ test_readers(void)
 	store_close(s);
 }
 
+/* Schema step 15's samples table, put back behind the store's back. */
+#define UNDO_STEP16 \
+	"CREATE TABLE samples_old (" \
+	" run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE," \
+	" boot INTEGER NOT NULL, iteration INTEGER NOT NULL, metric TEXT NOT NULL," \
+	" value REAL NOT NULL, unit TEXT, UNIQUE (run_id, boot, iteration, metric));" \
+	"INSERT INTO samples_old SELECT run_id, boot, iteration, metric, value, unit" \
+	" FROM samples;" \
+	"DROP TABLE samples;" \
+	"ALTER TABLE samples_old RENAME TO samples;" \
+	"PRAGMA user_version = 15;"
+
+/* 1 when SQLite's samples table is WITHOUT ROWID, 0 when not, -1 unknown. */
+static int
+samples_without_rowid(const char *name)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	int wr = -1;
+
+	if (db_open(fix_target(&where, name), &db, NULL) == 0 &&
+	    db_prepare(db, "SELECT wr FROM pragma_table_list WHERE name = 'samples'", &st) == 0 &&
+	    db_step(st) == 1)
+		wr = db_col_int(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return wr;
+}
+
+/*
+ * Step 16 (samples clustered on their key, SQLite) on a store of step 15:
+ * every sample is there after, read the same, and the key still refuses
+ * a second sample of one (run, boot, iteration, metric).
+ */
+static void
+test_migrate_step16(void)
+{
+	struct store *s = NULL;
+	struct db *db = NULL;
+	json_t *before = NULL, *after = NULL;
+	int64_t job;
+	int pg = where.pg_url != NULL;
+
+	if ((s = fix_open_fresh(&where, "step16.db")) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	job = add_job(s);
+	run_all(s);
+	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
+	store_close(s);
+	s = NULL;
+	if (!pg)
+		T_EQ_INT(samples_without_rowid("step16.db"), 1);
+	T_EQ_INT(db_open(fix_target(&where, "step16.db"), &db, NULL), 0);
+	if (db != NULL)
+		T_EQ_INT(db_exec_script(db, pg ? FIX_UNDO_STEP17 "UPDATE bf_schema SET version = 15" :
+		    FIX_UNDO_STEP17 UNDO_STEP16), 0);
+	db_close(db);
+	if (!pg)
+		T_EQ_INT(samples_without_rowid("step16.db"), 0);
+
+	T_EQ_INT(store_open(fix_target(&where, "step16.db"), &s, NULL), 0);
+	if (s == NULL)
+		goto out;
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
+	if (!pg)
+		T_EQ_INT(samples_without_rowid("step16.db"), 1);
+	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
+	T_CHECK(before != NULL && after != NULL && json_equal(before, after));
+	/* a sample twice under one key is still refused */
+	db = NULL;
+	T_EQ_INT(db_open(fix_target(&where, "step16.db"), &db, NULL), 0);
+	if (db != NULL)
+		T_CHECK(db_exec_script(db, "INSERT INTO samples (run_id, boot, iteration, metric,"
+		    " value, unit) SELECT run_id, boot, iteration, metric, value + 1, unit"
+		    " FROM samples WHERE run_id = (SELECT MIN(run_id) FROM samples)") != 0);
+	db_close(db);
+out:
+	json_decref(before);
+	json_decref(after);
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -459,6 +543,8 @@ main(void)
 	test_from_cells_hostile();
 	test_generation();
 	test_readers();
+	test_migrate_step16();
+	fix_remove(&where, "step16.db");
 	fix_remove(&where, "samples.db");
 	fix_remove(&where, "gen.db");
 	fix_remove(&where, "readers.db");

@@ -35,7 +35,7 @@ test_open(void)
 	s = open_fresh("open.db");
 	T_CHECK(s != NULL);
 	v = store_schema_version(s);
-	T_EQ_INT(v, 16);	/* bump with each new migration step */
+	T_EQ_INT(v, FIX_SCHEMA_LATEST);
 	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
 	T_EQ_INT(store_is_shared(s), where.pg_url != NULL);
 	store_close(s);
@@ -205,7 +205,7 @@ test_migrate_trust(void)
 	T_EQ_INT(store_open(target("migrate.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	before_txt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	after_txt = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -367,7 +367,7 @@ test_migrate_snapshots(void)
 	T_EQ_INT(store_open(target("snap.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -495,7 +495,7 @@ test_migrate_fingerprints(void)
 	T_EQ_INT(store_open(target("fp.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -614,7 +614,7 @@ test_migrate_artifacts(void)
 	T_EQ_INT(store_open(target("art.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -747,7 +747,7 @@ test_migrate_suites(void)
 	T_EQ_INT(store_open(target("suite.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
@@ -852,7 +852,7 @@ test_migrate_counters(void)
 	T_EQ_INT(store_open(target("count.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);

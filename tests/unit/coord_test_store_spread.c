@@ -160,7 +160,7 @@ test_migrate(void)
 	T_EQ_INT(store_open(target("spread.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
-	T_EQ_INT(store_schema_version(s), 16);
+	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
 	at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
