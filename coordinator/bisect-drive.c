@@ -153,7 +153,8 @@ subject_json(const char *p)
 	return json_stringn(buf, n);
 }
 
-/* "bf-commit SHA SUBJECT" from git log's stdout */
+/* "bf-commit SHA SUBJECT" from git log's stdout; any other line but
+ * rev-parse's bare sha makes the list unusable */
 static void
 rx_commit(struct rx *x, const char *line)
 {
@@ -161,6 +162,9 @@ rx_commit(struct rx *x, const char *line)
 	const char *p = line + sizeof(tag) - 1, *subj;
 	json_t *e;
 
+	/* rev-parse's own line, sent as a log line besides its build_value */
+	if (is_sha(line, strlen(line)))
+		return;
 	if (strncmp(line, tag, sizeof(tag) - 1) != 0 || strlen(p) < 40 || !is_sha(p, 40) ||
 	    (p[40] != ' ' && p[40] != '\0')) {
 		x->bad_line++;
@@ -225,27 +229,55 @@ rx_line(void *arg, int stream, const char *line, size_t len, int truncated)
 	return 0;
 }
 
-/* The build document: every revision one argv element of git. */
+/* One command of the build document: what, argv (NULL-terminated), capture. */
 static json_t *
-resolve_doc(const char *git, const char *good, const char *bad)
+resolve_cmd(const char *what, int capture, const char *const *argv)
 {
-	char g[BF_MAX_BISECT_REV + 16], b[BF_MAX_BISECT_REV + 16], range[2 * BF_MAX_BISECT_REV + 8];
+	json_t *c, *a;
+
+	if ((c = json_pack("{s:s,s:[]}", "what", what, "argv")) == NULL)
+		return NULL;
+	a = json_object_get(c, "argv");
+	for (; *argv != NULL; argv++)
+		if (json_array_append_new(a, json_string(*argv)) != 0)
+			goto fail;
+	if (capture && json_object_set_new(c, "capture", json_true()) != 0)
+		goto fail;
+	return c;
+fail:
+	json_decref(c);
+	return NULL;
+}
+
+json_t *
+bisect_resolve_doc(const char *git, const char *good, const char *bad)
+{
+	char g[BF_MAX_BISECT_REV + 16], b[BF_MAX_BISECT_REV + 16];
+	char range[2 * BF_MAX_BISECT_REV + 8];
+	const char *const av_good[] = { "git", "-C", git, "rev-parse", "--verify",
+	    "--end-of-options", g, NULL };
+	const char *const av_bad[] = { "git", "-C", git, "rev-parse", "--verify",
+	    "--end-of-options", b, NULL };
+	const char *const av_anc[] = { "git", "-C", git, "merge-base", "--is-ancestor", "--",
+	    good, bad, NULL };
+	const char *const av_list[] = { "git", "-C", git, "log", "--first-parent", "--reverse",
+	    "--format=bf-commit %H %s", range, "--", NULL };
+	json_t *doc, *cmds;
 
 	snprintf(g, sizeof(g), "%s^{commit}", good);
 	snprintf(b, sizeof(b), "%s^{commit}", bad);
 	snprintf(range, sizeof(range), "%s..%s", good, bad);
-	return json_pack("{s:[{s:s,s:[s,s,s,s,s,s,s],s:b},{s:s,s:[s,s,s,s,s,s,s],s:b},"
-	    "{s:s,s:[s,s,s,s,s,s,s]},{s:s,s:[s,s,s,s,s,s,s,s]}],s:i}",
-	    "cmds",
-	    "what", "good", "argv", "git", "-C", git, "rev-parse", "--verify", "--end-of-options",
-	    g, "capture", 1,
-	    "what", "bad", "argv", "git", "-C", git, "rev-parse", "--verify", "--end-of-options",
-	    b, "capture", 1,
-	    "what", "ancestor", "argv", "git", "-C", git, "merge-base", "--is-ancestor", "--",
-	    good, bad,
-	    "what", "list", "argv", "git", "-C", git, "log", "--first-parent", "--reverse",
-	    "--format=bf-commit %H %s", range, "--",
-	    "timeout_s", BISECT_RESOLVE_S);
+	if ((doc = json_pack("{s:[],s:i}", "cmds", "timeout_s", BISECT_RESOLVE_S)) == NULL)
+		return NULL;
+	cmds = json_object_get(doc, "cmds");
+	if (json_array_append_new(cmds, resolve_cmd("good", 1, av_good)) != 0 ||
+	    json_array_append_new(cmds, resolve_cmd("bad", 1, av_bad)) != 0 ||
+	    json_array_append_new(cmds, resolve_cmd("ancestor", 0, av_anc)) != 0 ||
+	    json_array_append_new(cmds, resolve_cmd("list", 0, av_list)) != 0) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
 }
 
 /* The first machine by name with the role build that is not offline. */
@@ -328,7 +360,7 @@ drive_resolve(const struct bisect_env *env, struct bisect_state *s)
 		    d.msg[0] ? d.msg : bf_err_str(r));
 		goto wait;
 	}
-	if ((doc = resolve_doc(git, good, bad)) == NULL ||
+	if ((doc = bisect_resolve_doc(git, good, bad)) == NULL ||
 	    (text = json_dumps(doc, JSON_COMPACT)) == NULL || (x.list = json_array()) == NULL ||
 	    (r = runner_agent_cmd(&renv, &cmd)) != 0 || (r = buf_puts(&cmd, " build")) != 0) {
 		r = BF_ERR_ALLOC;

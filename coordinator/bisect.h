@@ -127,6 +127,15 @@ json_t *bisect_class_json(const struct bisect_class *c);
 #define BISECT_NEXT_SKIPPED	(-2)
 int64_t bisect_next(int64_t lo, int64_t hi, const unsigned char *skipped, size_t n);
 
+/*
+ * The document `benchfleet-agent build` runs on the builder to resolve a
+ * bisection (docs/agent-protocol.md): git rev-parse of good and bad
+ * (captured as "good", "bad"), merge-base --is-ancestor, and git log
+ * --first-parent --reverse of good..bad as "bf-commit SHA SUBJECT" lines;
+ * every value one argv element. New reference, NULL on ENOMEM.
+ */
+json_t *bisect_resolve_doc(const char *git, const char *good, const char *bad);
+
 /* The driver (bisect-drive.c). */
 struct transport;
 struct ssh_target;

@@ -118,6 +118,29 @@ test_classify(void)
 	T_CHECK(bisect_classify(&sg, &sb, &sm, 1, 2, 0, &c) != 0);
 }
 
+/* What the builder runs: exact argv arrays, as the agent's build takes them. */
+static void
+test_resolve_doc(void)
+{
+	json_t *doc = bisect_resolve_doc("/srv/linux.git", "v6.1", "v6.2~1");
+	char *t = doc != NULL ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	T_CHECK(t != NULL);
+	if (t != NULL)
+		T_EQ_STR(t, "{\"cmds\":["
+		    "{\"argv\":[\"git\",\"-C\",\"/srv/linux.git\",\"rev-parse\",\"--verify\","
+		    "\"--end-of-options\",\"v6.1^{commit}\"],\"capture\":true,\"what\":\"good\"},"
+		    "{\"argv\":[\"git\",\"-C\",\"/srv/linux.git\",\"rev-parse\",\"--verify\","
+		    "\"--end-of-options\",\"v6.2~1^{commit}\"],\"capture\":true,\"what\":\"bad\"},"
+		    "{\"argv\":[\"git\",\"-C\",\"/srv/linux.git\",\"merge-base\",\"--is-ancestor\","
+		    "\"--\",\"v6.1\",\"v6.2~1\"],\"what\":\"ancestor\"},"
+		    "{\"argv\":[\"git\",\"-C\",\"/srv/linux.git\",\"log\",\"--first-parent\","
+		    "\"--reverse\",\"--format=bf-commit %H %s\",\"v6.1..v6.2~1\",\"--\"],"
+		    "\"what\":\"list\"}],\"timeout_s\":600}");
+	free(t);
+	json_decref(doc);
+}
+
 static void
 test_next(void)
 {
@@ -299,8 +322,11 @@ test_request(void)
 #define LOGL(sha, subj) "{\"type\":\"log\",\"iteration\":0,\"stream\":\"stdout\"," \
 	"\"line\":\"bf-commit " sha " " subj "\"}\n"
 
+/* as the real agent prints it: a captured command's line is a log line too */
 static const char builder_out[] =
+	"{\"type\":\"log\",\"iteration\":0,\"stream\":\"stdout\",\"line\":\"" S0 "\"}\n"
 	"{\"type\":\"build_value\",\"what\":\"good\",\"value\":\"" S0 "\"}\n"
+	"{\"type\":\"log\",\"iteration\":0,\"stream\":\"stdout\",\"line\":\"" S4 "\"}\n"
 	"{\"type\":\"build_value\",\"what\":\"bad\",\"value\":\"" S4 "\"}\n"
 	LOGL(S1, "docs: a harmless change") LOGL(S2, "mm: a slow path in do_anonymous_page")
 	LOGL(S3, "docs: another") LOGL(S4, "docs: the last")
@@ -728,6 +754,7 @@ main(void)
 	}
 	test_classify();
 	test_next();
+	test_resolve_doc();
 	test_request();
 	test_drive_finds();
 	test_drive_skip();
