@@ -618,9 +618,10 @@ step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t 
 			if (side == 3)
 				continue;
 			if (strcmp(run->state, "done") != 0) {
-				if (side == 2 && why[0] == '\0')
-					snprintf(why, whysz, "mid run %lld %s: %.200s",
-					    (long long)run->id, run->state,
+				/* the first failure of mid, else of good or bad */
+				if (why[0] == '\0' || (side == 2 && strncmp(why, "mid", 3) != 0))
+					snprintf(why, whysz, "%s run %lld %s: %.200s",
+					    kside_names[side], (long long)run->id, run->state,
 					    run->error != NULL ? run->error : "no error recorded");
 				continue;
 			}
@@ -667,7 +668,14 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 	if ((r = bisect_classify(&g, &b, &m, strcmp(dir, "higher_is_better") == 0, thr,
 	    e->round + 1 >= max_rounds, &c)) != 0)
 		goto out;
-	if (c.verdict == BISECT_SKIP && m.n == 0 && why[0] != '\0')
+	/* good or bad did not build or boot: no round can fix that */
+	if (g.n == 0 || b.n == 0) {
+		r = drive_fail(env, s, "step %lld: the %s kernel has no samples: %.300s",
+		    (long long)e->step, g.n == 0 ? "good" : "bad",
+		    why[0] ? why : "its runs recorded none");
+		goto out;
+	}
+	if (c.verdict == BISECT_SKIP && m.n == 0 && strncmp(why, "mid", 3) == 0)
 		snprintf(c.why, sizeof(c.why), "%.250s", why);	/* did not build or boot */
 	if ((stats = bisect_class_json(&c)) == NULL ||
 	    json_object_set_new(stats, "job", json_integer((json_int_t)e->job_id)) != 0 ||

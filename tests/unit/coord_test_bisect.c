@@ -669,6 +669,45 @@ test_drive_nodiff(void)
 	store_close(w.st);
 }
 
+/* The good kernel does not build: the bisection fails at once, saying so. */
+static void
+test_drive_good_broken(void)
+{
+	struct store_claim *c = NULL;
+	struct store_sample sm[1] = { { "loops_per_s", 600.0, "loops/s" } };
+	struct store_bisect *b = NULL;
+	struct world w;
+	int64_t id;
+	int it;
+
+	if (world_init(&w, "broken.db") != 0)
+		return;
+	T_CHECK((id = world_bisect(&w, "")) > 0);
+	T_EQ_INT(bisect_tick(&w.env), 0);
+	while (store_run_claim(w.st, "b1", "demo", 60, &c) == 0 && c != NULL) {
+		if (strcmp(c->kernel, "good") == 0) {
+			store_run_finish(w.st, c->run_id, "failed", 2, "kernel good: build failed: "
+			    "kernel/bounds.c:1:2: error: #error");
+		} else {
+			for (it = 0; it < 3; it++)
+				store_samples_add(w.st, c->run_id, c->boot, it, sm, 1);
+			store_run_finish(w.st, c->run_id, "done", 0, NULL);
+		}
+		store_claim_free(c);
+		c = NULL;
+	}
+	T_EQ_INT(bisect_tick(&w.env), 0);
+	T_EQ_INT(store_bisect_get(w.st, id, &b), 0);
+	if (b != NULL) {
+		T_EQ_STR(b->state, "failed");
+		T_CONTAINS(b->message, "the good kernel has no samples: good run");
+		T_CONTAINS(b->message, "kernel/bounds.c:1:2: error");
+	}
+	T_EQ_INT(count_jobs(w.st), 1);
+	store_bisect_free(b);
+	store_close(w.st);
+}
+
 /* The builder says good is no commit, or has no role build: said, not stuck. */
 static void
 test_drive_builder(void)
@@ -739,7 +778,8 @@ test_drive_builder(void)
 int
 main(void)
 {
-	static const char *const dbs[] = { "drive.db", "skip.db", "nodiff.db", "builder.db" };
+	static const char *const dbs[] = { "drive.db", "skip.db", "nodiff.db", "broken.db",
+	    "builder.db" };
 	const char *src = getenv("BF_SRC");
 	char path[4096];
 	struct bf_diag d;
@@ -759,6 +799,7 @@ main(void)
 	test_drive_finds();
 	test_drive_skip();
 	test_drive_nodiff();
+	test_drive_good_broken();
 	test_drive_builder();
 	recipes_free(rs);
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
