@@ -594,8 +594,8 @@ kside_add(struct kside *k, double v, int boot)
 
 static const char *const kside_names[3] = { "good", "bad", "mid" };
 
-/* Pool the rounds of step (rows [first, last]) per kernel; why gets the
- * first error of a mid run that did not end done. */
+/* Pool the rounds of step (rows [first, last]) per kernel; why[k * whysz]
+ * gets the first error of kernel k's runs that did not end done. */
 static int
 step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t first,
     size_t last, const char *metric, struct kside k[3], char *why, size_t whysz)
@@ -605,7 +605,8 @@ step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t 
 	size_t i, j, q;
 	int r = 0, side;
 
-	why[0] = '\0';
+	for (side = 0; side < 3; side++)
+		why[side * whysz] = '\0';
 	for (i = first; i <= last && r == 0; i++) {
 		if ((r = store_job_runs(env->st, s->steps[i].job_id, 1, &rs)) != 0)
 			break;
@@ -618,9 +619,9 @@ step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t 
 			if (side == 3)
 				continue;
 			if (strcmp(run->state, "done") != 0) {
-				/* the first failure of mid, else of good or bad */
-				if (why[0] == '\0' || (side == 2 && strncmp(why, "mid", 3) != 0))
-					snprintf(why, whysz, "%s run %lld %s: %.200s",
+				/* the first failure of each kernel */
+				if (why[side * whysz] == '\0')
+					snprintf(why + side * whysz, whysz, "%s run %lld %s: %.200s",
 					    kside_names[side], (long long)run->id, run->state,
 					    run->error != NULL ? run->error : "no error recorded");
 				continue;
@@ -647,7 +648,7 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 	struct bisect_class c;
 	struct kside k[3];
 	json_t *stats = NULL;
-	char *stext = NULL, why[300];
+	char *stext = NULL, why[3][300];
 	size_t first = last;
 	int64_t max_rounds = json_integer_value(json_object_get(s->spec, "max_rounds"));
 	double thr = json_number_value(json_object_get(s->spec, "threshold_pct"));
@@ -660,7 +661,7 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 		r = drive_fail(env, s, "the stored spec has no metric or direction");
 		goto out;
 	}
-	if ((r = step_samples(env, s, first, last, metric, k, why, sizeof(why))) != 0)
+	if ((r = step_samples(env, s, first, last, metric, k, why[0], sizeof(why[0]))) != 0)
 		goto out;
 	g = (struct bisect_samples){ k[0].v, k[0].boot, k[0].n };
 	b = (struct bisect_samples){ k[1].v, k[1].boot, k[1].n };
@@ -670,13 +671,13 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 		goto out;
 	/* good or bad did not build or boot: no round can fix that */
 	if (g.n == 0 || b.n == 0) {
+		i = g.n == 0 ? 0 : 1;
 		r = drive_fail(env, s, "step %lld: the %s kernel has no samples: %.300s",
-		    (long long)e->step, g.n == 0 ? "good" : "bad",
-		    why[0] ? why : "its runs recorded none");
+		    (long long)e->step, kside_names[i], why[i][0] ? why[i] : "its runs recorded none");
 		goto out;
 	}
-	if (c.verdict == BISECT_SKIP && m.n == 0 && strncmp(why, "mid", 3) == 0)
-		snprintf(c.why, sizeof(c.why), "%.250s", why);	/* did not build or boot */
+	if (c.verdict == BISECT_SKIP && m.n == 0 && why[2][0] != '\0')
+		snprintf(c.why, sizeof(c.why), "%.250s", why[2]);	/* did not build or boot */
 	if ((stats = bisect_class_json(&c)) == NULL ||
 	    json_object_set_new(stats, "job", json_integer((json_int_t)e->job_id)) != 0 ||
 	    json_object_set_new(stats, "rounds", json_integer((json_int_t)(last - first + 1))) !=
