@@ -287,8 +287,9 @@ check_eq "... and its image is served by that hash, byte for byte" \
 # path outside the git roots, a patch-carrying spec are refused; the tree
 # given, the same key comes out (reused here: nothing built) and the rerun
 # boots the same release.
-rp() { api POST /api/v1/reproductions "$(jq -nc --argjson b "$bun" --argjson k "$1" \
-	'{bundle: $b, override: true} + (if $k == null then {} else {kernels: $k} end)')"; }
+# (the bundle's text as served: jq would rewrite its numbers, and its hash)
+rp() { api POST /api/v1/reproductions "{\"bundle\":$bun,\"override\":true$([ "$1" = null ] ||
+	printf ',"kernels":%s' "$1")}"; }
 r=$(rp null)
 check_eq "a kernel bundle's rerun without this lab's tree: 422" "$(status_of "$r")" 422
 check_eq "... naming the kernel" "$(body_of "$r" | jq -r .detail.field)" kernels.tiny
@@ -305,7 +306,8 @@ check_eq "no reproduction was made by any of them" \
 r=$(rp "$(jq -nc --arg g "$C/linux" '{tiny: {git: $g}}')")
 check_eq "the rerun with this lab's tree is made" "$(status_of "$r")" 201
 rjob=$(body_of "$r" | jq -r .job_id)
-check_eq "... and its job is done" "$(wait_job "$rjob" 900)" done
+[[ "$rjob" =~ ^[0-9]+$ ]] || { echo "$r" | head -c 600; rjob=0; }
+check_eq "... and its job is done" "$([ "$rjob" != 0 ] && wait_job "$rjob" 900)" done
 rlog=$(bf_sql "$work" "select line from run_logs where run_id = (select min(id) from runs
 	where job_id = $rjob) and stream = 'coord' order by seq")
 check_contains "... from the same build key (nothing rebuilt)" "$rlog" \

@@ -879,6 +879,13 @@ test_kernel_builds(void)
 	T_EQ_STR(json_string_value(json_object_get(e, "config_sha256")), KB_CFG);
 	T_CHECK(json_is_null(json_object_get(e, "modules_sha256")));
 	T_EQ_INT(bundle_check(b, &d), 0);
+	/* as a peer receives it: through its text */
+	x = reparse(b);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(x, &d), 0);
+	if (d.msg[0])
+		fprintf(stderr, "reparsed: %s: %s\n", d.field, d.msg);
+	json_decref(x);
 
 	/* a rerun that booted the same build, and one against another key */
 	T_EQ_INT(api_view_job_runs_get(s, job, 0, &runs), 0);
