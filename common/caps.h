@@ -122,6 +122,17 @@
  * of tree each); runs past it are counted in a warning, not checked. */
 #define BF_MAX_REPORT_SNAPSHOTS	512
 
+/* A bisection (issue 18; coordinator/bisect.h). The commit list good..bad
+ * is resolved on the builder and held in the store as JSON (41 bytes a
+ * commit); a step is a job of 3 kernels x boots_per_round boots. */
+#define BF_MAX_BISECT_COMMITS	4096		/* commits in good..bad */
+#define BF_MAX_BISECT_REV	128		/* bytes of a good/bad revision name */
+#define BF_MAX_BISECT_BOOTS	10		/* boots_per_round */
+#define BF_MAX_BISECT_ROUNDS	16		/* max_rounds: jobs for one step */
+#define BF_MAX_BISECT_STEPS	64		/* max_steps */
+#define BF_MAX_BISECT_RUNNING	16		/* bisections running at once */
+#define BF_MAX_BISECT_THRESHOLD	1000.0		/* threshold_pct */
+
 /* A cap as a string literal: BF_STR(BF_HTTP_RETRY_AFTER_S) is "5". */
 #define BF_STR_(x)		#x
 #define BF_STR(x)		BF_STR_(x)

@@ -135,6 +135,18 @@ struct recipe;
 /* machines.spread "block" (api-jobs.c): p gets a run set per machine the
  * job selects (plan_block); nothing for other spreads. BF_ERR_INVALID
  * with d set, or a store error. */
+struct matrix_cell;
+/* Every machine the job names exists; a class has a member. BF_ERR_NOTFOUND
+ * with d naming the field, or a store error. */
+int api_jobs_check_machines(struct api *a, const struct job_spec *job, struct bf_diag *d);
+/* Cells asking for a kernel or cmdline land only on machines that can boot
+ * them. BF_ERR_INVALID with d, or a store error. */
+int api_jobs_check_boot(struct api *a, const struct job_spec *job,
+    const struct matrix_cell *cells, size_t ncells, struct bf_diag *d);
+/* A refusal listing every field error (l NULL or empty: d alone):
+ * {"error", "detail": {"field", "errors": [{field, error}], "errors_total"}}. */
+void api_jobs_refuse(struct api_resp *rs, unsigned int status, const struct bf_diag *d,
+    const struct bf_diag_list *l);
 int api_plan_machines(struct api *a, const struct job_spec *job, struct plan *p,
     struct bf_diag *d);
 int api_plan_store(struct api *a, struct api_req *rq, const struct job_spec *job,
@@ -357,6 +369,12 @@ void api_repro_create(struct api *a, struct api_req *rq, struct api_resp *rs);
 void api_repro_get(struct api *a, struct api_req *rq, struct api_resp *rs);
 /* GET /reproductions: a page, newest first (api-repro-list.c). */
 void api_repro_list(struct api *a, struct api_req *rq, struct api_resp *rs);
+
+/* api-bisect.c: /bisections (bisect.h) */
+void api_bisect_create(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_bisect_list(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_bisect_get(struct api *a, struct api_req *rq, struct api_resp *rs);
+void api_bisect_cancel(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* api-repro-job.c: what a rerun of a bundle runs */
 struct recipe;

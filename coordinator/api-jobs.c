@@ -230,8 +230,8 @@ out:
 }
 
 /* Every machine the job names must exist; a class must have a member. */
-static int
-check_machines(struct api *a, const struct job_spec *job, struct bf_diag *d)
+int
+api_jobs_check_machines(struct api *a, const struct job_spec *job, struct bf_diag *d)
 {
 	struct store_machine *ms = NULL, *m = NULL;
 	char classes[512], path[64];
@@ -277,8 +277,8 @@ check_machines(struct api *a, const struct job_spec *job, struct bf_diag *d)
  * can boot: every machine the job may land on needs a boot configuration
  * that has each requested kernel.
  */
-static int
-check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *cells,
+int
+api_jobs_check_boot(struct api *a, const struct job_spec *job, const struct matrix_cell *cells,
     size_t ncells, struct bf_diag *d)
 {
 	struct store_machine *ms = NULL;
@@ -411,8 +411,8 @@ jobs_plan_boots(const struct plan *p)
  * BF_DIAG_LIST_MAX; detail.errors_total when more were found), so a form
  * shows each at its field. l NULL or empty: d is the one error.
  */
-static void
-jobs_refuse(struct api_resp *rs, unsigned int status, const struct bf_diag *d,
+void
+api_jobs_refuse(struct api_resp *rs, unsigned int status, const struct bf_diag *d,
     const struct bf_diag_list *l)
 {
 	const struct bf_diag *items = l != NULL && l->n > 0 ? l->item : d, *first = items;
@@ -489,7 +489,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		goto oom;
 	if ((r = job_parse_all(rq->body.data, rq->body.len, &job, &d, errs)) != 0 &&
 	    (r != BF_ERR_INVALID || job == NULL)) {
-		jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
+		api_jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, &d, errs);
 		goto out;
 	}
@@ -511,17 +511,17 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	else if (job_is_suite(job) && r == 0 && errs->total == 0)
 		r = job_validate_suite_all(job, recs, a->cfg.workdir_root, &d, errs);
 	if (r != 0 || errs->total > 0) {
-		jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
+		api_jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, &d, r == BF_ERR_TOOBIG ? NULL : errs);
 		goto out;
 	}
 	if ((r = kspec_check_roots(job->kernels, a->cfg.kernel_git_roots, &d)) != 0) {
-		jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
+		api_jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		goto out;
 	}
-	if ((r = check_machines(a, job, &d)) != 0) {
+	if ((r = api_jobs_check_machines(a, job, &d)) != 0) {
 		if (r == BF_ERR_NOTFOUND)
-			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
+			api_jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;
@@ -530,21 +530,21 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	    plan_job(job, rec, &p, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
-		jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
+		api_jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		goto out;
 	}
 	if ((r = api_plan_machines(a, job, p, &d)) != 0) {
 		if (r == BF_ERR_ALLOC)
 			goto oom;
 		if (r == BF_ERR_INVALID)
-			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
+			api_jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;
 	}
-	if ((r = check_boot(a, job, p->cells, p->ncells, &d)) != 0) {
+	if ((r = api_jobs_check_boot(a, job, p->cells, p->ncells, &d)) != 0) {
 		if (r == BF_ERR_INVALID)
-			jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
+			api_jobs_refuse(rs, MHD_HTTP_BAD_REQUEST, &d, NULL);
 		else
 			api_store_error(rs, r, "machines");
 		goto out;

@@ -14,6 +14,8 @@
  *             "runs_running","runs_queued","eta_s"}   eta_s: null or seconds,
  *             from the mean duration of the job's finished runs and the
  *             number of machines running it
+ *   bisection  GET /bisections/{id}'s object without spec and steps
+ *             (bisect-view.c), on every change of the bisection
  *   log      {"run","stream","line","at"}   at (unix seconds, fractional)
  *             is when the coordinator saw the line; at most BF_EVENTS_LOG_RATE per run per
  *             second; the excess is counted in the next one as "dropped"

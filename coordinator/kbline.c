@@ -14,7 +14,9 @@
 /* The artifacts a build sends (common/kbuild.c's plan). */
 static const char *const kbline_artifacts[] = { "image", "config", "sysmap", "modules", NULL };
 /* What a captured command is (common/kbuild.c). */
-static const char *const kbline_values[] = { "tree", "release", NULL };
+/* tree, release: a kernel build's (kdispatch.c); good, bad: a bisection's
+ * revisions resolved to commits (bisect-drive.c) */
+static const char *const kbline_values[] = { "tree", "release", "good", "bad", NULL };
 
 static int
 kbline_in(const char *s, const char *const *set)
@@ -55,7 +57,7 @@ kbline_value(const json_t *o, struct kbline *l, struct bf_diag *d)
 	    "build_value", d)) != 0)
 		return r;
 	if (!kbline_in(v->what, kbline_values)) {
-		bf_diag_set(d, "build_value.what", "\"%.32s\" is not one of tree, release",
+		bf_diag_set(d, "build_value.what", "\"%.32s\" is not one of tree, release, good, bad",
 		    v->what);
 		return BF_ERR_INVALID;
 	}

@@ -231,8 +231,10 @@ kd_on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		x->done_ok = l.u.done.ok;
 		break;
 	case KBLINE_VALUE:
-		snprintf(strcmp(l.u.value.what, "tree") == 0 ? x->tree : x->release,
-		    sizeof(x->tree), "%s", l.u.value.value);
+		/* a bisection's good/bad are no build's values */
+		if (strcmp(l.u.value.what, "tree") == 0 || strcmp(l.u.value.what, "release") == 0)
+			snprintf(strcmp(l.u.value.what, "tree") == 0 ? x->tree : x->release,
+			    sizeof(x->tree), "%s", l.u.value.value);
 		break;
 	case KBLINE_FAILED:
 		if (l.u.failed.why != NULL)

@@ -64,6 +64,7 @@ struct sched {
 	uint64_t probed, woken;	/* TCP tries of dormant machines; workers started */
 	pthread_t prober;
 	int prober_started;
+	struct bisect_driver *bisect;	/* bisect-drive.c: bisections' steps */
 };
 
 enum worker_state {

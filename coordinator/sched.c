@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "bisect.h"
 #include "events.h"
 #include "kdispatch.h"
 #include "sched-int.h"
@@ -753,6 +754,8 @@ sched_renew(struct sched *s)
 	free(ids);
 }
 
+static void sched_kick_workers(void *arg);
+
 static void *
 manager_main(void *arg)
 {
@@ -849,6 +852,19 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 		goto out;
 	}
 	s->manager_started = 1;
+	{
+		struct bisect_env be = { .st = st, .rs = cfg->recipes, .ev = cfg->ev,
+		    .known_hosts = s->known_hosts, .connect_timeout_ms = cfg->connect_timeout_ms,
+		    .link_timeout_ms = cfg->link_timeout_ms, .connect = s->connect,
+		    .connect_arg = cfg->connect_arg, .agents = s->agents, .nagents = s->nagents,
+		    .agent_remote = s->agent_remote, .workdir_root = cfg->workdir_root,
+		    .kick = sched_kick_workers, .kick_arg = s };
+
+		if (!cfg->no_bisect && (r = bisect_driver_start(&be, &s->bisect)) != 0) {
+			bf_diag_set(d, NULL, "cannot start the bisection driver");
+			goto out;
+		}
+	}
 	if ((s->cfg.connect == NULL || s->cfg.reach != NULL) &&
 	    (r = sched_dormant_start(s)) != 0) {
 		bf_diag_set(d, NULL, "cannot start the prober of offline machines");
@@ -911,15 +927,25 @@ sched_stats(struct sched *s, struct sched_stats *out)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* The workers only: the bisection driver's new jobs. */
+static void
+sched_kick_workers(void *arg)
+{
+	struct sched *s = arg;
+
+	pthread_mutex_lock(&s->mu);
+	s->gen++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
 void
 sched_kick(struct sched *s)
 {
 	if (s == NULL)
 		return;
-	pthread_mutex_lock(&s->mu);
-	s->gen++;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	sched_kick_workers(s);
+	bisect_driver_kick(s->bisect);
 }
 
 int
@@ -937,6 +963,8 @@ sched_stop(struct sched *s)
 	if (s->manager_started)
 		pthread_join(s->manager, NULL);
 	s->manager_started = 0;
+	bisect_driver_stop(s->bisect);
+	s->bisect = NULL;
 	sched_dormant_stop(s);
 	/* A worker inside a measured step may not notice for a long time; give
 	 * the others a moment and leave the busy ones to the process exit. */

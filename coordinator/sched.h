@@ -45,6 +45,9 @@ struct sched_config {
 	 * the SSH transport; with a connect above and no reach, offline
 	 * machines keep their worker threads. Called with connect_arg. */
 	int (*reach)(void *arg, const char *host, int port);
+	/* 1: no bisection driver (bisect.h): unit tests that drive it
+	 * themselves, or that want no thread reading bisections */
+	int no_bisect;
 };
 
 /* What the scheduler holds: worker threads, offline machines without one,

@@ -44,6 +44,9 @@ enum store_q {
 	/* kernel builds (schema step 14, store-kbuild.c) */
 	Q_KB_INSERT, Q_KB_STEAL, Q_KB_STATE, Q_KB_RENEW, Q_KB_FINISH, Q_KB_GET, Q_KB_BY_RELEASE, Q_KB_TOUCH,
 	Q_KA_ADD, Q_KA_GET, Q_ART_GET, Q_KA_TOTAL, Q_KB_OLDEST, Q_KB_DEL, Q_KA_ORPHANS, Q_KA_DEL,
+	/* bisections (schema step 17, store-bisect.c) */
+	Q_BI_ADD, Q_BI_GET, Q_BI_LIST, Q_BI_RUNNING, Q_BI_SET, Q_BI_CANCEL, Q_BS_ADD, Q_BS_LIST,
+	Q_BS_SET,
 	/* several coordinators (schema step 6) */
 	Q_J_LOCK, Q_M_LEASE, Q_M_LEASE_RENEW, Q_M_RELEASE, Q_REC_MACHINES,
 	Q__COUNT

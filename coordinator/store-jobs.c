@@ -121,14 +121,14 @@ store_job_create(struct store *s, const char *recipe, const char *name,
 static int job_create(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t owner_token, const char *spread,
-    int64_t *idp);
+    const struct store_job_also *also, int64_t *idp);
 
 /* The planned runs of job (rec, or recs[] of a suite) into the store. */
 static int
 store_job_create_planned(struct store *s, const struct job_spec *job,
     const struct recipe *rec, const struct recipe *const *recs, const struct plan *p,
     const char *machine_class, const char *machine_names_json, int64_t owner_token,
-    int64_t *idp)
+    const struct store_job_also *also, int64_t *idp)
 {
 	struct store_run_new *runs = NULL;
 	char **axes = NULL, **values = NULL, **knobs = NULL, *spec = NULL;
@@ -195,7 +195,7 @@ store_job_create_planned(struct store *s, const struct job_spec *job,
 	if ((spec = json_dumps(specj, JSON_COMPACT)) == NULL)
 		goto out;
 	r = job_create(s, job->recipe, job->name, spec, machine_class, machine_names_json,
-	    runs, p->nruns, owner_token, job_spread_name(job->spread), idp);
+	    runs, p->nruns, owner_token, job_spread_name(job->spread), also, idp);
 out:
 	for (i = 0; i < p->ncells; i++) {
 		free(axes != NULL ? axes[i] : NULL);
@@ -217,7 +217,17 @@ store_job_create_plan(struct store *s, const struct job_spec *job, const struct 
     int64_t owner_token, int64_t *idp)
 {
 	return store_job_create_planned(s, job, rec, NULL, p, machine_class, machine_names_json,
-	    owner_token, idp);
+	    owner_token, NULL, idp);
+}
+
+int
+store_job_create_plan_also(struct store *s, const struct job_spec *job,
+    const struct recipe *rec, const struct plan *p, const char *machine_class,
+    const char *machine_names_json, int64_t owner_token, const struct store_job_also *also,
+    int64_t *idp)
+{
+	return store_job_create_planned(s, job, rec, NULL, p, machine_class, machine_names_json,
+	    owner_token, also, idp);
 }
 
 int
@@ -228,7 +238,7 @@ store_job_create_suite(struct store *s, const struct job_spec *job,
 	if (!job_is_suite(job) || p->cell_entry == NULL || p->nentries != job->nsuite)
 		return BF_ERR_INVALID;
 	return store_job_create_planned(s, job, NULL, recs, p, machine_class,
-	    machine_names_json, owner_token, idp);
+	    machine_names_json, owner_token, NULL, idp);
 }
 
 struct job_create_arg {
@@ -236,6 +246,7 @@ struct job_create_arg {
 	const struct store_run_new *runs;
 	size_t nruns;
 	int64_t owner_token;
+	const struct store_job_also *also;
 	int64_t id;			/* out */
 };
 
@@ -261,6 +272,8 @@ job_create_tx(struct store *s, void *arg)
 		    (int64_t)rn->timeout_s, rn->recipe, rn->workload, rn->machine)) != 0)
 			return r;
 	}
+	if (a->also != NULL)
+		return a->also->fn(s, a->id, a->also->arg);
 	return 0;
 }
 
@@ -270,7 +283,7 @@ store_job_create_owned(struct store *s, const char *recipe, const char *name,
     const struct store_run_new *runs, size_t nruns, int64_t owner_token, int64_t *idp)
 {
 	return job_create(s, recipe, name, spec_json, machine_class, machine_names_json, runs,
-	    nruns, owner_token, "any", idp);
+	    nruns, owner_token, "any", NULL, idp);
 }
 
 /* spread: job_spread_name()'s word for the job's machines.spread. */
@@ -278,11 +291,12 @@ static int
 job_create(struct store *s, const char *recipe, const char *name,
     const char *spec_json, const char *machine_class, const char *machine_names_json,
     const struct store_run_new *runs, size_t nruns, int64_t owner_token, const char *spread,
-    int64_t *idp)
+    const struct store_job_also *also, int64_t *idp)
 {
 	struct job_create_arg a = { .recipe = recipe, .name = name, .spec_json = spec_json,
 	    .machine_class = machine_class, .machine_names_json = machine_names_json,
-	    .runs = runs, .nruns = nruns, .owner_token = owner_token, .spread = spread };
+	    .runs = runs, .nruns = nruns, .owner_token = owner_token, .spread = spread,
+	    .also = also };
 	int r;
 
 	if (s == NULL || spread == NULL)

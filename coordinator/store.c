@@ -308,6 +308,26 @@ static const char *const store_sql[Q__COUNT] = {
 	    " (SELECT 1 FROM kernel_builds b WHERE a.sha256 IN (b.config_sha256, b.image_sha256,"
 	    " b.modules_sha256, b.sysmap_sha256, b.log_sha256)) ORDER BY a.sha256 LIMIT 64",
 	[Q_KA_DEL] = "DELETE FROM kernel_artifacts WHERE sha256 = ?1",
+	/* bisections (schema step 17, store-bisect.c) */
+	[Q_BI_ADD] = "INSERT INTO bisections (spec, state, lo, hi, created_at, updated_at)"
+	    " VALUES (?1, 'running', 0, 0, ?2, ?2) RETURNING id",
+	[Q_BI_GET] = "SELECT id, spec, state, commits, lo, hi, first_bad, message, machine_s,"
+	    " created_at, updated_at, finished_at FROM bisections WHERE id = ?1",
+	[Q_BI_LIST] = "SELECT id, spec, state, commits, lo, hi, first_bad, message, machine_s,"
+	    " created_at, updated_at, finished_at FROM bisections ORDER BY id DESC LIMIT ?1",
+	[Q_BI_RUNNING] = "SELECT id FROM bisections WHERE state = 'running' ORDER BY id",
+	[Q_BI_SET] = "UPDATE bisections SET commits = ?2, lo = ?3, hi = ?4, first_bad = ?5,"
+	    " message = ?6, machine_s = ?7, state = ?8, updated_at = ?9,"
+	    " finished_at = CASE WHEN ?8 = 'running' THEN NULL ELSE ?9 END"
+	    " WHERE id = ?1 AND state = 'running'",
+	[Q_BI_CANCEL] = "UPDATE bisections SET state = 'cancelled', message = ?2,"
+	    " updated_at = ?3, finished_at = ?3 WHERE id = ?1 AND state = 'running'",
+	[Q_BS_ADD] = "INSERT INTO bisection_steps (bisection_id, step, round, idx, sha, job_id,"
+	    " verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending')",
+	[Q_BS_LIST] = "SELECT step, round, idx, sha, job_id, verdict, stats FROM bisection_steps"
+	    " WHERE bisection_id = ?1 ORDER BY step, round",
+	[Q_BS_SET] = "UPDATE bisection_steps SET verdict = ?4, stats = ?5"
+	    " WHERE bisection_id = ?1 AND step = ?2 AND round = ?3 AND verdict = 'pending'",
 	/* trust (schema step 7, store-repro.c) */
 	[Q_RI_ADD] = "INSERT INTO recipes_imported (sha256, name, json, actor, created_at)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",

@@ -138,6 +138,19 @@ struct plan;
 int store_job_create_plan(struct store *s, const struct job_spec *job,
     const struct recipe *rec, const struct plan *p, const char *machine_class,
     const char *machine_names_json, int64_t owner_token, int64_t *idp);
+/* What else the job's transaction writes: fn(s, the new job's id, arg)
+ * runs inside it after the runs, under the store lock (store_tx's rules:
+ * safe to run twice); non-zero rolls the job back too. */
+struct store_job_also {
+	int (*fn)(struct store *s, int64_t job_id, void *arg);
+	void *arg;
+};
+/* store_job_create_plan with also in its transaction (a bisection's step
+ * row and its job: store-bisect.c). */
+int store_job_create_plan_also(struct store *s, const struct job_spec *job,
+    const struct recipe *rec, const struct plan *p, const char *machine_class,
+    const char *machine_names_json, int64_t owner_token, const struct store_job_also *also,
+    int64_t *idp);
 /* A suite job (job.h) as plan_suite() planned it: spec_json = {"job":
  * job->json, "recipes": [each entry's recipe, by entry]}, jobs.recipe
  * JOB_SUITE_RECIPE, and each run's recipe and workload columns its entry's. */
@@ -655,6 +668,77 @@ int store_samples_select(const struct store_samples *ss, int (*keep)(const json_
 /* c's series of metric, or NULL. */
 const struct store_series *store_cell_series(const struct store_cell *c, const char *metric);
 void store_samples_free(struct store_samples *ss);
+
+/* --- bisections (store-bisect.c, schema step 17; bisect.h) --- */
+/* A bisection's row. Text fields owned; free with store_bisect_free. */
+struct store_bisect {
+	int64_t id;
+	char *spec;		/* the validated request, JSON text */
+	char *state;		/* running, done, failed, cancelled */
+	char *commits;		/* JSON array of 40-hex shas good..bad, oldest first;
+				 * NULL until the builder resolved them */
+	int64_t lo, hi;		/* indexes: lo known good (-1: the good rev), hi bad */
+	char *first_bad;	/* sha, when done */
+	char *message;		/* why it failed, or the first bad's subject */
+	double machine_s;	/* summed run wall time of its steps' jobs */
+	double created_at, updated_at, finished_at;	/* finished_at 0: running */
+};
+/* One row of bisection_steps: a (step, round) and its job. */
+struct store_bisect_step {
+	int64_t step, round, idx;	/* idx: the commit's index in commits */
+	char sha[41];
+	int64_t job_id;
+	char verdict[8];		/* pending, good, bad, skip, more */
+	char *stats;			/* JSON text of the numbers, or NULL */
+};
+/* A new running bisection of spec (JSON text, <= BF_MAX_API_BODY). */
+int store_bisect_add(struct store *s, const char *spec_json, int64_t *idp);
+/* BF_ERR_NOTFOUND. *out freed with store_bisect_free. */
+int store_bisect_get(struct store *s, int64_t id, struct store_bisect **out);
+void store_bisect_free(struct store_bisect *b);		/* accepts NULL */
+/* The newest limit (<= STORE_MAX_PAGE) rows, newest first; free with
+ * store_bisects_free. */
+int store_bisect_list(struct store *s, size_t limit, struct store_bisect **out, size_t *n);
+void store_bisects_free(struct store_bisect *a, size_t n);
+/* Ids of the running bisections, oldest first (at most STORE_MAX_PAGE);
+ * free(*out). */
+int store_bisect_running(struct store *s, int64_t **out, size_t *n);
+/* The steps of a bisection in (step, round) order; free with
+ * store_bisect_steps_free. */
+int store_bisect_steps(struct store *s, int64_t id, struct store_bisect_step **out,
+    size_t *n);
+void store_bisect_steps_free(struct store_bisect_step *a, size_t n);
+/*
+ * One transaction: the pending step (step, round) of commit idx/sha and
+ * its job (planned as store_job_create_plan: the arguments after sha).
+ * BF_ERR_EXISTS (nothing written) when that step row is there already, so
+ * a driver that runs twice never makes a second job for one step.
+ */
+struct job_spec;
+struct recipe;
+struct plan;
+int store_bisect_step_job(struct store *s, int64_t id, int64_t step, int64_t round,
+    int64_t idx, const char *sha, const struct job_spec *job, const struct recipe *rec,
+    const struct plan *p, const char *machine_class, const char *machine_names_json,
+    int64_t *job_idp);
+/* What store_bisect_advance writes into the bisection's row. */
+struct store_bisect_upd {
+	const char *state;		/* running, done, failed */
+	const char *commits;		/* JSON text or NULL */
+	int64_t lo, hi;
+	const char *first_bad, *message;	/* may be NULL */
+	double machine_s;
+};
+/*
+ * One transaction: a pending step's verdict (step >= 0; -1: none) and the
+ * row's new values. BF_ERR_STATE when the bisection is no longer running
+ * (cancelled meanwhile) or the step is not pending: nothing written.
+ */
+int store_bisect_advance(struct store *s, int64_t id, int64_t step, int64_t round,
+    const char *verdict, const char *stats_json, const struct store_bisect_upd *u);
+/* Running -> cancelled with message. BF_ERR_NOTFOUND; BF_ERR_STATE when
+ * it is not running. */
+int store_bisect_cancel(struct store *s, int64_t id, const char *message);
 
 /* --- federation and reproductions (store-repro.c) --- */
 /* Let other labs fetch the job's bundle. BF_ERR_NOTFOUND. Idempotent. */

@@ -1,6 +1,6 @@
 // app.js: the dashboard's entry: the event stream, the token prompt and a
 // hash router over the views (fleet, job, results, history, reproductions,
-// submit). Views build
+// bisections, submit). Views build
 // their DOM through dom.js only, so every value from the store is text.
 import { auth } from './api.js';
 import { h, clear } from './dom.js';
@@ -13,6 +13,7 @@ import { submitView } from './view-submit.js';
 import { jobsView } from './view-jobs.js';
 import { reproView } from './view-repro.js';
 import { reprosView } from './view-repros.js';
+import { bisectsView, bisectView } from './view-bisect.js';
 
 const $ = (id) => document.getElementById(id);
 const routes = [
@@ -23,6 +24,8 @@ const routes = [
 	[/^#\/jobs(?:\?.*)?$/, jobsView, 'jobs'],
 	[/^#\/reproductions(?:\?.*)?$/, reprosView, 'repros'],
 	[/^#\/reproductions\/(\d+)$/, reproView, 'repros'],
+	[/^#\/bisections$/, bisectsView, 'bisects'],
+	[/^#\/bisections\/(\d+)$/, bisectView, 'bisects'],
 ];
 
 let mounted = null;

@@ -85,6 +85,8 @@ export function apply(type, d) {
 		if (l.length > LOG_KEEP) l.splice(0, l.length - LOG_KEEP);
 		break;
 	}
+	case 'bisection':
+		break;	// the Bisections views read the store again (view-bisect.js)
 	default:
 		return;
 	}

@@ -506,8 +506,8 @@ test_migrate_step16(void)
 		T_EQ_INT(samples_without_rowid("step16.db"), 1);
 	T_EQ_INT(db_open(fix_target(&where, "step16.db"), &db, NULL), 0);
 	if (db != NULL)
-		T_EQ_INT(db_exec_script(db, pg ? "UPDATE bf_schema SET version = 15" :
-		    UNDO_STEP16), 0);
+		T_EQ_INT(db_exec_script(db, pg ? FIX_UNDO_STEP17 "UPDATE bf_schema SET version = 15" :
+		    FIX_UNDO_STEP17 UNDO_STEP16), 0);
 	db_close(db);
 	if (!pg)
 		T_EQ_INT(samples_without_rowid("step16.db"), 0);
