@@ -197,7 +197,7 @@ report_pivot_summary(const struct report_model *m, const struct report_pivot *p,
 	const struct report_row *a, *b;
 	struct report_pivot_gm *g;
 	struct stats_summary ls;
-	double *lr = NULL;
+	double *lr = NULL, q;
 	size_t k, r, c, nl = 0;
 	int rc = 0;
 
@@ -225,15 +225,20 @@ report_pivot_summary(const struct report_model *m, const struct report_pivot *p,
 					continue;
 				s->lines[s->nlines++] = (struct report_pivot_line){
 					.row = r, .metric = k, .col = c, .a = a, .b = b };
-				if (a->eff.n > 0 && b->eff.n > 0 && a->eff.mean > 0 &&
-				    b->eff.mean > 0)
-					lr[nl++] = log(b->eff.mean / a->eff.mean);
+				/* a ratio past a double's range (a denormal mean
+				 * under a huge one) is left out like a zero mean */
+				q = a->eff.n > 0 && b->eff.n > 0 && a->eff.mean > 0 &&
+				    b->eff.mean > 0 ? log(b->eff.mean / a->eff.mean) : NAN;
+				if (isfinite(q))
+					lr[nl++] = q;
 				else
 					g->nskip++;
 			}
 			g->n = nl;
 			g->gm = g->lo = g->hi = NAN;
-			if (nl == 0 || (rc = stats_summarize(lr, nl, &ls)) != 0)
+			/* no geometric mean for this column: said as such, not an error
+			 * of the whole summary */
+			if (nl == 0 || stats_summarize(lr, nl, &ls) != 0)
 				continue;
 			g->gm = exp(ls.mean);
 			if (nl >= 2 && isfinite(ls.ci_lo) && isfinite(ls.ci_hi)) {
