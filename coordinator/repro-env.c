@@ -137,15 +137,22 @@ diff_keys(const json_t *diff, json_t *into)
 	return 0;
 }
 
-/* The nonzero side of a zero vs nonzero counter is real: its 95% CI
- * excludes 0 (one stray major fault in three windows is not), or, with
- * one sample, it is at least 1. */
+/* The nonzero side of a zero vs nonzero counter is real: every window
+ * counted some, of one sign (one stray major fault in three windows is
+ * not), or its 95% CI excludes 0, or, with one sample, it is at least 1.
+ * The counters are the machine's: other processes add to a window, so a
+ * window of 512 faults beside one of 2,500 has a CI down past 0 while
+ * none of them was 0. */
 static int
 side_nonzero(const json_t *side)
 {
 	const json_t *lo = json_object_get(side, "ci_lo"), *hi = json_object_get(side, "ci_hi");
+	const json_t *mn = json_object_get(side, "min"), *mx = json_object_get(side, "max");
 	double m = json_number_value(json_object_get(side, "mean"));
 
+	if (json_is_number(mn) && json_is_number(mx) &&
+	    (json_number_value(mn) > 0 || json_number_value(mx) < 0))
+		return 1;
 	if (json_is_number(lo) && json_is_number(hi))
 		return json_number_value(lo) > 0 || json_number_value(hi) < 0;
 	return fabs(m) >= 1;

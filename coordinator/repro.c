@@ -379,9 +379,10 @@ num_or_null(double x)
 static json_t *
 side_json(const struct stats_summary *s)
 {
-	return json_pack("{s:I,s:o,s:o,s:o}", "n", (json_int_t)s->n, "mean",
+	return json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "n", (json_int_t)s->n, "mean",
 	    num_or_null(s->mean), "ci_lo", num_or_null(s->ci_lo), "ci_hi",
-	    num_or_null(s->ci_hi));
+	    num_or_null(s->ci_hi), "min", num_or_null(s->n > 0 ? s->min : NAN), "max",
+	    num_or_null(s->n > 0 ? s->max : NAN));
 }
 
 static int
