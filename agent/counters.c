@@ -73,6 +73,7 @@ counters_init(struct counters *c, const char *root)
 	c->th0.max = c->th1.max = BF_MAX_MTHP_STATS;
 	c->cg0.max = c->cg1.max = COUNTERS_MAX_CG;
 	c->peak_fd = -1;
+	c->vm_fd = -1;
 	c->peak = -1;
 	for (i = 0; i < sizeof(counters_defaults) / sizeof(counters_defaults[0]); i++) {
 		struct counters_pmu *p = &c->pmu[c->npmu++];
@@ -293,20 +294,28 @@ counters_group_ahp(const struct counters *c, pid_t pgid, struct buf *tmp)
 }
 
 static int
-counters_kv_cmp(const void *a, const void *b)
+counters_file_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct counters_kv *)a)->name, ((const struct counters_kv *)b)->name);
+	return strcmp(((const struct counters_file *)a)->name,
+	    ((const struct counters_file *)b)->name);
 }
 
-/* Every hugepages-<N>kB/stats/<field> as "hugepages-<N>kB.<field>", sorted. */
+/*
+ * Find every hugepages-<N>kB/stats/<field> once per step and keep the first
+ * COUNTERS_MAX_HELD open: reading ~160 of them by path before and after
+ * each iteration was most of the counters' cost (each open walks six sysfs
+ * directories). sysfs shows a file anew on every pread at offset 0.
+ */
 static void
-counters_mthp(const struct counters *c, struct counters_list *l, struct buf *tmp)
+counters_mthp_find(struct counters *c)
 {
-	char dir[1024], path[1600], name[COUNTERS_MAX_NAME + 1];
+	char dir[1024], path[1600];
 	struct dirent *de, *fe;
+	struct counters_file *f;
 	DIR *d, *s;
-	int64_t v;
+	size_t n;
 
+	c->th_found = 1;
 	snprintf(dir, sizeof(dir), "%s%s", c->root, COUNTERS_THP);
 	if ((d = opendir(dir)) == NULL)
 		return;
@@ -319,23 +328,93 @@ counters_mthp(const struct counters *c, struct counters_list *l, struct buf *tmp
 		while ((fe = readdir(s)) != NULL) {
 			if (fe->d_name[0] == '.')
 				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s/stats/%s", COUNTERS_THP,
-			    de->d_name, fe->d_name) >= sizeof(path) ||
-			    counters_slurp(c, path, tmp) != 0 || tmp->data == NULL)
+			if (c->th_files == NULL && (c->th_files = calloc(BF_MAX_MTHP_STATS,
+			    sizeof(*c->th_files))) == NULL)
+				break;
+			if (c->nth_files >= BF_MAX_MTHP_STATS) {
+				c->th_skipped++;
 				continue;
-			while (tmp->len > 0 && tmp->data[tmp->len - 1] == '\n')
-				tmp->data[--tmp->len] = '\0';
-			if (parse_i64(tmp->data, INT64_MIN, INT64_MAX, &v) != 0)
+			}
+			f = &c->th_files[c->nth_files];
+			if ((n = (size_t)snprintf(f->name, sizeof(f->name), "%s.%s", de->d_name,
+			    fe->d_name)) >= sizeof(f->name) ||
+			    (size_t)snprintf(f->path, sizeof(f->path), "%s/%s/stats/%s",
+			    COUNTERS_THP, de->d_name, fe->d_name) >= sizeof(f->path)) {
+				c->th_skipped++;
 				continue;
-			if ((size_t)snprintf(name, sizeof(name), "%s.%s", de->d_name, fe->d_name) <
-			    sizeof(name))
-				(void)counters_add(l, name, strlen(name), v);
+			}
+			f->fd = c->nth_files < COUNTERS_MAX_HELD ? openat(dirfd(s), fe->d_name,
+			    O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+			c->nth_files++;
 		}
 		closedir(s);
 	}
 	closedir(d);
-	if (l->n > 1)
-		qsort(l->kv, l->n, sizeof(*l->kv), counters_kv_cmp);
+	if (c->nth_files > 1)
+		qsort(c->th_files, c->nth_files, sizeof(*c->th_files), counters_file_cmp);
+}
+
+/* Every hugepages-<N>kB/stats/<field> as "hugepages-<N>kB.<field>", sorted;
+ * a file that cannot be read now is left out, as its field. */
+static void
+counters_mthp(struct counters *c, struct counters_list *l, struct buf *tmp)
+{
+	char num[64];
+	const char *text;
+	size_t i, len;
+	ssize_t got;
+	int64_t v;
+
+	if (!c->th_found)
+		counters_mthp_find(c);
+	for (i = 0; i < c->nth_files; i++) {
+		const struct counters_file *f = &c->th_files[i];
+
+		if (f->fd >= 0) {
+			/* one number: a full buffer is not one */
+			if ((got = pread(f->fd, num, sizeof(num) - 1, 0)) <= 0 ||
+			    (size_t)got >= sizeof(num) - 1)
+				continue;
+			num[got] = '\0';
+			text = num;
+			len = (size_t)got;
+		} else {
+			if (counters_slurp(c, f->path, tmp) != 0 || tmp->data == NULL)
+				continue;
+			text = tmp->data;
+			len = tmp->len;
+		}
+		while (len > 0 && text[len - 1] == '\n')
+			len--;
+		if (parse_i64_n(text, len, INT64_MIN, INT64_MAX, &v) != 0)
+			continue;
+		(void)counters_add(l, f->name, strlen(f->name), v);
+	}
+	l->dropped += c->th_skipped;
+}
+
+/* /proc/vmstat into l, through an fd kept open for the step. */
+static void
+counters_vmstat(struct counters *c, struct counters_list *l, struct buf *tmp)
+{
+	char full[1024], chunk[8192];
+	ssize_t n;
+
+	buf_reset(tmp);
+	if (c->vm_fd < 0 && ((size_t)snprintf(full, sizeof(full), "%s/proc/vmstat", c->root) >=
+	    sizeof(full) || (c->vm_fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0))
+		return;
+	for (;;) {
+		n = pread(c->vm_fd, chunk, sizeof(chunk), (off_t)tmp->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if (n == 0 || buf_append(tmp, chunk, (size_t)n) != 0)
+			break;
+	}
+	if (tmp->data != NULL)
+		counters_parse(tmp->data, tmp->len, "vmstat.", l);
 }
 
 /* The step's own cgroup v2 directory, from /proc/self/cgroup's "0::/x". */
@@ -380,8 +459,7 @@ counters_before(struct counters *c)
 	c->vm0.dropped = c->th0.dropped = c->cg0.dropped = 0;
 	c->nsvc = 0;
 	c->peak = -1;
-	if (counters_slurp(c, "/proc/vmstat", &tmp) == 0 && tmp.data != NULL)
-		counters_parse(tmp.data, tmp.len, "vmstat.", &c->vm0);
+	counters_vmstat(c, &c->vm0, &tmp);
 	counters_mthp(c, &c->th0, &tmp);
 	if (c->cg_state == 0)
 		counters_cgroup_find(c, &tmp);
@@ -484,8 +562,7 @@ counters_after(struct counters *c, const pid_t *pids, size_t n)
 		close(p->fd);
 		p->fd = -1;
 	}
-	if (counters_slurp(c, "/proc/vmstat", &tmp) == 0 && tmp.data != NULL)
-		counters_parse(tmp.data, tmp.len, "vmstat.", &c->vm1);
+	counters_vmstat(c, &c->vm1, &tmp);
 	counters_mthp(c, &c->th1, &tmp);
 	if (c->cg_state > 0) {
 		snprintf(path, sizeof(path), "%s/memory.stat", c->cg_dir);
@@ -692,6 +769,16 @@ counters_free(struct counters *c)
 	if (c->peak_fd >= 0)
 		close(c->peak_fd);
 	c->peak_fd = -1;
+	if (c->vm_fd >= 0)
+		close(c->vm_fd);
+	c->vm_fd = -1;
+	for (i = 0; i < c->nth_files; i++)
+		if (c->th_files[i].fd >= 0)
+			close(c->th_files[i].fd);
+	free(c->th_files);
+	c->th_files = NULL;
+	c->nth_files = c->th_skipped = 0;
+	c->th_found = 0;
 	free(c->vm0.kv);
 	free(c->vm1.kv);
 	free(c->th0.kv);

@@ -42,11 +42,24 @@ struct counters_pmu {
 };
 
 #define COUNTERS_MAX_PROCS	65536	/* /proc entries read for a service's group */
+#define COUNTERS_MAX_HELD	256	/* mTHP stat files kept open for the step */
+
+/* One hugepages-<N>kB/stats/<field> file: found once per step, then read
+ * again with pread at offset 0 (sysfs shows it anew), no path walk. */
+struct counters_file {
+	char name[COUNTERS_MAX_NAME];	/* "hugepages-64kB.anon_fault_alloc" */
+	char path[160];			/* under root, for one not held open */
+	int fd;				/* -1: read by path each time */
+};
 
 struct counters {
 	const char *root;	/* "" on a machine, a fake tree in tests */
 	struct counters_list vm0, vm1;		/* /proc/vmstat before, after */
 	struct counters_list th0, th1;		/* hugepages-NkB/stats/ files before, after */
+	struct counters_file *th_files;	/* sorted by name; found at the first read */
+	size_t nth_files, th_skipped;	/* th_skipped: past BF_MAX_MTHP_STATS */
+	int th_found;
+	int vm_fd;			/* /proc/vmstat, open for the step; -1 */
 	struct counters_list cg0, cg1;		/* memory.stat before, after */
 	int cg_state;		/* 0 unknown, 1 v2 found, -1 absent */
 	char cg_why[96];	/* why absent */

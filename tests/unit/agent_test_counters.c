@@ -486,6 +486,65 @@ test_agent(const char *agent)
 	buf_free(&raw);
 }
 
+/*
+ * More mTHP stat files than are held open (COUNTERS_MAX_HELD): every one is
+ * read again after the window, the held ones by pread, the rest by path,
+ * and a second iteration with the same counters sees its own deltas.
+ */
+static void
+test_mthp_many(void)
+{
+	enum { SIZES = 20, FIELDS = 15 };
+	struct counters c;
+	struct ajson *j;
+	const struct ajson *m, *v;
+	char path[PATH_MAX], val[32];
+	size_t i, k, n, bad;
+	int it;
+
+	T_CHECK(SIZES * FIELDS > COUNTERS_MAX_HELD);
+	for (i = 0; i < SIZES; i++)
+		for (k = 0; k < FIELDS; k++) {
+			snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
+			    "hugepages-%zukB/stats/f%02zu", (size_t)4 << i, k);
+			mk(path, "7\n");
+		}
+	counters_init(&c, root);
+	for (it = 1; it <= 2; it++) {
+		counters_before(&c);
+		for (i = 0; i < SIZES; i++)
+			for (k = 0; k < FIELDS; k++) {
+				snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
+				    "hugepages-%zukB/stats/f%02zu", (size_t)4 << i, k);
+				/* iteration 1: +i*100+k+1; iteration 2: back by 1 */
+				snprintf(val, sizeof(val), "%zu\n", it == 1 ? 7 + i * 100 + k + 1 :
+				    7 + i * 100 + k);
+				mk(path, val);
+			}
+		counters_after(&c, NULL, 0);
+		j = line_of(&c, it);
+		m = j != NULL ? ajson_get(j, "metrics") : NULL;
+		n = bad = 0;
+		for (i = 0; m != NULL && i < SIZES; i++)
+			for (k = 0; k < FIELDS; k++) {
+				snprintf(path, sizeof(path), "hugepages-%zukB.f%02zu", (size_t)4 << i, k);
+				v = ajson_get(m, path);
+				n += v != NULL;
+				if (v == NULL || v->i != (it == 1 ? (int64_t)(i * 100 + k + 1) : -1))
+					bad++;
+			}
+		T_EQ_INT(n, SIZES * FIELDS);
+		T_EQ_INT(bad, 0);
+		ajson_free(j);
+	}
+	counters_free(&c);
+	for (i = 0; i < SIZES; i++) {
+		snprintf(path, sizeof(path), "rm -rf '%s/sys/kernel/mm/transparent_hugepage/"
+		    "hugepages-%zukB'", root, (size_t)4 << i);
+		T_EQ_INT(system(path), 0);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -506,6 +565,7 @@ main(int argc, char **argv)
 	}
 	test_parse();
 	test_tree();
+	test_mthp_many();
 	test_service_group();
 	test_window_ioctl();
 	test_window_exec();
