@@ -798,6 +798,24 @@ out:
 #define KB_CFG	"2222222222222222222222222222222222222222222222222222222222222222"
 #define KB_REL	"6.1.0-bft-bfaaaaaaaa"
 
+/* b with kernel_builds[0].key set to value and its hash fixed: refused,
+ * naming field (when not NULL). */
+static void
+forged_kb(const json_t *b, const char *key, const char *value, const char *field)
+{
+	struct bf_diag d;
+	json_t *x = reparse(b);
+
+	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), key,
+	    json_string(value));
+	rehash(x);
+	bf_diag_clear(&d);
+	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
+	if (field != NULL)
+		T_EQ_STR(d.field, field);
+	json_decref(x);
+}
+
 /*
  * A job that built its kernel (issue 18): the bundle lists the build the
  * run booted (key, release, each artifact's sha256) for another lab to
@@ -909,36 +927,10 @@ test_kernel_builds(void)
 	json_decref(x);
 
 	/* forged entries, the outer hash fixed each time */
-	x = reparse(b);
-	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "name",
-	    json_string("other-lab"));
-	rehash(x);
-	bf_diag_clear(&d);
-	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
-	T_EQ_STR(d.field, "kernel_builds[0].name");
-	json_decref(x);
-	x = reparse(b);
-	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0),
-	    "image_sha256", json_string("../../etc/passwd"));
-	rehash(x);
-	bf_diag_clear(&d);
-	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
-	T_EQ_STR(d.field, "kernel_builds[0].image_sha256");
-	json_decref(x);
-	x = reparse(b);
-	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "release",
-	    json_string("6.1; rm -rf /"));
-	rehash(x);
-	bf_diag_clear(&d);
-	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
-	T_EQ_STR(d.field, "kernel_builds[0].release");
-	json_decref(x);
-	x = reparse(b);
-	json_object_set_new(json_array_get(json_object_get(x, "kernel_builds"), 0), "url",
-	    json_string("http://elsewhere/"));
-	rehash(x);
-	T_EQ_INT(bundle_check(x, &d), BF_ERR_INVALID);
-	json_decref(x);
+	forged_kb(b, "name", "other-lab", "kernel_builds[0].name");
+	forged_kb(b, "image_sha256", "../../etc/passwd", "kernel_builds[0].image_sha256");
+	forged_kb(b, "release", "6.1; rm -rf /", "kernel_builds[0].release");
+	forged_kb(b, "url", "http://elsewhere/", NULL);
 out:
 	store_claim_free(c);
 	json_decref(b);
