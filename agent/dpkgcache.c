@@ -120,7 +120,14 @@ dpkgcache_load(const char *file, const char *key, struct buf *b, size_t *nentrie
 	return 0;
 }
 
-/* The line of path in a loaded file (after its key), or NULL. */
+/* Whether the line [p, nl) is path's. */
+static int
+dpkgcache_line_is(const char *p, const char *nl, const char *path, size_t plen)
+{
+	return (size_t)(nl - p) > plen && memcmp(p, path, plen) == 0 && p[plen] == '\t';
+}
+
+/* The first line of path in a loaded file (after its key), or NULL. */
 static const char *
 dpkgcache_find(const struct buf *b, size_t klen, const char *path)
 {
@@ -129,7 +136,7 @@ dpkgcache_find(const struct buf *b, size_t klen, const char *path)
 
 	for (p = b->data + klen; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
-		if ((size_t)(nl - p) > plen && memcmp(p, path, plen) == 0 && p[plen] == '\t')
+		if (dpkgcache_line_is(p, nl, path, plen))
 			return p;
 	}
 	return NULL;
@@ -173,7 +180,7 @@ dpkgcache_put(const char *file, const char *root, const char *path, const char *
 	char key[DPKGCACHE_MAX_KEY], tmp[DPKGCACHE_MAX_PATH + 32];
 	const char *line, *nl;
 	struct buf old, out;
-	size_t n = 0, klen;
+	size_t n = 0, klen, plen;
 	ssize_t w;
 	int fd = -1;
 
@@ -184,15 +191,17 @@ dpkgcache_put(const char *file, const char *root, const char *path, const char *
 	    dpkgcache_key(root, key, sizeof(key)) != 0 || buf_puts(&out, key) != 0)
 		goto out;
 	klen = strlen(key);
-	/* keep the other entries of a file of the same database, if room */
+	/* keep the other entries of a file of the same database, if room;
+	 * every line of path goes (a planted file may repeat it) */
 	if (dpkgcache_load(file, key, &old, &n) == 0 && n < DPKGCACHE_MAX_ENTRIES) {
-		if ((line = dpkgcache_find(&old, klen, path)) != NULL) {
+		plen = strlen(path);
+		for (line = old.data + klen; line < old.data + old.len; line = nl + 1) {
 			nl = memchr(line, '\n', (size_t)(old.data + old.len - line));
-			if (buf_append(&out, old.data + klen, (size_t)(line - old.data) - klen) != 0 ||
-			    buf_append(&out, nl + 1, (size_t)(old.data + old.len - nl - 1)) != 0)
+			if (dpkgcache_line_is(line, nl, path, plen))
+				continue;
+			if (buf_append(&out, line, (size_t)(nl + 1 - line)) != 0)
 				goto out;
-		} else if (buf_append(&out, old.data + klen, old.len - klen) != 0)
-			goto out;
+		}
 	}
 	if (buf_printf(&out, "%s\t%s\t%s\n", path, pkg, ver) != 0 ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", file, (long)getpid()) >= sizeof(tmp))

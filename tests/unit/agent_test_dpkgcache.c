@@ -150,6 +150,13 @@ test_basic(void)
 	T_EQ_STR(get("/usr/bin/true"), "(miss)");
 	plant(1, "relative\tcoreutils\t9.1-1\n");
 	T_EQ_STR(get("relative"), "(miss)");
+	/* a planted file naming a path twice: a put replaces both lines
+	 * (found by fuzz_dpkgcache: the second survived and the first won) */
+	plant(1, "/usr/bin/true\told\t1\n/opt/t\t\t\n/usr/bin/true\tolder\t2\n");
+	dpkgcache_put(cache, root, "/usr/bin/true", "coreutils", "9.1-1");
+	T_EQ_STR(get("/usr/bin/true"), "coreutils");
+	T_EQ_STR(ver, "9.1-1");
+	T_EQ_STR(get("/opt/t"), "(none)");
 	memset(big, 'a', sizeof(big) - 1);
 	big[0] = '/';
 	big[sizeof(big) - 3] = '\t';
