@@ -188,9 +188,10 @@ void runner_boot(const struct runner_env *env, const struct store_machine *m,
 int runner_probe(const struct runner_env *env, struct transport *tr, int *agent_ok,
     struct bf_diag *d);
 
-/* Start the agent's next `step` ahead on tr while the worker is idle
- * (transport_prestart), so the next runner_execute finds it waiting with
- * its hello printed; nothing unless agent_ok and the link is up. */
+/* Start the agent's next `step` ahead on tr (transport_prestart), so the
+ * next runner_execute finds it waiting with its hello printed; nothing
+ * unless agent_ok and the link is up. The scheduler calls it once after a
+ * run, when its claim found no other run waiting. */
 void runner_prestart(const struct runner_env *env, struct transport *tr, int agent_ok);
 
 /*

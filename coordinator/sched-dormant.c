@@ -64,6 +64,31 @@ struct dormant_try {
 	int up;			/* 1 reachable */
 };
 
+/*
+ * Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max,
+ * each step of 4 s or more spread by +-25% with a jitter fixed by the
+ * worker's seed and the failure count, so that a lab's machines, offline
+ * together after a power cut, do not come back in lock-step. Reset to 0 by
+ * a connection that works.
+ */
+time_t
+sched_retry_delay(int fails, int max, uint32_t seed)
+{
+	time_t d;
+	uint32_t h;
+
+	if (fails <= 0)
+		return 0;
+	d = fails > 20 || (1L << (fails - 1)) > max ? max : (time_t)1 << (fails - 1);
+	if (d < 4)
+		return d;
+	h = seed ^ ((uint32_t)fails * 2654435761u);
+	h ^= h >> 15;
+	h *= 2246822519u;
+	h ^= h >> 13;
+	return d - d / 4 + (time_t)(h % (uint32_t)(d / 2 + 1));
+}
+
 /* Take d out of s->dormant, under s->mu. */
 static void
 dormant_unlink(struct sched *s, struct dormant *d)

@@ -99,6 +99,7 @@ struct worker_ctx {
 	int agent_ok;			/* the agent on the link is ours */
 	int fails;			/* connection failures in a row */
 	int boot_fails;			/* boot failures in a row */
+	int prestart_due;		/* a run ended: start the next step once idle */
 	int store_warned;		/* a streamed write failed (said once per run) */
 	/* the agent's hello, held until the snapshot line that follows it so
 	 * that both are one commit (sched-sink.c); hello_run 0: none held */

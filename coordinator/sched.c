@@ -71,31 +71,6 @@ worker_target(const struct sched *s, const struct store_machine *m, struct ssh_t
 	t->connect_timeout_ms = s->cfg.connect_timeout_ms;
 }
 
-/*
- * Seconds before reconnecting after fails failures: 0, 1, 2, 4 ... max,
- * each step of 4 s or more spread by +-25% with a jitter fixed by the
- * worker's seed and the failure count, so that a lab's machines, offline
- * together after a power cut, do not come back in lock-step. Reset to 0 by
- * a connection that works.
- */
-time_t
-sched_retry_delay(int fails, int max, uint32_t seed)
-{
-	time_t d;
-	uint32_t h;
-
-	if (fails <= 0)
-		return 0;
-	d = fails > 20 || (1L << (fails - 1)) > max ? max : (time_t)1 << (fails - 1);
-	if (d < 4)
-		return d;
-	h = seed ^ ((uint32_t)fails * 2654435761u);
-	h ^= h >> 15;
-	h *= 2246822519u;
-	h ^= h >> 13;
-	return d - d / 4 + (time_t)(h % (uint32_t)(d / 2 + 1));
-}
-
 /* A probe request pending for w (kept for the fingerprint state). */
 static int
 worker_probe_pending(struct worker *w)
@@ -146,7 +121,8 @@ worker_set_run(struct worker *w, int64_t run_id)
  *   FINGERPRINT  `agent probe` when none is stored yet    CLAIM; REFRESH (link lost)
  *                (every probe_interval_s) or asked for
  *   CLAIM        claim a run of the boot it is in; none:  RUN; WAIT; REFRESH (probe
- *                the health probe when it is due          failed)
+ *                the health probe when it is due, then    failed)
+ *                the next step ahead (runner_prestart)
  *   RUN          check the claim, boot, execute, then     REFRESH
  *                worker_apply() the outcome
  *   WAIT         until kicked, stopped or 1 s passed;     REFRESH
@@ -176,8 +152,8 @@ worker_drop_link(struct worker_ctx *x)
 	transport_close(x->tr);
 	x->tr = NULL;
 	x->agent_ok = 0;
+	x->prestart_due = 0;
 }
-
 
 /*
  * The one place a run's end is written: finish (with the add-a-boot
@@ -434,6 +410,11 @@ ws_claim(struct worker_ctx *x)
 			return WS_REFRESH;
 		}
 	}
+	/* idle after a run: start the next step now, not ahead of a run */
+	if (x->prestart_due) {
+		x->prestart_due = 0;
+		runner_prestart(&x->env, x->tr, x->agent_ok);
+	}
 	return WS_WAIT;
 }
 
@@ -482,8 +463,7 @@ ws_run(struct worker_ctx *x)
 		goto out;
 	}
 	transport_set_cancel(x->tr, NULL);
-	if (!o.link_lost)
-		runner_prestart(&x->env, x->tr, x->agent_ok);
+	x->prestart_due = !o.link_lost;	/* in ws_claim, if no run waits */
 	/* only a link the runner saw go: one that died quietly (a step aborted
 	 * by a refused sample) is dropped at the next pass, as ever */
 	if (o.link_lost) {

@@ -254,6 +254,47 @@ test_once(void)
 }
 
 /*
+ * The next step is started ahead only when the worker goes idle: three
+ * queued runs run back to back (a prestart between them would keep each
+ * waiting behind a channel open and sshd's fork), then one prestart.
+ */
+static void
+test_prestart_when_idle(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct sched *s;
+	int64_t job[3] = { 0 };
+	size_t i;
+	char buf[32], order[64];
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	for (i = 0; i < NELEM(job); i++)
+		T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":"
+		    "\"fake\"},\"repetitions\":{\"iterations\":1}}", &job[i]), 0);
+	s = start(st, &fs, 30);
+	for (i = 0; i < NELEM(job); i++)
+		T_EQ_STR(wait_job(st, job[i], 20, buf, sizeof(buf)), "done");
+	/* the prestart follows the last run's end: wait for it */
+	for (i = 0; i < 50 && fake_count(&fs, &fs.prestarts) < 1; i++)
+		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
+	T_EQ_INT(sched_stop(s), 0);
+	pthread_mutex_lock(&fs.mu);
+	snprintf(order, sizeof(order), "%s", fs.order);
+	pthread_mutex_unlock(&fs.mu);
+	T_EQ_STR(order, "SSSP");
+	T_EQ_INT(fs.unmatched, 0);
+	store_close(st);
+}
+
+/*
  * The hello is held for the snapshot line after it (one commit for both):
  * both are on the run. A hello that no snapshot follows (an agent that
  * dies after it) is still written, at the end of the run.
@@ -922,6 +963,7 @@ main(void)
 		return 1;
 	}
 	test_once();
+	test_prestart_when_idle();
 	test_hello_held();
 	test_retry_after_lost_link();
 	test_offline_backoff();

@@ -50,6 +50,18 @@ fake_bump(struct fake_script *fs, int *p)
 	pthread_mutex_unlock(&fs->mu);
 }
 
+/* Note c in fs->order, under fs->mu. */
+static void
+fake_order(struct fake_script *fs, char c)
+{
+	size_t n = strlen(fs->order);
+
+	if (n + 1 < sizeof(fs->order)) {
+		fs->order[n] = c;
+		fs->order[n + 1] = '\0';
+	}
+}
+
 static int
 fake_exec(struct transport *t, const char *cmd, const void *in, size_t inlen,
     ssh_line_cb cb, void *arg, int idle_ms, int total_ms, int *status, struct bf_diag *d)
@@ -66,6 +78,8 @@ fake_exec(struct transport *t, const char *cmd, const void *in, size_t inlen,
 	pthread_mutex_lock(&f->fs->mu);
 	snprintf(f->fs->stdin_last, sizeof(f->fs->stdin_last), "%.*s",
 	    (int)(inlen < 511 ? inlen : 511), in != NULL ? (const char *)in : "");
+	if (strstr(cmd, " step") != NULL)
+		fake_order(f->fs, 'S');
 	pthread_mutex_unlock(&f->fs->mu);
 	if (!f->alive || (f->cancel != NULL && atomic_load(f->cancel))) {
 		f->alive = 0;
@@ -199,6 +213,26 @@ fake_boot(struct transport *t, const struct boot_machine *bm, const char *kernel
 	return b->ret;
 }
 
+/* A command started ahead: counted and noted only (the next exec runs
+ * its rule as ever). */
+static int
+fake_prestart(struct transport *t, const char *cmd, int timeout_ms, struct bf_diag *d)
+{
+	struct fake_script *fs = tf(t)->fs;
+
+	(void)cmd;
+	(void)timeout_ms;
+	pthread_mutex_lock(&fs->mu);
+	fs->prestarts++;
+	fake_order(fs, 'P');
+	pthread_mutex_unlock(&fs->mu);
+	if (!tf(t)->alive) {
+		bf_diag_set(d, NULL, "fake: the link is down");
+		return BF_ERR_LOST;
+	}
+	return 0;
+}
+
 static void
 fake_set_cancel(struct transport *t, const atomic_int *flag)
 {
@@ -226,6 +260,7 @@ static const struct transport_ops fake_ops = {
 	.capture = fake_capture,
 	.upload = fake_upload,
 	.boot = fake_boot,
+	.prestart = fake_prestart,
 	.set_cancel = fake_set_cancel,
 	.alive = fake_alive,
 	.close = fake_close,

@@ -51,6 +51,8 @@ struct fake_script {
 	char boot_image[256];		/* ... and its image in the boot map ("" none) */
 	char boot_initrd[256];		/* ... and its initrd there ("" none) */
 	char stdin_last[512];		/* the start of the last exec's stdin */
+	int prestarts;			/* transport_prestart calls */
+	char order[64];			/* 'S' a step exec'd, 'P' a prestart, in order */
 };
 
 void fake_script_init(struct fake_script *fs, struct fake_rule *rules, size_t nrules,
