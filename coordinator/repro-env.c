@@ -273,7 +273,7 @@ repro_env_snapshots(const json_t *bundle, const json_t *here_runs, const json_t 
 {
 	const json_t *bsn = json_object_get(bundle, "snapshots"), *brs = json_object_get(bundle,
 	    "runs"), *sa, *sb;
-	json_t *es = NULL, *groups, *c, *diff = NULL, *dr, *g;
+	json_t *es = NULL, *groups, *c, *diff = NULL, *dr, *g = NULL;
 	const char *ha, *hb, *note = NULL;
 	size_t i, j;
 	int r;
@@ -324,12 +324,18 @@ repro_env_snapshots(const json_t *bundle, const json_t *here_runs, const json_t 
 			goto out;
 		}
 	}
-	if ((r = side_drift(brs, bsn, &dr, d)) != 0 ||
-	    (dr != NULL && json_object_set_new(json_object_get(es, "drift"), "bundle", dr) != 0))
+	if ((r = side_drift(brs, bsn, &dr, d)) != 0)
 		goto out;
-	if ((r = side_drift(here_runs, here_snaps, &dr, d)) != 0 ||
-	    (dr != NULL && json_object_set_new(json_object_get(es, "drift"), "here", dr) != 0))
+	if (dr != NULL && json_object_set_new(json_object_get(es, "drift"), "bundle", dr) != 0) {
+		r = BF_ERR_ALLOC;
 		goto out;
+	}
+	if ((r = side_drift(here_runs, here_snaps, &dr, d)) != 0)
+		goto out;
+	if (dr != NULL && json_object_set_new(json_object_get(es, "drift"), "here", dr) != 0) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
 	if (json_object_set(rep, "environment_snapshots", es) != 0) {
 		r = BF_ERR_ALLOC;
 		goto out;
