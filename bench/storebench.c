@@ -53,7 +53,7 @@ coord_main(void *arg)
 	struct store_sample sm[3] = { { "wall_s", 1.5, "s" }, { "ops", 1e6, "ops/s" },
 	    { "rss", 4096, "KiB" } };
 	char node[32], mach[32];
-	int idle = 0;
+	int idle = 0, r;
 
 	snprintf(node, sizeof(node), "c%d", c->idx);
 	snprintf(mach, sizeof(mach), "m%d", c->idx);
@@ -62,7 +62,9 @@ coord_main(void *arg)
 		goto out;
 	}
 	while (idle < 3) {
-		if (store_run_claim(s, mach, "bench", 60, &cl) != 0) {
+		if ((r = store_run_claim(s, mach, "bench", 60, &cl)) != 0) {
+			fprintf(stderr, "storebench: %s: claim: %s: %s\n", node, bf_err_str(r),
+			    store_last_error());
 			c->err = 1;
 			break;
 		}
@@ -74,9 +76,11 @@ coord_main(void *arg)
 		idle = 0;
 		if (cl->run_id >= first_id && (size_t)(cl->run_id - first_id) < nruns)
 			atomic_fetch_add(&claimed[cl->run_id - first_id], 1);
-		if (store_samples_add(s, cl->run_id, 0, 0, sm, 3) != 0 ||
-		    store_run_log_add(s, cl->run_id, "stdout", "iteration 0 done") != 0 ||
-		    store_run_finish(s, cl->run_id, "done", 0, NULL) != 0) {
+		if ((r = store_samples_add(s, cl->run_id, 0, 0, sm, 3)) != 0 ||
+		    (r = store_run_log_add(s, cl->run_id, "stdout", "iteration 0 done")) != 0 ||
+		    (r = store_run_finish(s, cl->run_id, "done", 0, NULL)) != 0) {
+			fprintf(stderr, "storebench: %s: run %lld: %s: %s\n", node,
+			    (long long)cl->run_id, bf_err_str(r), store_last_error());
 			c->err = 1;
 			break;
 		}

@@ -16,18 +16,60 @@
 
 /*
  * The claim's pick, in each engine's words (JOIN_KIND, NAMED: the job names
- * machine ?2, LOCK: row locking).
+ * machine ?2, PROBE: the probe's own condition, LOCK: row locking).
  * SQLite: CROSS JOIN pins jobs as the outer loop (SQLite never reorders
  * it): active jobs by id, then runs_claim per job already in claim order,
- * instead of sorting every queued run of the fleet on each claim.
+ * so the ORDER BY is the loop's own order and LIMIT 1 stops at the first
+ * candidate that passes; nothing sorts the fleet's queue.
  * PostgreSQL: FOR UPDATE SKIP LOCKED, so coordinators claiming at once
  * each take a different run instead of queueing behind one row lock.
+ *
+ * Rules 1 and 2 of store-claim.h (the machine's own boot group first, then
+ * groups no other machine has started) are not ORDER BY terms: as terms,
+ * they were computed for every queued run of the fleet, an EXISTS over
+ * the job's runs each, on every claim (a 2,000-run job: about 150 ms a
+ * claim, quadratic in the queue). They are the order of four probes
+ * instead (claim_tx), each the first candidate in (job, run_order, id):
+ *   PROBE_GROUP_FRESH  in the machine's group, no other machine in it
+ *   PROBE_GROUP        in the machine's group
+ *   PROBE_FRESH        no other machine in its group
+ *   PROBE_ANY          any candidate
+ * which gives the run the two sort keys would: (in group DESC, started
+ * elsewhere ASC, job, run_order, id).
  */
-#define CLAIM_PICK(JOIN_KIND, NAMED, LOCK) \
+#define CLAIM_COLS \
 	"SELECT r.id, r.job_id, COALESCE(r.recipe, j.recipe), j.spec, r.\"values\", r.label," \
 	" r.boot, r.attempt, r.knobs, r.req_kernel, r.req_cmdline," \
 	" r.cell_index, r.run_order, r.iterations, r.warmup, r.timeout_s, r.workload," \
-	" j.spread" \
+	" j.spread"
+/* another machine has a run of r's boot group running or done */
+#define CLAIM_STARTED_ELSEWHERE \
+	"EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.boot = r.boot" \
+	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
+	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
+	"  AND COALESCE(o.req_machine, '') = COALESCE(r.req_machine, '')" \
+	"  AND o.state IN ('running', 'done') AND o.machine <> ?2)"
+/* r is of the machine's boot group ?3 (see store_boot_group), whose job
+ * is ?4: the job's runs only, then the group's whole text */
+#define CLAIM_IN_GROUP \
+	" AND r.job_id = ?4 AND r.job_id || ':' || r.boot || ':' ||" \
+	"  COALESCE(r.req_kernel, '') || ':' || COALESCE(r.req_cmdline, '') = ?3"
+/* PostgreSQL: the same test against the groups other machines started,
+ * listed once per claim (a hash anti-join); PostgreSQL ranks every
+ * candidate before its LIMIT, and a correlated EXISTS per candidate, each
+ * scanning the job's finished runs, made a claim quadratic in the queue */
+#define CLAIM_STARTED_PG \
+	"WITH started AS MATERIALIZED (SELECT DISTINCT o.job_id, o.boot," \
+	" COALESCE(o.req_kernel, '') AS k, COALESCE(o.req_cmdline, '') AS c," \
+	" COALESCE(o.req_machine, '') AS m FROM runs o JOIN jobs oj ON oj.id = o.job_id" \
+	" WHERE oj.state IN ('queued','running') AND o.state IN ('running', 'done')" \
+	" AND o.machine <> ?2) "
+#define CLAIM_STARTED_ELSEWHERE_PG \
+	"EXISTS (SELECT 1 FROM started s WHERE s.job_id = r.job_id AND s.boot = r.boot" \
+	"  AND s.k = COALESCE(r.req_kernel, '') AND s.c = COALESCE(r.req_cmdline, '')" \
+	"  AND s.m = COALESCE(r.req_machine, ''))"
+#define CLAIM_PICK(WITH, JOIN_KIND, NAMED, PROBE, LOCK) \
+	WITH CLAIM_COLS \
 	" FROM jobs j " JOIN_KIND " runs r" \
 	" ON r.job_id = j.id AND r.state = 'queued'" \
 	" WHERE j.state IN ('queued','running') AND (j.machine_class = ?1 OR " NAMED ")" \
@@ -46,29 +88,29 @@
 	"  AND COALESCE(o.req_machine, '') = COALESCE(r.req_machine, '')" \
 	"  AND o.state IN ('running', 'done') AND o.machine <> ?2" \
 	"  AND mo.state NOT IN ('offline', 'quarantined')))" \
-	/* Runs of the boot the machine is in first (?3: its boot group, \
-	 * see store_boot_group), so a boot serves all its runs before the \
-	 * next reboot; */ \
-	" ORDER BY (?3 IS NOT NULL AND r.job_id || ':' || r.boot || ':' ||" \
-	"  COALESCE(r.req_kernel, '') || ':' || COALESCE(r.req_cmdline, '') = ?3) DESC," \
-	/* then boots no other machine has started: a boot group runs whole \
-	 * on one machine, one reboot, instead of one per machine */ \
-	" EXISTS (SELECT 1 FROM runs o WHERE o.job_id = r.job_id AND o.boot = r.boot" \
-	"  AND COALESCE(o.req_kernel, '') = COALESCE(r.req_kernel, '')" \
-	"  AND COALESCE(o.req_cmdline, '') = COALESCE(r.req_cmdline, '')" \
-	"  AND COALESCE(o.req_machine, '') = COALESCE(r.req_machine, '')" \
-	"  AND o.state IN ('running', 'done') AND o.machine <> ?2)," \
-	/* then the oldest job, and within it the run's plan: run_order is \
+	PROBE \
+	/* the oldest job, and within it the run's plan: run_order is \
 	 * boot-major for interleaved jobs (A B A B), cell-major for \
 	 * sequential ones (plan.h) */ \
-	" j.id, r.run_order, r.id LIMIT 1" LOCK
+	" ORDER BY j.id, r.run_order, r.id LIMIT 1" LOCK
 
-const char store_claim_pick_sql[] = CLAIM_PICK("CROSS JOIN",
-    "EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2)", "");
+#define CLAIM_SQLITE(WITH, PROBE) CLAIM_PICK(WITH, "CROSS JOIN", \
+	"EXISTS (SELECT 1 FROM json_each(j.machine_names) WHERE value = ?2)", PROBE, "")
+#define CLAIM_PG(WITH, PROBE) CLAIM_PICK(WITH, "JOIN", \
+	"EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.machine_names::jsonb) e" \
+	" WHERE e = ?2)", PROBE, " FOR UPDATE OF r SKIP LOCKED")
 
-const char store_claim_pick_sql_pg[] = CLAIM_PICK("JOIN",
-    "EXISTS (SELECT 1 FROM jsonb_array_elements_text(j.machine_names::jsonb) e"
-    " WHERE e = ?2)", " FOR UPDATE OF r SKIP LOCKED");
+const char store_claim_pick_group_fresh_sql[] = CLAIM_SQLITE("",
+    CLAIM_IN_GROUP " AND NOT " CLAIM_STARTED_ELSEWHERE);
+const char store_claim_pick_group_sql[] = CLAIM_SQLITE("", CLAIM_IN_GROUP);
+const char store_claim_pick_fresh_sql[] = CLAIM_SQLITE("", " AND NOT " CLAIM_STARTED_ELSEWHERE);
+const char store_claim_pick_any_sql[] = CLAIM_SQLITE("", "");
+const char store_claim_pick_group_fresh_sql_pg[] = CLAIM_PG(CLAIM_STARTED_PG,
+    CLAIM_IN_GROUP " AND NOT " CLAIM_STARTED_ELSEWHERE_PG);
+const char store_claim_pick_group_sql_pg[] = CLAIM_PG("", CLAIM_IN_GROUP);
+const char store_claim_pick_fresh_sql_pg[] = CLAIM_PG(CLAIM_STARTED_PG,
+    " AND NOT " CLAIM_STARTED_ELSEWHERE_PG);
+const char store_claim_pick_any_sql_pg[] = CLAIM_PG("", "");
 
 void
 store_claim_free(struct store_claim *c)
@@ -144,6 +186,39 @@ struct claim_arg {
 	struct store_claim *c;		/* the claim, or NULL: nothing to do */
 };
 
+/*
+ * The probes of the pick in their order (see CLAIM_PICK): 0 with *stp on
+ * the picked row, 1 when no probe found one, or an error. The group probes
+ * run only for a machine in a boot group ("JOB:BOOT:KERNEL:CMDLINE").
+ */
+static int
+claim_pick(struct store *s, const struct claim_arg *a, struct db_stmt **stp)
+{
+	static const enum store_q group_probes[] = { Q_R_CLAIM_PICK_GROUP_FRESH,
+		Q_R_CLAIM_PICK_GROUP };
+	static const enum store_q probes[] = { Q_R_CLAIM_PICK_FRESH, Q_R_CLAIM_PICK_ANY };
+	long long job;
+	size_t i;
+	int r;
+
+	if (a->boot_group != NULL && sscanf(a->boot_group, "%lld:", &job) == 1)
+		for (i = 0; i < sizeof(group_probes) / sizeof(group_probes[0]); i++) {
+			if ((r = store_q(s, group_probes[i], stp, "ttt" "I", a->klass, a->machine,
+			    a->boot_group, (int64_t)job)) != 0 || (r = store_q_step(s, *stp)) < 0)
+				return r;
+			if (r == 1)
+				return 0;
+		}
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if ((r = store_q(s, probes[i], stp, "tt", a->klass, a->machine)) != 0 ||
+		    (r = store_q_step(s, *stp)) < 0)
+			return r;
+		if (r == 1)
+			return 0;
+	}
+	return 1;
+}
+
 static int
 claim_tx(struct store *s, void *arg)
 {
@@ -173,11 +248,8 @@ claim_tx(struct store *s, void *arg)
 		return r;
 	if (r == 1)
 		return STORE_TX_UNDO;	/* the lease stays as it was */
-	if ((r = store_q(s, Q_R_CLAIM_PICK, &st, "ttt", a->klass, a->machine, a->boot_group))
-	    != 0 || (r = store_q_step(s, st)) < 0)
-		return r;
-	if (r == 0)
-		return STORE_TX_UNDO;
+	if ((r = claim_pick(s, a, &st)) != 0)
+		return r == 1 ? STORE_TX_UNDO : r;
 	if ((r = claim_from_row(st, &a->c)) != 0)
 		return r;
 	db_reset(st);

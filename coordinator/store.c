@@ -192,7 +192,10 @@ static const char *const store_sql[Q__COUNT] = {
 	    " ORDER BY cell_index, boot, id",
 	[Q_R_GET] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1",
 	[Q_R_HEAD] = "SELECT job_id, machine, state, owner FROM runs WHERE id = ?1",
-	[Q_R_CLAIM_PICK] = store_claim_pick_sql,
+	[Q_R_CLAIM_PICK_GROUP_FRESH] = store_claim_pick_group_fresh_sql,
+	[Q_R_CLAIM_PICK_GROUP] = store_claim_pick_group_sql,
+	[Q_R_CLAIM_PICK_FRESH] = store_claim_pick_fresh_sql,
+	[Q_R_CLAIM_PICK_ANY] = store_claim_pick_any_sql,
 	[Q_R_CLAIM] = "UPDATE runs SET state = 'running', machine = ?2, started_at = ?3,"
 	    " lease_until = ?4, owner = ?5 WHERE id = ?1 AND state = 'queued'",
 	/* Only the holder renews: a lease another coordinator took over is
@@ -375,7 +378,10 @@ static const char *const store_sql_pg[Q__COUNT] = {
 	/* a commit anywhere moves xmax or empties an xip entry; read-only
 	 * transactions take no xid, so reading leaves it as it is */
 	[Q_GENERATION] = "SELECT txid_current_snapshot()::text, 0",
-	[Q_R_CLAIM_PICK] = store_claim_pick_sql_pg,
+	[Q_R_CLAIM_PICK_GROUP_FRESH] = store_claim_pick_group_fresh_sql_pg,
+	[Q_R_CLAIM_PICK_GROUP] = store_claim_pick_group_sql_pg,
+	[Q_R_CLAIM_PICK_FRESH] = store_claim_pick_fresh_sql_pg,
+	[Q_R_CLAIM_PICK_ANY] = store_claim_pick_any_sql_pg,
 	[Q_J_LOCK] = "SELECT id FROM jobs WHERE id = ?1 FOR UPDATE",
 };
 

@@ -1,0 +1,156 @@
+/*
+ * coord_test_store_claim.c: the claim's ordering rules against each other
+ * (store-claim.h), on SQLite or (BF_TEST_PG_URL,
+ * unit.coord_test_store_claim@pg) PostgreSQL. The claim takes them as four
+ * probes in turn (store-claim.c), no longer as sort keys over the whole
+ * queue; these cases tell the orders apart.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_fixture.h"
+
+/* A job of class demo, ncells cells x nboots boots, each run booting
+ * kernel (NULL: none). */
+static int64_t
+add_kjob(struct store *s, const char *kernel, size_t ncells, int nboots)
+{
+	struct store_run_new rn[8];
+	size_t n = 0, c;
+	int64_t id = -1;
+	int b;
+
+	memset(rn, 0, sizeof(rn));
+	for (b = 0; b < nboots; b++)
+		for (c = 0; c < ncells && n < 8; c++, n++) {
+			rn[n].cell_index = c;
+			rn[n].label = "n=1";
+			rn[n].axes_json = "{\"n\": 1}";
+			rn[n].values_json = "{\"n\": 1}";
+			rn[n].boot = b;
+			rn[n].kernel = kernel;
+			rn[n].run_order = plan_run_order(PLAN_INTERLEAVED, c, b);
+			rn[n].iterations = 1;
+			rn[n].timeout_s = 60;
+		}
+	T_EQ_INT(store_job_create(s, "demo", "rules", "{\"recipe\": \"demo\"}", "demo", NULL,
+	    rn, n, &id), 0);
+	return id;
+}
+
+/* m claims in group (NULL: none): "JOB:BOOT:CELL" of the run, or "-". */
+static const char *
+claim_as(struct store *s, const char *m, const char *group, struct store_claim **cp,
+    char *buf, size_t n)
+{
+	*cp = NULL;
+	if (store_run_claim_boot(s, m, "demo", group, 60, cp) != 0 || *cp == NULL)
+		return "-";
+	snprintf(buf, n, "%lld:%d:%lld", (long long)(*cp)->job_id, (*cp)->boot,
+	    (long long)(*cp)->cell_index);
+	return buf;
+}
+
+/*
+ * The claim's rules 1 to 3 against each other (store-claim.h): the
+ * machine's own boot group beats a group no other machine has started
+ * (rule 1 over 2), which beats an older job (rule 2 over 3); a group that
+ * needs a kernel and that another live machine started is never taken.
+ */
+static void
+test_claim_rules(void)
+{
+	struct store_claim *c1 = NULL, *c2 = NULL;
+	struct store *s;
+	int64_t ja, jc, jd, je;
+	char buf[64], want[64], g1[256], g2[256];
+
+	if ((s = open_fresh("rules.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
+	T_EQ_INT(add_machine(s, "m2", "demo"), 0);
+
+	/* kernel groups: A:0 and A:1 of two runs each */
+	ja = add_kjob(s, "kA", 2, 2);
+	snprintf(want, sizeof(want), "%lld:0:0", (long long)ja);
+	T_EQ_STR(claim_as(s, "m1", NULL, &c1, buf, sizeof(buf)), want);
+	/* A:0 is m1's boot: m2 boots for A:1 */
+	snprintf(want, sizeof(want), "%lld:1:0", (long long)ja);
+	T_EQ_STR(claim_as(s, "m2", NULL, &c2, buf, sizeof(buf)), want);
+	T_CHECK(c1 != NULL && c2 != NULL);
+	if (c1 == NULL || c2 == NULL)
+		goto out;
+	store_boot_group(c1, g1, sizeof(g1));
+	store_boot_group(c2, g2, sizeof(g2));
+	T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
+	store_claim_free(c1);
+	/* m1 stays in its boot */
+	snprintf(want, sizeof(want), "%lld:0:1", (long long)ja);
+	T_EQ_STR(claim_as(s, "m1", g1, &c1, buf, sizeof(buf)), want);
+	T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
+	store_claim_free(c1);
+	/* A:0 is done; A:1's last run is m2's boot: nothing for m1 */
+	T_EQ_STR(claim_as(s, "m1", g1, &c1, buf, sizeof(buf)), "-");
+	T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
+	store_claim_free(c2);
+	snprintf(want, sizeof(want), "%lld:1:1", (long long)ja);
+	T_EQ_STR(claim_as(s, "m2", g2, &c2, buf, sizeof(buf)), want);
+	T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
+	store_claim_free(c2);
+	c2 = NULL;
+
+	/* no kernel: C:0 of three runs; m2 joins m1's group when nothing
+	 * else waits, and m1 then keeps to its group, started elsewhere or
+	 * not (rule 1 over rule 2) */
+	jc = add_kjob(s, NULL, 3, 1);
+	snprintf(want, sizeof(want), "%lld:0:0", (long long)jc);
+	T_EQ_STR(claim_as(s, "m1", NULL, &c1, buf, sizeof(buf)), want);
+	if (c1 == NULL)
+		goto out;
+	store_boot_group(c1, g1, sizeof(g1));
+	snprintf(want, sizeof(want), "%lld:0:1", (long long)jc);
+	T_EQ_STR(claim_as(s, "m2", NULL, &c2, buf, sizeof(buf)), want);
+	T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
+	store_claim_free(c1);
+	jd = add_kjob(s, NULL, 2, 1);	/* a fresh group, newer job */
+	snprintf(want, sizeof(want), "%lld:0:2", (long long)jc);
+	T_EQ_STR(claim_as(s, "m1", g1, &c1, buf, sizeof(buf)), want);
+	/* m2, out of a group, takes D's fresh group */
+	if (c2 != NULL)
+		T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
+	store_claim_free(c2);
+	snprintf(want, sizeof(want), "%lld:0:0", (long long)jd);
+	T_EQ_STR(claim_as(s, "m2", NULL, &c2, buf, sizeof(buf)), want);
+	/* rule 2 over rule 3: with D:0 started by m2, m1 (out of a group)
+	 * takes the newer job E's fresh group before D's second run */
+	if (c1 != NULL)
+		T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
+	store_claim_free(c1);
+	je = add_kjob(s, NULL, 1, 1);
+	snprintf(want, sizeof(want), "%lld:0:0", (long long)je);
+	T_EQ_STR(claim_as(s, "m1", NULL, &c1, buf, sizeof(buf)), want);
+	if (c1 != NULL)
+		T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
+	store_claim_free(c1);
+	/* and then D's run, started elsewhere, since nothing else waits */
+	snprintf(want, sizeof(want), "%lld:0:1", (long long)jd);
+	T_EQ_STR(claim_as(s, "m1", NULL, &c1, buf, sizeof(buf)), want);
+out:
+	store_claim_free(c1);
+	store_claim_free(c2);
+	store_close(s);
+}
+
+int
+main(void)
+{
+	static const char *const dbs[] = { "rules.db" };
+
+	if (fix_where_init(&where, "store-claim") != 0)
+		return 1;
+	test_claim_rules();
+	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
+	return t_done();
+}
