@@ -184,6 +184,18 @@ echo "$v" | jq '{state, message, first_bad, machine_s, interval, steps: [.steps[
 	{step, round, index, subject, verdict, job, stats: (.stats | {why, bad_vs_good, mid_vs_good,
 	mid_vs_bad, good: .good.mean, bad: .bad.mean, mid: .mid.mean, n: .mid.n})}]}'
 check_eq "the bisection is done" "$st" done
+if [ "$st" != done ]; then
+	# what the runs that did not finish say, for the next reader of a red run
+	for j in $(jq -r '[.steps[].job // empty] | join(" ")' <<<"$v"); do
+		curl -fsS "$URL/api/v1/jobs/$j/runs" | jq -r '.runs[] | select(.state != "done") |
+			"job \(.job_id // "?") run \(.id): \(.state) attempt \(.attempt // "?"): \(.error // "")"'
+		for rid in $(curl -fsS "$URL/api/v1/jobs/$j/runs" | jq -r '.runs[] | select(.state != "done") | .id'); do
+			curl -fsS "$URL/api/v1/runs/$rid/log?limit=1000" | jq -r --arg r "$rid" \
+				'.lines[] | select(.stream == "coord") | "  run \($r): \(.line[0:300])"' | tail -25
+		done
+	done
+	tail -30 "$work/daemon.log"
+fi
 check_eq "it names c2 as the first bad commit" "$(jq -r .first_bad.commit <<<"$v")" "${shas[1]}"
 check_eq "... index 1 of 4" "$(jq -r '"\(.first_bad.index)/\(.commits)"' <<<"$v")" "1/4"
 check_eq "... with its subject" "$(jq -r .first_bad.subject <<<"$v")" \
