@@ -53,6 +53,17 @@ claim_as(struct store *s, const char *m, const char *group, struct store_claim *
 	return buf;
 }
 
+/* The run of *cp finished done (checked), and *cp freed; nothing when NULL
+ * (its claim_as check failed already). */
+static void
+finish(struct store *s, struct store_claim **cp)
+{
+	if (*cp != NULL)
+		T_EQ_INT(store_run_finish(s, (*cp)->run_id, "done", 0, NULL), 0);
+	store_claim_free(*cp);
+	*cp = NULL;
+}
+
 /*
  * The claim's rules 1 to 3 against each other (store-claim.h): the
  * machine's own boot group beats a group no other machine has started
@@ -84,22 +95,17 @@ test_claim_rules(void)
 		goto out;
 	store_boot_group(c1, g1, sizeof(g1));
 	store_boot_group(c2, g2, sizeof(g2));
-	T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
-	store_claim_free(c1);
+	finish(s, &c1);
 	/* m1 stays in its boot */
 	snprintf(want, sizeof(want), "%lld:0:1", (long long)ja);
 	T_EQ_STR(claim_as(s, "m1", g1, &c1, buf, sizeof(buf)), want);
-	T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
-	store_claim_free(c1);
+	finish(s, &c1);
 	/* A:0 is done; A:1's last run is m2's boot: nothing for m1 */
 	T_EQ_STR(claim_as(s, "m1", g1, &c1, buf, sizeof(buf)), "-");
-	T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
-	store_claim_free(c2);
+	finish(s, &c2);
 	snprintf(want, sizeof(want), "%lld:1:1", (long long)ja);
 	T_EQ_STR(claim_as(s, "m2", g2, &c2, buf, sizeof(buf)), want);
-	T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
-	store_claim_free(c2);
-	c2 = NULL;
+	finish(s, &c2);
 
 	/* no kernel: C:0 of three runs; m2 joins m1's group when nothing
 	 * else waits, and m1 then keeps to its group, started elsewhere or
@@ -112,28 +118,21 @@ test_claim_rules(void)
 	store_boot_group(c1, g1, sizeof(g1));
 	snprintf(want, sizeof(want), "%lld:0:1", (long long)jc);
 	T_EQ_STR(claim_as(s, "m2", NULL, &c2, buf, sizeof(buf)), want);
-	T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
-	store_claim_free(c1);
+	finish(s, &c1);
 	jd = add_kjob(s, NULL, 2, 1);	/* a fresh group, newer job */
 	snprintf(want, sizeof(want), "%lld:0:2", (long long)jc);
 	T_EQ_STR(claim_as(s, "m1", g1, &c1, buf, sizeof(buf)), want);
 	/* m2, out of a group, takes D's fresh group */
-	if (c2 != NULL)
-		T_EQ_INT(store_run_finish(s, c2->run_id, "done", 0, NULL), 0);
-	store_claim_free(c2);
+	finish(s, &c2);
 	snprintf(want, sizeof(want), "%lld:0:0", (long long)jd);
 	T_EQ_STR(claim_as(s, "m2", NULL, &c2, buf, sizeof(buf)), want);
 	/* rule 2 over rule 3: with D:0 started by m2, m1 (out of a group)
 	 * takes the newer job E's fresh group before D's second run */
-	if (c1 != NULL)
-		T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
-	store_claim_free(c1);
+	finish(s, &c1);
 	je = add_kjob(s, NULL, 1, 1);
 	snprintf(want, sizeof(want), "%lld:0:0", (long long)je);
 	T_EQ_STR(claim_as(s, "m1", NULL, &c1, buf, sizeof(buf)), want);
-	if (c1 != NULL)
-		T_EQ_INT(store_run_finish(s, c1->run_id, "done", 0, NULL), 0);
-	store_claim_free(c1);
+	finish(s, &c1);
 	/* and then D's run, started elsewhere, since nothing else waits */
 	snprintf(want, sizeof(want), "%lld:0:1", (long long)jd);
 	T_EQ_STR(claim_as(s, "m1", NULL, &c1, buf, sizeof(buf)), want);
