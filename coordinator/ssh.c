@@ -313,6 +313,48 @@ out:
 	return r;
 }
 
+int
+ssh_banner_ready(const struct ssh_target *t, int timeout_ms)
+{
+	struct ssh_conn *c;
+	struct pollfd pfd;
+	struct bf_diag d;
+	char got[4];
+	size_t have = 0;
+	ssize_t n;
+	int64_t deadline = bf_mono_ms() + timeout_ms, left;
+	int ok = 0;
+
+	if (t == NULL || t->host == NULL || (c = calloc(1, sizeof(*c))) == NULL)
+		return 0;
+	c->fd = -1;
+	snprintf(c->where, sizeof(c->where), "%s:%d", t->host, t->port);
+	bf_diag_clear(&d);
+	if (ssh_tcp_connect(c, t, deadline, &d) != 0)
+		goto out;
+	while (have < sizeof(got) && (left = deadline - bf_mono_ms()) > 0) {
+		pfd.fd = c->fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if ((n = poll(&pfd, 1, (int)left)) < 0 && errno != EINTR)
+			goto out;
+		if (n <= 0)
+			continue;
+		if ((n = read(c->fd, got + have, sizeof(got) - have)) <= 0) {
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			goto out;	/* closed: nobody behind the port yet */
+		}
+		have += (size_t)n;
+	}
+	ok = have == sizeof(got) && memcmp(got, "SSH-", 4) == 0;
+out:
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+	return ok;
+}
+
 struct ssh_keytype {
 	int hostkey_type;	/* LIBSSH2_HOSTKEY_TYPE_* */
 	int kh_bit;		/* LIBSSH2_KNOWNHOST_KEY_* */

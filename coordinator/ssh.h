@@ -41,6 +41,12 @@ int ssh_global_init(void);
 void ssh_global_cleanup(void);
 
 int ssh_connect(const struct ssh_target *t, struct ssh_conn **out, struct bf_diag *d);
+/* Whether t's SSH server sends the start of its banner ("SSH-") within
+ * timeout_ms of a fresh TCP connect: 1 yes, 0 no (refused, silent, closed,
+ * or not SSH). Nothing is sent. The boot wait knocks with it: cheap, and a
+ * connect held open by a NAT in front of a booting guest is dropped after
+ * timeout_ms instead of hanging a whole handshake's time. */
+int ssh_banner_ready(const struct ssh_target *t, int timeout_ms);
 void ssh_close(struct ssh_conn *c);		/* accepts NULL */
 
 #define SSH_STDOUT 1
