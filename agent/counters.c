@@ -46,11 +46,21 @@ static const struct counters_default counters_defaults[] = {
 	  .config = COUNTERS_CACHE(PERF_COUNT_HW_CACHE_DTLB) },
 	{ .name = "iTLB-load-misses", .type = PERF_TYPE_HW_CACHE,
 	  .config = COUNTERS_CACHE(PERF_COUNT_HW_CACHE_ITLB) },
-	{ .name = "page-faults", .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS },
 	{ .name = "context-switches", .type = PERF_TYPE_SOFTWARE,
 	  .config = PERF_COUNT_SW_CONTEXT_SWITCHES },
 	{ .name = "cpu-migrations", .type = PERF_TYPE_SOFTWARE,
 	  .config = PERF_COUNT_SW_CPU_MIGRATIONS },
+};
+
+/*
+ * Events a caller may add by name (counters_add_named), not opened by
+ * default. page-faults is here because counting it costs: the software
+ * event runs on every fault, and it made page-touch 4.6% [2.9, 6.3]
+ * slower (150 runs a side, 2026-12-06, bench/ANALYSIS.md). The step's
+ * fault counts come from the workload's rusage instead (rusage.minflt).
+ */
+static const struct counters_default counters_named[] = {
+	{ .name = "page-faults", .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_PAGE_FAULTS },
 };
 
 /* Fields printed even when their delta is 0, so that "no huge page was
@@ -83,6 +93,36 @@ counters_init(struct counters *c, const char *root)
 		p->config = counters_defaults[i].config;
 		p->fd = -1;
 	}
+}
+
+int
+counters_add_named(struct counters *c, const char *name)
+{
+	struct counters_pmu *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(counters_named) / sizeof(counters_named[0]); i++)
+		if (strcmp(counters_named[i].name, name) == 0)
+			break;
+	if (i == sizeof(counters_named) / sizeof(counters_named[0]))
+		return BF_ERR_NOTFOUND;
+	if (c->npmu >= BF_MAX_PMU_EVENTS)
+		return BF_ERR_TOOBIG;
+	p = &c->pmu[c->npmu++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", counters_named[i].name);
+	p->type = counters_named[i].type;
+	p->config = counters_named[i].config;
+	p->fd = -1;
+	return 0;
+}
+
+void
+counters_rusage(struct counters *c, long minflt, long majflt)
+{
+	c->minflt = minflt;
+	c->majflt = majflt;
+	c->have_ru = 1;
 }
 
 int
@@ -459,6 +499,7 @@ counters_before(struct counters *c)
 	c->vm0.dropped = c->th0.dropped = c->cg0.dropped = 0;
 	c->nsvc = 0;
 	c->peak = -1;
+	c->have_ru = 0;
 	counters_vmstat(c, &c->vm0, &tmp);
 	counters_mthp(c, &c->th0, &tmp);
 	if (c->cg_state == 0)
@@ -677,6 +718,9 @@ counters_line(const struct counters *c, int64_t it, struct buf *b)
 		if (r != 0)
 			goto out;
 	}
+	if (c->have_ru && (r = buf_printf(b, "%s\"rusage.minflt\":%ld,\"rusage.majflt\":%ld",
+	    nm++ ? "," : "", c->minflt, c->majflt)) != 0)
+		goto out;
 	for (i = 0; i < c->npmu; i++) {
 		const struct counters_pmu *p = &c->pmu[i];
 

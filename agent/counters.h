@@ -69,14 +69,24 @@ struct counters {
 	int64_t peak;		/* bytes, -1 unknown */
 	struct counters_pmu pmu[BF_MAX_PMU_EVENTS];
 	size_t npmu;
+	long minflt, majflt;	/* the workload's rusage (wait4), when have_ru */
+	int have_ru;
 	pid_t svc[16];		/* services whose AnonHugePages is read after */
 	int64_t svc_ahp[16];	/* kB, -1 unreadable */
 	size_t nsvc;
 };
 
 /* Set up with the default PMU set (cycles, instructions, dTLB-load-misses,
- * iTLB-load-misses, page-faults, context-switches, cpu-migrations). */
+ * iTLB-load-misses, context-switches, cpu-migrations). */
 void counters_init(struct counters *c, const char *root);
+/* Add a software event by name ("page-faults"): BF_ERR_NOTFOUND for one
+ * not in counters.c's table, BF_ERR_TOOBIG past BF_MAX_PMU_EVENTS. Not in
+ * the default set because it slows what it counts. */
+int counters_add_named(struct counters *c, const char *name);
+/* The workload's fault counts from its wait4 rusage (its own and its
+ * reaped children's), printed as rusage.minflt/majflt; counters_before
+ * forgets them. */
+void counters_rusage(struct counters *c, long minflt, long majflt);
 /* Add a raw event "r0108" under name; BF_ERR_INVALID for a bad spec,
  * BF_ERR_TOOBIG past BF_MAX_PMU_EVENTS. */
 int counters_add_raw(struct counters *c, const char *name, const char *spec);

@@ -433,6 +433,8 @@ exec_fill_status(struct exec_result *res, int status, const struct rusage *ru)
 	res->user_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
 	res->sys_s = (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
 	res->maxrss_kb = ru->ru_maxrss;
+	res->minflt = ru->ru_minflt;
+	res->majflt = ru->ru_majflt;
 }
 
 /* Parent pid of pid from /proc/PID/stat, or -1. comm may hold ')' and

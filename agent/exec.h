@@ -23,6 +23,7 @@ struct exec_result {
 	int timeout;		/* killed because timeout_s expired */
 	double wall_s, user_s, sys_s;
 	long maxrss_kb;
+	long minflt, majflt;	/* wait4 rusage: the workload's and its reaped children's */
 	int exec_errno;		/* set when the child failed before running argv */
 	char exec_what[24];	/* which call failed: "execvp", "chdir", ... */
 	struct buf out;		/* captured stdout, at most BF_MAX_CAPTURE */

@@ -459,6 +459,8 @@ run_step(int wait_s)
 			goto out;
 		}
 		counters_after(&ctr, svc, exec_kept_pids(svc, sizeof(svc) / sizeof(svc[0])));
+		if (res.exec_errno == 0)
+			counters_rusage(&ctr, res.minflt, res.majflt);
 		if ((r = run_iteration_line(st, it, warm, 0, &res)) != 0 ||
 		    (r = counters_emit(&ctr, it)) != 0)
 			goto out;

@@ -253,9 +253,14 @@ test_tree(void)
 	T_CHECK(mget(j, "metrics", "cgroup.memory.stat.file") == NULL);
 	T_CHECK(mget(j, "unsupported", "cgroup") == NULL);
 	/* never attached: every event says why, none is a 0 */
-	T_CHECK(mget(j, "metrics", "pmu.page-faults") == NULL);
-	v = mget(j, "unsupported", "pmu.page-faults");
+	T_CHECK(mget(j, "metrics", "pmu.context-switches") == NULL);
+	v = mget(j, "unsupported", "pmu.context-switches");
 	T_CHECK(v != NULL && v->type == AJSON_STR);
+	/* page-faults is not a default event (counting it slows faults); no
+	 * rusage was given, so no rusage field either */
+	T_CHECK(mget(j, "unsupported", "pmu.page-faults") == NULL);
+	T_CHECK(mget(j, "metrics", "pmu.page-faults") == NULL);
+	T_CHECK(mget(j, "metrics", "rusage.minflt") == NULL);
 	ajson_free(j);
 	counters_free(&c);
 
@@ -344,6 +349,8 @@ test_window_ioctl(void)
 	close(down[0]);
 	T_EQ_INT(wait_byte(up[0]), 0);
 	counters_init(&c, "");
+	T_EQ_INT(counters_add_named(&c, "page-faults"), 0);
+	T_EQ_INT(counters_add_named(&c, "no-such-event"), BF_ERR_NOTFOUND);
 	counters_before(&c);
 	counters_attach(&c, pid, 0);
 	counters_enable(&c);
@@ -396,6 +403,8 @@ test_window_exec(void)
 	close(down[0]);
 	T_EQ_INT(wait_byte(up[0]), 0);
 	counters_init(&c, "");
+	T_EQ_INT(counters_add_named(&c, "page-faults"), 0);
+	T_EQ_INT(counters_add_named(&c, "no-such-event"), BF_ERR_NOTFOUND);
 	counters_before(&c);
 	counters_attach(&c, pid, 1);
 	T_EQ_INT(write(down[1], "g", 1), 1);
@@ -453,7 +462,8 @@ test_agent(const char *agent)
 			v = ajson_get(j, "iteration");
 			last_it = v != NULL ? (int)v->i : -2;
 		} else if (strcmp(t->str, "counters") == 0) {
-			long long pf = faults_of(j);
+			const struct ajson *mf = mget(j, "metrics", "rusage.minflt");
+			long long pf = mf != NULL ? (long long)mf->i : -1;
 
 			nctr++;
 			v = ajson_get(j, "iteration");
@@ -462,6 +472,10 @@ test_agent(const char *agent)
 			fprintf(stderr, "agent: iteration %d: %lld page faults for %d pages\n",
 			    last_it, pf, INSIDE_PAGES);
 			T_CHECK(pf >= INSIDE_PAGES && pf <= INSIDE_PAGES + 1500);
+			T_CHECK(mget(j, "metrics", "rusage.majflt") != NULL);
+			/* not opened by the agent: it would slow the faults it counts */
+			T_CHECK(mget(j, "metrics", "pmu.page-faults") == NULL &&
+			    mget(j, "unsupported", "pmu.page-faults") == NULL);
 			T_CHECK(mget(j, "metrics", "vmstat.pgfault") != NULL);
 			/* the named raw event: counted or unsupported, never absent */
 			T_CHECK((mget(j, "metrics", "pmu.walk_active") != NULL) !=
