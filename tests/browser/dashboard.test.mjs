@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { fleetChecks } from './fleet-checks.mjs';
 import { cancelChecks } from './job-checks.mjs';
 import { failedJobChecks, liveJobChecks } from './job-page-checks.mjs';
@@ -86,6 +87,24 @@ async function shot(name) {
 		await page.screenshot({ path: path.join(ART, `${name}-${w}x${hgt}.png`), fullPage: false });
 	}
 	await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+// At a failure: the coordinator's sockets (a request unread in a socket's
+// Recv-Q was never taken by a thread) and where each of its threads waits.
+function serverState() {
+	const port = new globalThis.URL(URL).port;
+	const sh = (cmd, args) => { try { return execFileSync(cmd, args, { encoding: 'utf8', timeout: 5000 }); } catch (e) { return `${cmd}: ${e.message}\n`; } };
+	console.log(sh('ss', ['-tnoi', 'state', 'all', `( sport = :${port} or dport = :${port} )`]));
+	const pids = new Set();
+	for (const m of sh('ss', ['-tlnpH', `sport = :${port}`]).matchAll(/pid=(\d+)/g)) pids.add(m[1]);
+	for (const pid of pids) {
+		let tasks = [];
+		try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
+		for (const t of tasks) {
+			const rd = (f) => { try { return fs.readFileSync(`/proc/${pid}/task/${t}/${f}`, 'utf8').trim(); } catch { return '?'; } };
+			console.log(`pid ${pid} task ${t} ${rd('comm')}: wchan ${rd('wchan')}, syscall ${rd('syscall').split(' ')[0]}`);
+		}
+	}
 }
 
 try {
@@ -433,6 +452,7 @@ try {
 	const t0 = Date.now();
 	const hz = await fetch(URL + '/api/v1/jobs?limit=1', { signal: AbortSignal.timeout(10000) }).then((r) => r.status).catch((x) => String(x));
 	console.log(`at the failure: page ${JSON.stringify(live)}; GET /jobs?limit=1: ${hz} in ${Date.now() - t0} ms`);
+	serverState();
 } finally {
 	await ctx.close();
 	fs.rmSync(udd, { recursive: true, force: true });
