@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -169,6 +170,17 @@ run_snapshot(const struct step *st)
 	}
 	bins[n] = NULL;
 	return snapshot_emit(&o);
+}
+
+/* The step's gap before an iteration, whole: nanosleep resumed after a
+ * signal (a workload's SIGCHLD is reaped in exec.c). */
+static void
+run_pause_ms(int64_t ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
 }
 
 /* exec_set_attach: the counters go on the workload before its exec. */
@@ -445,6 +457,8 @@ run_step(int wait_s)
 	for (it = 0; it < total; it++) {
 		int warm = it < st->warmup;
 
+		if (it > 0 && st->gap_ms > 0)
+			run_pause_ms(st->gap_ms);
 		exec_result_free(&res);
 		exec_result_init(&res);
 		if ((r = run_cmds(st, st->pre, st->npre, "pre_iteration", it, &d)) != 0)

@@ -73,29 +73,18 @@ step_str(const struct ajson *v, const char *field, size_t max, char **out,
 	return 0;
 }
 
-static int
-step_f_run(const struct ajson *v, struct step *st, struct bf_diag *d)
-{
-	return step_int(v, STEP_FIELD_RUN, 0, INT64_MAX, &st->run, d);
+/* The integer fields: each a step_int of its range into its member. */
+#define STEP_INT_FIELD(fn, field, lo, hi, member)				\
+static int									\
+fn(const struct ajson *v, struct step *st, struct bf_diag *d)			\
+{										\
+	return step_int(v, field, lo, hi, &st->member, d);			\
 }
-
-static int
-step_f_iterations(const struct ajson *v, struct step *st, struct bf_diag *d)
-{
-	return step_int(v, STEP_FIELD_ITERATIONS, 1, STEP_MAX_ITERATIONS, &st->iterations, d);
-}
-
-static int
-step_f_warmup(const struct ajson *v, struct step *st, struct bf_diag *d)
-{
-	return step_int(v, STEP_FIELD_WARMUP, 0, STEP_MAX_WARMUP, &st->warmup, d);
-}
-
-static int
-step_f_timeout(const struct ajson *v, struct step *st, struct bf_diag *d)
-{
-	return step_int(v, STEP_FIELD_TIMEOUT_S, 1, STEP_MAX_TIMEOUT_S, &st->timeout_s, d);
-}
+STEP_INT_FIELD(step_f_run, STEP_FIELD_RUN, 0, INT64_MAX, run)
+STEP_INT_FIELD(step_f_iterations, STEP_FIELD_ITERATIONS, 1, STEP_MAX_ITERATIONS, iterations)
+STEP_INT_FIELD(step_f_warmup, STEP_FIELD_WARMUP, 0, STEP_MAX_WARMUP, warmup)
+STEP_INT_FIELD(step_f_gap, STEP_FIELD_GAP_MS, 0, STEP_MAX_GAP_MS, gap_ms)
+STEP_INT_FIELD(step_f_timeout, STEP_FIELD_TIMEOUT_S, 1, STEP_MAX_TIMEOUT_S, timeout_s)
 
 /* An argv array: 1..BF_MAX_ARGV strings, the first non-empty. */
 static int
@@ -861,6 +850,7 @@ static const struct step_field step_fields[] = {
 	{ .name = STEP_FIELD_ARGV,	.required = 1,	.fn = step_f_argv },
 	{ .name = STEP_FIELD_ITERATIONS, .required = 1,	.fn = step_f_iterations },
 	{ .name = STEP_FIELD_WARMUP,	.required = 0,	.fn = step_f_warmup },
+	{ .name = STEP_FIELD_GAP_MS,	.required = 0,	.fn = step_f_gap },
 	{ .name = STEP_FIELD_TIMEOUT_S,	.required = 1,	.fn = step_f_timeout },
 	{ .name = STEP_FIELD_ENV,	.required = 0,	.fn = step_f_env },
 	{ .name = STEP_FIELD_CWD,	.required = 0,	.fn = step_f_cwd },

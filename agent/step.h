@@ -78,6 +78,7 @@ struct step {
 	size_t argc;
 	int64_t iterations;
 	int64_t warmup;
+	int64_t gap_ms;		/* pause before each iteration but the first */
 	int64_t timeout_s;
 	char **env_name;	/* nenv entries each */
 	char **env_value;

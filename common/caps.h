@@ -47,6 +47,7 @@
 #define BF_MAX_CELLS		4096		/* cells of an expanded matrix */
 #define BF_MAX_ITERATIONS	10000
 #define BF_MAX_WARMUP		100		/* warmup iterations of a run */
+#define BF_MAX_GAP_MS		60000		/* repetitions.gap_ms: a pause between iterations */
 #define BF_MAX_BOOTS		100
 #define BF_MAX_TIMEOUT_S	86400		/* one iteration's timeout, seconds */
 #define BF_MAX_LOG_LINE		4096		/* one log line; longer is cut */

@@ -34,7 +34,7 @@ static const char *const job_bind_keys[] = { "cpus", "membind", "cpunodebind", N
 static const char *const job_machine_keys[] = { "class", "names", "spread", NULL };
 /* machines.spread, by enum job_spread */
 static const char *const job_spreads[] = { "any", "pin", "block", NULL };
-static const char *const job_rep_keys[] = { "boots", "iterations", "warmup",
+static const char *const job_rep_keys[] = { "boots", "iterations", "warmup", "gap_ms",
 	"target_ci_pct", "min_boots", "max_boots", "target_metric", NULL };
 
 static const struct {
@@ -369,7 +369,7 @@ job_parse_reps(struct job_spec *job, json_t *doc, struct bf_diag *d,
     struct bf_diag_list *l)
 {
 	json_t *reps = NULL;
-	int64_t it = 5, wu = 0, bo = 1, minb = 2, maxb = 10;
+	int64_t it = 5, wu = 0, bo = 1, minb = 2, maxb = 10, gap = 0;
 	double target = 0;
 	const char *metric = NULL;
 	int r;
@@ -415,11 +415,14 @@ job_parse_reps(struct job_spec *job, json_t *doc, struct bf_diag *d,
 	    (r = jx_int(reps, "iterations", JX_OPTIONAL, 1, BF_MAX_ITERATIONS, &it,
 	    "repetitions", d)) != 0 ||
 	    (r = jx_int(reps, "warmup", JX_OPTIONAL, 0, BF_MAX_WARMUP, &wu, "repetitions", d)) != 0 ||
+	    (r = jx_int(reps, "gap_ms", JX_OPTIONAL, 0, BF_MAX_GAP_MS, &gap, "repetitions",
+	    d)) != 0 ||
 	    (r = jx_int(reps, "boots", JX_OPTIONAL, 1, BF_MAX_BOOTS, &bo, "repetitions",
 	    d)) != 0))
 		return r;
 	job->iterations = (int)it;
 	job->warmup = (int)wu;
+	job->gap_ms = (int)gap;
 	job->boots = (int)bo;
 	return 0;
 }

@@ -23,6 +23,10 @@
  *   "params": {"msg": "x"},                    optional fixed parameter values
  *   "repetitions": {"iterations": 3,           1..BF_MAX_ITERATIONS, default 5
  *                   "warmup": 1,               0..BF_MAX_WARMUP, default 0
+ *                   "gap_ms": 100,             0..BF_MAX_GAP_MS, default 0: a pause
+ *                                              before each iteration but the first
+ *                                              (a fault-bound workload a few ms after
+ *                                              the last one ran ~4% faster here)
  *                   "boots": 1},               1..BF_MAX_BOOTS, default 1
  *     or adaptive:  {"target_ci_pct": 1.0,     95% CI half-width as % of the mean (0.001..1000)
  *                    "min_boots": 2,           2..BF_MAX_BOOTS, default 2
@@ -126,6 +130,7 @@ struct job_spec {
 	json_t *params;			/* object (owned; {} when absent) */
 	int iterations;
 	int warmup;
+	int gap_ms;			/* pause before each iteration but the first */
 	int boots;			/* boots to start with (min_boots when adaptive) */
 	double target_ci_pct;		/* > 0: adaptive repetitions */
 	int min_boots, max_boots;

@@ -194,6 +194,9 @@ plan_step_machine_state(const struct plan_step_in *in, json_t *step)
 		return BF_ERR_ALLOC;
 	if (job->drop_caches == 1 && json_object_set_new(step, "drop_caches", json_true()) != 0)
 		return BF_ERR_ALLOC;
+	if (job->gap_ms > 0 && json_object_set_new(step, STEP_FIELD_GAP_MS,
+	    json_integer(job->gap_ms)) != 0)
+		return BF_ERR_ALLOC;
 	if (job->profile_perf && json_object_set_new(step, STEP_FIELD_PROFILE,
 	    json_pack("{s:s,s:i}", STEP_PROFILE_PERF, STEP_PROFILE_RECORD, STEP_PROFILE_FREQ,
 	    job->profile_freq)) != 0)

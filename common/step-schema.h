@@ -19,6 +19,7 @@
 #define STEP_FIELD_ARGV		"argv"		/* the measured command, required */
 #define STEP_FIELD_ITERATIONS	"iterations"	/* 1..STEP_MAX_ITERATIONS, required */
 #define STEP_FIELD_WARMUP	"warmup"	/* 0..STEP_MAX_WARMUP */
+#define STEP_FIELD_GAP_MS	"gap_ms"	/* 0..STEP_MAX_GAP_MS: pause before iterations 1.. */
 #define STEP_FIELD_TIMEOUT_S	"timeout_s"	/* 1..STEP_MAX_TIMEOUT_S, required */
 #define STEP_FIELD_ENV		"env"		/* object name -> string */
 #define STEP_FIELD_CWD		"cwd"
@@ -84,6 +85,7 @@
 /* Caps. */
 #define STEP_MAX_ITERATIONS	BF_MAX_ITERATIONS
 #define STEP_MAX_WARMUP		BF_MAX_WARMUP
+#define STEP_MAX_GAP_MS		BF_MAX_GAP_MS
 #define STEP_MAX_TIMEOUT_S	86400		/* one iteration: a day */
 #define STEP_DEFAULT_TIMEOUT_S	600		/* a recipe without timeout_s */
 #define STEP_MAX_CMDS		32		/* setup, pre_iteration: commands each */

@@ -948,7 +948,8 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	 * count as traffic: the idle limit detects a dead link, not a quiet
 	 * workload. The total bounds every iteration plus slack. */
 	total_ms = (long)(((int64_t)run->iterations + run->warmup + rc->job->profile_perf) *
-	    run->timeout_s + 120) * 1000L;
+	    run->timeout_s + 120) * 1000L + ((long)run->iterations + run->warmup) *
+	    rc->job->gap_ms;
 	ret = transport_exec(tr, cmd.data, stepbuf, strlen(stepbuf), on_line, &g,
 	    env->link_timeout_ms, total_ms > 0x7fffffff ? 0 : (int)total_ms, &status, &d);
 	o->hello_seen = g.hello_seen;

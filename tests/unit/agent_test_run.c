@@ -380,6 +380,22 @@ test_env_cwd(void)
 	out_free(&o);
 }
 
+/* gap_ms: a pause before each iteration but the first, warmup included;
+ * without it the same three iterations of true take milliseconds. */
+static void
+test_gap(void)
+{
+	struct out o;
+
+	run("{\"run\":1,\"argv\":[\"true\"],\"iterations\":2,\"warmup\":1,"
+	    "\"gap_ms\":200,\"timeout_s\":10}", &o);
+	fprintf(stderr, "gap: 3 iterations with gap_ms 200 took %.3f s\n", o.secs);
+	T_CHECK(o.secs >= 0.4);
+	T_CHECK(nth(&o, "iteration", 2) != NULL);
+	check_done(&o, 1, 2, 0);
+	out_free(&o);
+}
+
 static void
 test_timeout(void)
 {
@@ -753,6 +769,7 @@ main(void)
 	test_metrics();
 	test_env_cwd();
 	test_timeout();
+	test_gap();
 	test_missing_binary();
 	test_hostile_argv();
 	test_log_caps();

@@ -195,6 +195,12 @@ static const struct {
 	    "repetitions.warmup: 101 is out of range 0..100"},
 	{J(", \"repetitions\": {\"warmup\": -1}"), BF_ERR_RANGE,
 	    "repetitions.warmup: -1 is out of range 0..100"},
+	{J(", \"repetitions\": {\"gap_ms\": 60001}"), BF_ERR_RANGE,
+	    "repetitions.gap_ms: 60001 is out of range 0..60000"},
+	{J(", \"repetitions\": {\"gap_ms\": -1}"), BF_ERR_RANGE,
+	    "repetitions.gap_ms: -1 is out of range 0..60000"},
+	{J(", \"repetitions\": {\"gap_ms\": 0.5}"), BF_ERR_INVALID,
+	    "repetitions.gap_ms: expected an integer"},
 	{J(", \"repetitions\": {\"boots\": 0}"), BF_ERR_RANGE,
 	    "repetitions.boots: 0 is out of range 1..100"},
 	{J(", \"repetitions\": 5"), BF_ERR_INVALID, "repetitions: expected an object, got an integer"},
@@ -333,7 +339,7 @@ test_parse_good(void)
 	    " \"machines\": {\"names\": [\"h1\", \"h2\"]},"
 	    " \"matrix\": {\"mode\": [\"a\", \"b\"], \"loops\": [1000, 2000]},"
 	    " \"params\": {\"msg\": \"x\"},"
-	    " \"repetitions\": {\"iterations\": 3, \"warmup\": 1, \"boots\": 2},"
+	    " \"repetitions\": {\"iterations\": 3, \"warmup\": 1, \"boots\": 2, \"gap_ms\": 100},"
 	    " \"order\": \"interleaved\"}";
 	struct job_spec *job = NULL;
 	struct bf_diag d;
@@ -346,6 +352,7 @@ test_parse_good(void)
 		T_EQ_INT(job->nmachine_names, 0);
 		T_EQ_INT(job->iterations, 5);
 		T_EQ_INT(job->warmup, 0);
+		T_EQ_INT(job->gap_ms, 0);
 		T_EQ_INT(job->boots, 1);
 		T_EQ_INT(job->interleaved, 1);	/* the default order (job.h) */
 		T_CHECK(json_is_object(job->matrix) && json_object_size(job->matrix) == 0);
@@ -363,6 +370,7 @@ test_parse_good(void)
 		T_EQ_STR(job->machine_names[1], "h2");
 		T_EQ_INT(job->iterations, 3);
 		T_EQ_INT(job->warmup, 1);
+		T_EQ_INT(job->gap_ms, 100);
 		T_EQ_INT(job->boots, 2);
 		T_EQ_INT(job->interleaved, 1);
 		T_EQ_INT(json_object_size(job->matrix), 2);

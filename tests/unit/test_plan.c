@@ -331,6 +331,7 @@ test_step(void)
 	};
 	struct job_spec *job = job_of("{\"recipe\":\"cpu-loop\",\"machines\":{\"class\":\"x\"},"
 	    "\"bind\":{\"cpus\":\"0-1\"},\"aslr\":false,\"drop_caches\":true,"
+	    "\"repetitions\":{\"gap_ms\":250},"
 	    "\"profile\":{\"perf\":\"record\",\"freq\":4321}}");
 	struct job_spec *plain = job_of("{\"recipe\":\"cpu-loop\","
 	    "\"machines\":{\"class\":\"x\"}}");
@@ -384,6 +385,7 @@ test_step(void)
 		    "cpus")), "0-1");
 		T_CHECK(json_is_false(json_object_get(step, "aslr")));
 		T_CHECK(json_is_true(json_object_get(step, "drop_caches")));
+		T_EQ_INT(json_integer_value(json_object_get(step, "gap_ms")), 250);
 		T_EQ_STR(json_string_value(json_object_get(json_object_get(step, "profile"),
 		    "perf")), "record");
 		T_EQ_INT(json_integer_value(json_object_get(json_object_get(step, "profile"),
@@ -426,6 +428,7 @@ test_step(void)
 	T_CHECK(step != NULL && json_object_get(step, "knobs") == NULL &&
 	    json_object_get(step, "bind") == NULL && json_object_get(step, "aslr") == NULL &&
 	    json_object_get(step, "drop_caches") == NULL &&
+	    json_object_get(step, "gap_ms") == NULL &&
 	    json_object_get(step, "knobs_optional") == NULL &&
 	    json_object_get(step, "profile") == NULL);
 	json_decref(step);
