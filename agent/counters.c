@@ -72,6 +72,17 @@ static const char *const counters_always[] = {
 	"cgroup.memory.stat.thp_", "cgroup.memory.stat.pgfault", NULL
 };
 
+/* A closed, unread event of table entry e. */
+static void
+counters_pmu_set(struct counters_pmu *p, const struct counters_default *e)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", e->name);
+	p->type = e->type;
+	p->config = e->config;
+	p->fd = -1;
+}
+
 void
 counters_init(struct counters *c, const char *root)
 {
@@ -85,20 +96,13 @@ counters_init(struct counters *c, const char *root)
 	c->peak_fd = -1;
 	c->vm_fd = -1;
 	c->peak = -1;
-	for (i = 0; i < sizeof(counters_defaults) / sizeof(counters_defaults[0]); i++) {
-		struct counters_pmu *p = &c->pmu[c->npmu++];
-
-		snprintf(p->name, sizeof(p->name), "%s", counters_defaults[i].name);
-		p->type = counters_defaults[i].type;
-		p->config = counters_defaults[i].config;
-		p->fd = -1;
-	}
+	for (i = 0; i < sizeof(counters_defaults) / sizeof(counters_defaults[0]); i++)
+		counters_pmu_set(&c->pmu[c->npmu++], &counters_defaults[i]);
 }
 
 int
 counters_add_named(struct counters *c, const char *name)
 {
-	struct counters_pmu *p;
 	size_t i;
 
 	for (i = 0; i < sizeof(counters_named) / sizeof(counters_named[0]); i++)
@@ -108,12 +112,7 @@ counters_add_named(struct counters *c, const char *name)
 		return BF_ERR_NOTFOUND;
 	if (c->npmu >= BF_MAX_PMU_EVENTS)
 		return BF_ERR_TOOBIG;
-	p = &c->pmu[c->npmu++];
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "%s", counters_named[i].name);
-	p->type = counters_named[i].type;
-	p->config = counters_named[i].config;
-	p->fd = -1;
+	counters_pmu_set(&c->pmu[c->npmu++], &counters_named[i]);
 	return 0;
 }
 

@@ -183,9 +183,10 @@ check_eq "the bisection is done" "$st" done
 if [ "$st" != done ]; then
 	# what the runs that did not finish say, for the next reader of a red run
 	for j in $(jq -r '[.steps[].job // empty] | join(" ")' <<<"$v"); do
-		curl -fsS "$URL/api/v1/jobs/$j/runs" | jq -r '.runs[] | select(.state != "done") |
-			"job \(.job_id // "?") run \(.id): \(.state) attempt \(.attempt // "?"): \(.error // "")"'
-		for rid in $(curl -fsS "$URL/api/v1/jobs/$j/runs" | jq -r '.runs[] | select(.state != "done") | .id'); do
+		runs=$(curl -fsS "$URL/api/v1/jobs/$j/runs")
+		jq -r '.runs[] | select(.state != "done") |
+			"job \(.job_id // "?") run \(.id): \(.state) attempt \(.attempt // "?"): \(.error // "")"' <<<"$runs"
+		for rid in $(jq -r '.runs[] | select(.state != "done") | .id' <<<"$runs"); do
 			curl -fsS "$URL/api/v1/runs/$rid/log?limit=1000" | jq -r --arg r "$rid" \
 				'.lines[] | select(.stream == "coord") | "  run \($r): \(.line[0:300])"' | tail -25
 		done
