@@ -77,6 +77,11 @@ page.on('pageerror', (e) => pageErrors.push(e.message));
 page.on('console', (m) => { if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) pageErrors.push(m.text()); });
 page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations++; });
 page.on('request', (r) => { if (r.url().includes('/api/v1/events')) eventRequests.push(r.headers()); });
+// for a failure's diagnostics: the last requests that failed or got >= 400
+const badRequests = [];
+const noteBad = (x) => { badRequests.push(`${Date.now() % 100000} ${x}`); if (badRequests.length > 30) badRequests.shift(); };
+page.on('requestfailed', (r) => noteBad(`failed ${r.method()} ${r.url()}: ${r.failure() && r.failure().errorText}`));
+page.on('response', (r) => { if (r.status() >= 400) noteBad(`${r.status()} ${r.request().method()} ${r.url()}`); });
 
 async function shot(name) {
 	for (const [w, hgt] of [[1280, 800], [390, 844]]) {
@@ -452,6 +457,8 @@ try {
 	const t0 = Date.now();
 	const hz = await fetch(URL + '/api/v1/jobs?limit=1', { signal: AbortSignal.timeout(10000) }).then((r) => r.status).catch((x) => String(x));
 	console.log(`at the failure: page ${JSON.stringify(live)}; GET /jobs?limit=1: ${hz} in ${Date.now() - t0} ms`);
+	console.log(`at the failure (ms mod 100 s ${Date.now() % 100000}): page errors ${JSON.stringify(pageErrors)}; window.bf ${await page.evaluate(() => typeof window.bf).catch((x) => String(x))}`);
+	console.log('requests that failed or got >= 400, oldest first:\n  ' + (badRequests.join('\n  ') || '(none)'));
 	serverState();
 } finally {
 	await ctx.close();
