@@ -432,16 +432,27 @@ counters_mthp(struct counters *c, struct counters_list *l, struct buf *tmp)
 	l->dropped += c->th_skipped;
 }
 
+/* /proc/vmstat's fd, kept for the step; -1 when it cannot be opened. */
+static int
+counters_vmstat_fd(struct counters *c)
+{
+	char full[1024];
+
+	if (c->vm_fd < 0 && (size_t)snprintf(full, sizeof(full), "%s/proc/vmstat", c->root) <
+	    sizeof(full))
+		c->vm_fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return c->vm_fd;
+}
+
 /* /proc/vmstat into l, through an fd kept open for the step. */
 static void
 counters_vmstat(struct counters *c, struct counters_list *l, struct buf *tmp)
 {
-	char full[1024], chunk[8192];
+	char chunk[8192];
 	ssize_t n;
 
 	buf_reset(tmp);
-	if (c->vm_fd < 0 && ((size_t)snprintf(full, sizeof(full), "%s/proc/vmstat", c->root) >=
-	    sizeof(full) || (c->vm_fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0))
+	if (counters_vmstat_fd(c) < 0)
 		return;
 	for (;;) {
 		n = pread(c->vm_fd, chunk, sizeof(chunk), (off_t)tmp->len);
@@ -485,6 +496,20 @@ counters_cgroup_find(struct counters *c, struct buf *tmp)
 		return;
 	}
 	c->cg_state = 1;
+}
+
+void
+counters_prepare(struct counters *c)
+{
+	struct buf tmp;
+
+	buf_init(&tmp, COUNTERS_MAX_FILE);
+	(void)counters_vmstat_fd(c);
+	if (!c->th_found)
+		counters_mthp_find(c);
+	if (c->cg_state == 0)
+		counters_cgroup_find(c, &tmp);
+	buf_free(&tmp);
 }
 
 void

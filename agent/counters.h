@@ -92,6 +92,13 @@ void counters_rusage(struct counters *c, long minflt, long majflt);
 int counters_add_raw(struct counters *c, const char *name, const char *spec);
 /* "r" and 1..16 hex digits into *config. */
 int counters_raw_config(const char *spec, uint64_t *config);
+/*
+ * Find and open what counters_before reads (the ~160 mTHP stat files,
+ * /proc/vmstat, the cgroup directory) without reading a value: the agent
+ * does it while it waits for its step, so that the step does not pay the
+ * opens. Optional: counters_before does it when it was not done.
+ */
+void counters_prepare(struct counters *c);
 /* Before the window: vmstat, mTHP stats, memory.stat, memory.peak reset. */
 void counters_before(struct counters *c);
 /*

@@ -416,6 +416,9 @@ run_step(int wait_s)
 	}
 	if ((r = hello_emit()) != 0)
 		goto out;
+	/* started ahead (runner_prestart), the agent waits here for its step:
+	 * the counters' opens are done now, off the step's clock */
+	counters_prepare(&ctr);
 	if ((r = run_read_stdin(&in, wait_s)) != 0) {
 		if (r == BF_ERR_TOOBIG)
 			bf_diag_set(&d, "step", "larger than %d bytes", BF_MAX_STEP);

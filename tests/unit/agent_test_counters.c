@@ -289,6 +289,58 @@ test_tree(void)
 	counters_free(&c);
 }
 
+/*
+ * counters_prepare opens what the window reads before the step: once the
+ * files are open, they are read through those fds. Moving the trees away
+ * after prepare shows it: by path, nothing would be found.
+ */
+static void
+test_prepare(void)
+{
+	static const char *const thp = "/sys/kernel/mm/transparent_hugepage";
+	struct counters c;
+	struct ajson *j;
+	const struct ajson *v;
+	char from[PATH_MAX], to[PATH_MAX];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		mk("/proc/vmstat", "pgfault 500\nthp_fault_alloc 10\n");
+		mk("/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/anon_fault_alloc",
+		    "1\n");
+		counters_init(&c, root);
+		if (pass == 0)
+			counters_prepare(&c);
+		snprintf(from, sizeof(from), "%s%s", root, thp);
+		snprintf(to, sizeof(to), "%s%s.moved", root, thp);
+		T_EQ_INT(rename(from, to), 0);
+		snprintf(from, sizeof(from), "%s/proc/vmstat", root);
+		snprintf(to, sizeof(to), "%s/proc/vmstat.moved", root);
+		T_EQ_INT(rename(from, to), 0);
+		counters_before(&c);
+		mk("/proc/vmstat.moved", "pgfault 800\nthp_fault_alloc 13\n");
+		mk("/sys/kernel/mm/transparent_hugepage.moved/hugepages-64kB/stats/"
+		    "anon_fault_alloc", "6\n");
+		counters_after(&c, NULL, 0);
+		j = line_of(&c, 0);
+		if (pass == 0) {
+			v = mget(j, "metrics", "vmstat.pgfault");
+			T_EQ_INT(v ? v->i : -1, 300);
+			v = mget(j, "metrics", "hugepages-64kB.anon_fault_alloc");
+			T_EQ_INT(v ? v->i : -1, 5);
+		} else {
+			/* not prepared: the window looked for them by path */
+			T_CHECK(mget(j, "metrics", "vmstat.pgfault") == NULL);
+			T_CHECK(mget(j, "metrics", "hugepages-64kB.anon_fault_alloc") == NULL);
+		}
+		ajson_free(j);
+		counters_free(&c);
+		snprintf(from, sizeof(from), "rm -rf '%s%s.moved' '%s/proc/vmstat.moved'", root,
+		    thp, root);
+		T_EQ_INT(system(from), 0);
+	}
+}
+
 static int
 wait_byte(int fd)
 {
@@ -579,6 +631,7 @@ main(int argc, char **argv)
 	}
 	test_parse();
 	test_tree();
+	test_prepare();
 	test_mthp_many();
 	test_service_group();
 	test_window_ioctl();
