@@ -95,6 +95,7 @@ counters_init(struct counters *c, const char *root)
 	c->cg0.max = c->cg1.max = COUNTERS_MAX_CG;
 	c->peak_fd = -1;
 	c->vm_fd = -1;
+	c->hold_fd = -1;
 	c->peak = -1;
 	for (i = 0; i < sizeof(counters_defaults) / sizeof(counters_defaults[0]); i++)
 		counters_pmu_set(&c->pmu[c->npmu++], &counters_defaults[i]);
@@ -504,6 +505,19 @@ counters_prepare(struct counters *c)
 	struct buf tmp;
 
 	buf_init(&tmp, COUNTERS_MAX_FILE);
+	if (c->hold_fd < 0) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.disabled = 1;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		/* on this process only; a failure (no perf) costs nothing */
+		c->hold_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	(void)counters_vmstat_fd(c);
 	if (!c->th_found)
 		counters_mthp_find(c);
@@ -840,6 +854,9 @@ counters_free(struct counters *c)
 	if (c->vm_fd >= 0)
 		close(c->vm_fd);
 	c->vm_fd = -1;
+	if (c->hold_fd >= 0)
+		close(c->hold_fd);
+	c->hold_fd = -1;
 	for (i = 0; i < c->nth_files; i++)
 		if (c->th_files[i].fd >= 0)
 			close(c->th_files[i].fd);

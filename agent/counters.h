@@ -60,6 +60,7 @@ struct counters {
 	size_t nth_files, th_skipped;	/* th_skipped: past BF_MAX_MTHP_STATS */
 	int th_found;
 	int vm_fd;			/* /proc/vmstat, open for the step; -1 */
+	int hold_fd;		/* counters_prepare's dummy event on the agent; -1 */
 	struct counters_list cg0, cg1;		/* memory.stat before, after */
 	int cg_state;		/* 0 unknown, 1 v2 found, -1 absent */
 	char cg_why[96];	/* why absent */
@@ -97,6 +98,10 @@ int counters_raw_config(const char *spec, uint64_t *config);
  * /proc/vmstat, the cgroup directory) without reading a value: the agent
  * does it while it waits for its step, so that the step does not pay the
  * opens. Optional: counters_before does it when it was not done.
+ * It also holds a software dummy event on the agent until counters_free:
+ * the kernel's first per-task event after a second without one enables
+ * perf's scheduler hooks (a static key: text patching and an RCU grace
+ * period, 14 ms on a 2-CPU VM), which the workload's events then find on.
  */
 void counters_prepare(struct counters *c);
 /* Before the window: vmstat, mTHP stats, memory.stat, memory.peak reset. */
