@@ -60,8 +60,11 @@ void http_resp_free(struct http_resp *resp);	/* accepts NULL */
  * NULL. Returns 0 when an answer came, whatever its status (see
  * resp->status); BF_ERR_LOST when the coordinator could not be reached
  * or the transfer broke (h->errbuf says why), BF_ERR_TIMEOUT when it
- * timed out, BF_ERR_TOOBIG past BF_MAX_API_RESPONSE (resp->body's cap),
- * BF_ERR_PROTO when the answer broke HTTP, BF_ERR_INVALID for a malformed
+ * timed out, BF_ERR_TOOBIG past BF_MAX_API_RESPONSE (resp->body's cap;
+ * over http://, also a head past BF_MAX_HTTP_RESP_HEAD or a line of it past
+ * BF_MAX_HTTP_RESP_LINE), BF_ERR_PROTO when the answer broke HTTP (which
+ * Transfer-Encodings, lengths and lines are refused: cli/http-parse.c;
+ * h->errbuf names it), BF_ERR_INVALID for a malformed
  * URL, BF_ERR_SYS when https:// needs libcurl.so.4 and it cannot be
  * loaded. One connection serves the requests of a run (keep-alive).
  */
