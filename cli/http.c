@@ -1,61 +1,45 @@
 /*
- * http.c: libcurl requests to the coordinator's API (see http.h). One
- * easy handle serves every request of a run, so a poll loop keeps its
- * connection.
+ * http.c: the front of the CLI's HTTP client (see http.h): the base URL,
+ * the token, the choice of a backend by scheme (cli/http-int.h), and what
+ * every backend shares: the URL of a request, the lines of a stream and
+ * their result, URL escaping.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curl/curl.h>
+#include <strings.h>
 
 #include "err.h"
-#include "http.h"
+#include "http-int.h"
 
-#ifndef BF_VERSION
-#define BF_VERSION "0"
-#endif
-
-struct http_sink {
-	struct buf *body;
-	int toobig;
+/* By scheme; the first one also serves a base URL written without one. */
+static const struct http_backend *const http_backends[] = {
+	&http_plain_backend,
+	&http_curl_backend,
 };
 
+#define HTTP_NBACKENDS	(sizeof(http_backends) / sizeof(http_backends[0]))
+
+/* The scheme of url ("http" of "http://..."), or 0 when it has none. */
 static size_t
-http_write(char *p, size_t size, size_t n, void *arg)
+http_scheme_len(const char *url)
 {
-	struct http_sink *sink = arg;
+	size_t i;
 
-	/* curl hands size == 1; the guard keeps the product honest anyway. */
-	if (size != 0 && n > BF_MAX_API_RESPONSE / size) {
-		sink->toobig = 1;
-		return 0;
-	}
-	if (buf_append(sink->body, p, size * n) != 0) {
-		sink->toobig = 1;
-		return 0;
-	}
-	return size * n;
-}
-
-/* Free a header list, wiping each entry first: one holds the token. */
-static void
-http_headers_free(struct curl_slist *l)
-{
-	struct curl_slist *p;
-
-	for (p = l; p != NULL; p = p->next)
-		if (p->data != NULL)
-			explicit_bzero(p->data, strlen(p->data));
-	curl_slist_free_all(l);
+	for (i = 0; (url[i] >= 'a' && url[i] <= 'z') || (url[i] >= 'A' && url[i] <= 'Z') ||
+	    (i > 0 && ((url[i] >= '0' && url[i] <= '9') || url[i] == '+' || url[i] == '-' ||
+	    url[i] == '.')); i++)
+		;
+	return i > 0 && strncmp(url + i, "://", 3) == 0 ? i : 0;
 }
 
 int
 http_init(struct http *h, const char *base, const char *token, long timeout_ms,
     long connect_ms)
 {
-	struct curl_slist *l = NULL, *nl;
-	size_t len, plen = strlen(HTTP_API_PREFIX);
+	char why[sizeof(h->errbuf)];
+	size_t len, plen = strlen(HTTP_API_PREFIX), slen, i;
 	int r;
 
 	memset(h, 0, sizeof(*h));
@@ -64,25 +48,41 @@ http_init(struct http *h, const char *base, const char *token, long timeout_ms,
 	if (base == NULL || *base == '\0')
 		base = HTTP_DEFAULT_URL;
 	if (strpbrk(base, "\r\n \t") != NULL) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "the URL holds a space or line break");
 		r = BF_ERR_INVALID;
 		goto out;
 	}
-	if ((h->base = strdup(base)) == NULL) {
+	if (token != NULL && *token != '\0' && strpbrk(token, "\r\n") != NULL) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "the token holds a line break");
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	/* curl took "host:port" for http://host:port; so do we. */
+	len = strlen(base) + sizeof("http://");
+	if ((h->base = malloc(len)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}
+	snprintf(h->base, len, "%s%s", http_scheme_len(base) == 0 ? "http://" : "", base);
+	slen = http_scheme_len(h->base);
 	len = strlen(h->base);
-	while (len > 0 && h->base[len - 1] == '/')
+	while (len > slen + 3 && h->base[len - 1] == '/')
 		h->base[--len] = '\0';
 	/* Users paste the API root as often as the server's address. */
-	if (len >= plen && strcmp(h->base + len - plen, HTTP_API_PREFIX) == 0)
+	if (len >= slen + 3 + plen && strcmp(h->base + len - plen, HTTP_API_PREFIX) == 0)
 		h->base[len - plen] = '\0';
-
+	for (i = 0; i < HTTP_NBACKENDS; i++)
+		if (slen == strlen(http_backends[i]->scheme) &&
+		    strncasecmp(h->base, http_backends[i]->scheme, slen) == 0)
+			break;
+	if (i == HTTP_NBACKENDS) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "the URL \"%.*s\" is neither http:// "
+		    "nor https://", 100, h->base);
+		r = BF_ERR_INVALID;
+		goto out;
+	}
+	h->be = http_backends[i];
 	if (token != NULL && *token != '\0') {
-		if (strpbrk(token, "\r\n") != NULL) {
-			r = BF_ERR_INVALID;
-			goto out;
-		}
 		len = strlen("Authorization: Bearer ") + strlen(token) + 1;
 		if ((h->auth = malloc(len)) == NULL) {
 			r = BF_ERR_ALLOC;
@@ -90,31 +90,13 @@ http_init(struct http *h, const char *base, const char *token, long timeout_ms,
 		}
 		snprintf(h->auth, len, "Authorization: Bearer %s", token);
 	}
-	if ((nl = curl_slist_append(l, "Accept: application/json")) == NULL)
-		goto nomem;
-	l = nl;
-	if ((nl = curl_slist_append(l, "Content-Type: application/json")) == NULL)
-		goto nomem;
-	l = nl;
-	/* No "Expect: 100-continue" round trip before a large body. */
-	if ((nl = curl_slist_append(l, "Expect:")) == NULL)
-		goto nomem;
-	l = nl;
-	if (h->auth != NULL) {
-		if ((nl = curl_slist_append(l, h->auth)) == NULL)
-			goto nomem;
-		l = nl;
-	}
-	if ((h->curl = curl_easy_init()) == NULL)
-		goto nomem;
-	h->headers = l;
-	l = NULL;
-	r = 0;
-	goto out;
-nomem:
-	r = BF_ERR_ALLOC;
+	r = h->be->open(h, h->base + slen + 3);
 out:
-	http_headers_free(l);
+	if (r != 0) {
+		memcpy(why, h->errbuf, sizeof(why));
+		http_free(h);
+		memcpy(h->errbuf, why, sizeof(why));
+	}
 	return r;
 }
 
@@ -123,9 +105,8 @@ http_free(struct http *h)
 {
 	if (h == NULL)
 		return;
-	if (h->curl != NULL)
-		curl_easy_cleanup(h->curl);
-	http_headers_free(h->headers);
+	if (h->be != NULL)
+		h->be->close(h);
 	if (h->auth != NULL) {
 		explicit_bzero(h->auth, strlen(h->auth));
 		free(h->auth);
@@ -150,155 +131,95 @@ http_resp_free(struct http_resp *resp)
 	buf_free(&resp->body);
 }
 
-int
-http_request(struct http *h, const char *method, const char *path,
-    const char *body, size_t bodylen, struct http_resp *resp)
+/* Reset resp and h->errbuf for a new request and build resp->url. */
+static int
+http_begin(struct http *h, const char *path, struct http_resp *resp)
 {
-	struct http_sink sink = { &resp->body, 0 };
-	CURL *c = h->curl;
-	CURLcode cr;
-	int n, r;
+	int n;
 
 	buf_reset(&resp->body);
 	resp->status = 0;
 	h->errbuf[0] = '\0';
-	n = snprintf(resp->url, sizeof(resp->url), "%s%s%s", h->base, HTTP_API_PREFIX, path);
+	n = snprintf(resp->url, sizeof(resp->url), "%s%s%s", h->base != NULL ? h->base : "",
+	    HTTP_API_PREFIX, path);
 	if (n < 0 || (size_t)n >= sizeof(resp->url)) {
 		snprintf(h->errbuf, sizeof(h->errbuf), "URL too long");
 		return BF_ERR_TOOBIG;
 	}
-
-	curl_easy_reset(c);
-	if (curl_easy_setopt(c, CURLOPT_URL, resp->url) != CURLE_OK) {
-		snprintf(h->errbuf, sizeof(h->errbuf), "malformed URL");
+	if (h->be == NULL) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "the HTTP client is not set up");
 		return BF_ERR_INVALID;
 	}
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "benchfleet/" BF_VERSION);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, (struct curl_slist *)h->headers);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)BF_MAX_API_RESPONSE);
-	if (h->timeout_ms > 0)
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->timeout_ms);
-	if (h->connect_ms > 0)
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
-
-	if (strcmp(method, "GET") == 0)
-		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-	else if (strcmp(method, "POST") == 0) {
-		curl_easy_setopt(c, CURLOPT_POST, 1L);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body != NULL ? body : "");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-		    (curl_off_t)(body != NULL ? bodylen : 0));
-	} else {
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-		if (body != NULL) {
-			curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-			curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)bodylen);
-		}
-	}
-
-	cr = curl_easy_perform(c);
-	if (cr != CURLE_OK) {
-		if (h->errbuf[0] == '\0')
-			snprintf(h->errbuf, sizeof(h->errbuf), "%s", curl_easy_strerror(cr));
-		if (sink.toobig || cr == CURLE_FILESIZE_EXCEEDED) {
-			snprintf(h->errbuf, sizeof(h->errbuf),
-			    "response larger than %d bytes", BF_MAX_API_RESPONSE);
-			r = BF_ERR_TOOBIG;
-		} else if (cr == CURLE_OPERATION_TIMEDOUT)
-			r = BF_ERR_TIMEOUT;
-		else if (cr == CURLE_OUT_OF_MEMORY)
-			r = BF_ERR_ALLOC;
-		else
-			r = BF_ERR_LOST;
-		return r;
-	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	return 0;
 }
 
-struct http_stream_ctx {
-	CURL *curl;
-	struct http_resp *resp;
-	struct buf line;	/* the line in progress, capped */
-	int (*cb)(void *, const char *, size_t);
-	void *arg;
-	const volatile sig_atomic_t *stop;
-	long status;		/* 0 until the first bytes */
-	int ended;		/* the callback asked to stop */
-	int toolong, cancelled;
-};
-
-static int
-http_stream_line(struct http_stream_ctx *x)
+int
+http_request(struct http *h, const char *method, const char *path,
+    const char *body, size_t bodylen, struct http_resp *resp)
 {
-	size_t n = x->line.len;
 	int r;
 
-	if (n > 0 && x->line.data[n - 1] == '\r')
-		n--;
-	r = x->cb(x->arg, x->line.data != NULL ? x->line.data : "", n);
-	buf_reset(&x->line);
-	return r;
+	if ((r = http_begin(h, path, resp)) != 0)
+		return r;
+	return h->be->request(h, method, path, body, bodylen, resp);
 }
 
-static size_t
-http_stream_write(char *p, size_t size, size_t n, void *arg)
+int
+http_stream_feed(struct http_stream_ctx *x, const char *p, size_t len)
 {
-	struct http_stream_ctx *x = arg;
-	size_t len = size * n, i, start = 0;
-	struct http_sink sink = { &x->resp->body, 0 };
+	const char *nl;
+	size_t n;
+	int r;
 
-	if (size != 0 && n > SIZE_MAX / size)
-		return 0;
-	if (x->status == 0)
-		curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &x->status);
-	if (x->status != 200)
-		return http_write(p, size, n, &sink);	/* an error's body */
-	for (i = 0; i < len; i++) {
-		if (p[i] != '\n')
-			continue;
-		if (buf_append(&x->line, p + start, i - start) != 0) {
+	while ((nl = memchr(p, '\n', len)) != NULL) {
+		if (buf_append(&x->line, p, (size_t)(nl - p)) != 0) {
 			x->toolong = 1;
-			return 0;
+			return -1;
 		}
-		start = i + 1;
+		len -= (size_t)(nl - p) + 1;
+		p = nl + 1;
 		if (x->stop != NULL && *x->stop) {
 			x->cancelled = 1;
-			return 0;
+			return -1;
 		}
-		if (http_stream_line(x) != 0) {
+		n = x->line.len;
+		if (n > 0 && x->line.data[n - 1] == '\r')
+			n--;
+		r = x->cb(x->arg, x->line.data != NULL ? x->line.data : "", n);
+		buf_reset(&x->line);
+		if (r != 0) {
 			x->ended = 1;
-			return 0;
+			return -1;
 		}
 	}
-	if (buf_append(&x->line, p + start, len - start) != 0) {
+	if (len > 0 && buf_append(&x->line, p, len) != 0) {
 		x->toolong = 1;
-		return 0;
-	}
-	return len;
-}
-
-static int
-http_stream_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	struct http_stream_ctx *x = arg;
-
-	(void)dt, (void)dn, (void)ut, (void)un;
-	if (x->stop != NULL && *x->stop) {
-		x->cancelled = 1;
-		return 1;
+		return -1;
 	}
 	return 0;
+}
+
+int
+http_stream_result(struct http *h, struct http_stream_ctx *x, int r)
+{
+	x->resp->status = x->status;
+	if (x->ended)
+		return 0;
+	if (x->cancelled)
+		return BF_ERR_CANCELLED;
+	if (x->toolong) {
+		snprintf(h->errbuf, sizeof(h->errbuf), "a streamed line longer than %d bytes",
+		    HTTP_MAX_STREAM_LINE);
+		return BF_ERR_PROTO;
+	}
+	if (x->status != 0 && x->status != 200)
+		return BF_ERR_PROTO;
+	if (r == BF_ERR_TIMEOUT || r == BF_ERR_ALLOC || r == BF_ERR_SYS ||
+	    r == BF_ERR_INVALID)
+		return r;
+	if (h->errbuf[0] == '\0')
+		snprintf(h->errbuf, sizeof(h->errbuf), "the stream ended");
+	return BF_ERR_LOST;
 }
 
 int
@@ -307,74 +228,17 @@ http_stream(struct http *h, const char *path, long max_ms,
     const volatile sig_atomic_t *stop, struct http_resp *resp)
 {
 	struct http_stream_ctx x;
-	CURL *c = h->curl;
-	CURLcode cr;
-	int n, r;
+	int r;
 
 	memset(&x, 0, sizeof(x));
-	x.curl = c;
 	x.resp = resp;
 	x.cb = line;
 	x.arg = arg;
 	x.stop = stop;
 	buf_init(&x.line, HTTP_MAX_STREAM_LINE);
-	buf_reset(&resp->body);
-	resp->status = 0;
-	h->errbuf[0] = '\0';
-	n = snprintf(resp->url, sizeof(resp->url), "%s%s%s", h->base, HTTP_API_PREFIX, path);
-	if (n < 0 || (size_t)n >= sizeof(resp->url)) {
-		snprintf(h->errbuf, sizeof(h->errbuf), "URL too long");
-		r = BF_ERR_TOOBIG;
+	if ((r = http_begin(h, path, resp)) != 0)
 		goto out;
-	}
-	curl_easy_reset(c);
-	if (curl_easy_setopt(c, CURLOPT_URL, resp->url) != CURLE_OK) {
-		snprintf(h->errbuf, sizeof(h->errbuf), "malformed URL");
-		r = BF_ERR_INVALID;
-		goto out;
-	}
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "benchfleet/" BF_VERSION);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, (struct curl_slist *)h->headers);
-	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_stream_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_stream_progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	if (max_ms > 0)
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, max_ms);
-	if (h->connect_ms > 0)
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
-	cr = curl_easy_perform(c);
-	if (x.status == 0)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x.status);
-	resp->status = x.status;
-	if (x.ended)
-		r = 0;
-	else if (x.cancelled)
-		r = BF_ERR_CANCELLED;
-	else if (x.toolong) {
-		snprintf(h->errbuf, sizeof(h->errbuf), "a streamed line longer than %d bytes",
-		    HTTP_MAX_STREAM_LINE);
-		r = BF_ERR_PROTO;
-	} else if (x.status != 0 && x.status != 200)
-		r = BF_ERR_PROTO;
-	else if (cr == CURLE_OPERATION_TIMEDOUT)
-		r = BF_ERR_TIMEOUT;
-	else {
-		if (h->errbuf[0] == '\0')
-			snprintf(h->errbuf, sizeof(h->errbuf), "%s", cr == CURLE_OK ?
-			    "the stream ended" : curl_easy_strerror(cr));
-		r = BF_ERR_LOST;
-	}
+	r = http_stream_result(h, &x, h->be->stream(h, path, max_ms, &x));
 out:
 	buf_free(&x.line);
 	return r;
@@ -383,33 +247,35 @@ out:
 int
 http_header(struct http *h, const char *name, char *out, size_t outsz)
 {
-#if LIBCURL_VERSION_NUM >= 0x075400
-	struct curl_header *hd = NULL;
-
 	if (outsz > 0)
 		out[0] = '\0';
-	if (h->curl == NULL || outsz == 0 ||
-	    curl_easy_header(h->curl, name, 0, CURLH_HEADER, -1, &hd) != CURLHE_OK || hd == NULL)
+	if (h->be == NULL || outsz == 0)
 		return BF_ERR_NOTFOUND;
-	snprintf(out, outsz, "%s", hd->value);
-	return 0;
-#else
-	(void)h;
-	(void)name;
-	if (outsz > 0)
-		out[0] = '\0';
-	return BF_ERR_NOTFOUND;
-#endif
+	return h->be->header(h, name, out, outsz);
 }
 
 char *
 http_escape(struct http *h, const char *s)
 {
-	char *e, *copy;
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(s), i;
+	unsigned char c;
+	char *e, *o;
 
-	if ((e = curl_easy_escape(h->curl, s, 0)) == NULL)
+	(void)h;
+	if (n > (SIZE_MAX - 1) / 3 || (e = malloc(n * 3 + 1)) == NULL)
 		return NULL;
-	copy = strdup(e);
-	curl_free(e);
-	return copy;
+	for (o = e, i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~')
+			*o++ = (char)c;
+		else {
+			*o++ = '%';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		}
+	}
+	*o = '\0';
+	return e;
 }

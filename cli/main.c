@@ -1,13 +1,13 @@
 /*
  * main.c: benchfleet, the command-line client of benchfleetd. Parses the
  * global options (which come before the subcommand), sets up the HTTP
- * client and hands over to the subcommand's table entry.
+ * client and hands over to the subcommand's table entry. libcurl is not
+ * started here: only an https:// URL loads it (cli/http-curl.c).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curl/curl.h>
 
 #include "cli.h"
 #include "err.h"
@@ -56,7 +56,7 @@ main(int argc, char **argv)
 	char *token = NULL;
 	long timeout_ms = MAIN_DEFAULT_TIMEOUT_MS;
 	double secs;
-	int ch, used, r, curl_up = 0;
+	int ch, used, r;
 
 	memset(&c, 0, sizeof(c));
 	if (getenv("BENCHFLEET_TOKEN") != NULL &&
@@ -136,18 +136,12 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		cli_err("cannot initialise libcurl");
-		r = CLI_EXIT_FAIL;
-		goto out;
-	}
-	curl_up = 1;
 	r = http_init(&c.http, url, token, timeout_ms,
 	    timeout_ms < MAIN_CONNECT_MS ? timeout_ms : MAIN_CONNECT_MS);
 	if (token != NULL)
 		explicit_bzero(token, strlen(token));
 	if (r == BF_ERR_INVALID) {
-		r = cmd_usage_error(NULL, "the URL or token holds a space or line break");
+		r = cmd_usage_error(NULL, "%s", c.http.errbuf);
 		goto out;
 	} else if (r != 0) {
 		cli_err("cannot set up HTTP: %s", bf_err_str(r));
@@ -162,8 +156,6 @@ out:
 		r = CLI_EXIT_FAIL;
 	}
 	http_free(&c.http);
-	if (curl_up)
-		curl_global_cleanup();
 	if (token != NULL)
 		explicit_bzero(token, strlen(token));
 	free(token);

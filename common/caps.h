@@ -75,6 +75,11 @@
  * serialization failure or a deadlock (40001, 40P01); then BF_ERR_DB. */
 #define BF_MAX_TX_ATTEMPTS	5
 #define BF_MAX_API_RESPONSE	(64 * 1024 * 1024) /* a response the CLI reads (reports, bundles) */
+/* An answer the CLI reads over plain http:// (cli/http-parse.c): its head
+ * (status line and header lines, interim 100 answers and chunked trailers
+ * counted in) and one line of it or of a chunk's size line. */
+#define BF_MAX_HTTP_RESP_HEAD	(64 * 1024)
+#define BF_MAX_HTTP_RESP_LINE	(8 * 1024)
 /* The environment snapshot of a step (agent/snapshot.c): files read, bytes
  * kept of one value, and the whole object, which must fit in one agent line
  * with room for its envelope; keys past the total are dropped and counted.

@@ -2,7 +2,9 @@
 # cli_http.sh: the benchfleet CLI's behaviour that needs no coordinator:
 # usage errors exit 2, an unreachable coordinator exits 3 naming the URL,
 # and submit rejects malformed JSON locally (line and column) before any
-# request is made. End-to-end assertions against a real benchfleetd live
+# request is made. The scheme picks the transport: http:// is the CLI's
+# own, https:// libcurl's, which the binary does not link but loads on
+# first use (a libcurl.so.4 that does not load fails https:// only). End-to-end assertions against a real benchfleetd live
 # with the daemon's integration tests.
 set -u
 : "${BF_BUILD:?BF_BUILD must name the build directory}"
@@ -98,6 +100,23 @@ BENCHFLEET_URL="$dead" "$BIN" machines >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 3 ] && grep -q -e "$dead/api/v1/machines" "$tmp/err" ||
 	fail "BENCHFLEET_URL is not used (rc $rc): $(cat "$tmp/err")"
+
+# The transport, by scheme.
+expect 2 "neither http:// nor https://" -- --url "ftp://127.0.0.1:$closed_port" status
+expect 2 "malformed: the port" -- --url "http://127.0.0.1:99999" status
+expect 2 "malformed: user@" -- --url "http://u:p@127.0.0.1:$closed_port" status
+expect 3 "http://127.0.0.1:$closed_port/api/v1/jobs: cannot connect" -- \
+	--url "127.0.0.1:$closed_port" status
+expect 3 "https://127.0.0.1:$closed_port/api/v1/jobs" -- --url "https://127.0.0.1:$closed_port" status
+checks=$((checks + 1))
+if ldd "$BIN" | grep -q libcurl; then
+	fail "benchfleet links libcurl: $(ldd "$BIN" | grep libcurl)"
+fi
+mkdir "$tmp/nolib"
+: >"$tmp/nolib/libcurl.so.4"
+LD_LIBRARY_PATH=$tmp/nolib expect 1 "https:// needs libcurl.so.4, which cannot be loaded: .*file too short" \
+	-- --url "https://127.0.0.1:$closed_port" status
+LD_LIBRARY_PATH=$tmp/nolib expect 3 "$dead/api/v1/jobs: cannot connect" -- --url "$dead" status
 
 # submit: malformed JSON is caught here, with its position, and no request
 # is made (a request to the closed port would exit 3, not 1).

@@ -63,13 +63,14 @@ echo "hosts used: $(jq -r '[.runs[].hostname] | unique | join(" ")' <<<"$runs")"
 # A one-run job of some seconds (100 iterations: 30 took 1.1 s on an idle box,
 # too short to tell polling apart); wait under strace counts its requests:
 # one GET of the job, then /api/v1/events, a GET again at most every 10 s
-# (polling every 0.5 s would make ~2 a second).
+# (polling every 0.5 s would make ~2 a second). The CLI sends a request's
+# head and body in one sendmsg (cli/http-plain.c); libcurl used sendto.
 r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
       "params":{"mb":64,"passes":4},"repetitions":{"iterations":100,"warmup":0}}')
 check_eq "POST /jobs (wait job)" "$(status_of "$r")" 201
 wid=$(body_of "$r" | jq -r .id)
 t0=$(date +%s.%N)
-ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=sendto,write -s 48 -o "$work/wait.strace" \
+ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=sendto,sendmsg,write -s 48 -o "$work/wait.strace" \
 	"$BIN/benchfleet" --url "$URL" wait "$wid" --timeout 300 >"$work/wait.out" 2>"$work/wait.err"
 rc=$?
 el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
