@@ -137,12 +137,12 @@ run_cache_path(const char *name, char *out, size_t outsz)
 /* The "snapshot" line: the environment after the knobs, with every binary
  * the step runs (workload, setup, pre_iteration, services). */
 static int
-run_snapshot(const struct step *st)
+run_snapshot(const struct step *st, const struct snapshot_held *held)
 {
 	const char *bins[2 * STEP_MAX_CMDS + 2 * STEP_MAX_SERVICES + 3], *w;
 	const char *pkgs[STEP_MAX_PACKAGES + 1];
 	struct snapshot_opts o = { .root = "", .bins = bins, .cwd = st->cwd,
-		.pkgs = pkgs, .run = run_snapshot_cmd, .arg = (void *)st };
+		.pkgs = pkgs, .run = run_snapshot_cmd, .arg = (void *)st, .held = held };
 	char cache[4096], cc_cache[4096];
 	size_t i, n = 0;
 
@@ -397,6 +397,7 @@ run_step(int wait_s)
 	struct step *st = NULL;
 	struct exec_result res;
 	struct counters ctr;
+	struct snapshot_held held;
 	struct profile prof;
 	struct bf_diag d;
 	struct buf in;
@@ -406,6 +407,7 @@ run_step(int wait_s)
 	int r, ok = 1, status = RUN_EXIT_ERROR;
 
 	counters_init(&ctr, "");
+	memset(&held, 0, sizeof(held));
 	memset(&prof, 0, sizeof(prof));
 	buf_init(&in, BF_MAX_STEP);
 	exec_result_init(&res);
@@ -419,6 +421,7 @@ run_step(int wait_s)
 	/* started ahead (runner_prestart), the agent waits here for its step:
 	 * the counters' opens are done now, off the step's clock */
 	counters_prepare(&ctr);
+	snapshot_prepare(&(struct snapshot_opts){ .root = "" }, &held);
 	if ((r = run_read_stdin(&in, wait_s)) != 0) {
 		if (r == BF_ERR_TOOBIG)
 			bf_diag_set(&d, "step", "larger than %d bytes", BF_MAX_STEP);
@@ -444,7 +447,7 @@ run_step(int wait_s)
 	/* nothing is measured unless every knob reads back as requested */
 	if ((r = knobset_apply(st, &d)) != 0)
 		goto out;
-	if ((r = run_snapshot(st)) != 0)
+	if ((r = run_snapshot(st, &held)) != 0)
 		goto out;
 	for (i = 0; i < st->npmu; i++)
 		if ((r = counters_add_raw(&ctr, st->pmu_name[i], st->pmu_spec[i])) != 0) {
@@ -528,6 +531,7 @@ out:
 	exec_set_attach(NULL, NULL);
 	profile_cleanup(&prof);
 	counters_free(&ctr);
+	snapshot_held_free(&held);
 	exec_result_free(&res);
 	step_free(st);
 	buf_free(&in);

@@ -16,6 +16,7 @@
 #define SNAPSHOT_MAX_IDLE	16	/* cpuidle states per cpu */
 #define SNAPSHOT_MAX_CPUINFO	(1024 * 1024)	/* a 512-thread cpuinfo fits */
 #define SNAPSHOT_MAX_LIST	(64 * 1024 * 1024)	/* a dpkg .list or status file */
+#define SNAPSHOT_MAX_HELD	512	/* files snapshot_prepare keeps open */
 
 struct snapshot_ent {
 	char *key;
@@ -28,6 +29,7 @@ struct snapshot_set {
 	size_t n, cap;
 	size_t reads;		/* files opened, against BF_MAX_SNAPSHOT_FILES */
 	size_t dropped;
+	struct snapshot_held *prep;	/* snapshot_prepare's: open, register, read nothing */
 	char val[BF_MAX_SNAPSHOT_VALUE + 1];
 };
 

@@ -168,10 +168,11 @@ snapshot_add(struct snapshot_set *s, const char *key, const char *val)
 	return 0;
 }
 
-/* Read the open fd into s->val as snapshot_value() makes it, and close
- * it; BF_ERR_IO unless it is a regular file that reads. */
+/* Read fd from offset 0 into s->val as snapshot_value() makes it: BF_ERR_IO
+ * unless it is a regular file that reads. held: an fd of o->held, which
+ * stays open (and was checked when it was opened); otherwise it is closed. */
 static int
-snapshot_read_fd(struct snapshot_set *s, int fd, int choice)
+snapshot_read_fd(struct snapshot_set *s, int fd, int choice, int held)
 {
 	char raw[BF_MAX_SNAPSHOT_VALUE];
 	struct stat sb;
@@ -179,10 +180,11 @@ snapshot_read_fd(struct snapshot_set *s, int fd, int choice)
 	ssize_t n;
 	int r = BF_ERR_IO;
 
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if (!held && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)))
 		goto out;
+	/* pread from 0: sysfs and procfs make the text anew at offset 0 */
 	while (got < sizeof(raw)) {
-		n = read(fd, raw + got, sizeof(raw) - got);
+		n = pread(fd, raw + got, sizeof(raw) - got, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -194,8 +196,55 @@ snapshot_read_fd(struct snapshot_set *s, int fd, int choice)
 	snapshot_value(raw, got, choice, s->val, sizeof(s->val));
 	r = 0;
 out:
-	close(fd);
+	if (!held)
+		close(fd);
 	return r;
+}
+
+static int
+snapshot_hfile_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct snapshot_hfile *)a)->path,
+	    ((const struct snapshot_hfile *)b)->path);
+}
+
+/* Preparing: keep fd under full when it is a /sys or /proc regular file
+ * with read bits and there is room; otherwise close it. */
+static void
+snapshot_hold(struct snapshot_set *s, const char *full, int fd)
+{
+	struct snapshot_held *h = s->prep;
+	const char *rel = full + strlen(s->o->root);
+	struct stat sb;
+	char *p = NULL;
+
+	if (fd < 0)
+		return;
+	if (h->n >= SNAPSHOT_MAX_HELD || (strncmp(rel, "/sys/", 5) != 0 &&
+	    strncmp(rel, "/proc/", 6) != 0) || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (sb.st_mode & 0444) == 0 || (p = strdup(full)) == NULL ||
+	    (h->f == NULL && (h->f = calloc(SNAPSHOT_MAX_HELD, sizeof(*h->f))) == NULL)) {
+		free(p);
+		close(fd);
+		return;
+	}
+	h->f[h->n].path = p;
+	h->f[h->n].fd = fd;
+	h->n++;
+}
+
+/* The fd o->held keeps for full, or -1. */
+static int
+snapshot_held_fd(const struct snapshot_set *s, const char *full)
+{
+	const struct snapshot_held *h = s->o->held;
+	struct snapshot_hfile key, *f;
+
+	if (h == NULL || h->n == 0)
+		return -1;
+	key.path = (char *)full;
+	f = bsearch(&key, h->f, h->n, sizeof(*h->f), snapshot_hfile_cmp);
+	return f != NULL ? f->fd : -1;
 }
 
 /* Read root+path into s->val as snapshot_value() makes it; BF_ERR_IO when
@@ -213,9 +262,15 @@ snapshot_read(struct snapshot_set *s, const char *path, int choice)
 	if ((size_t)snprintf(full, sizeof(full), "%s%s", s->o->root, path) >= sizeof(full))
 		return BF_ERR_IO;
 	/* O_NONBLOCK: a fifo planted in a tree must not hang the step */
+	if (s->prep != NULL) {
+		snapshot_hold(s, full, open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+		return BF_ERR_IO;
+	}
+	if ((fd = snapshot_held_fd(s, full)) >= 0)
+		return snapshot_read_fd(s, fd, choice, 1);
 	if ((fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
 		return BF_ERR_IO;
-	return snapshot_read_fd(s, fd, choice);
+	return snapshot_read_fd(s, fd, choice, 0);
 }
 
 /*
@@ -226,17 +281,30 @@ snapshot_read(struct snapshot_set *s, const char *path, int choice)
  * null. 0 or BF_ERR_ALLOC.
  */
 static int
-snapshot_file_at(struct snapshot_set *s, int dfd, const char *name, const char *key,
-    int choice)
+snapshot_file_at(struct snapshot_set *s, int dfd, const char *dir, const char *name,
+    const char *key, int choice)
 {
+	char full[SNAPSHOT_MAX_PATH];
 	struct stat sb;
-	int fd;
+	int fd, flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW;
 
 	s->val[0] = '\0';
 	if (s->reads >= BF_MAX_SNAPSHOT_FILES)
 		return snapshot_add(s, key, NULL);
-	if ((fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-	    O_NOFOLLOW)) < 0) {
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", dir, name) >= sizeof(full))
+		full[0] = '\0';
+	if (s->prep != NULL) {
+		s->reads++;
+		if (full[0] != '\0')
+			snapshot_hold(s, full, openat(dfd, name, flags));
+		return 0;
+	}
+	if (full[0] != '\0' && (fd = snapshot_held_fd(s, full)) >= 0) {
+		s->reads++;
+		return snapshot_add(s, key, snapshot_read_fd(s, fd, choice, 1) == 0 ? s->val :
+		    NULL);
+	}
+	if ((fd = openat(dfd, name, flags)) < 0) {
 		if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
 		    (sb.st_mode & 0444) == 0)
 			return 0;
@@ -248,7 +316,7 @@ snapshot_file_at(struct snapshot_set *s, int dfd, const char *name, const char *
 		return 0;
 	}
 	s->reads++;
-	return snapshot_add(s, key, snapshot_read_fd(s, fd, choice) == 0 ? s->val : NULL);
+	return snapshot_add(s, key, snapshot_read_fd(s, fd, choice, 0) == 0 ? s->val : NULL);
 }
 
 static int
@@ -291,7 +359,7 @@ snapshot_walk(struct snapshot_set *s, const char *dir, const char *prefix, int d
 		    (size_t)snprintf(key, sizeof(key), "%s%s", prefix, de->d_name) >= sizeof(key))
 			continue;
 		if (de->d_type == DT_REG) {
-			r = snapshot_file_at(s, dirfd(d), de->d_name, key, choice);
+			r = snapshot_file_at(s, dirfd(d), full, de->d_name, key, choice);
 			continue;
 		}
 		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
@@ -630,11 +698,61 @@ snapshot_collect(struct snapshot_set *s)
 	if ((r = snapshot_walk(s, "/sys/kernel/mm/transparent_hugepage", "transparent_hugepage/",
 	    2, snapshot_thp_skip, 1)) != 0 ||
 	    (r = snapshot_walk(s, "/proc/sys/vm", "vm.", 0, snapshot_vm_skip, 0)) != 0 ||
-	    (r = snapshot_kernel(s)) != 0 || (r = snapshot_cpu(s)) != 0 ||
+	    (s->prep == NULL && (r = snapshot_kernel(s)) != 0) || (r = snapshot_cpu(s)) != 0 ||
 	    (r = snapshot_cpufreq(s)) != 0 || (r = snapshot_cpuidle(s)) != 0 ||
-	    (r = snapshot_numa(s)) != 0 || (r = snapshot_pkgs(s)) != 0)
+	    (r = snapshot_numa(s)) != 0)
+		return r;
+	/* preparing: the kernel's config hash, packages and binaries are the
+	 * step's to read (and cost a hash or a dpkg lookup, not an open) */
+	if (s->prep != NULL)
+		return 0;
+	if ((r = snapshot_pkgs(s)) != 0)
 		return r;
 	return snapshot_bins(s);
+}
+
+static void
+snapshot_set_free(struct snapshot_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->e[i].key);
+		free(s->e[i].val);
+	}
+	free(s->e);
+	free(s);
+}
+
+void
+snapshot_prepare(const struct snapshot_opts *o, struct snapshot_held *h)
+{
+	struct snapshot_set *s;
+
+	memset(h, 0, sizeof(*h));
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return;
+	s->o = o;
+	s->prep = h;
+	(void)snapshot_collect(s);
+	snapshot_set_free(s);
+	if (h->n > 1)
+		qsort(h->f, h->n, sizeof(*h->f), snapshot_hfile_cmp);
+}
+
+void
+snapshot_held_free(struct snapshot_held *h)
+{
+	size_t i;
+
+	if (h == NULL)
+		return;
+	for (i = 0; i < h->n; i++) {
+		close(h->f[i].fd);
+		free(h->f[i].path);
+	}
+	free(h->f);
+	memset(h, 0, sizeof(*h));
 }
 
 int
@@ -673,12 +791,7 @@ snapshot_build(const struct snapshot_opts *o, struct buf *out)
 		goto out;
 	r = buf_puts(out, "}");
 out:
-	for (i = 0; i < s->n; i++) {
-		free(s->e[i].key);
-		free(s->e[i].val);
-	}
-	free(s->e);
-	free(s);
+	snapshot_set_free(s);
 	return r;
 }
 

@@ -16,6 +16,21 @@
 
 #include "buf.h"
 
+/*
+ * Files of the snapshot opened ahead (snapshot_prepare) and read with
+ * pread at offset 0 when the snapshot is built: only under /sys and /proc,
+ * which make a file's text anew on every such read (a file elsewhere may
+ * be replaced by a rename, and a held fd would read the old one).
+ */
+struct snapshot_hfile {
+	char *path;		/* root + path, as snapshot.c opens it */
+	int fd;
+};
+struct snapshot_held {
+	struct snapshot_hfile *f;	/* sorted by path after snapshot_prepare */
+	size_t n;
+};
+
 struct snapshot_opts {
 	/* Prefix of /sys, /proc, /etc and /boot: "" on a machine, a mktemp
 	 * tree in the unit tests. Binaries and the address-space probe are
@@ -44,7 +59,19 @@ struct snapshot_opts {
 	 * runs it. */
 	const char *cc;
 	const char *cc_cache;
+	/* Files snapshot_prepare opened, read through their fds; NULL: every
+	 * file is opened by path. */
+	const struct snapshot_held *held;
 };
+
+/*
+ * Open every /sys and /proc file snapshot_build would read under o->root
+ * (at most SNAPSHOT_MAX_HELD), reading no value and hashing nothing: the
+ * agent does it while it waits for its step. h is zeroed first; the
+ * caller frees it with snapshot_held_free (which accepts a zeroed h).
+ */
+void snapshot_prepare(const struct snapshot_opts *o, struct snapshot_held *h);
+void snapshot_held_free(struct snapshot_held *h);
 
 /*
  * Append the snapshot object to out (give it a cap of at least

@@ -289,6 +289,66 @@ test_tree(void)
 }
 
 /* Past the caps: a value cut, keys dropped and counted, the whole bounded. */
+/*
+ * snapshot_prepare holds the /sys and /proc files open, and a snapshot
+ * built with them is the same text, reads what a file says now, and reads
+ * through the fd (a file moved away after prepare still reads; without
+ * the held fds it is null). Nothing outside /sys and /proc is held.
+ */
+static void
+test_prepare(void)
+{
+	static const char *const bins[] = { "/bin/sh", NULL };
+	struct snapshot_opts o = { .root = root, .bins = bins, .run = fake_run };
+	struct snapshot_held h;
+	struct buf t0, t1;
+	struct ajson *j;
+	char sys[PATH_MAX], proc[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	size_t i, outside = 0, unsorted = 0;
+
+	buf_init(&t0, BF_MAX_SNAPSHOT + 64);
+	buf_init(&t1, BF_MAX_SNAPSHOT + 64);
+	T_EQ_INT(snapshot_build(&o, &t0), 0);
+	snapshot_prepare(&(struct snapshot_opts){ .root = root }, &h);
+	T_CHECK(h.n > 20);
+	snprintf(sys, sizeof(sys), "%s/sys/", root);
+	snprintf(proc, sizeof(proc), "%s/proc/", root);
+	for (i = 0; i < h.n; i++) {
+		outside += strncmp(h.f[i].path, sys, strlen(sys)) != 0 &&
+		    strncmp(h.f[i].path, proc, strlen(proc)) != 0;
+		unsorted += i > 0 && strcmp(h.f[i - 1].path, h.f[i].path) > 0;
+	}
+	T_EQ_INT(outside, 0);
+	T_EQ_INT(unsorted, 0);
+	o.held = &h;
+	T_EQ_INT(snapshot_build(&o, &t1), 0);
+	T_CHECK(t0.len == t1.len && t0.data != NULL && t1.data != NULL &&
+	    memcmp(t0.data, t1.data, t0.len) == 0);
+	/* what the file says now, through the held fd */
+	mk("/proc/sys/kernel/randomize_va_space", "0\n");
+	snprintf(from, sizeof(from), "%s/proc/sys/kernel/randomize_va_space", root);
+	snprintf(to, sizeof(to), "%s/proc/sys/kernel/randomize_va_space.moved", root);
+	T_EQ_INT(rename(from, to), 0);
+	buf_reset(&t1);
+	T_EQ_INT(snapshot_build(&o, &t1), 0);
+	T_CHECK(t1.data != NULL && ajson_parse(t1.data, t1.len, &j, NULL) == 0);
+	T_EQ_STR(val(j, "kernel.randomize_va_space"), "0");
+	ajson_free(j);
+	/* not held: by path, which is gone */
+	o.held = NULL;
+	buf_reset(&t1);
+	T_EQ_INT(snapshot_build(&o, &t1), 0);
+	T_CHECK(t1.data != NULL && ajson_parse(t1.data, t1.len, &j, NULL) == 0);
+	T_EQ_STR(val(j, "kernel.randomize_va_space"), "(null)");
+	ajson_free(j);
+	T_EQ_INT(rename(to, from), 0);
+	mk("/proc/sys/kernel/randomize_va_space", "2\n");
+	snapshot_held_free(&h);
+	T_EQ_INT(h.n, 0);
+	buf_free(&t0);
+	buf_free(&t1);
+}
+
 static void
 test_caps(void)
 {
@@ -400,6 +460,7 @@ main(void)
 	tree();
 	test_value();
 	test_tree();
+	test_prepare();
 	test_caps();
 	T_CHECK(cmd_calls > 0 || access("/usr/bin/cc", X_OK) != 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
