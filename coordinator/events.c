@@ -505,6 +505,14 @@ log_admit(struct events *ev, int64_t run_id, int64_t *dropped)
 }
 
 void
+events_run_job_machine(struct events *ev, int64_t run_id, int64_t job_id, const char *machine)
+{
+	events_run(ev, run_id);
+	events_job(ev, job_id);
+	events_machine(ev, machine);
+}
+
+void
 events_log(struct events *ev, int64_t run_id, const char *stream, const char *line)
 {
 	char *clean = NULL;

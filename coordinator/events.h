@@ -64,6 +64,9 @@ uint64_t events_inject(struct events *ev, const char *type, const char *json, si
 void events_machine(struct events *ev, const char *name);
 void events_run(struct events *ev, int64_t run_id);
 void events_job(struct events *ev, int64_t job_id);
+/* A run, its job and its machine: what a run's start changed. */
+void events_run_job_machine(struct events *ev, int64_t run_id, int64_t job_id,
+    const char *machine);
 void events_log(struct events *ev, int64_t run_id, const char *stream, const char *line);
 
 /* --- for subscribers (api-events.c) --- */

@@ -20,7 +20,6 @@
 #include "buf.h"
 #include "fingerprint.h"
 #include "job.h"
-#include "jx.h"
 #include "caps.h"
 #include "plan.h"
 #include "recipe.h"
@@ -33,14 +32,10 @@ struct ingest {
 	const struct store_claim *c;
 	const struct recipe *r;
 	int warmup;
-	int hello_seen;
-	int done_seen;
-	int done_ok;
-	int iterations_seen;
+	int hello_seen, done_seen, done_ok, iterations_seen;
 	int metric_missing;
 	int line_refused;		/* an iteration, hello or done line was refused */
-	int samples_stored;
-	int snapshot_seen;
+	int samples_stored, snapshot_seen;
 	/* the last iteration line: its counters line follows it, and is
 	 * stored only when the iteration's own samples were */
 	int64_t last_index;
@@ -836,8 +831,7 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		g->hello_seen = 1;
 		g->env->sink.ops->hello(g->env->sink.arg, g->c->run_id, ev.u.hello.hostname,
 		    ev.u.hello.kernel, ev.u.hello.arch, ev.u.hello.boot_id, ev.u.hello.cmdline);
-		events_run(g->env->ev, g->c->run_id);
-		events_machine(g->env->ev, g->env->machine);
+		events_run_job_machine(g->env->ev, g->c->run_id, g->c->job_id, g->env->machine);
 		break;
 	case AGENTLINE_LOG:
 		/* a count of dropped lines, and empty lines, are not logged */
@@ -903,9 +897,10 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	memset(o, 0, sizeof(*o));
 	bf_diag_clear(&d);
 	buf_init(&cmd, 8192);
-	events_run(env->ev, c->run_id);
-	events_job(env->ev, c->job_id);
-	events_machine(env->ev, env->machine);
+	/* Running: said at the agent's hello, once the step is on its way (the
+	 * step need not wait for three store reads); before an upload, now. */
+	if (!*agent_ok)
+		events_run_job_machine(env->ev, c->run_id, c->job_id, env->machine);
 	if (runner_recipe_installed(env, rc, o) != 0)
 		goto out;
 	memset(&in, 0, sizeof(in));

@@ -109,6 +109,7 @@ struct worker_ctx {
 	time_t now;
 	uint32_t seed;			/* retry_delay()'s jitter */
 	time_t sleep_until;		/* WAIT: back-off of a link-less worker, or 0 */
+	int64_t lease_ms;		/* bf_mono_ms() of the last lease renewal, or 0 */
 	struct worker_timer timer[WT_COUNT];
 };
 /* Write the hello the sink holds, if any, alone (sched-sink.c). */

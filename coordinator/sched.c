@@ -225,16 +225,25 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		    NULL, NULL, NULL, why, 0), c->run_id, "quarantining the machine");
 	}
 	/* whatever the outcome, the run, its job and the machine changed */
-	events_run(s->cfg.ev, c->run_id);
-	events_job(s->cfg.ev, c->job_id);
-	events_machine(s->cfg.ev, x->w->name);
+	events_run_job_machine(s->cfg.ev, c->run_id, c->job_id, x->w->name);
 	return r;
+}
+
+/* How long after a renewal a pass may skip the next: a second, or a third
+ * of a shorter lease. */
+static int64_t
+lease_skip_ms(const struct sched *s)
+{
+	int64_t third = (int64_t)s->cfg.lease_s * 1000 / 3;
+
+	return third < 1000 ? third : 1000;
 }
 
 static enum worker_state
 ws_refresh(struct worker_ctx *x)
 {
 	struct sched *s = x->s;
+	int64_t now_ms;
 	int held = 0;
 
 	if (worker_should_stop(x->w))
@@ -252,10 +261,18 @@ ws_refresh(struct worker_ctx *x)
 	}
 	/* On a shared store another coordinator may drive this machine:
 	 * then this worker neither probes nor claims until its lease
-	 * lapses. Renewed on every pass (at most a second apart). */
-	if (store_machine_lease(s->st, x->w->name, s->cfg.lease_s, &held) != 0 || !held) {
-		worker_drop_link(x);
-		return WS_WAIT;
+	 * lapses. Renewed on the passes at least a second apart (an idle
+	 * worker passes once a second): a pass a kick brings sooner, on
+	 * the way to a claim, skips the write, the lease being good for
+	 * lease_s from the last one. */
+	now_ms = bf_mono_ms();
+	if (x->lease_ms == 0 || now_ms - x->lease_ms >= lease_skip_ms(s)) {
+		if (store_machine_lease(s->st, x->w->name, s->cfg.lease_s, &held) != 0 || !held) {
+			x->lease_ms = 0;
+			worker_drop_link(x);
+			return WS_WAIT;
+		}
+		x->lease_ms = now_ms;
 	}
 	if (x->tr != NULL && !transport_alive(x->tr))
 		worker_drop_link(x);
