@@ -230,7 +230,7 @@ ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_
 	char *sig = NULL;
 	size_t off = 0, siglen = 0;
 	ssize_t n;
-	int r, rc, i, progress, eof_sent = 0, done[2] = { 0, 0 };
+	int r, rc, i, progress, eof_sent = 0, fed = 0, done[2] = { 0, 0 };
 
 	buf_init(&early[0], SSH_PRE_MAX_EARLY);
 	buf_init(&early[1], SSH_PRE_MAX_EARLY);
@@ -253,13 +253,7 @@ ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_
 	/* The idle clock starts now, not at the last exec. */
 	c->last_rx = bf_mono_ms();
 
-	if ((ch = ssh_pre_take(c, cmd, early)) != NULL) {
-		/* started ahead: first what it printed while it waited */
-		for (i = 0; i < 2; i++)
-			if (early[i].len > 0 &&
-			    (r = sink->data(sink->arg, streams[i], early[i].data, early[i].len)) != 0)
-				goto aborted;
-	} else {
+	if ((ch = ssh_pre_take(c, cmd, early)) == NULL) {
 		while ((ch = libssh2_channel_open_session(c->s)) == NULL) {
 			rc = libssh2_session_last_errno(c->s);
 			if (rc != LIBSSH2_ERROR_EAGAIN) {
@@ -316,6 +310,17 @@ ssh_exec_sink(struct ssh_conn *c, const char *cmd, const void *stdin_data, size_
 				}
 				eof_sent = 1;
 			}
+		}
+		/* A command started ahead printed while it waited (the agent's
+		 * hello): that goes to the sink after the first write of stdin
+		 * (the sink may take a while; the step need not wait for it),
+		 * and before anything newer. */
+		if (!fed) {
+			fed = 1;
+			for (i = 0; i < 2; i++)
+				if (early[i].len > 0 && (r = sink->data(sink->arg, streams[i],
+				    early[i].data, early[i].len)) != 0)
+					goto aborted;
 		}
 		for (i = 0; i < 2; i++) {
 			if (done[i])
