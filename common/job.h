@@ -23,10 +23,12 @@
  *   "params": {"msg": "x"},                    optional fixed parameter values
  *   "repetitions": {"iterations": 3,           1..BF_MAX_ITERATIONS, default 5
  *                   "warmup": 1,               0..BF_MAX_WARMUP, default 0
- *                   "gap_ms": 100,             0..BF_MAX_GAP_MS, default 0: a pause
- *                                              before each iteration but the first
- *                                              (a fault-bound workload a few ms after
- *                                              the last one ran ~4% faster here)
+ *                   "gap_ms": 100,             0..BF_MAX_GAP_MS: a pause before each
+ *                                              iteration but the first (a fault-bound
+ *                                              workload a few ms after the last one
+ *                                              ran ~4% faster here); absent: 0, but a
+ *                                              submission without it is given
+ *                                              JOB_SUBMIT_GAP_MS (job_submit_defaults)
  *                   "boots": 1},               1..BF_MAX_BOOTS, default 1
  *     or adaptive:  {"target_ci_pct": 1.0,     95% CI half-width as % of the mean (0.001..1000)
  *                    "min_boots": 2,           2..BF_MAX_BOOTS, default 2
@@ -173,6 +175,19 @@ int job_validate(const struct job_spec *job, const struct recipe *r, const char 
 int job_parse_all(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
     struct bf_diag_list *l);
 int job_from_json_all(json_t *doc, struct job_spec **out, struct bf_diag *d,
+    struct bf_diag_list *l);
+/*
+ * A new submission (POST /api/v1/jobs): job_submit_defaults() writes into
+ * doc what a job submitted now gets when it does not say, so that the
+ * stored spec and its bundle say it too: "repetitions.gap_ms"
+ * JOB_SUBMIT_GAP_MS (a stored spec or a bundle without it meant 0, and
+ * job_from_json() still reads it so). 0 or BF_ERR_ALLOC; a doc that is no
+ * object, or whose repetitions is none, is left for the parse to refuse.
+ * job_parse_submit(): jx_loads, the defaults, job_from_json_all.
+ */
+#define JOB_SUBMIT_GAP_MS	5
+int job_submit_defaults(json_t *doc);
+int job_parse_submit(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
     struct bf_diag_list *l);
 int job_validate_all(const struct job_spec *job, const struct recipe *r,
     const char *workdir_root, struct bf_diag *d, struct bf_diag_list *l);

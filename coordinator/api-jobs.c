@@ -487,7 +487,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	 * far as it could is still checked against its recipe */
 	if ((errs = calloc(1, sizeof(*errs))) == NULL)
 		goto oom;
-	if ((r = job_parse_all(rq->body.data, rq->body.len, &job, &d, errs)) != 0 &&
+	/* with the defaults of a new submission written into its spec */
+	if ((r = job_parse_submit(rq->body.data, rq->body.len, &job, &d, errs)) != 0 &&
 	    (r != BF_ERR_INVALID || job == NULL)) {
 		api_jobs_refuse(rs, r == BF_ERR_TOOBIG ? MHD_HTTP_CONTENT_TOO_LARGE :
 		    MHD_HTTP_BAD_REQUEST, &d, errs);

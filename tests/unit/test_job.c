@@ -708,12 +708,84 @@ test_experiments(void)
 	}
 }
 
+/* A submission without repetitions.gap_ms gets JOB_SUBMIT_GAP_MS written
+ * into its document (the stored spec says it); a stored spec or a bundle
+ * without it still means 0; an explicit value, 0 included, stays. */
+static void
+test_submit_defaults(void)
+{
+	static const char *const given[] = {
+		J(""),
+		J(", \"repetitions\": {\"iterations\": 3}"),
+		J(", \"repetitions\": {\"gap_ms\": 0}"),
+		J(", \"repetitions\": {\"gap_ms\": 250, \"warmup\": 1}"),
+		J(", \"repetitions\": {\"target_ci_pct\": 2}"),
+	};
+	static const int want[] = { JOB_SUBMIT_GAP_MS, JOB_SUBMIT_GAP_MS, 0, 250,
+	    JOB_SUBMIT_GAP_MS };
+	static const char suite[] = "{\"machines\": {\"names\": [\"h1\"]},"
+	    " \"suite\": [{\"recipe\": \"cpu-loop\"}, {\"recipe\": \"page-touch\"}]}";
+	struct bf_diag_list *errs = calloc(1, sizeof(*errs));
+	struct job_spec *job = NULL;
+	struct bf_diag d;
+	json_t *doc;
+	size_t i;
+
+	T_CHECK(errs != NULL);
+	if (errs == NULL)
+		return;
+	for (i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		job = NULL;
+		T_EQ_INT(job_parse_submit(given[i], strlen(given[i]), &job, &d, errs), 0);
+		if (job == NULL)
+			continue;
+		T_EQ_INT(job->gap_ms, want[i]);
+		/* the document, as it is stored and exported, says the value */
+		T_EQ_INT(json_integer_value(json_object_get(json_object_get(job->json,
+		    "repetitions"), "gap_ms")), want[i]);
+		job_free(job);
+		/* the same text read as a stored spec: absent is 0 */
+		job = NULL;
+		T_EQ_INT(job_parse(given[i], strlen(given[i]), &job, &d), 0);
+		if (job != NULL)
+			T_EQ_INT(job->gap_ms, i == 3 ? 250 : 0);
+		job_free(job);
+	}
+	/* a suite's entries inherit the job's repetitions */
+	job = NULL;
+	T_EQ_INT(job_parse_submit(suite, strlen(suite), &job, &d, errs), 0);
+	T_CHECK(job != NULL && job->nsuite == 2);
+	if (job != NULL && job->nsuite == 2) {
+		T_EQ_INT(job->suite[0].job->gap_ms, JOB_SUBMIT_GAP_MS);
+		T_EQ_INT(job->suite[1].job->gap_ms, JOB_SUBMIT_GAP_MS);
+	}
+	job_free(job);
+	/* a repetitions that is no object is refused by the parse, as before */
+	job = NULL;
+	T_CHECK(job_parse_submit(J(", \"repetitions\": 3"), strlen(J(", \"repetitions\": 3")),
+	    &job, &d, errs) != 0);
+	T_CHECK(strstr(d.msg, "expected an object") != NULL);
+	job_free(job);
+	job = NULL;
+	T_CHECK(job_parse_submit("[1]", 3, &job, &d, errs) != 0);
+	job_free(job);
+	job = NULL;
+	T_CHECK(job_parse_submit("{", 1, &job, &d, errs) != 0 && job == NULL);
+	/* the defaults of a document: nothing to a non-object */
+	T_CHECK((doc = json_array()) != NULL);
+	T_EQ_INT(job_submit_defaults(doc), 0);
+	T_EQ_INT(json_array_size(doc), 0);
+	json_decref(doc);
+	free(errs);
+}
+
 int
 main(void)
 {
 	test_parse_cases();
 	test_parse_caps();
 	test_parse_good();
+	test_submit_defaults();
 	test_validate();
 	test_clash();
 	test_experiments();
