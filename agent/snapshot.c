@@ -168,11 +168,15 @@ snapshot_add(struct snapshot_set *s, const char *key, const char *val)
 	return 0;
 }
 
+/* snapshot_read_fd's how, or 0 for an fd of o->held (checked when it was
+ * opened, and it stays open) */
+#define SNAP_FD_CLOSE	1	/* close fd when done */
+#define SNAP_FD_CHECK	2	/* fstat it first: not a regular file is BF_ERR_IO */
+
 /* Read fd from offset 0 into s->val as snapshot_value() makes it: BF_ERR_IO
- * unless it is a regular file that reads. held: an fd of o->held, which
- * stays open (and was checked when it was opened); otherwise it is closed. */
+ * unless it reads (and, with SNAP_FD_CHECK, is a regular file). */
 static int
-snapshot_read_fd(struct snapshot_set *s, int fd, int choice, int held)
+snapshot_read_fd(struct snapshot_set *s, int fd, int choice, int how)
 {
 	char raw[BF_MAX_SNAPSHOT_VALUE];
 	struct stat sb;
@@ -180,7 +184,7 @@ snapshot_read_fd(struct snapshot_set *s, int fd, int choice, int held)
 	ssize_t n;
 	int r = BF_ERR_IO;
 
-	if (!held && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)))
+	if ((how & SNAP_FD_CHECK) && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)))
 		goto out;
 	/* pread from 0: sysfs and procfs make the text anew at offset 0 */
 	while (got < sizeof(raw)) {
@@ -196,7 +200,7 @@ snapshot_read_fd(struct snapshot_set *s, int fd, int choice, int held)
 	snapshot_value(raw, got, choice, s->val, sizeof(s->val));
 	r = 0;
 out:
-	if (!held)
+	if (how & SNAP_FD_CLOSE)
 		close(fd);
 	return r;
 }
@@ -267,10 +271,10 @@ snapshot_read(struct snapshot_set *s, const char *path, int choice)
 		return BF_ERR_IO;
 	}
 	if ((fd = snapshot_held_fd(s, full)) >= 0)
-		return snapshot_read_fd(s, fd, choice, 1);
+		return snapshot_read_fd(s, fd, choice, 0);
 	if ((fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
 		return BF_ERR_IO;
-	return snapshot_read_fd(s, fd, choice, 0);
+	return snapshot_read_fd(s, fd, choice, SNAP_FD_CLOSE | SNAP_FD_CHECK);
 }
 
 /*
@@ -301,7 +305,7 @@ snapshot_file_at(struct snapshot_set *s, int dfd, const char *dir, const char *n
 	}
 	if (full[0] != '\0' && (fd = snapshot_held_fd(s, full)) >= 0) {
 		s->reads++;
-		return snapshot_add(s, key, snapshot_read_fd(s, fd, choice, 1) == 0 ? s->val :
+		return snapshot_add(s, key, snapshot_read_fd(s, fd, choice, 0) == 0 ? s->val :
 		    NULL);
 	}
 	if ((fd = openat(dfd, name, flags)) < 0) {
@@ -311,12 +315,19 @@ snapshot_file_at(struct snapshot_set *s, int dfd, const char *dir, const char *n
 		s->reads++;
 		return snapshot_add(s, key, NULL);
 	}
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0444) == 0) {
+	/* one fstat: the read bits, and that it is still a regular file */
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		s->reads++;
+		return snapshot_add(s, key, NULL);
+	}
+	if ((sb.st_mode & 0444) == 0) {
 		close(fd);
 		return 0;
 	}
 	s->reads++;
-	return snapshot_add(s, key, snapshot_read_fd(s, fd, choice, 0) == 0 ? s->val : NULL);
+	return snapshot_add(s, key, snapshot_read_fd(s, fd, choice, SNAP_FD_CLOSE) == 0 ?
+	    s->val : NULL);
 }
 
 static int
