@@ -252,7 +252,8 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 		}
 		s->recipe = json_object_get(json_object_get(s->doc, "spec"), "recipe");
 		s->cells = json_incref(json_object_get(s->ts->doc, "cells"));
-		snprintf(s->ctx, sizeof(s->ctx), "%s: this lab's samples", s->name);
+		snprintf(s->ctx, sizeof(s->ctx), "%.*s: this lab's samples",
+		    (int)sizeof(s->name), s->name);
 		return 0;
 	}
 	snprintf(s->name, sizeof(s->name), "repro %" PRId64, id);
@@ -282,9 +283,9 @@ msrc_load(struct api *a, const char *w, struct msrc *s, struct api_resp *rs)
 		snprintf(labname, sizeof(labname), "%s (its own name)",
 		    json_string_value(json_object_get(sig, "lab")) ?
 		    json_string_value(json_object_get(sig, "lab")) : "?");
-	snprintf(s->ctx, sizeof(s->ctx), "%s: the samples of lab %s (their job %"
+	snprintf(s->ctx, sizeof(s->ctx), "%.*s: the samples of lab %s (their job %"
 	    JSON_INTEGER_FORMAT "), from the bundle it was reproduced from (here: job %"
-	    PRId64 ")", s->name, labname,
+	    PRId64 ")", (int)sizeof(s->name), s->name, labname,
 	    json_integer_value(json_object_get(json_object_get(s->doc, "origin"), "job_id")),
 	    x->job_id);
 	store_repro_free(x);
