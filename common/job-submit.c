@@ -10,10 +10,8 @@
  */
 #include <stdlib.h>
 
-#include "caps.h"
 #include "err.h"
 #include "job.h"
-#include "jx.h"
 
 int
 job_submit_defaults(json_t *doc)
@@ -39,17 +37,5 @@ int
 job_parse_submit(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
     struct bf_diag_list *l)
 {
-	json_t *doc = NULL;
-	int r;
-
-	if ((r = jx_loads(text, len, BF_MAX_API_BODY, &doc, d)) != 0)
-		goto out;
-	if ((r = job_submit_defaults(doc)) != 0) {
-		bf_diag_set(d, NULL, "out of memory");
-		goto out;
-	}
-	r = job_from_json_all(doc, out, d, l);
-out:
-	json_decref(doc);
-	return r;
+	return job_parse_with(text, len, job_submit_defaults, out, d, l);
 }

@@ -874,18 +874,29 @@ job_parse(const char *text, size_t len, struct job_spec **out, struct bf_diag *d
 }
 
 int
-job_parse_all(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
-    struct bf_diag_list *l)
+job_parse_with(const char *text, size_t len, int (*fill)(json_t *doc),
+    struct job_spec **out, struct bf_diag *d, struct bf_diag_list *l)
 {
 	json_t *doc = NULL;
 	int r;
 
 	if ((r = jx_loads(text, len, BF_MAX_API_BODY, &doc, d)) != 0)
 		goto out;
+	if (fill != NULL && (r = fill(doc)) != 0) {
+		bf_diag_set(d, NULL, "out of memory");
+		goto out;
+	}
 	r = job_from_json_all(doc, out, d, l);
 out:
 	json_decref(doc);
 	return r;
+}
+
+int
+job_parse_all(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
+    struct bf_diag_list *l)
+{
+	return job_parse_with(text, len, NULL, out, d, l);
 }
 
 int

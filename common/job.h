@@ -174,6 +174,10 @@ int job_validate(const struct job_spec *job, const struct recipe *r, const char 
  */
 int job_parse_all(const char *text, size_t len, struct job_spec **out, struct bf_diag *d,
     struct bf_diag_list *l);
+/* job_parse_all with fill(doc) run on the document before it is parsed
+ * (NULL: none); fill returns 0 or BF_ERR_ALLOC. */
+int job_parse_with(const char *text, size_t len, int (*fill)(json_t *doc),
+    struct job_spec **out, struct bf_diag *d, struct bf_diag_list *l);
 int job_from_json_all(json_t *doc, struct job_spec **out, struct bf_diag *d,
     struct bf_diag_list *l);
 /*
