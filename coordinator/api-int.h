@@ -118,7 +118,9 @@ void api_runs_profile(struct api *a, struct api_req *rq, struct api_resp *rs);
 
 /* The scheduler's side (cfg.ctl): kick the workers, probe a machine, and
  * whether the daemon (not this process) can read a key file. */
+/* Tell the scheduler: new work; the machine list changed. */
 void api_kick(struct api *a);
+void api_kick_machines(struct api *a);
 int api_probe(struct api *a, const char *name);
 int api_key_readable(struct api *a, const char *path);
 

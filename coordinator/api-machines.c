@@ -172,7 +172,7 @@ api_machines_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machine");
 		goto out;
 	}
-	api_kick(a);
+	api_kick_machines(a);
 	events_machine(a->ev, name);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:s}", "name", name));
 out:
@@ -207,7 +207,7 @@ api_machines_clear(struct api *a, struct api_req *rq, struct api_resp *rs)
 		api_store_error(rs, r, "machine");
 		return;
 	}
-	api_kick(a);
+	api_kick_machines(a);
 	events_machine(a->ev, rq->name);
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:s}", "name", rq->name, "state", "idle"));
 }
@@ -244,7 +244,7 @@ api_machines_delete(struct api *a, struct api_req *rq, struct api_resp *rs)
 			api_store_error(rs, r, "machine");
 		return;
 	}
-	api_kick(a);
+	api_kick_machines(a);
 	events_publish(a->ev, "machine", json_pack("{s:s,s:b}", "name", rq->name, "deleted", 1));
 	api_json(rs, MHD_HTTP_OK, json_pack("{s:s,s:b}", "name", rq->name, "deleted", 1));
 }

@@ -710,9 +710,12 @@ api_raise_nofile(void)
 }
 
 static void
-api_direct_kick(void *arg)
+api_direct_kick(void *arg, int machines)
 {
-	sched_kick(arg);
+	if (machines)
+		sched_kick_machines(arg);
+	else
+		sched_kick(arg);
 }
 
 static int
@@ -731,7 +734,13 @@ api_direct_key(void *arg, const char *path)
 void
 api_kick(struct api *a)
 {
-	a->cfg.ctl.kick(a->cfg.ctl.arg);
+	a->cfg.ctl.kick(a->cfg.ctl.arg, 0);
+}
+
+void
+api_kick_machines(struct api *a)
+{
+	a->cfg.ctl.kick(a->cfg.ctl.arg, 1);
 }
 
 int

@@ -15,7 +15,7 @@
  * of privsep they go over the monitor's socket (monitor.h).
  */
 struct api_ctl {
-	void (*kick)(void *arg);			/* a job or machine changed */
+	void (*kick)(void *arg, int machines);	/* new work; machines: the list changed */
 	int (*probe)(void *arg, const char *name);	/* BF_ERR_NOTFOUND: no worker */
 	int (*key_readable)(void *arg, const char *path);	/* 0: the daemon can */
 	void *arg;

@@ -375,11 +375,14 @@ mon_sign(void *arg, const unsigned char *msg, size_t len, unsigned char sig[MONI
 }
 
 static void
-mon_kick(void *arg)
+mon_kick(void *arg, int machines)
 {
 	struct mon_ctx *x = arg;
 
-	sched_kick(atomic_load(&x->sc));
+	if (machines)
+		sched_kick_machines(atomic_load(&x->sc));
+	else
+		sched_kick(atomic_load(&x->sc));
 }
 
 static int

@@ -186,9 +186,9 @@ monitor_client_ready(struct monitor_client *c, uint16_t port, struct events *ev)
 }
 
 void
-monitor_client_kick(void *arg)
+monitor_client_kick(void *arg, int machines)
 {
-	client_call(arg, MONITOR_KICK, NULL, 0, NULL, 0);
+	client_call(arg, machines ? MONITOR_KICK_MACHINES : MONITOR_KICK, NULL, 0, NULL, 0);
 }
 
 int

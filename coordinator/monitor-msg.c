@@ -178,6 +178,7 @@ static const struct monitor_kind {
 	{ MONITOR_HELLO, MONITOR_FROM_CHILD, 0, pl_empty, "hello" },
 	{ MONITOR_READY, MONITOR_FROM_CHILD, 2, pl_ready, "ready" },
 	{ MONITOR_KICK, MONITOR_FROM_CHILD, 0, pl_empty, "kick" },
+	{ MONITOR_KICK_MACHINES, MONITOR_FROM_CHILD, 0, pl_empty, "kick-machines" },
 	{ MONITOR_PROBE, MONITOR_FROM_CHILD, BF_MAX_NAME, pl_name, "probe" },
 	{ MONITOR_SIGN, MONITOR_FROM_CHILD, MONITOR_MAX_SIGN, pl_sign, "sign" },
 	{ MONITOR_KEY, MONITOR_FROM_CHILD, MONITOR_MAX_PATH, pl_path, "key" },

@@ -219,8 +219,9 @@ monitor_dispatch(struct monitor *m, const struct monitor_msg *q, int *phase,
 		*phase = 2;
 		return monitor_reply(m, 0, NULL, 0);
 	case MONITOR_KICK:
+	case MONITOR_KICK_MACHINES:
 		if (m->cfg.ops.kick != NULL)
-			m->cfg.ops.kick(m->cfg.ops.arg);
+			m->cfg.ops.kick(m->cfg.ops.arg, q->type == MONITOR_KICK_MACHINES);
 		return monitor_reply(m, 0, NULL, 0);
 	case MONITOR_PROBE:
 		r = m->cfg.ops.probe != NULL ? m->cfg.ops.probe(m->cfg.ops.arg, q->str) :

@@ -31,10 +31,11 @@ struct events;
 enum monitor_type {
 	MONITOR_HELLO = 1,	/* child: (empty) first, once; answered with the lab key */
 	MONITOR_READY = 2,	/* child: u16 port it listens on; second, once */
-	MONITOR_KICK = 3,	/* child: (empty) a job or machine changed */
+	MONITOR_KICK = 3,	/* child: (empty) new work: a job, a run */
 	MONITOR_PROBE = 4,	/* child: a machine name: fingerprint it again */
 	MONITOR_SIGN = 5,	/* child: bytes to sign with the lab key */
 	MONITOR_KEY = 6,	/* child: an absolute path: can the monitor read it? */
+	MONITOR_KICK_MACHINES = 7,	/* child: (empty) the machine list changed */
 	MONITOR_REPLY = 64,	/* monitor: i32 code (BF_ERR_*), the answer's bytes */
 	MONITOR_EVENT = 65,	/* monitor: u8 n, n bytes of event type, JSON text */
 };
@@ -115,7 +116,7 @@ void monitor_rd_free(struct monitor_rd *rd);
 
 /* What the child may ask for. Each runs on the monitor's thread. */
 struct monitor_ops {
-	void (*kick)(void *arg);
+	void (*kick)(void *arg, int machines);	/* machines: the list changed */
 	int (*probe)(void *arg, const char *name);	/* BF_ERR_NOTFOUND: no worker */
 	/* The lab key's signature; NULL (no lab key): the child is told so. */
 	int (*sign)(void *arg, const unsigned char *msg, size_t len,
@@ -180,7 +181,7 @@ int monitor_client_hello(struct monitor_client *c, int *has_lab_key,
  */
 int monitor_client_ready(struct monitor_client *c, uint16_t port, struct events *ev);
 /* api_ctl and lab_sign of api.h; arg is the struct monitor_client. */
-void monitor_client_kick(void *arg);
+void monitor_client_kick(void *arg, int machines);
 int monitor_client_probe(void *arg, const char *name);
 int monitor_client_key(void *arg, const char *path);
 int monitor_client_sign(void *arg, const unsigned char *msg, size_t len,

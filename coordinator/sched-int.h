@@ -37,6 +37,12 @@ struct worker {
 	int init_fails;		/* woken from dormancy: its failures so far, */
 	uint32_t init_seed;	/* and its back-off jitter (has_init) */
 	int has_init;
+	/* sched-claim.c, under s->mu: in WAIT, willing to run a claim the
+	 * manager makes for it (ready), with its machine's class and boot
+	 * group; the claim made (handed, the worker's to run or give back) */
+	int ready;
+	char *klass, *group;
+	struct store_claim *handed;
 	struct worker *next;
 };
 
@@ -53,7 +59,11 @@ struct sched {
 	transport_connect_fn connect;	/* cfg.connect, or the SSH backend */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t gen;		/* bumped by every kick */
+	uint64_t gen;		/* bumped by every kick (the manager waits on it) */
+	uint64_t wgen;		/* ... about work: the manager claims for idle workers */
+	uint64_t mgen;		/* ... about machines: reconcile; idle workers look */
+	uint64_t claimed_batch;	/* claims the manager handed to workers */
+	uint64_t reconciles;	/* sched_reconcile passes (sched_stats) */
 	int stopping;
 	pthread_t manager;
 	int manager_started;
@@ -105,13 +115,18 @@ struct worker_ctx {
 	 * that both are one commit (sched-sink.c); hello_run 0: none held */
 	int64_t hello_run;
 	char *hello[5];			/* hostname, kernel, arch, boot_id, cmdline */
-	uint64_t gen;
+	uint64_t mgen;			/* s->mgen at the last REFRESH */
+	int may_claim;			/* the last CLAIM found nothing: ready in WAIT */
 	time_t now;
 	uint32_t seed;			/* retry_delay()'s jitter */
 	time_t sleep_until;		/* WAIT: back-off of a link-less worker, or 0 */
 	int64_t lease_ms;		/* bf_mono_ms() of the last lease renewal, or 0 */
 	struct worker_timer timer[WT_COUNT];
 };
+/* sched.c: free a worker that has ended (or never started). */
+void sched_worker_free(struct worker *w);
+/* sched-manager.c: the manager thread (arg: the struct sched). */
+void *sched_manager_main(void *arg);
 /* Write the hello the sink holds, if any, alone (sched-sink.c). */
 void sched_sink_flush(struct worker_ctx *x);
 /* Seconds before reconnecting after fails failures (sched.c). */
@@ -138,6 +153,21 @@ void sched_dormant_sync_locked(struct sched *s, char *const *sorted, size_t n);
 int sched_dormant_probe_locked(struct sched *s, const char *name);
 int sched_dormant_start(struct sched *s);
 void sched_dormant_stop(struct sched *s);
+
+/*
+ * sched-claim.c. ready: w waits in WAIT for a claim of a machine of class
+ * klass in the boot boot_key (both may be NULL), under s->mu; 0 or
+ * BF_ERR_ALLOC (then not ready). take: the claim handed to w, or NULL.
+ * unhand: give back a claim handed to x's worker that it will not run;
+ * give_back: queue c again (its attempt not counted) and free it.
+ * idle: the manager's batch claim for the ready workers.
+ */
+int sched_claim_ready_locked(struct worker *w, const char *klass, const char *boot_key);
+struct store_claim *sched_claim_take(struct worker *w);
+void sched_claim_unhand(struct worker_ctx *x, const char *why);
+void sched_claim_give_back(struct sched *s, const char *machine, struct store_claim *c,
+    const char *why);
+void sched_claim_idle(struct sched *s);
 
 /* A run whose kernel is a spec (sched-kernel.c): built or reused and
  * installed, then rc->built points at bk (0: boot it); else *o says how

@@ -23,20 +23,6 @@
 #include "sched-int.h"
 #include "sha256.h"
 
-/* Wait until kicked, stopped or timeout_ms passed. */
-static void
-sched_wait(struct sched *s, uint64_t seen, int timeout_ms)
-{
-	struct timespec ts;
-
-	bf_abstime(CLOCK_REALTIME, timeout_ms, &ts);
-	pthread_mutex_lock(&s->mu);
-	while (!s->stopping && s->gen == seen)
-		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
-			break;
-	pthread_mutex_unlock(&s->mu);
-}
-
 static int
 worker_should_stop(struct worker *w)
 {
@@ -46,17 +32,6 @@ worker_should_stop(struct worker *w)
 	r = w->s->stopping || w->stop;
 	pthread_mutex_unlock(&w->s->mu);
 	return r;
-}
-
-static uint64_t
-sched_gen(struct sched *s)
-{
-	uint64_t g;
-
-	pthread_mutex_lock(&s->mu);
-	g = s->gen;
-	pthread_mutex_unlock(&s->mu);
-	return g;
 }
 
 static void
@@ -248,7 +223,10 @@ ws_refresh(struct worker_ctx *x)
 
 	if (worker_should_stop(x->w))
 		return WS_EXIT;
-	x->gen = sched_gen(s);
+	pthread_mutex_lock(&s->mu);
+	x->mgen = s->mgen;
+	pthread_mutex_unlock(&s->mu);
+	x->may_claim = 0;
 	x->now = time(NULL);
 	store_machine_free(x->m);
 	x->m = NULL;
@@ -257,6 +235,7 @@ ws_refresh(struct worker_ctx *x)
 	if (strcmp(x->m->state, "quarantined") == 0) {
 		/* no runs until an admin clears it (POST .../clear) */
 		x->boot_fails = 0;
+		sched_claim_unhand(x, "claimed for a quarantined machine; queued again");
 		return WS_WAIT;
 	}
 	/* On a shared store another coordinator may drive this machine:
@@ -270,6 +249,8 @@ ws_refresh(struct worker_ctx *x)
 		if (store_machine_lease(s->st, x->w->name, s->cfg.lease_s, &held) != 0 || !held) {
 			x->lease_ms = 0;
 			worker_drop_link(x);
+			sched_claim_unhand(x, "claimed for a machine another coordinator "
+			    "holds; queued again");
 			return WS_WAIT;
 		}
 		x->lease_ms = now_ms;
@@ -408,6 +389,9 @@ ws_claim(struct worker_ctx *x)
 	char group[512];
 	int r;
 
+	/* the manager's claim for it (sched-claim.c), else its own */
+	if ((x->c = sched_claim_take(x->w)) != NULL)
+		return WS_RUN;
 	/* the boot it is in, without its boot_id, to keep a boot's runs
 	 * together (see store_run_claim_boot) */
 	group[0] = '\0';
@@ -432,6 +416,7 @@ ws_claim(struct worker_ctx *x)
 		x->prestart_due = 0;
 		runner_prestart(&x->env, x->tr, x->agent_ok);
 	}
+	x->may_claim = 1;
 	return WS_WAIT;
 }
 
@@ -517,17 +502,25 @@ worker_sleep(struct worker *w, int timeout_ms)
 }
 
 /*
- * A worker with a link (or none yet to wait for) looks again when kicked or
- * after a second. One without a link sleeps out its back-off instead, so
- * that a thousand offline machines cost a coordinator a thousand wake-ups
- * per back-off interval, not per second; it still refreshes a third of a
- * lease apart, which renews its machine lease in time.
+ * A worker with a link that found nothing to claim waits, ready, for a
+ * claim the manager makes for it when work arrives (sched-claim.c), a
+ * change of the machine list, a probe request, or a second, then looks
+ * again. One without a link gives back a claim it was handed and sleeps out
+ * its back-off instead, so that a thousand offline machines cost a
+ * coordinator a thousand wake-ups per back-off interval, not per second; it
+ * still refreshes a third of a lease apart, which renews its machine lease
+ * in time.
  */
 static enum worker_state
 ws_wait(struct worker_ctx *x)
 {
+	struct sched *s = x->s;
+	struct worker *w = x->w;
+	struct timespec ts;
 	time_t left, cap;
 
+	if (x->tr == NULL)
+		sched_claim_unhand(x, "claimed for a machine whose link went; queued again");
 	if (x->sleep_until != 0) {
 		cap = x->s->cfg.lease_s / 3 > 1 ? x->s->cfg.lease_s / 3 : 1;
 		left = x->sleep_until - time(NULL);
@@ -537,7 +530,17 @@ ws_wait(struct worker_ctx *x)
 			return WS_REFRESH;
 		}
 	}
-	sched_wait(x->s, x->gen, 1000);
+	bf_abstime(CLOCK_REALTIME, 1000, &ts);
+	pthread_mutex_lock(&s->mu);
+	if (x->may_claim && x->tr != NULL &&
+	    sched_claim_ready_locked(w, x->m->klass, x->m->boot_key) != 0)
+		w->ready = 0;
+	while (!s->stopping && !w->stop && s->mgen == x->mgen && w->handed == NULL &&
+	    !w->probe_wanted)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
+			break;
+	w->ready = 0;
+	pthread_mutex_unlock(&s->mu);
 	return WS_REFRESH;
 }
 
@@ -595,33 +598,31 @@ worker_main(void *arg)
 		st = worker_states[st].handler(&x);
 	transport_close(x.tr);
 	store_claim_free(x.c);
-	store_machine_free(x.m);
+	/* exited and the last look at handed under one lock: the manager hands
+	 * nothing to an exited worker, so no claim is left behind */
 	pthread_mutex_lock(&s->mu);
 	w->exited = 1;
+	w->ready = 0;
+	x.c = w->handed;
+	w->handed = NULL;
 	pthread_mutex_unlock(&s->mu);
+	if (x.c != NULL)
+		sched_claim_give_back(s, w->name, x.c, "claimed for a machine whose worker "
+		    "stopped; queued again");
+	store_machine_free(x.m);
 	return NULL;
 }
 
-static void
-worker_free(struct worker *w)
+void
+sched_worker_free(struct worker *w)
 {
 	if (w == NULL)
 		return;
+	store_claim_free(w->handed);
+	free(w->klass);
+	free(w->group);
 	free(w->name);
 	free(w);
-}
-
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Is name in the sorted array v[0..n)? */
-static int
-name_in(char *const *v, size_t n, const char *name)
-{
-	return n > 0 && bsearch(&name, v, n, sizeof(*v), name_cmp) != NULL;
 }
 
 int
@@ -631,7 +632,7 @@ sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
 	struct worker *nw;
 
 	if ((nw = calloc(1, sizeof(*nw))) == NULL || (nw->name = strdup(name)) == NULL) {
-		worker_free(nw);
+		sched_worker_free(nw);
 		return BF_ERR_ALLOC;
 	}
 	nw->s = s;
@@ -642,7 +643,7 @@ sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
 		nw->init_seed = seed;
 	}
 	if (pthread_create(&nw->th, NULL, worker_main, nw) != 0) {
-		worker_free(nw);
+		sched_worker_free(nw);
 		return BF_ERR_SYS;
 	}
 	nw->started = 1;
@@ -651,151 +652,7 @@ sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
 	return 0;
 }
 
-/*
- * Start workers for new machines, stop those of deleted ones, reap. Every
- * kick comes here, and registering a lab of N machines kicks N times: the
- * two sides are matched by sorted names, N log N, not N * N.
- */
-static void
-sched_reconcile(struct sched *s)
-{
-	struct worker *w, **wp;
-	char **mnames = NULL, **wnames = NULL;
-	size_t n = 0, nw_live = 0, i;
-	int stopped = 0;
-
-	if (store_machine_names(s->st, &mnames, &n) != 0)
-		return;
-	if (n > 1)
-		qsort(mnames, n, sizeof(*mnames), name_cmp);
-	pthread_mutex_lock(&s->mu);
-	for (w = s->workers; w != NULL; w = w->next)
-		nw_live++;
-	nw_live += s->ndormant;
-	if (nw_live > 0 && (wnames = calloc(nw_live, sizeof(*wnames))) == NULL) {
-		pthread_mutex_unlock(&s->mu);
-		store_names_free(mnames, n);
-		return;
-	}
-	nw_live = 0;
-	for (w = s->workers; w != NULL; w = w->next) {
-		if (!w->stop && !name_in(mnames, n, w->name)) {
-			w->stop = 1;
-			stopped = 1;
-		}
-		if (!w->stop)
-			wnames[nw_live++] = w->name;
-	}
-	if (stopped)	/* a sleeping worker of a deleted machine ends now */
-		pthread_cond_broadcast(&s->cv);
-	/* a dormant machine has no worker and needs none; a deleted one goes */
-	sched_dormant_sync_locked(s, mnames, n);
-	nw_live += sched_dormant_names_locked(s, wnames + nw_live, s->ndormant);
-	if (nw_live > 1)
-		qsort(wnames, nw_live, sizeof(*wnames), name_cmp);
-	for (i = 0; i < n && !s->stopping; i++) {
-		if (name_in(wnames, nw_live, mnames[i]))
-			continue;
-		(void)sched_spawn_locked(s, mnames[i], 0, 0, 0);
-	}
-	/* Reap the workers that have ended. */
-	for (wp = &s->workers; *wp != NULL;) {
-		w = *wp;
-		if (w->exited) {
-			*wp = w->next;
-			pthread_mutex_unlock(&s->mu);
-			pthread_join(w->th, NULL);
-			worker_free(w);
-			pthread_mutex_lock(&s->mu);
-			wp = &s->workers;
-			continue;
-		}
-		wp = &w->next;
-	}
-	pthread_mutex_unlock(&s->mu);
-	free(wnames);
-	store_names_free(mnames, n);
-}
-
-/* Renew the leases of the runs in flight: a step can be silent for far
- * longer than a lease (a kernel build), and the lease must only lapse when
- * this coordinator is gone. */
-static void
-sched_renew(struct sched *s)
-{
-	int64_t *ids = NULL;
-	struct worker *w;
-	size_t n = 0, cap = 0, i;
-
-	pthread_mutex_lock(&s->mu);
-	for (w = s->workers; w != NULL; w = w->next)
-		cap++;
-	if (cap > 0 && (ids = calloc(cap, sizeof(*ids))) != NULL)
-		for (w = s->workers; w != NULL && n < cap; w = w->next)
-			if (w->current_run != 0)
-				ids[n++] = w->current_run;
-	pthread_mutex_unlock(&s->mu);
-	for (i = 0; i < n; i++) {
-		if (store_run_renew(s->st, ids[i], s->cfg.lease_s) != BF_ERR_STATE)
-			continue;
-		/* Another coordinator took the run over (our lease lapsed while
-		 * the store was out of reach): stop the step at once, so that
-		 * the run never executes twice at the same time. A run that has
-		 * just ended also answers STATE; its worker has moved on. */
-		pthread_mutex_lock(&s->mu);
-		for (w = s->workers; w != NULL; w = w->next)
-			if (w->current_run == ids[i])
-				atomic_store(&w->lease_lost, 1);
-		pthread_mutex_unlock(&s->mu);
-	}
-	free(ids);
-}
-
 static void sched_kick_workers(void *arg);
-
-static void *
-manager_main(void *arg)
-{
-	struct sched *s = arg;
-	time_t last_renew = 0;
-	int64_t last_reconcile = 0, since;
-	uint64_t gen, seen = 0;
-	int stopping, wait_ms;
-
-	for (;;) {
-		/* the machine list on a kick (an API change kicks), at most every
-		 * SCHED_RECONCILE_MIN_MS: a lab registering 10,000 machines, or a
-		 * stream of jobs, would otherwise read every name per request;
-		 * and every few seconds for what a kick does not announce (a
-		 * machine another coordinator of a shared store registered) */
-		gen = sched_gen(s);
-		since = bf_mono_ms() - last_reconcile;
-		wait_ms = 1000;
-		if (last_reconcile == 0 || since >= SCHED_RECONCILE_S * 1000 ||
-		    (gen != seen && since >= SCHED_RECONCILE_MIN_MS)) {
-			seen = gen;
-			last_reconcile = bf_mono_ms();
-			sched_reconcile(s);
-		} else if (gen != seen)
-			wait_ms = (int)(SCHED_RECONCILE_MIN_MS - since);
-		if (time(NULL) - last_renew >= s->cfg.lease_s / 3) {
-			size_t nre = 0;
-
-			last_renew = time(NULL);
-			sched_renew(s);
-			/* take over what a dead coordinator of a shared store left */
-			if (store_reclaim(s->st, &nre) == 0 && nre > 0)
-				sched_kick(s);
-		}
-		pthread_mutex_lock(&s->mu);
-		stopping = s->stopping;
-		pthread_mutex_unlock(&s->mu);
-		if (stopping)
-			break;
-		sched_wait(s, gen, wait_ms);
-	}
-	return NULL;
-}
 
 int
 sched_start(const struct sched_config *cfg, struct store *st, struct sched **out,
@@ -843,7 +700,7 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 			goto out;
 		}
 	}
-	if (pthread_create(&s->manager, NULL, manager_main, s) != 0) {
+	if (pthread_create(&s->manager, NULL, sched_manager_main, s) != 0) {
 		bf_diag_set(d, NULL, "cannot start the scheduler thread");
 		r = BF_ERR_SYS;
 		goto out;
@@ -916,8 +773,12 @@ sched_stats(struct sched *s, struct sched_stats *out)
 	if (s == NULL)
 		return;
 	pthread_mutex_lock(&s->mu);
-	for (w = s->workers; w != NULL; w = w->next)
+	for (w = s->workers; w != NULL; w = w->next) {
 		out->workers += w->started && !w->exited;
+		out->ready += w->ready;
+	}
+	out->batch_claims = s->claimed_batch;
+	out->reconciles = s->reconciles;
 	out->dormant = s->ndormant;
 	out->probed = s->probed;
 	out->woken = s->woken;
@@ -932,6 +793,19 @@ sched_kick_workers(void *arg)
 
 	pthread_mutex_lock(&s->mu);
 	s->gen++;
+	s->wgen++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void
+sched_kick_machines(struct sched *s)
+{
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->gen++;
+	s->mgen++;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 }
@@ -980,7 +854,7 @@ sched_stop(struct sched *s)
 		next = w->next;
 		if (w->started)
 			pthread_join(w->th, NULL);
-		worker_free(w);
+		sched_worker_free(w);
 	}
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);

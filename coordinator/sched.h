@@ -54,15 +54,24 @@ struct sched_config {
  * TCP tries of those and workers started from them since the start. */
 struct sched_stats {
 	size_t workers, dormant;
+	size_t ready;			/* idle workers waiting for the manager's claim */
 	uint64_t probed, woken;
+	uint64_t batch_claims;		/* claims the manager made for idle workers */
+	uint64_t reconciles;		/* reads of the machine list */
 };
 
 struct sched;
 
 int sched_start(const struct sched_config *cfg, struct store *st, struct sched **out,
     struct bf_diag *d);
-/* Something changed (a job or machine was added): wake the workers now. */
+/* New work (a job, a run, a bisection step): the manager claims for the
+ * idle machines now. */
 void sched_kick(struct sched *s);
+/* The machine list changed (added, edited, cleared, deleted): the manager
+ * reads it again (at most every SCHED_RECONCILE_MIN_MS) and the workers
+ * look at their rows. A kick about work does not read the list: a lab of
+ * 10,000 machines would pay for it on every job. */
+void sched_kick_machines(struct sched *s);
 /* Fingerprint the machine again at its next idle moment. BF_ERR_NOTFOUND
  * when no worker serves that name. */
 int sched_probe(struct sched *s, const char *name);

@@ -219,12 +219,16 @@ claim_pick(struct store *s, const struct claim_arg *a, struct db_stmt **stp)
 	return 1;
 }
 
+/*
+ * One machine's claim inside the caller's transaction: 0 with a->c, 1 when
+ * there is nothing for it, or an error. "Nothing" is only decided before
+ * any write but the lease's renewal, so a batch (claim_many_tx) can go on
+ * to the next machine and commit the others' claims.
+ */
 static int
-claim_tx(struct store *s, void *arg)
+claim_one(struct store *s, struct claim_arg *a, double now)
 {
-	struct claim_arg *a = arg;
 	struct db_stmt *st;
-	double now = store_now();
 	int r, n;
 
 	store_claim_free(a->c);		/* an attempt before this one's */
@@ -241,32 +245,110 @@ claim_tx(struct store *s, void *arg)
 	    store_now_s() + a->lease_s, store_now_s())) != 0)
 		return r;
 	if (n == 0)
-		return STORE_TX_UNDO;
+		return 1;
 	/* A machine runs one thing at a time: benchmarks must not share it. */
 	if ((r = store_q(s, Q_M_BUSY, &st, "t", a->machine)) != 0 ||
 	    (r = store_q_step(s, st)) < 0)
 		return r;
 	if (r == 1)
-		return STORE_TX_UNDO;	/* the lease stays as it was */
+		return 1;
 	if ((r = claim_pick(s, a, &st)) != 0)
-		return r == 1 ? STORE_TX_UNDO : r;
+		return r;
 	if ((r = claim_from_row(st, &a->c)) != 0)
 		return r;
 	db_reset(st);
+	/* a pin job's first claim names its machine; a claim that lost the
+	 * race to another coordinator's machine takes nothing (before the
+	 * run's UPDATE, so that "nothing" has written nothing) */
+	if (a->c->pin && ((r = store_q_exec(s, Q_J_PIN, &n, "It", a->c->job_id, a->machine)) !=
+	    0 || n != 1)) {
+		store_claim_free(a->c);
+		a->c = NULL;
+		return r != 0 ? r : 1;
+	}
 	if ((r = store_q_exec(s, Q_R_CLAIM, &n, "It" "d" "It", a->c->run_id, a->machine, now,
 	    store_now_s() + a->lease_s, s->node)) != 0)
 		return r;
 	if (n != 1)
 		return BF_ERR_DB;	/* the pick saw it queued inside this transaction */
-	/* a pin job's first claim names its machine; a claim that lost the
-	 * race to another coordinator's machine takes nothing */
-	if (a->c->pin && ((r = store_q_exec(s, Q_J_PIN, &n, "It", a->c->job_id, a->machine)) !=
-	    0 || n != 1))
-		return r != 0 ? r : STORE_TX_UNDO;
 	if ((r = store_q_exec(s, Q_J_START, NULL, "Id", a->c->job_id, now)) != 0 ||
 	    (r = store_q_exec(s, Q_M_RUNNING, NULL, "t", a->machine)) != 0)
 		return r;
 	return 0;
+}
+
+static int
+claim_tx(struct store *s, void *arg)
+{
+	int r = claim_one(s, arg, store_now());
+
+	return r == 1 ? STORE_TX_UNDO : r;	/* nothing: the lease stays as it was */
+}
+
+struct claim_many_arg {
+	const struct store_claim_req *req;
+	size_t n;
+	int lease_s;
+	struct store_claim **out;	/* [n] */
+};
+
+static void
+claim_many_clear(struct claim_many_arg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		store_claim_free(a->out[i]);
+		a->out[i] = NULL;
+	}
+}
+
+static int
+claim_many_tx(struct store *s, void *arg)
+{
+	struct claim_many_arg *a = arg;
+	struct claim_arg one;
+	double now = store_now();
+	size_t i;
+	int r;
+
+	claim_many_clear(a);		/* an attempt before this one's */
+	for (i = 0; i < a->n; i++) {
+		one = (struct claim_arg){ .machine = a->req[i].machine, .klass = a->req[i].klass,
+		    .boot_group = a->req[i].boot_group, .lease_s = a->lease_s };
+		r = claim_one(s, &one, now);
+		if (r < 0) {
+			store_claim_free(one.c);
+			/* a machine deleted since its worker asked: nothing for it */
+			if (r == BF_ERR_NOTFOUND)
+				continue;
+			return r;
+		}
+		a->out[i] = one.c;	/* NULL when r == 1 */
+	}
+	return 0;
+}
+
+int
+store_run_claim_many(struct store *s, const struct store_claim_req *req, size_t n,
+    int lease_s, struct store_claim **out)
+{
+	struct claim_many_arg a = { .req = req, .n = n, .lease_s = lease_s, .out = out };
+	size_t i;
+	int r;
+
+	if (out == NULL)
+		return BF_ERR_INVALID;
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	if (s == NULL || req == NULL || n == 0 || n > STORE_CLAIM_MANY_MAX || lease_s <= 0)
+		return BF_ERR_INVALID;
+	for (i = 0; i < n; i++)
+		if (req[i].machine == NULL)
+			return BF_ERR_INVALID;
+	if ((r = store_tx(s, claim_many_tx, &a)) != 0)
+		claim_many_clear(&a);
+	return r;
 }
 
 int

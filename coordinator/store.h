@@ -335,6 +335,22 @@ void store_claim_free(struct store_claim *c);
  */
 int store_run_claim_boot(struct store *s, const char *machine, const char *klass,
     const char *boot_group, int lease_s, struct store_claim **out);
+/*
+ * The claims of several idle machines in one transaction, each as
+ * store_run_claim_boot would make it, in req's order (the first machine
+ * picks first): the scheduler's manager claims so for its idle workers
+ * when new work arrives, instead of each worker in a transaction of its
+ * own. out[i] (n of them, the caller's array, the caller frees each) is
+ * req[i]'s claim or NULL: nothing for it, busy, another coordinator's, or
+ * no longer registered. On an error every out[i] is NULL. n is 1 to
+ * STORE_CLAIM_MANY_MAX.
+ */
+#define STORE_CLAIM_MANY_MAX	64
+struct store_claim_req {
+	const char *machine, *klass, *boot_group;	/* boot_group may be NULL */
+};
+int store_run_claim_many(struct store *s, const struct store_claim_req *req, size_t n,
+    int lease_s, struct store_claim **out);
 /* The boot group of a claim into buf: "JOB:BOOT:KERNEL:CMDLINE". */
 const char *store_boot_group(const struct store_claim *c, char *buf, size_t bufsz);
 /* Extend the lease of a running run this coordinator holds, and the lease

@@ -78,6 +78,11 @@ test_parse_table(void)
 		{ "hello", MONITOR_FROM_CHILD, MONITOR_HELLO, -1, "", 0, 5 },
 		{ "hello with payload", MONITOR_FROM_CHILD, MONITOR_HELLO, -1, "x", 1, BF_ERR_TOOBIG },
 		{ "kick", MONITOR_FROM_CHILD, MONITOR_KICK, -1, "", 0, 5 },
+		{ "kick-machines", MONITOR_FROM_CHILD, MONITOR_KICK_MACHINES, -1, "", 0, 5 },
+		{ "kick-machines with payload", MONITOR_FROM_CHILD, MONITOR_KICK_MACHINES, -1, "x", 1,
+		  BF_ERR_TOOBIG },
+		{ "monitor sends kick-machines", MONITOR_FROM_MONITOR, MONITOR_KICK_MACHINES, -1, "",
+		  0, BF_ERR_PROTO },
 		{ "ready 8080", MONITOR_FROM_CHILD, MONITOR_READY, -1, "\x1f\x90", 2, 7 },
 		{ "ready port 0", MONITOR_FROM_CHILD, MONITOR_READY, -1, "\0\0", 2, BF_ERR_PARSE },
 		{ "ready short", MONITOR_FROM_CHILD, MONITOR_READY, -1, "\x1f", 1, BF_ERR_PARSE },
@@ -302,13 +307,16 @@ test_inject(void)
 /* --- the monitor against scripted children (this binary, exec'd) --- */
 
 static char tdir[256];
-static int kicks, probes_run;
+static int kicks, kicks_machines, probes_run;
 
 static void
-op_kick(void *arg)
+op_kick(void *arg, int machines)
 {
 	(void)arg;
-	kicks++;
+	if (machines)
+		kicks_machines++;
+	else
+		kicks++;
 }
 
 static int
@@ -395,7 +403,9 @@ child_main(void)
 	    child_call(MONITOR_SIGN, "x", 1, &code) != 0 || code != BF_ERR_NOTFOUND ||
 	    child_call(MONITOR_KEY, "/nonexistent/key", 16, &code) != 0 ||
 	    code != BF_ERR_NOTFOUND ||
-	    child_call(MONITOR_KICK, NULL, 0, &code) != 0 || code != 0)
+	    child_call(MONITOR_KICK, NULL, 0, &code) != 0 || code != 0 ||
+	    child_call(MONITOR_KICK_MACHINES, NULL, 0, &code) != 0 || code != 0 ||
+	    child_call(MONITOR_KICK_MACHINES, NULL, 0, &code) != 0 || code != 0)
 		return 5;
 	monitor_rd_init(&rd);
 	if (monitor_rd_next(MONITOR_EV_FD, &rd, MONITOR_FROM_MONITOR, 10000, &m, NULL) == 1 &&
@@ -480,6 +490,7 @@ test_monitor(const char *argv0)
 	T_EQ_INT(count_lines(pids), 3);
 	T_EQ_INT(probes_run, 1);
 	T_EQ_INT(kicks, 1);
+	T_EQ_INT(kicks_machines, 2);	/* kept apart: only these read the list */
 	pid = monitor_child_pid(m);
 	/* each child wrote its pid as it started: the first line is
 	 * generation 0, the third the one serving now. `first` was read

@@ -142,14 +142,90 @@ out:
 	store_close(s);
 }
 
+/* out[i]'s "JOB:BOOT:CELL" (or "-"), then freed. */
+static const char *
+many_as(struct store_claim **out, size_t i, char *buf, size_t n)
+{
+	if (out[i] == NULL)
+		return "-";
+	snprintf(buf, n, "%lld:%d:%lld", (long long)out[i]->job_id, out[i]->boot,
+	    (long long)out[i]->cell_index);
+	return buf;
+}
+
+/*
+ * The manager's batch claim (store_run_claim_many): in one transaction,
+ * each machine claims as it would alone and sees the claims of the
+ * machines before it, so the rules hold inside a batch (m2 does not join
+ * the kernel group m1 booted for); a machine that is busy, unknown or has
+ * nothing gets NULL and the others still get theirs; bad calls take
+ * nothing.
+ */
+static void
+test_claim_many(void)
+{
+	struct store_claim_req req[STORE_CLAIM_MANY_MAX + 1];
+	struct store_claim *out[STORE_CLAIM_MANY_MAX + 1];
+	struct store *s;
+	int64_t ja, id0, id2;
+	size_t i;
+	char buf[64], want[64];
+
+	if ((s = open_fresh("many.db")) == NULL)
+		return;
+	T_EQ_INT(add_machine(s, "m1", "demo"), 0);
+	T_EQ_INT(add_machine(s, "m2", "demo"), 0);
+	T_EQ_INT(add_machine(s, "m3", "demo"), 0);
+	ja = add_kjob(s, "kA", 2, 2);
+	req[0] = (struct store_claim_req){ "m1", "demo", NULL };
+	req[1] = (struct store_claim_req){ "ghost", "demo", NULL };
+	req[2] = (struct store_claim_req){ "m2", "demo", NULL };
+	T_EQ_INT(store_run_claim_many(s, req, 3, 60, out), 0);
+	snprintf(want, sizeof(want), "%lld:0:0", (long long)ja);
+	T_EQ_STR(many_as(out, 0, buf, sizeof(buf)), want);
+	T_EQ_STR(many_as(out, 1, buf, sizeof(buf)), "-");	/* not registered */
+	/* A:0 is m1's boot: m2 boots for A:1, as in test_claim_rules */
+	snprintf(want, sizeof(want), "%lld:1:0", (long long)ja);
+	T_EQ_STR(many_as(out, 2, buf, sizeof(buf)), want);
+	/* the two runs are running, on m1 and m2 */
+	id0 = out[0] != NULL ? out[0]->run_id : 0;
+	id2 = out[2] != NULL ? out[2]->run_id : 0;
+	T_EQ_STR(run_str(s, id0, "state", buf, sizeof(buf)), "running");
+	T_EQ_STR(run_str(s, id0, "machine", buf, sizeof(buf)), "m1");
+	T_EQ_STR(run_str(s, id2, "state", buf, sizeof(buf)), "running");
+	T_EQ_STR(run_str(s, id2, "machine", buf, sizeof(buf)), "m2");
+	/* m1 and m2 are busy; m3 may not take a run of either started group */
+	req[1] = (struct store_claim_req){ "m3", "demo", NULL };
+	for (i = 0; i < 3; i++)
+		store_claim_free(out[i]);
+	T_EQ_INT(store_run_claim_many(s, req, 3, 60, out), 0);
+	for (i = 0; i < 3; i++)
+		T_EQ_STR(many_as(out, i, buf, sizeof(buf)), "-");
+	/* bad calls: nothing, every out[] NULL */
+	for (i = 0; i < STORE_CLAIM_MANY_MAX + 1; i++) {
+		req[i] = (struct store_claim_req){ "m3", "demo", NULL };
+		out[i] = (struct store_claim *)&out[i];	/* not NULL */
+	}
+	T_EQ_INT(store_run_claim_many(s, req, STORE_CLAIM_MANY_MAX + 1, 60, out),
+	    BF_ERR_INVALID);
+	for (i = 0; i < STORE_CLAIM_MANY_MAX + 1; i++)
+		T_CHECK(out[i] == NULL);
+	T_EQ_INT(store_run_claim_many(s, req, 0, 60, out), BF_ERR_INVALID);
+	req[0].machine = NULL;
+	T_EQ_INT(store_run_claim_many(s, req, 1, 60, out), BF_ERR_INVALID);
+	T_CHECK(out[0] == NULL);
+	store_close(s);
+}
+
 int
 main(void)
 {
-	static const char *const dbs[] = { "rules.db" };
+	static const char *const dbs[] = { "rules.db", "many.db" };
 
 	if (fix_where_init(&where, "store-claim") != 0)
 		return 1;
 	test_claim_rules();
+	test_claim_many();
 	store_fixture_done(dbs, sizeof(dbs) / sizeof(dbs[0]));
 	return t_done();
 }
