@@ -174,11 +174,10 @@ sched_claim_idle(struct sched *s)
 				continue;
 			}
 			ws[i]->handed = out[i];
+			pthread_cond_signal(&ws[i]->cv);	/* that worker alone */
 			handed++;
 		}
 		s->claimed_batch += handed;
-		if (handed > 0)
-			pthread_cond_broadcast(&s->cv);
 		from = next;
 		if (from == NULL) {
 			pthread_mutex_unlock(&s->mu);

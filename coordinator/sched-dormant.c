@@ -169,7 +169,7 @@ sched_dormant_add_locked(struct sched *s, const char *name, const char *host, in
 		s->dormant->prev = d;
 	s->dormant = d;
 	s->ndormant++;
-	pthread_cond_broadcast(&s->cv);		/* the prober may sleep longer */
+	sched_wake_locked(s, SCHED_WAKE_PROBER);	/* it may sleep longer */
 	return 0;
 }
 
@@ -218,6 +218,7 @@ sched_dormant_probe_locked(struct sched *s, const char *name)
 		if (strcmp(d->name, name) == 0) {
 			d->probe_wanted = 1;
 			d->next_try = 0;
+			sched_wake_locked(s, SCHED_WAKE_PROBER);
 			return 0;
 		}
 	return BF_ERR_NOTFOUND;
@@ -379,10 +380,11 @@ dormant_main(void *arg)
 		return NULL;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping) {
+		s->prober_passes++;
 		n = dormant_due_locked(s, t, host, port, time(NULL), &wait_ms);
 		if (n == 0) {
 			bf_abstime(CLOCK_REALTIME, wait_ms, &ts);
-			(void)pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+			(void)pthread_cond_timedwait(&s->dcv, &s->mu, &ts);
 			continue;
 		}
 		pthread_mutex_unlock(&s->mu);

@@ -83,7 +83,7 @@ sched_reconcile(struct sched *s)
 			wnames[nw_live++] = w->name;
 	}
 	if (stopped)	/* a sleeping worker of a deleted machine ends now */
-		pthread_cond_broadcast(&s->cv);
+		sched_wake_locked(s, SCHED_WAKE_WORKERS);
 	/* a dormant machine has no worker and needs none; a deleted one goes */
 	sched_dormant_sync_locked(s, mnames, n);
 	nw_live += sched_dormant_names_locked(s, wnames + nw_live, s->ndormant);

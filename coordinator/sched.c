@@ -496,7 +496,7 @@ worker_sleep(struct worker *w, int timeout_ms)
 	bf_abstime(CLOCK_REALTIME, timeout_ms, &ts);
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping && !w->stop && !w->probe_wanted)
-		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
+		if (pthread_cond_timedwait(&w->cv, &s->mu, &ts) != 0)
 			break;
 	pthread_mutex_unlock(&s->mu);
 }
@@ -537,7 +537,7 @@ ws_wait(struct worker_ctx *x)
 		w->ready = 0;
 	while (!s->stopping && !w->stop && s->mgen == x->mgen && w->handed == NULL &&
 	    !w->probe_wanted)
-		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) != 0)
+		if (pthread_cond_timedwait(&w->cv, &s->mu, &ts) != 0)
 			break;
 	w->ready = 0;
 	pthread_mutex_unlock(&s->mu);
@@ -619,6 +619,7 @@ sched_worker_free(struct worker *w)
 	if (w == NULL)
 		return;
 	store_claim_free(w->handed);
+	pthread_cond_destroy(&w->cv);
 	free(w->klass);
 	free(w->group);
 	free(w->name);
@@ -631,7 +632,10 @@ sched_spawn_locked(struct sched *s, const char *name, int fails, uint32_t seed,
 {
 	struct worker *nw;
 
-	if ((nw = calloc(1, sizeof(*nw))) == NULL || (nw->name = strdup(name)) == NULL) {
+	if ((nw = calloc(1, sizeof(*nw))) == NULL)
+		return BF_ERR_ALLOC;
+	pthread_cond_init(&nw->cv, NULL);
+	if ((nw->name = strdup(name)) == NULL) {
 		sched_worker_free(nw);
 		return BF_ERR_ALLOC;
 	}
@@ -669,6 +673,7 @@ sched_start(const struct sched_config *cfg, struct store *st, struct sched **out
 	s->connect = cfg->connect != NULL ? cfg->connect : transport_ssh_connect;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
+	pthread_cond_init(&s->dcv, NULL);
 	if ((s->known_hosts = strdup(cfg->known_hosts)) == NULL ||
 	    (s->agent_paths[0] = strdup(cfg->agent_local)) == NULL ||
 	    (cfg->agent_aarch64 != NULL &&
@@ -748,6 +753,7 @@ sched_probe(struct sched *s, const char *name)
 	for (w = s->workers; w != NULL; w = w->next)
 		if (!w->stop && strcmp(w->name, name) == 0) {
 			w->probe_wanted = 1;
+			pthread_cond_signal(&w->cv);
 			r = 0;
 		}
 	if (r != 0)
@@ -758,8 +764,6 @@ sched_probe(struct sched *s, const char *name)
 	 * the next reconcile finds it running. */
 	if (r == BF_ERR_NOTFOUND && known && !s->stopping)
 		r = sched_spawn_locked(s, name, 0, 0, 1);
-	s->gen++;
-	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	return r;
 }
@@ -779,10 +783,25 @@ sched_stats(struct sched *s, struct sched_stats *out)
 	}
 	out->batch_claims = s->claimed_batch;
 	out->reconciles = s->reconciles;
+	out->prober_passes = s->prober_passes;
 	out->dormant = s->ndormant;
 	out->probed = s->probed;
 	out->woken = s->woken;
 	pthread_mutex_unlock(&s->mu);
+}
+
+void
+sched_wake_locked(struct sched *s, unsigned what)
+{
+	struct worker *w;
+
+	if (what & SCHED_WAKE_MANAGER)
+		pthread_cond_signal(&s->cv);
+	if (what & SCHED_WAKE_PROBER)
+		pthread_cond_signal(&s->dcv);
+	if (what & SCHED_WAKE_WORKERS)
+		for (w = s->workers; w != NULL; w = w->next)
+			pthread_cond_signal(&w->cv);
 }
 
 /* The workers only: the bisection driver's new jobs. */
@@ -794,7 +813,7 @@ sched_kick_workers(void *arg)
 	pthread_mutex_lock(&s->mu);
 	s->gen++;
 	s->wgen++;
-	pthread_cond_broadcast(&s->cv);
+	sched_wake_locked(s, SCHED_WAKE_MANAGER);	/* it claims for the idle */
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -806,7 +825,7 @@ sched_kick_machines(struct sched *s)
 	pthread_mutex_lock(&s->mu);
 	s->gen++;
 	s->mgen++;
-	pthread_cond_broadcast(&s->cv);
+	sched_wake_locked(s, SCHED_WAKE_MANAGER | SCHED_WAKE_WORKERS);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -829,7 +848,7 @@ sched_stop(struct sched *s)
 		return 0;
 	pthread_mutex_lock(&s->mu);
 	s->stopping = 1;
-	pthread_cond_broadcast(&s->cv);
+	sched_wake_locked(s, SCHED_WAKE_MANAGER | SCHED_WAKE_WORKERS | SCHED_WAKE_PROBER);
 	pthread_mutex_unlock(&s->mu);
 	if (s->manager_started)
 		pthread_join(s->manager, NULL);
@@ -858,6 +877,7 @@ sched_stop(struct sched *s)
 	}
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
+	pthread_cond_destroy(&s->dcv);
 	free(s->known_hosts);
 	free(s->agent_paths[0]);
 	free(s->agent_paths[1]);

@@ -58,6 +58,7 @@ struct sched_stats {
 	uint64_t probed, woken;
 	uint64_t batch_claims;		/* claims the manager made for idle workers */
 	uint64_t reconciles;		/* reads of the machine list */
+	uint64_t prober_passes;		/* the prober's looks at the offline list */
 };
 
 struct sched;
