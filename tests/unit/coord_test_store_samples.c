@@ -534,6 +534,95 @@ out:
 	store_close(s);
 }
 
+/* One thread's token (store_generation on that thread's reader). */
+struct gen_thread {
+	struct store *s;
+	char g[STORE_GENERATION_MAX];
+	int r;
+};
+
+static void *
+gen_thread_fn(void *arg)
+{
+	struct gen_thread *t = arg;
+
+	t->r = store_generation(t->s, t->g, sizeof(t->g));
+	return NULL;
+}
+
+/* The token of the calling thread (a) and of a new thread (b). */
+static void
+gen_both(struct store *s, char *a, struct gen_thread *b)
+{
+	pthread_t th;
+
+	T_EQ_INT(store_generation(s, a, STORE_GENERATION_MAX), 0);
+	b->s = s;
+	b->r = -1;
+	T_EQ_INT(pthread_create(&th, NULL, gen_thread_fn, b), 0);
+	pthread_join(th, NULL);
+	T_EQ_INT(b->r, 0);
+}
+
+/* Tokens until two threads (on two readers) agree twice in a row: every
+ * reader has looked since the last commit. 1 when they settled. */
+static int
+gen_settle(struct store *s, char *a, struct gen_thread *b)
+{
+	char prev[STORE_GENERATION_MAX] = "";
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		gen_both(s, a, b);
+		if (strcmp(a, b->g) == 0 && strcmp(a, prev) == 0)
+			return 1;
+		snprintf(prev, sizeof(prev), "%s", a);
+	}
+	return 0;
+}
+
+/*
+ * With readers (SQLite), the token comes from the calling thread's reader
+ * and a count the readers share. Without writes it settles: every thread
+ * then gives the same token, again and again, reads or not. After a commit
+ * (this connection's or another's) no thread's next token is the one
+ * taken before it, whichever reader takes it.
+ */
+static void
+test_generation_readers(void)
+{
+	struct store *s = NULL, *o = NULL;
+	struct gen_thread b0, b1;
+	char a0[STORE_GENERATION_MAX], a1[STORE_GENERATION_MAX];
+
+	if (where.pg_url != NULL)
+		return;		/* PostgreSQL has no readers: test_generation */
+	if ((s = fix_open_fresh(&where, "genrd.db")) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	T_EQ_INT(store_readers_open(s, 2, NULL), 0);
+	T_CHECK(gen_settle(s, a0, &b0));
+	T_EQ_INT(njobs(s), 0);
+	T_EQ_INT(store_generation(s, a1, sizeof(a1)), 0);
+	T_EQ_STR(a1, a0);				/* a read: the same */
+	add_job(s);					/* this connection's commit */
+	gen_both(s, a1, &b1);
+	T_CHECK(strcmp(a1, a0) != 0);
+	T_CHECK(strcmp(b1.g, a0) != 0);
+	T_CHECK(gen_settle(s, a0, &b0));
+	T_EQ_INT(store_open(fix_target(&where, "genrd.db"), &o, NULL), 0);
+	if (o != NULL)
+		add_job(o);				/* another connection's */
+	gen_both(s, a1, &b1);
+	T_CHECK(strcmp(a1, a0) != 0);
+	T_CHECK(strcmp(b1.g, a0) != 0);
+	T_CHECK(gen_settle(s, a1, &b1));
+	T_CHECK(strcmp(a1, a0) != 0);
+	store_close(o);
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -542,11 +631,13 @@ main(void)
 	test_reader();
 	test_from_cells_hostile();
 	test_generation();
+	test_generation_readers();
 	test_readers();
 	test_migrate_step16();
 	fix_remove(&where, "step16.db");
 	fix_remove(&where, "samples.db");
 	fix_remove(&where, "gen.db");
+	fix_remove(&where, "genrd.db");
 	fix_remove(&where, "readers.db");
 	rmdir(where.dir);
 	return t_done();
