@@ -7,6 +7,7 @@
  * BF_TEST_PG_URL on PostgreSQL (unit.coord_test_sched_fanout@pg).
  */
 #include "sched_fixture.h"
+#include "sched-int.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define NMACH 4
@@ -131,6 +132,59 @@ test_kick_kinds(void)
 	store_close(st);
 }
 
+/*
+ * A claim the manager made for a worker that will not run it (stopped,
+ * quarantined, its link or lease gone) goes back to the queue: the run is
+ * queued again without using up its attempts, the machine is idle, the
+ * run's log says why, and the next claim takes the same run.
+ */
+static void
+test_give_back(void)
+{
+	struct store *st = fresh_store(NULL);
+	struct sched s;
+	struct store_claim_req req = { "fake1", "fake", NULL };
+	struct store_claim *c = NULL, *again = NULL;
+	struct store_log_line *lines = NULL;
+	size_t nlines = 0, i;
+	int64_t job = 0, run;
+	int said = 0;
+	char buf[32];
+
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1}}", &job), 0);
+	memset(&s, 0, sizeof(s));
+	s.st = st;
+	s.cfg.max_attempts = 1;		/* one attempt: giving back must not use it */
+	T_EQ_INT(store_run_claim_many(st, &req, 1, 30, &c), 0);
+	T_CHECK(c != NULL);
+	if (c == NULL) {
+		store_close(st);
+		return;
+	}
+	run = c->run_id;
+	sched_claim_give_back(&s, "fake1", c, "claimed for a machine whose link went; "
+	    "queued again");
+	T_EQ_STR(job_state(st, job, buf, sizeof(buf)), "running");
+	T_EQ_INT(fix_count(st, job, "queued", NULL), 1);
+	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
+	for (i = 0; i < nlines; i++)
+		said |= strstr(lines[i].line, "whose link went") != NULL;
+	T_CHECK(said);
+	store_log_lines_free(lines, nlines);
+	{
+		struct store_machine *m = NULL;
+
+		T_EQ_INT(store_machine_get(st, "fake1", &m), 0);
+		T_EQ_STR(m != NULL ? m->state : "?", "idle");
+		store_machine_free(m);
+	}
+	T_EQ_INT(store_run_claim_many(st, &req, 1, 30, &again), 0);
+	T_CHECK(again != NULL && again->run_id == run);
+	store_claim_free(again);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -138,6 +192,7 @@ main(void)
 		return 1;
 	test_fanout();
 	test_kick_kinds();
+	test_give_back();
 	sched_fixture_done();
 	return t_done();
 }
