@@ -21,6 +21,7 @@ reencode(const struct monitor_msg *m, struct buf *b)
 	switch (m->type) {
 	case MONITOR_HELLO:
 	case MONITOR_KICK:
+	case MONITOR_KICK_MACHINES:
 		return monitor_put(b, m->type, NULL, 0);
 	case MONITOR_READY:
 		return monitor_put_ready(b, m->port);
