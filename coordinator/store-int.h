@@ -67,16 +67,7 @@ struct store {
 	struct store **rd;		/* read-only connections (store-read.c), owned */
 	size_t nrd;
 	_Atomic(size_t) rd_next;	/* the next thread's reader */
-	/* store_generation with readers (store-read.c): a count the readers
-	 * bump when their data_version moves; a reader's last data_version
-	 * (under its own mu) */
-	_Atomic(uint64_t) gen_count;
-	int64_t gen_dv;
-	int gen_dv_set;
 };
-
-/* store_generation on the calling thread's reader (store-read.c). */
-int store_read_generation(struct store *s, char *out, size_t outsz);
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */
 #define STORE_MAX_PAGE	1000

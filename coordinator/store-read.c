@@ -8,20 +8,6 @@
  * with query_only); a thread keeps to one reader, picked round robin at
  * its first read. PostgreSQL gets none: its connection is remote, and a
  * reader there would be one more session per coordinator.
- *
- * The store generation (the polling GETs' ETag) is read on the thread's
- * reader too, not on the store's own connection: there the HTTP pool's
- * threads queued on one mutex for every GET (futex waits were 15% of the
- * API child under wrk). A reader's data_version moves with every commit of
- * any other connection, the store's own included, but it counts for that
- * reader alone; so the token is a count shared by the readers
- * (gen_count), bumped by whichever reader sees its data_version move.
- * The count is read before the reader looks: a reader that sees no change
- * since its last look has folded every earlier commit into the count
- * already (it bumped it then), so the count read before names the data
- * as it is. A commit shows in the next look of every reader: no stale
- * 304. Two readers may each bump for one commit: a cache miss more, never
- * a wrong hit.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -89,37 +75,4 @@ store_rlock(struct store *s)
 	}
 	store_lock(r);
 	return r;
-}
-
-int
-store_read_generation(struct store *s, char *out, size_t outsz)
-{
-	struct store *r;
-	struct db_stmt *st;
-	uint64_t g;
-	int64_t dv;
-	int rc, n;
-
-	g = atomic_load(&s->gen_count);		/* before the look: see above */
-	r = store_rlock(s);
-	if ((rc = store_q(r, Q_GENERATION, &st, "")) != 0 || (rc = store_q_step(r, st)) < 0)
-		goto out;
-	if (rc == 0) {
-		rc = BF_ERR_DB;
-		goto out;
-	}
-	dv = db_col_int64(st, 0);
-	if (!r->gen_dv_set || dv != r->gen_dv) {
-		r->gen_dv = dv;
-		r->gen_dv_set = 1;
-		g = atomic_fetch_add(&s->gen_count, 1) + 1;
-	}
-	n = snprintf(out, outsz, "%016llx-r%llu", (unsigned long long)s->gen_nonce,
-	    (unsigned long long)g);
-	rc = n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
-out:
-	store_unlock(r);
-	if (rc != 0)
-		out[0] = '\0';
-	return rc;
 }

@@ -597,8 +597,6 @@ store_generation(struct store *s, char *out, size_t outsz)
 	if (s == NULL || outsz == 0)
 		return BF_ERR_INVALID;
 	out[0] = '\0';
-	if (s->nrd > 0)
-		return store_read_generation(s, out, outsz);
 	store_lock(s);
 	if ((r = store_q(s, Q_GENERATION, &st, "")) != 0 || (r = store_q_step(s, st)) < 0)
 		goto out;

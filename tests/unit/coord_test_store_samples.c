@@ -582,11 +582,10 @@ gen_settle(struct store *s, char *a, struct gen_thread *b)
 }
 
 /*
- * With readers (SQLite), the token comes from the calling thread's reader
- * and a count the readers share. Without writes it settles: every thread
- * then gives the same token, again and again, reads or not. After a commit
- * (this connection's or another's) no thread's next token is the one
- * taken before it, whichever reader takes it.
+ * With readers open (SQLite), the token is the same whichever thread (and
+ * so whichever reader) asks: without writes every thread gives the same
+ * token, again and again, reads or not; after a commit (this connection's
+ * or another's) no thread's next token is the one taken before it.
  */
 static void
 test_generation_readers(void)
