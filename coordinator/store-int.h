@@ -64,10 +64,25 @@ struct store {
 	_Atomic(unsigned long) tx_gave_up; /* ... and still conflicted at the cap */
 	struct db_stmt *st[Q__COUNT];
 	uint64_t gen_nonce;		/* this opening's: store_generation across restarts */
+	/*
+	 * store_generation with readers (store-read.c). On the store: the token
+	 * last read from its connection, and gen_mu over it and over every
+	 * reader's gen_dv. On a reader: its data_version when it last looked.
+	 */
+	pthread_mutex_t gen_mu;
+	char gen_slot[STORE_GENERATION_MAX];
+	int64_t gen_dv;
+	int gen_seen;			/* gen_dv holds a value */
 	struct store **rd;		/* read-only connections (store-read.c), owned */
 	size_t nrd;
 	_Atomic(size_t) rd_next;	/* the next thread's reader */
 };
+
+/* store_generation's token as s's own connection sees it (store.c); the
+ * caller holds s's lock. */
+int store_generation_conn(struct store *s, char *out, size_t outsz);
+/* ... and with readers open, through them (store-read.c). */
+int store_generation_rd(struct store *s, char *out, size_t outsz);
 
 /* Pages of lists are cut here whatever the caller asks (0 = this many). */
 #define STORE_MAX_PAGE	1000

@@ -38,7 +38,8 @@ store_readers_open(struct store *s, size_t n, struct bf_diag *d)
 			goto out;
 		}
 		rd[i] = r;
-		if (pthread_mutex_init(&r->mu, NULL) != 0) {
+		if (pthread_mutex_init(&r->mu, NULL) != 0 ||
+		    pthread_mutex_init(&r->gen_mu, NULL) != 0) {
 			free(r);
 			rd[i] = NULL;
 			rc = BF_ERR_SYS;
@@ -75,4 +76,52 @@ store_rlock(struct store *s)
 	}
 	store_lock(r);
 	return r;
+}
+
+/*
+ * store_generation with readers. The token is the store connection's, as
+ * without readers, so that every thread gives the same one and a tag
+ * taken on one thread gives 304 on the next (http_hygiene); but reading it
+ * there waits for the store lock, which every write holds, once per GET.
+ * So the last token read is kept in s->gen_slot, and a thread reads only
+ * its reader's data_version, which moves with every commit of any other
+ * connection (the store's, the monitor's process, another coordinator's):
+ * unmoved since the reader last looked, no commit came since, and the slot,
+ * filled at or after that look, is the token now. Moved, the thread reads
+ * the store's token into the slot, under gen_mu so that slots are written
+ * in the order their tokens were read: once per reader per commit.
+ */
+int
+store_generation_rd(struct store *s, char *out, size_t outsz)
+{
+	struct db_stmt *st;
+	struct store *r;
+	int64_t dv;
+	int rc;
+
+	r = store_rlock(s);
+	if ((rc = store_q(r, Q_GENERATION, &st, "")) == 0 && (rc = store_q_step(r, st)) == 0)
+		rc = BF_ERR_DB;
+	dv = rc > 0 ? db_col_int64(st, 0) : 0;
+	store_unlock(r);
+	if (rc < 0)
+		return rc;
+	pthread_mutex_lock(&s->gen_mu);
+	if (!r->gen_seen || r->gen_dv != dv || s->gen_slot[0] == '\0') {
+		store_lock(s);
+		rc = store_generation_conn(s, s->gen_slot, sizeof(s->gen_slot));
+		store_unlock(s);
+		if (rc != 0) {
+			s->gen_slot[0] = '\0';
+			pthread_mutex_unlock(&s->gen_mu);
+			return rc;
+		}
+		r->gen_dv = dv;
+		r->gen_seen = 1;
+	}
+	rc = snprintf(out, outsz, "%s", s->gen_slot) >= (int)outsz ? BF_ERR_TOOBIG : 0;
+	pthread_mutex_unlock(&s->gen_mu);
+	if (rc != 0)
+		out[0] = '\0';
+	return rc;
 }

@@ -588,26 +588,34 @@ store_tx_stats(struct store *s, unsigned long *retries, unsigned long *gave_up)
 }
 
 int
-store_generation(struct store *s, char *out, size_t outsz)
+store_generation_conn(struct store *s, char *out, size_t outsz)
 {
 	struct db_stmt *st;
 	const char *v;
 	int r, n;
 
+	store_assert_locked(s);
+	if ((r = store_q(s, Q_GENERATION, &st, "")) != 0 || (r = store_q_step(s, st)) < 0)
+		return r;
+	if (r == 0 || (v = db_col_text(st, 0)) == NULL)
+		return BF_ERR_DB;
+	n = snprintf(out, outsz, "%016llx-%s-%lld", (unsigned long long)s->gen_nonce, v,
+	    (long long)db_col_int64(st, 1));
+	return n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
+}
+
+int
+store_generation(struct store *s, char *out, size_t outsz)
+{
+	int r;
+
 	if (s == NULL || outsz == 0)
 		return BF_ERR_INVALID;
 	out[0] = '\0';
+	if (s->nrd > 0)
+		return store_generation_rd(s, out, outsz);
 	store_lock(s);
-	if ((r = store_q(s, Q_GENERATION, &st, "")) != 0 || (r = store_q_step(s, st)) < 0)
-		goto out;
-	if (r == 0 || (v = db_col_text(st, 0)) == NULL) {
-		r = BF_ERR_DB;
-		goto out;
-	}
-	n = snprintf(out, outsz, "%016llx-%s-%lld", (unsigned long long)s->gen_nonce, v,
-	    (long long)db_col_int64(st, 1));
-	r = n < 0 || (size_t)n >= outsz ? BF_ERR_TOOBIG : 0;
-out:
+	r = store_generation_conn(s, out, outsz);
 	store_unlock(s);
 	if (r != 0)
 		out[0] = '\0';
@@ -774,6 +782,7 @@ store_free(struct store *s)
 		db_close(s->db);
 	}
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->gen_mu);
 	free(s->node);
 	free(s->target);
 	free(s);
@@ -805,7 +814,7 @@ store_open(const char *target, struct store **out, struct bf_diag *d)
 	}
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return BF_ERR_ALLOC;
-	if (pthread_mutex_init(&s->mu, NULL) != 0) {
+	if (pthread_mutex_init(&s->mu, NULL) != 0 || pthread_mutex_init(&s->gen_mu, NULL) != 0) {
 		free(s);
 		return BF_ERR_SYS;
 	}
