@@ -49,6 +49,10 @@ struct api {
 	struct MHD_Daemon *mhd;
 	int port;
 	atomic_int auth_on;		/* latched: tokens are revoked, never deleted */
+	/* the store generation at which the tokens table was last counted
+	 * empty (api_authorize), "" for none; under notok_mu */
+	pthread_mutex_t notok_mu;
+	char notok_gen[STORE_GENERATION_MAX];
 	char *tls_cert_pem;		/* owned; the key is wiped on stop */
 	char *tls_key_pem;
 	size_t tls_key_len;

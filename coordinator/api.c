@@ -363,6 +363,42 @@ notfound:
 }
 
 /*
+ * With auth not latched on: 1 when the store holds no token. Counting them
+ * took the store's lock and a query on every request; a count of none is
+ * kept with the store generation taken before it, and holds while the
+ * generation does (a token created since, by `benchfleetd token create` in
+ * another process included, is a commit that moves it). Fails closed, with
+ * rs filled, when the store cannot say; but a store that was only away for
+ * a moment does not latch auth on: auth turns on for good once a token
+ * exists (tokens are revoked, never deleted).
+ */
+static int
+api_no_tokens(struct api *a, struct api_resp *rs)
+{
+	char gen[STORE_GENERATION_MAX];
+	int64_t ntok = 0;
+	int r, same;
+
+	if (store_generation(a->st, gen, sizeof(gen)) != 0)
+		gen[0] = '\0';
+	pthread_mutex_lock(&a->notok_mu);
+	same = gen[0] != '\0' && strcmp(gen, a->notok_gen) == 0;
+	pthread_mutex_unlock(&a->notok_mu);
+	if (same)
+		return 1;
+	if ((r = store_token_count(a->st, &ntok)) != 0) {
+		api_store_error(rs, r, "checking for API tokens");
+		return 0;
+	}
+	if (ntok != 0)
+		return 0;
+	pthread_mutex_lock(&a->notok_mu);
+	snprintf(a->notok_gen, sizeof(a->notok_gen), "%s", gen);
+	pthread_mutex_unlock(&a->notok_mu);
+	return 1;
+}
+
+/*
  * The caller's token against the route's role: 1 to go on, 0 with rs
  * filled (401 without a valid token, 403 for too small a role). With auth
  * off, every caller is an anonymous admin (token_id 0). The token itself
@@ -381,17 +417,10 @@ api_authorize(struct api *a, const struct api_route *rt, struct api_req *rq,
 	if (rt->need == API_PUBLIC)
 		return 1;
 	if (!atomic_load(&a->auth_on) && !a->cfg.auth_required) {
-		int64_t ntok = 0;
-
-		/* Fail closed, but do not latch auth on for a store that was
-		 * only away for a moment: auth turns on for good once a token
-		 * exists (tokens are revoked, never deleted). */
-		if ((r = store_token_count(a->st, &ntok)) != 0) {
-			api_store_error(rs, r, "checking for API tokens");
-			return 0;
-		}
-		if (ntok == 0)
+		if (api_no_tokens(a, rs))
 			return 1;
+		if (rs->status != 0)
+			return 0;
 	}
 	atomic_store(&a->auth_on, 1);
 	r = auth_check(a->st, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
@@ -811,6 +840,10 @@ api_start(const struct api_config *cfg, struct store *st, const struct recipes *
 	}
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return BF_ERR_ALLOC;
+	if (pthread_mutex_init(&a->notok_mu, NULL) != 0) {
+		free(a);
+		return BF_ERR_SYS;
+	}
 	a->cfg = *cfg;
 	a->st = st;
 	a->rs = rs;
@@ -931,6 +964,7 @@ api_stop(struct api *a)
 	api_slow_fini(a);
 	api_conns_free(a->conns);
 	api_cache_free(a->cache);
+	pthread_mutex_destroy(&a->notok_mu);
 	free(a->allow_hosts);
 	free(a->web_dir);
 	free(a->tls_cert_pem);
