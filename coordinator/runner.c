@@ -40,6 +40,8 @@ struct ingest {
 	 * stored only when the iteration's own samples were */
 	int64_t last_index;
 	int last_measured;
+	int64_t final_index;		/* the last measured one, when only the end
+					 * follows it (no profile); else -1 */
 	int counters_stored;
 	int counters_noted;		/* its unsupported/notes are logged once */
 	struct artifact_rx art;		/* the profile's artifact arriving */
@@ -617,7 +619,7 @@ ingest_iteration(struct ingest *g, const struct agentline_iteration *it)
 	 * with a hole in it. */
 	why[0] = '\0';
 	r = g->env->sink.ops->samples(g->env->sink.arg, g->c, (int)(it->index - g->warmup), s, n,
-	    why, sizeof(why));
+	    it->index == g->final_index, why, sizeof(why));
 	ingest_store_err(g, r, why);
 	if (r == 0) {
 		g->samples_stored += (int)n;
@@ -746,7 +748,8 @@ ingest_counters(struct ingest *g, const struct agentline_counters *c)
 	counters_note(g, c, skipped, first_skipped);
 	why[0] = '\0';
 	if (n > 0 && (r = g->env->sink.ops->samples(g->env->sink.arg, g->c,
-	    (int)(c->iteration - g->warmup), sm, n, why, sizeof(why))) != 0)
+	    (int)(c->iteration - g->warmup), sm, n, c->iteration == g->final_index, why,
+	    sizeof(why))) != 0)
 		ingest_store_err(g, r, why);
 	if (r == 0)
 		g->counters_stored += (int)n;
@@ -938,6 +941,7 @@ runner_execute(const struct runner_env *env, struct transport *tr, int *agent_ok
 	g.r = rc->recipe;
 	g.warmup = run->warmup;
 	g.last_index = -1;
+	g.final_index = rc->job->profile_perf ? -1 : (int64_t)run->warmup + run->iterations - 1;
 	artifact_rx_init(&g.art);
 	/* The agent is silent while a workload runs, but SSH keepalive replies
 	 * count as traffic: the idle limit detects a dead link, not a quiet

@@ -29,11 +29,15 @@
  * Where a run's streamed results go (sched.c writes them to the store).
  * Every callback is on the worker's thread. samples returns 0 or the
  * store's error, with why (NUL-terminated, whysz > 0) saying it for a person.
+ * final: these are the run's last measured iteration's (its own line or its
+ * counters), after which only the step's end comes; the sink may then hold
+ * them (copied) to write with the run's finish, and a write that fails later
+ * is the finish's to handle (sched-sink.c).
  */
 struct runner_sink_ops {
 	void (*log)(void *arg, int64_t run_id, const char *stream, const char *line);
 	int (*samples)(void *arg, const struct store_claim *c, int iteration,
-	    const struct store_sample *s, size_t n, char *why, size_t whysz);
+	    const struct store_sample *s, size_t n, int final, char *why, size_t whysz);
 	/* the agent's hello: where the run is measured */
 	void (*hello)(void *arg, int64_t run_id, const char *hostname, const char *kernel,
 	    const char *arch, const char *boot_id, const char *cmdline);

@@ -123,6 +123,17 @@ struct worker_ctx {
 	 * that both are one commit (sched-sink.c); hello_run 0: none held */
 	int64_t hello_run;
 	char *hello[5];			/* hostname, kernel, arch, boot_id, cmdline */
+	/* the samples of the run's last iteration, held to be one commit with
+	 * its finish (sched-sink.c, worker_apply); nheld 0: none. Each
+	 * batch's samples and strings are one allocation, held_mem[i]. */
+	struct store_batch held[STORE_FINISH_BATCHES];
+	void *held_mem[STORE_FINISH_BATCHES];
+	size_t nheld;
+	int64_t held_run;
+	/* a held write that failed once something else came: late_r, the
+	 * first such error (0: none), and why, for the run's outcome */
+	int late_r;
+	char late_why[256];
 	uint64_t mgen;			/* s->mgen at the last REFRESH */
 	int may_claim;			/* the last CLAIM found nothing: ready in WAIT */
 	time_t now;
@@ -140,8 +151,18 @@ void sched_wake_locked(struct sched *s, unsigned what);
 void sched_worker_free(struct worker *w);
 /* sched-manager.c: the manager thread (arg: the struct sched). */
 void *sched_manager_main(void *arg);
-/* Write the hello the sink holds, if any, alone (sched-sink.c). */
+/* Write what the sink holds (the hello alone, the last iteration's
+ * samples), if anything (sched-sink.c). */
 void sched_sink_flush(struct worker_ctx *x);
+/*
+ * The step is through (sched-sink.c): the hello written if still held; the
+ * held samples too unless o finishes the run (then worker_apply writes them
+ * with the finish); and a held write that failed late makes o the requeue
+ * that a sample refused on arrival makes (runner.c).
+ */
+void sched_sink_end(struct worker_ctx *x, const struct store_claim *c, struct run_outcome *o);
+/* Forget the held samples (written or not). */
+void sched_sink_drop(struct worker_ctx *x);
 /* Seconds before reconnecting after fails failures (sched.c). */
 time_t sched_retry_delay(int fails, int max, uint32_t seed);
 /* Start a worker for name, under s->mu; fails > 0: woken from dormancy

@@ -2,10 +2,18 @@
  * sched-sink.c: the worker's runner_sink. What a step streams (log lines,
  * samples, the hello, knobs, snapshot, artifacts, machine state) goes to
  * the store as it arrives, on the worker's own thread; a failed write is
- * said once per run. One exception: the hello is held until the next line,
- * and when that is the snapshot (as in every step) both are one commit.
- * Nothing depends on the hello before then, and a coordinator that dies
- * holding it leaves a run that is retried whole, hello included.
+ * said once per run. Two exceptions, each saving a commit per run:
+ *  - the hello is held until the next line, and when that is the snapshot
+ *    (as in every step) both are one commit;
+ *  - the samples of the run's last measured iteration (its line and its
+ *    counters') are held, copied, until the step ends, and the run's
+ *    finish writes them in its own transaction (worker_apply). Anything
+ *    else that comes first writes them as they came.
+ * Nothing depends on either before then, and a coordinator that dies
+ * holding them leaves a run that is retried whole. A held write refused
+ * once its call has returned 0 is "late": the next call that can fail
+ * returns it, and the step's outcome becomes what a refusal on arrival
+ * makes of it, a requeue (sched_sink_end, worker_apply).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +67,115 @@ hello_write(struct worker_ctx *x, const char *snapshot, char sha[65])
 }
 
 void
+sched_sink_drop(struct worker_ctx *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nheld; i++) {
+		free(x->held_mem[i]);
+		x->held_mem[i] = NULL;
+	}
+	x->nheld = 0;
+	x->held_run = 0;
+}
+
+/* A copy of samples s[0..n) held as the next batch of c's run: 0, or -1
+ * when it cannot be held (full, another run's, no memory). */
+static int
+held_add(struct worker_ctx *x, const struct store_claim *c, int iteration,
+    const struct store_sample *s, size_t n)
+{
+	struct store_sample *cp;
+	size_t i, len = n * sizeof(*cp), ml, ul;
+	char *p;
+
+	/* n is bounded by the agent's line (BF_MAX_AGENT_LINE) it came in */
+	if (x->nheld == STORE_FINISH_BATCHES || (x->nheld > 0 && x->held_run != c->run_id))
+		return -1;
+	for (i = 0; i < n; i++)
+		len += strlen(s[i].metric) + 1 + (s[i].unit != NULL ? strlen(s[i].unit) + 1 : 0);
+	if ((cp = malloc(len > 0 ? len : 1)) == NULL)
+		return -1;
+	p = (char *)(cp + n);
+	for (i = 0; i < n; i++) {
+		cp[i].value = s[i].value;
+		ml = strlen(s[i].metric) + 1;
+		cp[i].metric = memcpy(p, s[i].metric, ml);
+		p += ml;
+		cp[i].unit = NULL;
+		if (s[i].unit != NULL) {
+			ul = strlen(s[i].unit) + 1;
+			cp[i].unit = memcpy(p, s[i].unit, ul);
+			p += ul;
+		}
+	}
+	x->held_mem[x->nheld] = cp;
+	x->held[x->nheld] = (struct store_batch){ .boot = c->boot, .iteration = iteration,
+	    .samples = cp, .n = n };
+	x->nheld++;
+	x->held_run = c->run_id;
+	return 0;
+}
+
+/* A write that failed after its call returned 0: kept for the outcome. */
+static void
+late_note(struct worker_ctx *x, int r)
+{
+	if (r == 0 || x->late_r != 0)
+		return;
+	x->late_r = r;
+	snprintf(x->late_why, sizeof(x->late_why), "%s", r == BF_ERR_STATE ?
+	    "the run is no longer this coordinator's" : store_last_error());
+}
+
+/* The held samples, written as they came (a transaction each). */
+static void
+held_write(struct worker_ctx *x)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < x->nheld && x->late_r == 0; i++) {
+		r = store_samples_add(x->s->st, x->held_run, x->held[i].boot,
+		    x->held[i].iteration, x->held[i].samples, x->held[i].n);
+		late_note(x, r);
+	}
+	sched_sink_drop(x);
+}
+
+void
 sched_sink_flush(struct worker_ctx *x)
 {
 	if (x->hello_run != 0)
 		(void)hello_write(x, NULL, NULL);
+	if (x->nheld > 0)
+		held_write(x);
+}
+
+/* After a flush, in a call that can fail: the late error, if any. */
+static int
+late_take(struct worker_ctx *x, char *why, size_t whysz)
+{
+	if (x->late_r != 0)
+		snprintf(why, whysz, "%s", x->late_why);
+	return x->late_r;
+}
+
+void
+sched_sink_end(struct worker_ctx *x, const struct store_claim *c, struct run_outcome *o)
+{
+	if (x->hello_run != 0)
+		(void)hello_write(x, NULL, NULL);
+	if (o->action != RUN_FINISH && x->nheld > 0)
+		held_write(x);
+	if (x->late_r != 0 && o->action != RUN_REQUEUE) {
+		o->action = RUN_REQUEUE;
+		o->state = NULL;
+		o->exit_status = -1;
+		snprintf(o->message, sizeof(o->message), "attempt %d on %s: storing a result "
+		    "failed: %s", c->attempt, x->w->name, x->late_why);
+	}
+	x->late_r = 0;
 }
 
 static void
@@ -77,12 +190,18 @@ wsink_log(void *arg, int64_t run_id, const char *stream, const char *line)
 
 static int
 wsink_samples(void *arg, const struct store_claim *c, int iteration,
-    const struct store_sample *s, size_t n, char *why, size_t whysz)
+    const struct store_sample *s, size_t n, int final, char *why, size_t whysz)
 {
 	struct worker_ctx *x = arg;
 	int r;
 
+	if (x->hello_run != 0)
+		(void)hello_write(x, NULL, NULL);
+	if (final && x->late_r == 0 && held_add(x, c, iteration, s, n) == 0)
+		return 0;
 	sched_sink_flush(x);
+	if ((r = late_take(x, why, whysz)) != 0)
+		return r;
 	if ((r = store_samples_add(x->s->st, c->run_id, c->boot, iteration, s, n)) != 0)
 		snprintf(why, whysz, "%s", r == BF_ERR_STATE ?
 		    "the run is no longer this coordinator's" : store_last_error());
@@ -129,10 +248,12 @@ wsink_snapshot(void *arg, int64_t run_id, const char *json_text, char *why, size
 	char sha[65];
 	int r;
 
-	if (x->hello_run == run_id)
+	if (x->hello_run == run_id && x->nheld == 0)
 		r = hello_write(x, json_text, sha);
 	else {
 		sched_sink_flush(x);
+		if ((r = late_take(x, why, whysz)) != 0)
+			return r;
 		r = store_run_set_snapshot(x->s->st, run_id, json_text, sha);
 	}
 	if (r != 0)
@@ -150,6 +271,8 @@ wsink_artifact(void *arg, int64_t run_id, const char *name, const char *event, c
 	int r;
 
 	sched_sink_flush(x);
+	if ((r = late_take(x, why, whysz)) != 0)
+		return r;
 	if ((r = store_run_add_artifact(x->s->st, run_id, name, event, p, n, sha)) != 0)
 		snprintf(why, whysz, "the profile's %s: %s", name, r == BF_ERR_STATE ?
 		    "the run is no longer this coordinator's" : store_last_error());

@@ -147,6 +147,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 	struct sched *s = x->s;
 	struct runner_adaptive ad;
 	const char *what = "finishing the run";
+	char late[BF_DIAG_MSG + 128];
 	int r = 0, rm;
 
 	switch (o->action) {
@@ -154,16 +155,30 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		return 0;
 	case RUN_FINISH:
 	case RUN_QUARANTINE:
+		/* the last iteration's samples the sink held go in the same commit */
 		if (o->adaptive && o->state != NULL && strcmp(o->state, "done") == 0) {
 			ad = o->ad;
-			r = store_run_finish_adaptive(s->st, c->run_id, o->state, o->exit_status,
-			    NULL, ad.metric, runner_adaptive_decide, &ad);
+			r = store_run_finish_with(s->st, c->run_id, x->held, x->nheld, o->state,
+			    o->exit_status, NULL, ad.metric, runner_adaptive_decide, &ad);
 			if (r == 0 && ad.note[0] != '\0')
 				sched_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
 				    ad.note), c->run_id, "storing the adaptive decision");
 		} else
-			r = store_run_finish(s->st, c->run_id, o->state ? o->state : "failed",
-			    o->exit_status, o->message[0] ? o->message : NULL);
+			r = store_run_finish_with(s->st, c->run_id, x->held, x->nheld,
+			    o->state ? o->state : "failed", o->exit_status,
+			    o->message[0] ? o->message : NULL, NULL, NULL, NULL);
+		if (r != 0 && r != BF_ERR_STATE && x->nheld > 0) {
+			/* refused late: what a refusal on arrival makes of it */
+			fprintf(stderr, "benchfleetd: %s, run %lld: storing its last samples "
+			    "with its end: %s (%s); queued again\n", x->w->name,
+			    (long long)c->run_id, bf_err_str(r), store_last_error());
+			snprintf(late, sizeof(late), "attempt %d on %s: storing a result failed: "
+			    "%s", c->attempt, x->w->name, store_last_error());
+			what = "requeueing the run";
+			r = store_run_retry(s->st, c->run_id, late, s->cfg.max_attempts +
+			    c->attempt, NULL);
+		}
+		sched_sink_drop(x);
 		break;
 	case RUN_RETRY:
 		what = "retrying the run";
@@ -455,7 +470,7 @@ ws_run(struct worker_ctx *x)
 		x->boot_fails = 0;
 		runner_execute(&x->env, x->tr, &x->agent_ok, rc, &o);
 	}
-	sched_sink_flush(x);	/* a hello no snapshot followed */
+	sched_sink_end(x, c, &o);	/* a hello no snapshot followed, late refusals */
 	worker_apply(x, c, &o);
 	worker_set_run(x->w, 0);
 	timer_fire(x, WT_HEALTH, time(NULL));

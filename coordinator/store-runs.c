@@ -98,15 +98,13 @@ samples_tx(struct store *s, void *arg)
 	return 0;
 }
 
-int
-store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
-    const struct store_sample *samples, size_t n)
+/* What store_samples_add refuses before any transaction: 0 or the error. */
+static int
+samples_check(int boot, int iteration, const struct store_sample *samples, size_t n)
 {
-	struct samples_arg a = { .run_id = run_id, .boot = boot, .iteration = iteration,
-	    .samples = samples, .n = n };
 	size_t i;
 
-	if (s == NULL || (samples == NULL && n != 0))
+	if (samples == NULL && n != 0)
 		return BF_ERR_INVALID;
 	/* Warmup shifts the agent's iteration numbers, hence the slack. */
 	if (boot < 0 || boot >= BF_MAX_BOOTS || iteration < 0 ||
@@ -120,8 +118,21 @@ store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
 		if (!isfinite(samples[i].value))
 			return BF_ERR_RANGE;
 	}
-	if (n == 0)
-		return 0;
+	return 0;
+}
+
+int
+store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
+    const struct store_sample *samples, size_t n)
+{
+	struct samples_arg a = { .run_id = run_id, .boot = boot, .iteration = iteration,
+	    .samples = samples, .n = n };
+	int r;
+
+	if (s == NULL)
+		return BF_ERR_INVALID;
+	if ((r = samples_check(boot, iteration, samples, n)) != 0 || n == 0)
+		return r;
 	return store_tx(s, samples_tx, &a);
 }
 
@@ -383,6 +394,8 @@ store_run_finish_more(struct store *s, int64_t run_id, const char *state, int ex
 
 struct finish_arg {
 	int64_t run_id;
+	const struct store_batch *b;	/* the last iteration's samples, first */
+	size_t nb;
 	const char *state;
 	int exit_status;
 	const char *err;
@@ -413,10 +426,17 @@ finish_tx(struct store *s, void *arg)
 	struct finish_arg *a = arg;
 	struct db_stmt *st;
 	int64_t job_id;
-	size_t cn = 0;
+	size_t cn = 0, i;
 	int r, n, planned = 0, add_boot = 0;
 
 	finish_arg_clear(a);
+	for (i = 0; i < a->nb; i++) {
+		struct samples_arg sa = { .run_id = a->run_id, .boot = a->b[i].boot,
+		    .iteration = a->b[i].iteration, .samples = a->b[i].samples, .n = a->b[i].n };
+
+		if ((r = samples_tx(s, &sa)) != 0)
+			return r;
+	}
 	if ((r = store_q(s, Q_R_HEAD, &st, "I", a->run_id)) != 0 ||
 	    (r = store_q_step(s, st)) < 0)
 		return r;
@@ -458,11 +478,27 @@ store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
     int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
     void *arg)
 {
-	struct finish_arg a = { .run_id = run_id, .state = state, .exit_status = exit_status,
-	    .metric = metric, .decide = decide, .decide_arg = arg, .now = store_now() };
+	return store_run_finish_with(s, run_id, NULL, 0, state, exit_status, error, metric,
+	    decide, arg);
+}
+
+int
+store_run_finish_with(struct store *s, int64_t run_id, const struct store_batch *b,
+    size_t nb, const char *state, int exit_status, const char *error, const char *metric,
+    store_cell_decide_fn decide, void *arg)
+{
+	struct finish_arg a = { .run_id = run_id, .b = b, .nb = nb, .state = state,
+	    .exit_status = exit_status, .metric = metric, .decide = decide, .decide_arg = arg,
+	    .now = store_now() };
 	char *err = NULL;
+	size_t i;
 	int r;
 
+	if (nb > STORE_FINISH_BATCHES || (b == NULL && nb != 0))
+		return BF_ERR_INVALID;
+	for (i = 0; i < nb; i++)
+		if ((r = samples_check(b[i].boot, b[i].iteration, b[i].samples, b[i].n)) != 0)
+			return r;
 	if (s == NULL || state == NULL || (strcmp(state, "done") != 0 &&
 	    strcmp(state, "failed") != 0 && strcmp(state, "lost") != 0 &&
 	    strcmp(state, "boot-failed") != 0))

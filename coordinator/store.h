@@ -508,6 +508,12 @@ struct store_sample {
  * BF_ERR_STATE when the run is not running under this coordinator. */
 int store_samples_add(struct store *s, int64_t run_id, int boot, int iteration,
     const struct store_sample *samples, size_t n);
+/* One iteration's samples, as store_samples_add takes them (borrowed). */
+struct store_batch {
+	int boot, iteration;
+	const struct store_sample *samples;
+	size_t n;
+};
 /* Append a log line (cut to BF_MAX_LOG_LINE); stream: stdout|stderr|agent|coord. */
 int store_run_log_add(struct store *s, int64_t run_id, const char *stream, const char *line);
 int store_run_set_info(struct store *s, int64_t run_id, const char *hostname,
@@ -565,6 +571,18 @@ typedef int (*store_cell_decide_fn)(void *arg, const double *v, const int *boot,
 int store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
     int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
     void *arg);
+/*
+ * store_run_finish_adaptive with the samples of the run's last iteration
+ * (b[0..nb), at most STORE_FINISH_BATCHES) added first in the same
+ * transaction, as store_samples_add would, and seen by decide: a step's
+ * last commit is its end, not one for its samples and one for the finish.
+ * Nothing of either is written when one fails. BF_ERR_INVALID/BF_ERR_RANGE
+ * for samples store_samples_add refuses.
+ */
+#define STORE_FINISH_BATCHES	4
+int store_run_finish_with(struct store *s, int64_t run_id, const struct store_batch *b,
+    size_t nb, const char *state, int exit_status, const char *error, const char *metric,
+    store_cell_decide_fn decide, void *arg);
 /*
  * The samples of one metric of run_id's cell: its done runs and run_id
  * itself (still running, about to finish). *vp and *bootp are allocated

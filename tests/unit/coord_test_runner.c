@@ -6,106 +6,9 @@
  * the machine coming back (quarantine count, offline), and the adaptive
  * add-a-boot decision. The runner never writes the store: the store here
  * only holds the claims, and the test checks no run of it has changed.
+ * The evidence lines are coord_test_runner_evidence.c's.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "coord_fixture.h"
-#include "runner.h"
-#include "runner_fixture.h"
-#include "transport-fake.h"
-#include "t.h"
-
-static struct store *st;
-static struct recipes *rs;
-static char tmpdir[256];
-static const struct runner_agent agents[] = {
-	{ .arch = "x86_64", .path = "/nonexistent/agent", .sha256 = FIX_AGENT_SHA },
-};
-
-#define HELLO "{\"type\":\"hello\",\"hostname\":\"fake1\",\"kernel\":\"6.1\"," \
-	"\"arch\":\"x86_64\",\"boot_id\":\"b-1\"}\n"
-#define ITER(i, w) "{\"type\":\"iteration\",\"iteration\":" #i ",\"wall_s\":" #w "}\n"
-#define DONE_OK "{\"type\":\"done\",\"ok\":true}\n"
-
-static void
-env_init(struct runner_env *env, struct rec_sink *rec)
-{
-	memset(env, 0, sizeof(*env));
-	env->st = st;
-	env->sink.ops = &rec_ops;
-	env->sink.arg = rec;
-	env->machine = "fake1";
-	env->agents = agents;
-	env->nagents = NELEM(agents);
-	env->agent_remote = ".benchfleet/agent";
-	env->lease_s = 30;
-	env->max_attempts = 3;
-	env->link_timeout_ms = 5000;
-	env->recipes = rs;
-}
-
-/* Submit a job, claim its first run for fake1. */
-static struct store_claim *
-claim(const char *jobtext, int64_t *jobp)
-{
-	struct store_claim *c = NULL;
-	int64_t id = 0;
-
-	T_EQ_INT(fix_submit(st, rs, jobtext, &id), 0);
-	T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
-	T_CHECK(c != NULL);
-	if (jobp != NULL)
-		*jobp = id;
-	return c;
-}
-
-/* The claim loaded as the scheduler loads it, then executed or booted. */
-static void
-execute(const struct runner_env *env, struct transport *tr, int *agent_ok,
-    const struct store_claim *c, struct run_outcome *o)
-{
-	struct runner_claim *rc = NULL;
-	struct bf_diag d;
-
-	bf_diag_clear(&d);
-	T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
-	memset(o, 0, sizeof(*o));
-	if (rc != NULL)
-		runner_execute(env, tr, agent_ok, rc, o);
-	runner_claim_free(rc);
-}
-
-static void
-boot(const struct runner_env *env, const struct store_machine *m, struct transport *tr,
-    int *agent_ok, const struct store_claim *c, const char *group, struct run_outcome *o)
-{
-	struct runner_claim *rc = NULL;
-	struct bf_diag d;
-
-	bf_diag_clear(&d);
-	T_EQ_INT(runner_claim_load(c, NULL, &rc, &d), 0);
-	memset(o, 0, sizeof(*o));
-	if (rc != NULL)
-		runner_boot(env, m, tr, agent_ok, rc, group, o);
-	runner_claim_free(rc);
-}
-
-/* The runner left the store alone: the claimed run is still running. */
-static void
-check_untouched(const struct store_claim *c)
-{
-	json_t *j = NULL;
-
-	T_EQ_INT(api_view_run_get(st, c->run_id, &j), 0);
-	T_EQ_STR(json_string_value(json_object_get(j, "state")), "running");
-	T_EQ_INT(json_array_size(json_object_get(j, "samples")), 0);
-	json_decref(j);
-	/* free the machine for the next claim */
-	T_EQ_INT(store_run_finish(st, c->run_id, "failed", -1, "test"), 0);
-}
+#include "runner_claim_fixture.h"
 
 /*
  * The ways a step ends, one row each: the agent's answer on the machine
@@ -133,23 +36,24 @@ test_execute(void)
 		int iterations_seen;	/* -1: not checked */
 		int hellos;
 		int agent_ok;
+		const char *finals;	/* the sink's final calls, "iteration:n " */
 	} cases[] = {
 		{ .what = "done", .iterations = 3,
 		  .step_out = HELLO ITER(0, 0.5) ITER(1, 0.6) ITER(2, 0.7) DONE_OK,
 		  .action = RUN_FINISH, .state = "done", .msg = "", .samples = 3,
-		  .iterations_seen = 3, .hellos = 1, .agent_ok = 1 },
+		  .iterations_seen = 3, .hellos = 1, .agent_ok = 1, .finals = "2:1 " },
 		{ .what = "link lost mid-step", .iterations = 2,
 		  .step_out = HELLO ITER(0, 0.5) ITER(1, 0.6) DONE_OK, .drop_after = 2,
 		  .action = RUN_RETRY, .exit_status = -1, .msg = "attempt 1 lost on fake1",
 		  .link_lost = 1,
-		  .samples = 1, .iterations_seen = -1, .hellos = 1, .agent_ok = 1 },
+		  .samples = 1, .iterations_seen = -1, .hellos = 1, .agent_ok = 1, .finals = "" },
 		{ .what = "the workload fails", .iterations = 1, .stale_agent = 1,
 		  .step_out = HELLO "{\"type\":\"iteration\",\"iteration\":0,\"exit\":2}\n"
 		  "{\"type\":\"done\",\"ok\":false}\n", .step_status = 3,
 		  .action = RUN_FINISH, .state = "failed", .exit_status = 3,
 		  .msg = "iteration 0: workload exited with status 2",
 		  .msg2 = "agent exit status 3", .samples = 0,
-		  .iterations_seen = -1, .hellos = 1, .agent_ok = 1 },
+		  .iterations_seen = -1, .hellos = 1, .agent_ok = 1, .finals = "" },
 	};
 	size_t i;
 
@@ -199,6 +103,7 @@ test_execute(void)
 		T_EQ_INT(o.samples_stored, cases[i].samples);	/* wall_s per iteration */
 		T_EQ_INT(rec.samples, cases[i].samples);
 		T_EQ_INT(rec.hellos, cases[i].hellos);
+		T_EQ_STR(rec.finals, cases[i].finals);
 		T_EQ_INT(agent_ok, cases[i].agent_ok);
 		T_EQ_INT(fs.uploads, cases[i].stale_agent);	/* replaced only when stale */
 		T_EQ_INT(rules[3].used, 1);
@@ -257,159 +162,6 @@ test_execute_refused_line(void)
 	store_claim_free(c);
 }
 
-#define SNAP "{\"type\":\"snapshot\",\"sha256\":\"" FIX_AGENT_SHA "\",\"snapshot\":" \
-	"{\"vm.swappiness\":\"60\",\"transparent_hugepage/enabled\":\"always\"," \
-	"\"hugetlb/x\":null}}\n"
-#define CTRS(i, more) "{\"type\":\"counters\",\"iteration\":" #i ",\"metrics\":" \
-	"{\"vmstat.thp_fault_alloc\":" #i "00,\"smaps.service0.AnonHugePages_kb\":2048" more "}," \
-	"\"unsupported\":{\"pmu.cycles\":\"unsupported: errno 2 (No such file or directory)\"}," \
-	"\"notes\":[\"pmu.page-faults: multiplexed\"]}\n"
-#define LONGNAME "vmstat.a_counter_name_that_is_far_longer_than_any_metric_name_the_store_takes"
-
-/*
- * The evidence lines: the snapshot goes to the sink as canonical text
- * (keys sorted), each measured iteration's counters become samples of that
- * iteration with units from their names; warmup's, a failed iteration's
- * and an out-of-order line's are not stored; a counter named like one of
- * the iteration's own metrics, or too long for the store, is left out and
- * said so; what could not be counted is logged once. A snapshot the store
- * refuses stops the step like a refused sample.
- */
-static void
-test_execute_evidence(void)
-{
-	struct fake_rule rules[] = {
-		{ .match = "uname -m", .out = "x86_64\n" },
-		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
-		{ .match = " step", .out = HELLO SNAP
-		  "{\"type\":\"iteration\",\"iteration\":0,\"warmup\":true,\"wall_s\":1}\n"
-		  CTRS(0, "") ITER(1, 0.5) CTRS(1, ",\"wall_s\":9,\"" LONGNAME "\":1") ITER(2, 0.6)
-		  CTRS(7, "") CTRS(2, "")
-		  "{\"type\":\"iteration\",\"iteration\":3,\"exit\":1,\"wall_s\":1}\n" CTRS(3, "")
-		  DONE_OK },
-	};
-	struct fake_script fs;
-	struct transport *tr = NULL;
-	struct runner_env env;
-	struct rec_sink rec;
-	struct run_outcome o;
-	struct store_claim *c;
-	int agent_ok = 0, pass;
-	size_t i;
-
-	for (pass = 0; pass < 2; pass++) {
-		memset(&rec, 0, sizeof(rec));
-		rec.refuse_snapshot = pass == 1;
-		for (i = 0; i < NELEM(rules); i++)
-			rules[i].used = 0;
-		fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
-		env_init(&env, &rec);
-		c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
-		    "\"repetitions\":{\"iterations\":3,\"warmup\":1}}", NULL);
-		T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-		agent_ok = 0;
-		execute(&env, tr, &agent_ok, c, &o);
-		T_EQ_INT(rec.snapshots, 1);
-		if (pass == 1) {
-			T_EQ_INT(o.action, RUN_REQUEUE);
-			T_CONTAINS(o.message, "no longer this coordinator's");
-			T_EQ_INT(o.snapshot_seen, 0);
-			check_untouched(c);
-			transport_close(tr);
-			store_claim_free(c);
-			break;
-		}
-		/* iteration 3 failed: the run fails, but what was measured was streamed */
-		T_EQ_INT(o.action, RUN_FINISH);
-		T_EQ_INT(o.snapshot_seen, 1);
-		T_EQ_STR(rec.snapshot, "{\"hugetlb/x\":null,\"transparent_hugepage/enabled\":"
-		    "\"always\",\"vm.swappiness\":\"60\"}");
-		/* iterations 1 and 2 (stored as 0 and 1): wall_s, then 2 counters each */
-		T_EQ_INT(o.counters_stored, 4);
-		T_CONTAINS(rec.names, "0:wall_s=s 0:vmstat.thp_fault_alloc=count "
-		    "0:smaps.service0.AnonHugePages_kb=KiB 1:wall_s=s ");
-		T_CONTAINS(rec.names, "1:vmstat.thp_fault_alloc=count");
-		T_CHECK(strstr(rec.names, LONGNAME) == NULL);
-		T_CHECK(strstr(rec.names, "-1:") == NULL && strstr(rec.names, "2:") == NULL);
-		T_EQ_INT(rec.samples, 6);
-		T_CONTAINS(rec.logs_all, "counters not measured: pmu.cycles (unsupported: errno 2");
-		T_CONTAINS(rec.logs_all, "counters: pmu.page-faults: multiplexed|");
-		T_CONTAINS(rec.logs_all, "counters: 2 not stored");
-		/* logged once, not per line */
-		T_CHECK(strstr(strstr(rec.logs_all, "counters not measured") + 1,
-		    "counters not measured") == NULL);
-		check_untouched(c);
-		transport_close(tr);
-		store_claim_free(c);
-	}
-}
-
-#define FOLDED_SHA "044a3cc90b711574bbf9bb6f070db9500adc4c3a79db2e8f3ab1627b28e37d29"
-#define ART(name, seq, data) "{\"type\":\"artifact\",\"name\":\"" name "\",\"seq\":" #seq \
-	",\"data\":\"" data "\"}\n"
-#define ART_END(name, bytes, sha) "{\"type\":\"artifact_end\",\"name\":\"" name "\"," \
-	"\"bytes\":" #bytes ",\"sha256\":\"" sha "\"}\n"
-
-/*
- * A profiled run: the profiled iteration (index 2, after 2 measured) is
- * neither counted nor stored, and its failure would not fail the run; the
- * folded artifact, in two chunks, is stored as its bytes; a perf.data
- * whose hash is not what the end line says, one whose chunks come out of
- * order and one the agent dropped are each said in the run log, and the
- * run is done.
- */
-static void
-test_execute_profile(void)
-{
-	struct fake_rule rules[] = {
-		{ .match = "uname -m", .out = "x86_64\n" },
-		{ .match = "sha256sum", .out = FIX_AGENT_SHA "  agent\n" },
-		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
-		  "{\"type\":\"iteration\",\"iteration\":2,\"profile\":true,\"exit\":1,"
-		  "\"wall_s\":9}\n"
-		  ART("folded", 0, "YTti") ART("folded", 1, "IDMK")
-		  "{\"type\":\"artifact_end\",\"name\":\"folded\",\"bytes\":6,"
-		  "\"sha256\":\"" FOLDED_SHA "\",\"event\":\"cpu-clock\"}\n"
-		  ART("perf.data", 0, "YTtiIDMK") ART_END("perf.data", 6, FIX_AGENT_SHA)
-		  ART("perf.data", 0, "YTti") ART("perf.data", 2, "IDMK")
-		  ART_END("perf.data", 6, FOLDED_SHA)
-		  "{\"type\":\"artifact_end\",\"name\":\"perf.data\",\"bytes\":40000000,"
-		  "\"dropped\":\"over the cap of 33554432 bytes\"}\n"
-		  "{\"type\":\"done\",\"ok\":true,\"iterations\":2}\n" },
-	};
-	struct fake_script fs;
-	struct transport *tr = NULL;
-	struct runner_env env;
-	struct rec_sink rec;
-	struct run_outcome o;
-	struct store_claim *c;
-	int agent_ok = 0;
-
-	memset(&rec, 0, sizeof(rec));
-	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
-	env_init(&env, &rec);
-	c = claim("{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
-	    "\"repetitions\":{\"iterations\":2},\"profile\":{\"perf\":\"record\"}}", NULL);
-	T_EQ_INT(fake_connect(&fs, NULL, &tr, NULL), 0);
-	execute(&env, tr, &agent_ok, c, &o);
-	T_EQ_INT(o.action, RUN_FINISH);
-	T_EQ_STR(o.state, "done");
-	T_EQ_INT(o.iterations_seen, 2);
-	T_EQ_INT(o.samples_stored, 2);
-	T_CHECK(strstr(rec.names, "2:") == NULL);
-	T_EQ_INT(o.artifacts_stored, 1);
-	T_EQ_STR(rec.artifact, "folded@cpu-clock:a;b 3\n ");
-	T_CONTAINS(rec.logs_all, "profile: the profiled iteration did not end well");
-	T_CONTAINS(rec.logs_all, "profile: perf.data refused: 6 bytes with sha256 044a3cc90b71...,"
-	    " the agent said 6 bytes, aaaaaaaaaaaa...");
-	T_CONTAINS(rec.logs_all, "profile: perf.data refused: chunk 2 of perf.data arrived where "
-	    "chunk 1 of perf.data was due");
-	T_CONTAINS(rec.logs_all, "profile: perf.data (40000000 bytes) not sent by the agent: "
-	    "over the cap of 33554432 bytes");
-	check_untouched(c);
-	transport_close(tr);
-	store_claim_free(c);
-}
 
 static void
 test_execute_store_away(void)
@@ -953,42 +705,18 @@ test_claim_axis_order(void)
 int
 main(void)
 {
-	char path[512];
-	const char *src = getenv("BF_SRC");
-	struct bf_diag d;
-
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bf-runner-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
+	if (runner_fixture_setup() != 0)
 		return 1;
-	snprintf(path, sizeof(path), "%s/store.db", tmpdir);
-	bf_diag_clear(&d);
-	if (store_open(path, &st, &d) != 0) {
-		fprintf(stderr, "store_open: %s\n", d.msg);
-		return 1;
-	}
-	snprintf(path, sizeof(path), "%s/recipes", src != NULL ? src : ".");
-	if (recipes_load_dir(path, &rs, &d) != 0) {
-		fprintf(stderr, "recipes: %s\n", d.msg);
-		return 1;
-	}
-	T_EQ_INT(fix_machine(st, "fake1", NULL), 0);
 	test_claim_load();
 	test_claim_axis_order();
 	test_execute();
 	test_execute_refused_line();
 	test_execute_store_away();
-	test_execute_evidence();
-	test_execute_profile();
 	test_boot();
 	test_boot_without_config();
 	test_boot_stale_fingerprint();
 	test_boot_link_drop();
 	test_adaptive_decide();
 	test_adaptive_outcome();
-	store_close(st);
-	recipes_free(rs);
-	snprintf(path, sizeof(path), "rm -rf -- '%s'", tmpdir);
-	if (strncmp(tmpdir, "/tmp/bf-runner-", 15) == 0 && system(path) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-	return t_done();
+	return runner_fixture_done();
 }

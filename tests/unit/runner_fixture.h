@@ -1,9 +1,10 @@
 /*
- * runner_fixture.h: the recording runner_sink of coord_test_runner.c. It
- * counts and keeps what a step streams (log lines, samples, hello, knobs,
- * machine states, boot keys, fingerprints, snapshots, artifacts) and can
- * refuse samples or a snapshot, so a test sees what the runner would have
- * written without a store. Static: one test program includes it.
+ * runner_fixture.h: the recording runner_sink of coord_test_runner*.c and
+ * coord_test_kdispatch.c. It counts and keeps what a step streams (log
+ * lines, samples, hello, knobs, machine states, boot keys, fingerprints,
+ * snapshots, artifacts) and can refuse samples or a snapshot, so a test
+ * sees what the runner would have written without a store. Static: one
+ * test program includes it.
  */
 #ifndef BF_RUNNER_FIXTURE_H
 #define BF_RUNNER_FIXTURE_H
@@ -24,6 +25,7 @@ struct rec_sink {
 	int refuse_snapshot;		/* answer BF_ERR_STATE */
 	char snapshot[256];		/* the last snapshot text */
 	char names[2048];		/* "iteration:metric=unit " of every sample */
+	char finals[128];		/* "iteration:n " of every call said final */
 	char logs_all[2048];		/* every log line, "|"-separated */
 	int iterations[16];
 	char last_machine_state[32];
@@ -48,7 +50,7 @@ rs_log(void *arg, int64_t run_id, const char *stream, const char *line)
 
 static int
 rs_samples(void *arg, const struct store_claim *c, int iteration,
-    const struct store_sample *s, size_t n, char *why, size_t whysz)
+    const struct store_sample *s, size_t n, int final, char *why, size_t whysz)
 {
 	struct rec_sink *r = arg;
 
@@ -56,6 +58,10 @@ rs_samples(void *arg, const struct store_claim *c, int iteration,
 
 	(void)c;
 	r->samples_calls++;
+	if (final) {
+		used = strlen(r->finals);
+		snprintf(r->finals + used, sizeof(r->finals) - used, "%d:%zu ", iteration, n);
+	}
 	if (r->refuse_samples > 0 && r->samples_calls >= r->refuse_samples) {
 		snprintf(why, whysz, "the store is away");
 		return BF_ERR_IO;

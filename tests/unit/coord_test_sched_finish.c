@@ -1,0 +1,197 @@
+/*
+ * coord_test_sched_finish.c: a run's last iteration's samples and its
+ * finish are one commit. In the store (store_run_finish_with): a finish
+ * the store refuses (a trigger here, as a real refusal would) writes none
+ * of them, the earlier iterations' stay; samples the store refuses fail
+ * it before any write; the add-a-boot question sees them. In the
+ * scheduler: a finish refused with the held samples requeues the run
+ * without using up its attempts, says why in the run's log, and once the
+ * store takes it again the run is done with each sample once. SQLite, and
+ * with BF_TEST_PG_URL PostgreSQL (unit.coord_test_sched_finish@pg).
+ */
+#include <math.h>
+
+#include "runner.h"
+#include "sched_fixture.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A trigger that refuses every run's move to done, on or off. */
+static int
+refuse_done(int on)
+{
+	static const char *sqlite_on = "CREATE TRIGGER bf_test_refuse BEFORE UPDATE OF state "
+	    "ON runs WHEN NEW.state = 'done' BEGIN SELECT RAISE(ABORT, 'test: the finish is "
+	    "refused'); END";
+	static const char *pg_on = "CREATE OR REPLACE FUNCTION bf_test_refuse() RETURNS "
+	    "trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'test: the finish is "
+	    "refused'; END $$; CREATE TRIGGER bf_test_refuse BEFORE UPDATE OF state ON runs "
+	    "FOR EACH ROW WHEN (NEW.state = 'done') EXECUTE FUNCTION bf_test_refuse()";
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(dbpath, &db, NULL)) == 0)
+		r = db_exec_script(db, on ? (pg_url != NULL ? pg_on : sqlite_on) :
+		    pg_url != NULL ? "DROP TRIGGER bf_test_refuse ON runs" :
+		    "DROP TRIGGER bf_test_refuse");
+	if (r != 0)
+		fprintf(stderr, "refuse_done(%d): %s\n", on, db_last_error());
+	db_close(db);
+	return r;
+}
+
+struct seen {
+	size_t n;
+	int calls;
+};
+
+static int
+decide_seen(void *arg, const double *v, const int *boot, size_t n, int planned)
+{
+	struct seen *s = arg;
+
+	(void)v;
+	(void)boot;
+	(void)planned;
+	s->calls++;
+	s->n = n;
+	return 0;
+}
+
+static void
+test_store(void)
+{
+	struct store *st = fresh_store(NULL);
+	struct store_claim *c = NULL;
+	struct store_sample s0 = { "wall_s", 1.0, "s" };
+	struct store_sample s1[2] = { { "wall_s", 2.0, "s" }, { "vmstat.x", 5, "count" } };
+	struct store_sample bad = { "wall_s", NAN, "s" };
+	struct store_batch b[STORE_FINISH_BATCHES + 1];
+	struct seen seen = { 0, 0 };
+	int64_t job = 0;
+	size_t ns = 0, i;
+	int r;
+
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
+	T_EQ_INT(store_run_claim(st, "fake1", "fake", 30, &c), 0);
+	T_CHECK(c != NULL);
+	if (c == NULL) {
+		store_close(st);
+		return;
+	}
+	T_EQ_INT(store_samples_add(st, c->run_id, c->boot, 0, &s0, 1), 0);
+	for (i = 0; i < NELEM(b); i++)
+		b[i] = (struct store_batch){ .boot = c->boot, .iteration = 1, .samples = s1,
+		    .n = 2 };
+	/* refused by the store: neither the samples nor the end */
+	T_EQ_INT(refuse_done(1), 0);
+	r = store_run_finish_with(st, c->run_id, b, 1, "done", 0, NULL, NULL, NULL, NULL);
+	T_CHECK(r != 0 && r != BF_ERR_STATE);
+	T_EQ_INT(fix_count(st, job, "running", &ns), 1);
+	T_EQ_INT(ns, 1);
+	T_EQ_INT(refuse_done(0), 0);
+	/* refused before any write */
+	T_EQ_INT(store_run_finish_with(st, c->run_id, b, NELEM(b), "done", 0, NULL, NULL,
+	    NULL, NULL), BF_ERR_INVALID);
+	b[1].samples = &bad;
+	b[1].n = 1;
+	T_EQ_INT(store_run_finish_with(st, c->run_id, b, 2, "done", 0, NULL, NULL, NULL, NULL),
+	    BF_ERR_RANGE);
+	T_EQ_INT(store_run_finish_with(st, c->run_id, NULL, 1, "done", 0, NULL, NULL, NULL,
+	    NULL), BF_ERR_INVALID);
+	T_EQ_INT(fix_count(st, job, "running", &ns), 1);
+	T_EQ_INT(ns, 1);
+	/* taken: the decision sees the held samples with the others */
+	T_EQ_INT(store_run_finish_with(st, c->run_id, b, 1, "done", 0, NULL, "wall_s",
+	    decide_seen, &seen), 0);
+	T_EQ_INT(seen.calls, 1);
+	T_EQ_INT(seen.n, 2);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(ns, 3);
+	/* finished: a second finish is refused, and adds nothing */
+	T_EQ_INT(store_run_finish_with(st, c->run_id, b, 1, "done", 0, NULL, NULL, NULL, NULL),
+	    BF_ERR_STATE);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(ns, 3);
+	store_claim_free(c);
+	store_close(st);
+}
+
+static int64_t
+run_attempt(struct store *st, int64_t job)
+{
+	json_t *j = fix_runs(st, job);
+	int64_t a;
+
+	a = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+	    "attempt"));
+	json_decref(j);
+	return a;
+}
+
+static void
+test_sched(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
+		  "{\"type\":\"counters\",\"iteration\":1,\"metrics\":{\"vmstat.x\":7}}\n"
+		  DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct store_log_line *lines = NULL;
+	struct sched *s;
+	json_t *j, *smp;
+	int64_t job = 0, run, attempt = 0;
+	size_t nlines = 0, i, ns = 0;
+	int said = 0, k;
+	char buf[32];
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
+	T_EQ_INT(refuse_done(1), 0);
+	s = start(st, &fs, 30);
+	/* max_attempts is 3: a fourth attempt is one no refusal used up */
+	for (k = 0; k < 300 && (attempt = run_attempt(st, job)) < 4; k++)
+		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
+	T_CHECK(attempt >= 4);
+	T_EQ_INT(refuse_done(0), 0);
+	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	T_CHECK(rules[3].used >= 4);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(ns, 3);	/* wall_s of both iterations, the last one's counter */
+	j = fix_runs(st, job);
+	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+	    "id"));
+	json_array_foreach(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+	    "samples"), i, smp)
+		if (strcmp(json_string_value(json_object_get(smp, "metric")), "vmstat.x") == 0)
+			T_EQ_INT(json_integer_value(json_object_get(smp, "iteration")), 1);
+	json_decref(j);
+	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
+	for (i = 0; i < nlines; i++)
+		said |= strstr(lines[i].line, "storing a result failed") != NULL &&
+		    strstr(lines[i].line, "the finish is refused") != NULL;
+	T_CHECK(said);
+	store_log_lines_free(lines, nlines);
+	T_EQ_INT(fs.unmatched, 0);
+	store_close(st);
+}
+
+int
+main(void)
+{
+	if (sched_fixture_setup() != 0)
+		return 1;
+	test_store();
+	test_sched();
+	sched_fixture_done();
+	return t_done();
+}
