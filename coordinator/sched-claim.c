@@ -51,20 +51,24 @@ set_str(char **dst, const char *src)
 }
 
 int
+sched_boot_group(const char *boot_key, char **out)
+{
+	size_t n = boot_key != NULL ? strcspn(boot_key, "@") : 0;
+
+	*out = NULL;
+	if (n > 0 && (*out = strndup(boot_key, n)) == NULL)
+		return BF_ERR_ALLOC;
+	return 0;
+}
+
+int
 sched_claim_ready_locked(struct worker *w, const char *klass, const char *boot_key)
 {
-	const char *at;
 	char *group = NULL;
-	size_t n;
 
 	w->ready = 0;
-	if (boot_key != NULL) {
-		/* the boot it is in, without its boot_id (store_run_claim_boot) */
-		at = strchr(boot_key, '@');
-		n = at != NULL ? (size_t)(at - boot_key) : strlen(boot_key);
-		if (n > 0 && (group = strndup(boot_key, n)) == NULL)
-			return BF_ERR_ALLOC;
-	}
+	if (sched_boot_group(boot_key, &group) != 0)
+		return BF_ERR_ALLOC;
 	if (set_str(&w->klass, klass) != 0) {
 		free(group);
 		return BF_ERR_ALLOC;

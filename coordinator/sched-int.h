@@ -194,8 +194,12 @@ void sched_dormant_stop(struct sched *s);
  * BF_ERR_ALLOC (then not ready). take: the claim handed to w, or NULL.
  * unhand: give back a claim handed to x's worker that it will not run;
  * give_back: queue c again (its attempt not counted) and free it.
- * idle: the manager's batch claim for the ready workers.
+ * idle: the manager's batch claim for the ready workers. boot_group: the
+ * boot a machine's boot_key says it is in, without its boot_id, as
+ * store_run_claim_boot takes it: 0 with *out a copy (caller frees) or
+ * NULL for none, or BF_ERR_ALLOC.
  */
+int sched_boot_group(const char *boot_key, char **out);
 int sched_claim_ready_locked(struct worker *w, const char *klass, const char *boot_key);
 struct store_claim *sched_claim_take(struct worker *w);
 void sched_claim_unhand(struct worker_ctx *x, const char *why);

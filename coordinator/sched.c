@@ -401,20 +401,18 @@ static enum worker_state
 ws_claim(struct worker_ctx *x)
 {
 	struct sched *s = x->s;
-	char group[512];
+	char *group = NULL;
 	int r;
 
 	/* the manager's claim for it (sched-claim.c), else its own */
 	if ((x->c = sched_claim_take(x->w)) != NULL)
 		return WS_RUN;
-	/* the boot it is in, without its boot_id, to keep a boot's runs
-	 * together (see store_run_claim_boot) */
-	group[0] = '\0';
-	if (x->m->boot_key != NULL)
-		snprintf(group, sizeof(group), "%.*s", (int)strcspn(x->m->boot_key, "@"),
-		    x->m->boot_key);
-	if ((r = store_run_claim_boot(s->st, x->m->name, x->m->klass, group[0] ? group : NULL,
-	    s->cfg.lease_s, &x->c)) == 0 && x->c != NULL)
+	/* the boot it is in, to keep a boot's runs together */
+	if ((r = sched_boot_group(x->m->boot_key, &group)) == 0)
+		r = store_run_claim_boot(s->st, x->m->name, x->m->klass, group, s->cfg.lease_s,
+		    &x->c);
+	free(group);
+	if (r == 0 && x->c != NULL)
 		return WS_RUN;
 	x->c = NULL;
 	sched_store_check(x, r, 0, "claiming a run");
