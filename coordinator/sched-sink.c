@@ -8,7 +8,7 @@
  *  - the samples of the run's last measured iteration (its line and its
  *    counters') are held, copied, until the step ends, and the run's
  *    finish writes them in its own transaction (worker_apply). Anything
- *    else that comes first writes them as they came.
+ *    else that comes first but a log line writes them as they came.
  * Nothing depends on either before then, and a coordinator that dies
  * holding them leaves a run that is retried whole. A held write refused
  * once its call has returned 0 is "late": the next call that can fail
@@ -183,7 +183,10 @@ wsink_log(void *arg, int64_t run_id, const char *stream, const char *line)
 {
 	struct worker_ctx *x = arg;
 
-	sched_sink_flush(x);
+	/* the held samples stay held: a log line does not depend on them, and
+	 * the counters' notes come between the last iteration's two lines */
+	if (x->hello_run != 0)
+		(void)hello_write(x, NULL, NULL);
 	sched_store_check(x, store_run_log_add(x->s->st, run_id, stream, line), run_id,
 	    "storing a log line");
 }

@@ -4,8 +4,10 @@
  * the store refuses (a trigger here, as a real refusal would) writes none
  * of them, the earlier iterations' stay; samples the store refuses fail
  * it before any write; the add-a-boot question sees them. In the
- * scheduler: a finish refused with the held samples requeues the run
- * without using up its attempts, says why in the run's log, and once the
+ * scheduler: the last iteration's samples (its line's and its counters',
+ * a log line between them) commit only with the finish; a finish refused
+ * with them requeues the run without using up its attempts, says why in
+ * the run's log, and once the
  * store takes it again the run is done with each sample once. SQLite, and
  * with BF_TEST_PG_URL PostgreSQL (unit.coord_test_sched_finish@pg).
  */
@@ -38,6 +40,49 @@ refuse_done(int on)
 		fprintf(stderr, "refuse_done(%d): %s\n", on, db_last_error());
 	db_close(db);
 	return r;
+}
+
+/*
+ * Every sample insert that commits leaves a row in bf_test_seen: one made
+ * in a transaction that is rolled back leaves none.
+ */
+static int
+watch_samples(void)
+{
+	static const char *sqlite_sql = "CREATE TABLE bf_test_seen (iteration INTEGER, "
+	    "metric TEXT); CREATE TRIGGER bf_test_watch AFTER INSERT ON samples BEGIN "
+	    "INSERT INTO bf_test_seen VALUES (NEW.iteration, NEW.metric); END";
+	static const char *pg_sql = "CREATE TABLE bf_test_seen (iteration INTEGER, "
+	    "metric TEXT); CREATE FUNCTION bf_test_watch() RETURNS trigger LANGUAGE plpgsql "
+	    "AS $$ BEGIN INSERT INTO bf_test_seen VALUES (NEW.iteration, NEW.metric); "
+	    "RETURN NEW; END $$; CREATE TRIGGER bf_test_watch AFTER INSERT ON samples "
+	    "FOR EACH ROW EXECUTE FUNCTION bf_test_watch()";
+	struct db *db = NULL;
+	int r;
+
+	if ((r = db_open(dbpath, &db, NULL)) == 0)
+		r = db_exec_script(db, pg_url != NULL ? pg_sql : sqlite_sql);
+	if (r != 0)
+		fprintf(stderr, "watch_samples: %s\n", db_last_error());
+	db_close(db);
+	return r;
+}
+
+/* Rows of bf_test_seen of iteration it: committed sample inserts. */
+static int
+seen_count(int it)
+{
+	struct db *db = NULL;
+	struct db_stmt *st = NULL;
+	int n = -1;
+
+	if (db_open(dbpath, &db, NULL) == 0 &&
+	    db_prepare(db, "SELECT COUNT(*) FROM bf_test_seen WHERE iteration = ?1", &st) == 0 &&
+	    db_bind_int64(st, 1, it) == 0 && db_step(st) == 1)
+		n = (int)db_col_int64(st, 0);
+	db_finalize(st);
+	db_close(db);
+	return n;
 }
 
 struct seen {
@@ -138,8 +183,8 @@ test_sched(void)
 		{ .match = "sha256sum", .out = shaline },
 		{ .match = " probe", .out = PROBE },
 		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
-		  "{\"type\":\"counters\",\"iteration\":1,\"metrics\":{\"vmstat.x\":7}}\n"
-		  DONE_OK },
+		  "{\"type\":\"counters\",\"iteration\":1,\"metrics\":{\"vmstat.x\":7},"
+		  "\"notes\":[\"pmu.cycles: multiplexed\"]}\n" DONE_OK },
 		{ .match = "true" },
 	};
 	struct fake_script fs;
@@ -156,17 +201,24 @@ test_sched(void)
 	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
 	T_EQ_INT(refuse_done(1), 0);
+	T_EQ_INT(watch_samples(), 0);
 	s = start(st, &fs, 30);
 	/* max_attempts is 3: a fourth attempt is one no refusal used up */
 	for (k = 0; k < 300 && (attempt = run_attempt(st, job)) < 4; k++)
 		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
 	T_CHECK(attempt >= 4);
+	/* every attempt committed iteration 0's sample on its own; iteration
+	 * 1's (its line's, then the counters' after the notes' log line) went
+	 * only with the refused finishes: none of them committed */
+	T_CHECK(seen_count(0) >= 3);
+	T_EQ_INT(seen_count(1), 0);
 	T_EQ_INT(refuse_done(0), 0);
 	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
 	T_EQ_INT(sched_stop(s), 0);
 	T_CHECK(rules[3].used >= 4);
 	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
 	T_EQ_INT(ns, 3);	/* wall_s of both iterations, the last one's counter */
+	T_EQ_INT(seen_count(1), 2);	/* with the finish that was taken */
 	j = fix_runs(st, job);
 	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
 	    "id"));
