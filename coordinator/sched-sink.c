@@ -168,6 +168,8 @@ sched_sink_end(struct worker_ctx *x, const struct store_claim *c, struct run_out
 		(void)hello_write(x, NULL, NULL);
 	if (o->action != RUN_FINISH && x->nheld > 0)
 		held_write(x);
+	if (x->late_r != 0)
+		sched_sink_drop(x);	/* the requeue drops the run's samples */
 	if (x->late_r != 0 && o->action != RUN_REQUEUE) {
 		o->action = RUN_REQUEUE;
 		o->state = NULL;

@@ -214,7 +214,9 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		sched_store_check(x, store_machine_update(s->st, x->w->name, "quarantined",
 		    NULL, NULL, NULL, why, 0), c->run_id, "quarantining the machine");
 	}
-	/* whatever the outcome, the run, its job and the machine changed */
+	/* whatever the outcome, the run, its job and the machine changed; and
+	 * nothing the sink held outlives the run */
+	sched_sink_drop(x);
 	events_run_job_machine(s->cfg.ev, c->run_id, c->job_id, x->w->name);
 	return r;
 }

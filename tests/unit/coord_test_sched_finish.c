@@ -237,6 +237,74 @@ test_sched(void)
 	store_close(st);
 }
 
+/*
+ * A held write that fails once its call has returned 0: the last
+ * iteration's samples held, a knobs line (a call that cannot fail) writes
+ * them and the store refuses them, and the agent then says done. The run
+ * must not finish done without them: it is requeued (its attempts not
+ * used up) and, once the store takes samples again, done with all of them.
+ */
+static void
+test_late(void)
+{
+	static const char *sqlite_on = "CREATE TRIGGER bf_test_refuse_s BEFORE INSERT ON "
+	    "samples WHEN NEW.iteration = 1 BEGIN SELECT RAISE(ABORT, 'test: the sample is "
+	    "refused'); END";
+	static const char *pg_on = "CREATE OR REPLACE FUNCTION bf_test_refuse_s() RETURNS "
+	    "trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.iteration = 1 THEN RAISE EXCEPTION "
+	    "'test: the sample is refused'; END IF; RETURN NEW; END $$; CREATE TRIGGER "
+	    "bf_test_refuse_s BEFORE INSERT ON samples FOR EACH ROW EXECUTE FUNCTION "
+	    "bf_test_refuse_s()";
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
+		  "{\"type\":\"knobs\",\"after\":{\"thp\":\"always\"}}\n" DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct store_log_line *lines = NULL;
+	struct sched *s;
+	struct db *db = NULL;
+	int64_t job = 0, attempt = 0, run;
+	size_t nlines = 0, i, ns = 0;
+	int said = 0, k;
+	char buf[32];
+	json_t *j;
+
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
+	T_EQ_INT(db_open(dbpath, &db, NULL), 0);
+	T_EQ_INT(db_exec_script(db, pg_url != NULL ? pg_on : sqlite_on), 0);
+	s = start(st, &fs, 30);
+	for (k = 0; k < 300 && (attempt = run_attempt(st, job)) < 4; k++)
+		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
+	T_CHECK(attempt >= 4);
+	T_EQ_INT(fix_count(st, job, "done", NULL), 0);	/* never done without them */
+	T_EQ_INT(db_exec_script(db, pg_url != NULL ? "DROP TRIGGER bf_test_refuse_s ON samples" :
+	    "DROP TRIGGER bf_test_refuse_s"), 0);
+	db_close(db);
+	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(ns, 2);
+	j = fix_runs(st, job);
+	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+	    "id"));
+	json_decref(j);
+	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
+	for (i = 0; i < nlines; i++)
+		said |= strstr(lines[i].line, "storing a result failed") != NULL &&
+		    strstr(lines[i].line, "the sample is refused") != NULL;
+	T_CHECK(said);
+	store_log_lines_free(lines, nlines);
+	T_EQ_INT(fs.unmatched, 0);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -244,6 +312,7 @@ main(void)
 		return 1;
 	test_store();
 	test_sched();
+	test_late();
 	sched_fixture_done();
 	return t_done();
 }
