@@ -178,7 +178,6 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 			r = store_run_retry(s->st, c->run_id, late, s->cfg.max_attempts +
 			    c->attempt, NULL);
 		}
-		sched_sink_drop(x);
 		break;
 	case RUN_RETRY:
 		what = "retrying the run";
