@@ -81,6 +81,13 @@ out:
 	return r;
 }
 
+static int job_follow(struct cli *c, int64_t id, double timeout, int bar, int64_t after);
+static int job_timeout(const struct cmd_entry *e, const char *opt, double *timeout);
+
+/* submit FILE [--wait [--timeout S]]: with --wait, one process submits and
+ * follows the job on /events from the event before it was made (the 201's
+ * X-Benchfleet-Event-Id), as `ssh host cmd` runs and waits; it exits as
+ * wait does. */
 static int
 job_submit(struct cli *c, const struct cmd_args *a)
 {
@@ -89,11 +96,19 @@ job_submit(struct cli *c, const struct cmd_args *a)
 	struct bf_diag d;
 	struct buf b;
 	json_t *job = NULL, *doc = NULL;
-	int64_t id;
+	char evid[32];
+	double timeout = 0;
+	int64_t id, after = -1;
 	int r;
 
 	buf_init(&b, BF_MAX_API_BODY);
 	http_resp_init(&resp);
+	if (a->opt[1] != NULL && a->opt[0] == NULL) {
+		r = cmd_usage_error(&cmd_submit_entry, "--timeout: only with --wait");
+		goto out;
+	}
+	if ((r = job_timeout(&cmd_submit_entry, a->opt[1], &timeout)) != 0)
+		goto out;
 	if ((r = job_read(file, &b)) != 0) {
 		r = CLI_EXIT_FAIL;
 		goto out;
@@ -120,6 +135,14 @@ job_submit(struct cli *c, const struct cmd_args *a)
 	}
 	printf("%" PRId64 "\n", id);
 	r = CLI_EXIT_OK;
+	if (a->opt[0] != NULL) {
+		/* the id is out before the wait: a script can still cancel it */
+		fflush(stdout);
+		if (http_header(&c->http, "X-Benchfleet-Event-Id", evid, sizeof(evid)) != 0 ||
+		    parse_i64(evid, 0, INT64_MAX, &after) != 0)
+			after = -1;
+		r = job_follow(c, id, timeout, 0, after);
+	}
 out:
 	json_decref(job);
 	json_decref(doc);
@@ -532,7 +555,7 @@ job_follow_line(void *arg, const char *text, size_t len)
  */
 #define JOB_RESYNC_S	10.0
 static int
-job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int bar)
+job_follow(struct cli *c, int64_t id, double timeout, int bar, int64_t after)
 {
 	struct http_resp resp;
 	struct sigaction sa, old;
@@ -540,54 +563,51 @@ job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int
 	struct job_follow f;
 	json_t *doc = NULL;
 	char path[64], evpath[96], evid[32];
-	double timeout = 0, start, left;
-	int64_t after;
+	double start, left;
 	int r, fin, use_events = 1, ex = CLI_EXIT_FAIL;
 
 	memset(&v, 0, sizeof(v));
 	memset(&f, 0, sizeof(f));
 	v.ldone = v.ltotal = v.lfailed = -1;
+	v.id = id;
 	buf_init(&f.data, HTTP_MAX_STREAM_LINE);
 	http_resp_init(&resp);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = job_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
-	if ((r = cli_parse_id(e, "job id", a->argv[0], &v.id)) != 0)
-		goto out;
-	if (a->opt[0] != NULL && (parse_double(a->opt[0], &timeout) != 0 || timeout <= 0)) {
-		r = cmd_usage_error(e, "--timeout: \"%s\" is not a positive number of seconds",
-		    a->opt[0]);
-		goto out;
-	}
 	v.bar = bar && isatty(STDERR_FILENO);
 	snprintf(path, sizeof(path), "/jobs/%" PRId64, v.id);
 	start = bf_mono();
 	for (;;) {
-		json_decref(doc);
-		doc = NULL;
-		if ((r = cli_call_json(c, "GET", path, NULL, 0, &resp, &doc)) != 0) {
-			r = cli_exit(r);
-			goto out;
+		/* a caller that knows the event before the job (submit --wait)
+		 * starts on the stream; every later turn reads the job first */
+		if (after < 0) {
+			json_decref(doc);
+			doc = NULL;
+			if ((r = cli_call_json(c, "GET", path, NULL, 0, &resp, &doc)) != 0) {
+				r = cli_exit(r);
+				goto out;
+			}
+			if ((fin = job_view_take(&v, doc, resp.url, &ex)) < 0) {
+				r = CLI_EXIT_FAIL;
+				goto out;
+			}
+			if (fin) {
+				r = ex;
+				goto out;
+			}
+			if (use_events && (http_header(&c->http, "X-Benchfleet-Event-Id", evid,
+			    sizeof(evid)) != 0 || parse_i64(evid, 0, INT64_MAX, &after) != 0))
+				use_events = 0;
 		}
-		if ((fin = job_view_take(&v, doc, resp.url, &ex)) < 0) {
-			r = CLI_EXIT_FAIL;
-			goto out;
-		}
-		if (fin) {
-			r = ex;
-			goto out;
-		}
-		if (use_events && (http_header(&c->http, "X-Benchfleet-Event-Id", evid,
-		    sizeof(evid)) != 0 || parse_i64(evid, 0, INT64_MAX, &after) != 0))
-			use_events = 0;
 		left = timeout > 0 ? timeout - (bf_mono() - start) : JOB_RESYNC_S;
 		if (left <= 0)
 			goto timedout;
 		if (use_events) {
 			snprintf(evpath, sizeof(evpath), "/events?after=%" PRId64, after);
 			f.v = &v;
-			f.url = resp.url;
+			f.url = resp.url[0] != '\0' ? resp.url : path;
 			f.final = f.resync = f.err = 0;
 			f.type[0] = '\0';
 			buf_reset(&f.data);
@@ -608,6 +628,7 @@ job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int
 				job_sleep(JOB_POLL_S);	/* not in a tight loop */
 		} else
 			job_sleep(left < JOB_POLL_S ? left : JOB_POLL_S);
+		after = -1;
 		if (job_interrupted) {
 			r = 128 + SIGINT;
 			goto out;
@@ -629,6 +650,30 @@ out:
 	buf_free(&f.data);
 	http_resp_free(&resp);
 	return r;
+}
+
+/* --timeout S of wait, watch and submit --wait: 0 (none) or S > 0 */
+static int
+job_timeout(const struct cmd_entry *e, const char *opt, double *timeout)
+{
+	*timeout = 0;
+	if (opt != NULL && (parse_double(opt, timeout) != 0 || *timeout <= 0))
+		return cmd_usage_error(e, "--timeout: \"%s\" is not a positive number of "
+		    "seconds", opt);
+	return 0;
+}
+
+static int
+job_poll(struct cli *c, const struct cmd_entry *e, const struct cmd_args *a, int bar)
+{
+	double timeout;
+	int64_t id;
+	int r;
+
+	if ((r = cli_parse_id(e, "job id", a->argv[0], &id)) != 0 ||
+	    (r = job_timeout(e, a->opt[0], &timeout)) != 0)
+		return r;
+	return job_follow(c, id, timeout, bar, -1);
 }
 
 static int
@@ -678,11 +723,19 @@ static const struct cmd_opt job_wait_opts[] = {
 	{ .name = NULL }
 };
 
+static const struct cmd_opt job_submit_opts[] = {
+	{ .name = "wait", .has_arg = 0, .shortc = 'w' },
+	{ .name = "timeout", .has_arg = 1, .shortc = 't' },
+	{ .name = NULL }
+};
+
 const struct cmd_entry cmd_submit_entry = {
-	"submit", NULL, "FILE|-", "submit a job (JSON) and print its id",
+	"submit", NULL, "FILE|- [--wait [--timeout S]]", "submit a job (JSON) and print its id",
 	"The job is parsed here first, so malformed JSON is reported with its line\n"
-	"and column before anything is sent.\n",
-	NULL, 1, 1, job_submit
+	"and column before anything is sent. With --wait, it then waits for the\n"
+	"job in the same process and exits as wait does (0 done, 1 failed or\n"
+	"cancelled, 4 when S seconds passed first).\n",
+	job_submit_opts, 1, 1, job_submit
 };
 
 static const struct cmd_opt job_status_opts[] = {

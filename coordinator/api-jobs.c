@@ -468,6 +468,7 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	json_t *namesj = NULL;
 	size_t i;
 	const char *dry = api_query(rq, "dry_run");
+	uint64_t ev0;
 	int64_t id;
 	int r;
 
@@ -563,6 +564,9 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 		if ((names = json_dumps(namesj, JSON_COMPACT)) == NULL)
 			goto oom;
 	}
+	/* The newest event before the job exists: a client that follows
+	 * /events?after=ev from the answer (submit --wait) misses none of it. */
+	ev0 = a->ev != NULL ? events_last_id(a->ev) : 0;
 	if ((r = job_is_suite(job) ? store_job_create_suite(a->st, job, recs, p,
 	    p->machine_class, names, auth_job_owner(&rq->who), &id) :
 	    api_plan_store(a, rq, job, rec, p, names, &id, &d)) != 0) {
@@ -575,6 +579,8 @@ api_jobs_create(struct api *a, struct api_req *rq, struct api_resp *rs)
 	events_job(a->ev, id);
 	api_json(rs, MHD_HTTP_CREATED, json_pack("{s:I,s:I}", "id", (json_int_t)id, "runs",
 	    (json_int_t)p->nruns));
+	rs->event_id = ev0;
+	rs->has_event_id = a->ev != NULL;
 	goto out;
 oom:
 	api_error(rs, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");

@@ -251,6 +251,26 @@ check "no file created by a hostile value" test ! -e /tmp/bf-pwned -a ! -e /tmp/
 r=$(api POST /api/v1/jobs '{"recipe":"echo","machines":{"names":["bfit2"]},"params":{"msg":"nul\u0000byte"}}')
 check_eq "NUL in a value" "$(status_of "$r")" 400
 
+# submit --wait: one process submits and follows the job from the event
+# before it was made (the 201's X-Benchfleet-Event-Id), no GET of the job
+# first; it prints the id, then exits as wait does
+printf '%s' '{"recipe":"page-touch","preset":"test","machines":{"class":"it"},
+  "params":{"mb":8,"passes":1},"repetitions":{"iterations":2,"warmup":0}}' >"$work/sw.json"
+ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=sendto,sendmsg,write -s 48 -o "$work/sw.strace" \
+	"$BIN/benchfleet" --url "$URL" submit "$work/sw.json" --wait --timeout 300 >"$work/sw.out" 2>"$work/sw.err"
+rc=$?
+swid=$(head -1 "$work/sw.out")
+check_eq "submit --wait: exit" "$rc" 0
+check_contains "submit --wait says the job is done" "$(cat "$work/sw.err")" "job $swid: done, 1/1 runs done"
+check_eq "submit --wait: the job is done in the store" "$(body_of "$(api GET "/api/v1/jobs/$swid")" | jq -r .state)" done
+check_eq "submit --wait: no GET of the job before the stream" \
+	"$(grep -c "GET /api/v1/jobs/$swid HTTP" "$work/sw.strace")" 0
+check "submit --wait followed /api/v1/events from the 201's event" \
+	grep -q "GET /api/v1/events?after=[0-9]* HTTP" "$work/sw.strace"
+out=$(cli submit "$work/sw.json" --timeout 5 2>&1); rc=$?
+check_eq "submit --timeout without --wait: exit 2" "$rc" 2
+check_contains "submit --timeout without --wait: why" "$out" "only with --wait"
+
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish
