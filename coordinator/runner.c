@@ -834,7 +834,9 @@ on_line(void *arg, int stream, const char *line, size_t len, int truncated)
 		g->hello_seen = 1;
 		g->env->sink.ops->hello(g->env->sink.arg, g->c->run_id, ev.u.hello.hostname,
 		    ev.u.hello.kernel, ev.u.hello.arch, ev.u.hello.boot_id, ev.u.hello.cmdline);
-		events_run_job_machine(g->env->ev, g->c->run_id, g->c->job_id, g->env->machine);
+		/* the run and the machine: the sink's, with the hello stored (one
+		 * store read and render each, not two) */
+		events_job(g->env->ev, g->c->job_id);
 		break;
 	case AGENTLINE_LOG:
 		/* a count of dropped lines, and empty lines, are not logged */

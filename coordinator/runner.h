@@ -38,7 +38,9 @@ struct runner_sink_ops {
 	void (*log)(void *arg, int64_t run_id, const char *stream, const char *line);
 	int (*samples)(void *arg, const struct store_claim *c, int iteration,
 	    const struct store_sample *s, size_t n, int final, char *why, size_t whysz);
-	/* the agent's hello: where the run is measured */
+	/* the agent's hello: where the run is measured. The sink publishes
+	 * the run's and the machine's events once the hello is in the store
+	 * (the runner publishes the job's, whose counts the claim moved) */
 	void (*hello)(void *arg, int64_t run_id, const char *hostname, const char *kernel,
 	    const char *arch, const char *boot_id, const char *cmdline);
 	void (*knobs)(void *arg, int64_t run_id, const char *json_text);

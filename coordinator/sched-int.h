@@ -123,13 +123,22 @@ struct worker_ctx {
 	 * that both are one commit (sched-sink.c); hello_run 0: none held */
 	int64_t hello_run;
 	char *hello[5];			/* hostname, kernel, arch, boot_id, cmdline */
-	/* the samples of the run's last iteration, held to be one commit with
-	 * its finish (sched-sink.c, worker_apply); nheld 0: none. Each
-	 * batch's samples and strings are one allocation, held_mem[i]. */
+	/* samples held to be one commit (sched-sink.c): the run's last
+	 * iteration's, with its finish (worker_apply), and those of short
+	 * iterations before it; nheld 0: none. Each batch's samples and
+	 * strings are one allocation, held_mem[i], held_bytes in all. */
 	struct store_batch held[STORE_FINISH_BATCHES];
 	void *held_mem[STORE_FINISH_BATCHES];
-	size_t nheld;
+	size_t nheld, held_bytes;
 	int64_t held_run;
+	/* the iteration of the last batch, whether it was held, and when its
+	 * first batch came (or the step's hello, before any) */
+	int last_it, last_it_hold;
+	int64_t last_it_ms;
+	/* log lines of held_run that came after its held samples (the
+	 * counters' note), held for the same commit; strings owned */
+	struct store_logline hlog[STORE_FINISH_LOGS];
+	size_t nhlog;
 	/* a held write that failed once something else came: late_r, the
 	 * first such error (0: none), and why, for the run's outcome */
 	int late_r;
@@ -152,7 +161,7 @@ void sched_worker_free(struct worker *w);
 /* sched-manager.c: the manager thread (arg: the struct sched). */
 void *sched_manager_main(void *arg);
 /* Write what the sink holds (the hello alone, the last iteration's
- * samples), if anything (sched-sink.c). */
+ * samples and the log lines after them), if anything (sched-sink.c). */
 void sched_sink_flush(struct worker_ctx *x);
 /*
  * The step is through (sched-sink.c): the hello written if still held; the
@@ -161,7 +170,7 @@ void sched_sink_flush(struct worker_ctx *x);
  * that a sample refused on arrival makes (runner.c).
  */
 void sched_sink_end(struct worker_ctx *x, const struct store_claim *c, struct run_outcome *o);
-/* Forget the held samples (written or not). */
+/* Forget the held samples and log lines (written or not). */
 void sched_sink_drop(struct worker_ctx *x);
 /* Seconds before reconnecting after fails failures (sched.c). */
 time_t sched_retry_delay(int fails, int max, uint32_t seed);

@@ -7,8 +7,17 @@
  *    (as in every step) both are one commit;
  *  - the samples of the run's last measured iteration (its line and its
  *    counters') are held, copied, until the step ends, and the run's
- *    finish writes them in its own transaction (worker_apply). Anything
- *    else that comes first but a log line writes them as they came.
+ *    finish writes them in its own transaction (worker_apply), with the
+ *    log lines that came after them (the counters' note; at most
+ *    STORE_FINISH_LOGS, then they are written as they come, the held ones
+ *    first), stamped with the finish's time. So are the samples of an
+ *    iteration that ends within SINK_HOLD_MS of the one before (or of the
+ *    hello): a run of short iterations commits once, not twice an
+ *    iteration while its next iteration runs; a long iteration's samples
+ *    are written as they come, so the store is never an iteration of
+ *    more than SINK_HOLD_MS behind. At most STORE_FINISH_BATCHES batches
+ *    and SINK_HOLD_BYTES are held; past that, and when anything else but
+ *    a log line comes, what is held is written in one commit.
  * Nothing depends on either before then, and a coordinator that dies
  * holding them leaves a run that is retried whole. A held write refused
  * once its call has returned 0 is "late": the next call that can fail
@@ -19,8 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "events.h"
 #include "sched-int.h"
+
+/* A batch is held when its iteration ended within SINK_HOLD_MS of the one
+ * before; what is held stays under SINK_HOLD_BYTES a worker. */
+#define SINK_HOLD_MS	1000
+#define SINK_HOLD_BYTES	(64 * 1024)
 
 /* BF_ERR_STATE is no failure: the run was taken over by another
  * coordinator or has ended. */
@@ -76,25 +91,84 @@ sched_sink_drop(struct worker_ctx *x)
 		x->held_mem[i] = NULL;
 	}
 	x->nheld = 0;
+	x->held_bytes = 0;
 	x->held_run = 0;
+	for (i = 0; i < x->nhlog; i++) {
+		free((char *)x->hlog[i].stream);
+		free((char *)x->hlog[i].line);
+	}
+	x->nhlog = 0;
+}
+
+/* Hold a log line after the held samples: 0, or -1 when it cannot be. */
+static int
+hlog_add(struct worker_ctx *x, int64_t run_id, const char *stream, const char *line)
+{
+	char *st, *ln;
+
+	if (x->nheld == 0 || x->held_run != run_id || x->late_r != 0 ||
+	    x->nhlog == STORE_FINISH_LOGS)
+		return -1;
+	if ((st = strdup(stream)) == NULL || (ln = strdup(line)) == NULL) {
+		free(st);
+		return -1;
+	}
+	x->hlog[x->nhlog].stream = st;
+	x->hlog[x->nhlog].line = ln;
+	x->nhlog++;
+	return 0;
+}
+
+/* The held log lines, written in one commit (and then forgotten). */
+static void
+hlog_write(struct worker_ctx *x)
+{
+	size_t i;
+
+	sched_store_check(x, store_held_add(x->s->st, x->held_run, &(struct store_held){
+	    .l = x->hlog, .nl = x->nhlog }), x->held_run, "storing log lines");
+	for (i = 0; i < x->nhlog; i++) {
+		free((char *)x->hlog[i].stream);
+		free((char *)x->hlog[i].line);
+	}
+	x->nhlog = 0;
+}
+
+/* Is a batch of iteration (final: the run's last) to be held? Its
+ * iteration's first batch decides for the others. */
+static int
+held_wanted(struct worker_ctx *x, int iteration, int final)
+{
+	int64_t now;
+
+	if (iteration == x->last_it)
+		return x->last_it_hold || final;
+	now = bf_mono_ms();
+	x->last_it_hold = final || now - x->last_it_ms < SINK_HOLD_MS;
+	x->last_it = iteration;
+	x->last_it_ms = now;
+	return x->last_it_hold;
 }
 
 /* A copy of samples s[0..n) held as the next batch of c's run: 0, or -1
- * when it cannot be held (full, another run's, no memory). */
+ * when it is not to be held or cannot be (full, another run's, no
+ * memory). */
 static int
 held_add(struct worker_ctx *x, const struct store_claim *c, int iteration,
-    const struct store_sample *s, size_t n)
+    const struct store_sample *s, size_t n, int final)
 {
 	struct store_sample *cp;
 	size_t i, len = n * sizeof(*cp), ml, ul;
 	char *p;
 
+	if (!held_wanted(x, iteration, final))
+		return -1;
 	/* n is bounded by the agent's line (BF_MAX_AGENT_LINE) it came in */
 	if (x->nheld == STORE_FINISH_BATCHES || (x->nheld > 0 && x->held_run != c->run_id))
 		return -1;
 	for (i = 0; i < n; i++)
 		len += strlen(s[i].metric) + 1 + (s[i].unit != NULL ? strlen(s[i].unit) + 1 : 0);
-	if ((cp = malloc(len > 0 ? len : 1)) == NULL)
+	if (x->held_bytes + len > SINK_HOLD_BYTES || (cp = malloc(len > 0 ? len : 1)) == NULL)
 		return -1;
 	p = (char *)(cp + n);
 	for (i = 0; i < n; i++) {
@@ -113,6 +187,7 @@ held_add(struct worker_ctx *x, const struct store_claim *c, int iteration,
 	x->held[x->nheld] = (struct store_batch){ .boot = c->boot, .iteration = iteration,
 	    .samples = cp, .n = n };
 	x->nheld++;
+	x->held_bytes += len;
 	x->held_run = c->run_id;
 	return 0;
 }
@@ -128,18 +203,13 @@ late_note(struct worker_ctx *x, int r)
 	    "the run is no longer this coordinator's" : store_last_error());
 }
 
-/* The held samples, written as they came (a transaction each). */
+/* The held samples and the log lines held after them, in one commit. */
 static void
 held_write(struct worker_ctx *x)
 {
-	size_t i;
-	int r;
-
-	for (i = 0; i < x->nheld && x->late_r == 0; i++) {
-		r = store_samples_add(x->s->st, x->held_run, x->held[i].boot,
-		    x->held[i].iteration, x->held[i].samples, x->held[i].n);
-		late_note(x, r);
-	}
+	if (x->late_r == 0)
+		late_note(x, store_held_add(x->s->st, x->held_run, &(struct store_held){
+		    .b = x->held, .nb = x->nheld, .l = x->hlog, .nl = x->nhlog }));
 	sched_sink_drop(x);
 }
 
@@ -186,9 +256,14 @@ wsink_log(void *arg, int64_t run_id, const char *stream, const char *line)
 	struct worker_ctx *x = arg;
 
 	/* the held samples stay held: a log line does not depend on them, and
-	 * the counters' notes come between the last iteration's two lines */
+	 * the counters' notes come between the last iteration's two lines;
+	 * after them, a line waits for the same commit while there is room */
 	if (x->hello_run != 0)
 		(void)hello_write(x, NULL, NULL);
+	if (hlog_add(x, run_id, stream, line) == 0)
+		return;
+	if (x->nhlog > 0 && x->held_run == run_id)
+		hlog_write(x);	/* full: the held lines first, in order */
 	sched_store_check(x, store_run_log_add(x->s->st, run_id, stream, line), run_id,
 	    "storing a log line");
 }
@@ -202,7 +277,7 @@ wsink_samples(void *arg, const struct store_claim *c, int iteration,
 
 	if (x->hello_run != 0)
 		(void)hello_write(x, NULL, NULL);
-	if (final && x->late_r == 0 && held_add(x, c, iteration, s, n) == 0)
+	if (x->late_r == 0 && held_add(x, c, iteration, s, n, final) == 0)
 		return 0;
 	sched_sink_flush(x);
 	if ((r = late_take(x, why, whysz)) != 0)
@@ -223,6 +298,10 @@ wsink_hello(void *arg, int64_t run_id, const char *hostname, const char *kernel,
 
 	sched_sink_flush(x);
 	x->hello_run = run_id;
+	/* the step begins: its first iteration is short if it ends soon */
+	x->last_it = -1;
+	x->last_it_hold = 0;
+	x->last_it_ms = bf_mono_ms();
 	for (i = 0; i < 5; i++)
 		if (v[i] != NULL && (x->hello[i] = strdup(v[i])) == NULL) {
 			/* no room to hold it: written now, as it came */

@@ -146,6 +146,7 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 {
 	struct sched *s = x->s;
 	struct runner_adaptive ad;
+	struct store_held h = { .b = x->held, .nb = x->nheld, .l = x->hlog, .nl = x->nhlog };
 	const char *what = "finishing the run";
 	char late[BF_DIAG_MSG + 128];
 	int r = 0, rm;
@@ -155,16 +156,17 @@ worker_apply(struct worker_ctx *x, const struct store_claim *c, const struct run
 		return 0;
 	case RUN_FINISH:
 	case RUN_QUARANTINE:
-		/* the last iteration's samples the sink held go in the same commit */
+		/* what the sink held (the last iterations' samples, the lines after
+		 * them) goes in the same commit */
 		if (o->adaptive && o->state != NULL && strcmp(o->state, "done") == 0) {
 			ad = o->ad;
-			r = store_run_finish_with(s->st, c->run_id, x->held, x->nheld, o->state,
+			r = store_run_finish_with(s->st, c->run_id, &h, o->state,
 			    o->exit_status, NULL, ad.metric, runner_adaptive_decide, &ad);
 			if (r == 0 && ad.note[0] != '\0')
 				sched_store_check(x, store_run_log_add(s->st, c->run_id, "coord",
 				    ad.note), c->run_id, "storing the adaptive decision");
 		} else
-			r = store_run_finish_with(s->st, c->run_id, x->held, x->nheld,
+			r = store_run_finish_with(s->st, c->run_id, &h,
 			    o->state ? o->state : "failed", o->exit_status,
 			    o->message[0] ? o->message : NULL, NULL, NULL, NULL);
 		if (r != 0 && r != BF_ERR_STATE && x->nheld > 0) {

@@ -392,10 +392,77 @@ store_run_finish_more(struct store *s, int64_t run_id, const char *state, int ex
 	    add_boot ? "" : NULL, NULL, NULL);
 }
 
+/* A store_held's lines cleaned and cut as store_run_log_add does, before
+ * any transaction (held_prepare); lline[i] freed by held_clean_free. */
+struct held_clean {
+	char *lline[STORE_FINISH_LOGS];
+	size_t nl;
+};
+
+static void
+held_clean_free(struct held_clean *hc)
+{
+	size_t i;
+
+	for (i = 0; i < hc->nl; i++)
+		free(hc->lline[i]);
+	hc->nl = 0;
+}
+
+/* What store_samples_add and store_run_log_add refuse in h, before any
+ * write; then its lines cleaned into hc (held_clean_free frees them). */
+static int
+held_prepare(const struct store_held *h, struct held_clean *hc)
+{
+	size_t i;
+	int r;
+
+	hc->nl = 0;
+	if (h->nb > STORE_FINISH_BATCHES || (h->b == NULL && h->nb != 0) ||
+	    h->nl > STORE_FINISH_LOGS || (h->l == NULL && h->nl != 0))
+		return BF_ERR_INVALID;
+	for (i = 0; i < h->nb; i++)
+		if ((r = samples_check(h->b[i].boot, h->b[i].iteration, h->b[i].samples,
+		    h->b[i].n)) != 0)
+			return r;
+	for (i = 0; i < h->nl; i++)
+		if (h->l[i].stream == NULL || h->l[i].line == NULL || !stream_ok(h->l[i].stream))
+			return BF_ERR_INVALID;
+	for (; hc->nl < h->nl; hc->nl++)
+		if ((hc->lline[hc->nl] = store_text_clean(h->l[hc->nl].line,
+		    strlen(h->l[hc->nl].line), BF_MAX_LOG_LINE, NULL)) == NULL) {
+			held_clean_free(hc);
+			return BF_ERR_ALLOC;
+		}
+	return 0;
+}
+
+/* h's samples, then its lines (cleaned in hc), in the caller's transaction. */
+static int
+held_part(struct store *s, int64_t run_id, const struct store_held *h,
+    const struct held_clean *hc, double now)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < h->nb; i++) {
+		struct samples_arg sa = { .run_id = run_id, .boot = h->b[i].boot,
+		    .iteration = h->b[i].iteration, .samples = h->b[i].samples, .n = h->b[i].n };
+
+		if ((r = samples_tx(s, &sa)) != 0)
+			return r;
+	}
+	for (i = 0; i < hc->nl; i++)
+		if ((r = store_q_exec(s, Q_L_ADD, NULL, "Itt" "d", run_id, h->l[i].stream,
+		    hc->lline[i], now)) != 0)
+			return r;
+	return 0;
+}
+
 struct finish_arg {
 	int64_t run_id;
-	const struct store_batch *b;	/* the last iteration's samples, first */
-	size_t nb;
+	const struct store_held *h;	/* written first */
+	const struct held_clean *hc;
 	const char *state;
 	int exit_status;
 	const char *err;
@@ -426,17 +493,12 @@ finish_tx(struct store *s, void *arg)
 	struct finish_arg *a = arg;
 	struct db_stmt *st;
 	int64_t job_id;
-	size_t cn = 0, i;
+	size_t cn = 0;
 	int r, n, planned = 0, add_boot = 0;
 
 	finish_arg_clear(a);
-	for (i = 0; i < a->nb; i++) {
-		struct samples_arg sa = { .run_id = a->run_id, .boot = a->b[i].boot,
-		    .iteration = a->b[i].iteration, .samples = a->b[i].samples, .n = a->b[i].n };
-
-		if ((r = samples_tx(s, &sa)) != 0)
-			return r;
-	}
+	if ((r = held_part(s, a->run_id, a->h, a->hc, a->now)) != 0)
+		return r;
 	if ((r = store_q(s, Q_R_HEAD, &st, "I", a->run_id)) != 0 ||
 	    (r = store_q_step(s, st)) < 0)
 		return r;
@@ -478,37 +540,75 @@ store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
     int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
     void *arg)
 {
-	return store_run_finish_with(s, run_id, NULL, 0, state, exit_status, error, metric,
+	return store_run_finish_with(s, run_id, NULL, state, exit_status, error, metric,
 	    decide, arg);
 }
 
 int
-store_run_finish_with(struct store *s, int64_t run_id, const struct store_batch *b,
-    size_t nb, const char *state, int exit_status, const char *error, const char *metric,
+store_run_finish_with(struct store *s, int64_t run_id, const struct store_held *h,
+    const char *state, int exit_status, const char *error, const char *metric,
     store_cell_decide_fn decide, void *arg)
 {
-	struct finish_arg a = { .run_id = run_id, .b = b, .nb = nb, .state = state,
-	    .exit_status = exit_status, .metric = metric, .decide = decide, .decide_arg = arg,
-	    .now = store_now() };
+	static const struct store_held none;
+	struct finish_arg a = { .run_id = run_id, .state = state, .exit_status = exit_status,
+	    .metric = metric, .decide = decide, .decide_arg = arg, .now = store_now() };
+	struct held_clean hc;
 	char *err = NULL;
-	size_t i;
 	int r;
 
-	if (nb > STORE_FINISH_BATCHES || (b == NULL && nb != 0))
-		return BF_ERR_INVALID;
-	for (i = 0; i < nb; i++)
-		if ((r = samples_check(b[i].boot, b[i].iteration, b[i].samples, b[i].n)) != 0)
-			return r;
+	if (h == NULL)
+		h = &none;
 	if (s == NULL || state == NULL || (strcmp(state, "done") != 0 &&
 	    strcmp(state, "failed") != 0 && strcmp(state, "lost") != 0 &&
 	    strcmp(state, "boot-failed") != 0))
 		return BF_ERR_INVALID;
-	if (error != NULL && (err = store_text_clean(error, strlen(error), BF_MAX_STR, NULL)) == NULL)
-		return BF_ERR_ALLOC;
+	if ((r = held_prepare(h, &hc)) != 0)
+		return r;
+	if (error != NULL && (err = store_text_clean(error, strlen(error), BF_MAX_STR, NULL)) == NULL) {
+		r = BF_ERR_ALLOC;
+		goto out;
+	}
+	a.h = h;
+	a.hc = &hc;
 	a.err = err;
 	r = store_tx(s, finish_tx, &a);
 	finish_arg_clear(&a);
+out:
+	held_clean_free(&hc);
 	free(err);
+	return r;
+}
+
+struct held_arg {
+	int64_t run_id;
+	const struct store_held *h;
+	const struct held_clean *hc;
+	double now;
+};
+
+static int
+held_tx(struct store *s, void *arg)
+{
+	const struct held_arg *a = arg;
+
+	return held_part(s, a->run_id, a->h, a->hc, a->now);
+}
+
+int
+store_held_add(struct store *s, int64_t run_id, const struct store_held *h)
+{
+	struct held_arg a = { .run_id = run_id, .h = h, .now = store_now() };
+	struct held_clean hc;
+	int r;
+
+	if (s == NULL || h == NULL)
+		return BF_ERR_INVALID;
+	if ((r = held_prepare(h, &hc)) != 0)
+		return r;
+	a.hc = &hc;
+	if (h->nb > 0 || h->nl > 0)
+		r = store_tx(s, held_tx, &a);
+	held_clean_free(&hc);
 	return r;
 }
 

@@ -571,17 +571,38 @@ typedef int (*store_cell_decide_fn)(void *arg, const double *v, const int *boot,
 int store_run_finish_adaptive(struct store *s, int64_t run_id, const char *state,
     int exit_status, const char *error, const char *metric, store_cell_decide_fn decide,
     void *arg);
+/* A log line as store_run_log_add takes it (borrowed). */
+struct store_logline {
+	const char *stream, *line;
+};
+/* What a step's sink held back to write in one commit (all borrowed):
+ * samples of the run's iterations, b[0..nb), and the log lines that came
+ * after the first of them, l[0..nl), in their order. */
+#define STORE_FINISH_BATCHES	16
+#define STORE_FINISH_LOGS	8
+struct store_held {
+	const struct store_batch *b;
+	size_t nb;
+	const struct store_logline *l;
+	size_t nl;
+};
+/* h's samples and lines in one transaction, as store_samples_add and
+ * store_run_log_add would write them one by one: nothing of it when one
+ * part fails; refused (BF_ERR_INVALID/BF_ERR_RANGE) before any write as
+ * they and store_run_finish_with refuse. */
+int store_held_add(struct store *s, int64_t run_id, const struct store_held *h);
 /*
- * store_run_finish_adaptive with the samples of the run's last iteration
- * (b[0..nb), at most STORE_FINISH_BATCHES) added first in the same
- * transaction, as store_samples_add would, and seen by decide: a step's
- * last commit is its end, not one for its samples and one for the finish.
- * Nothing of either is written when one fails. BF_ERR_INVALID/BF_ERR_RANGE
- * for samples store_samples_add refuses.
+ * store_run_finish_adaptive with h (NULL: nothing) added first in the same
+ * transaction: the samples as store_samples_add would, seen by decide, and
+ * the log lines as store_run_log_add would. A step's last commit is its
+ * end, not one for its samples, one for a note and one for the finish.
+ * Nothing is written when one part fails. BF_ERR_INVALID/BF_ERR_RANGE for
+ * samples store_samples_add refuses, BF_ERR_INVALID for more than
+ * STORE_FINISH_BATCHES batches or STORE_FINISH_LOGS lines or a stream
+ * store_run_log_add refuses.
  */
-#define STORE_FINISH_BATCHES	4
-int store_run_finish_with(struct store *s, int64_t run_id, const struct store_batch *b,
-    size_t nb, const char *state, int exit_status, const char *error, const char *metric,
+int store_run_finish_with(struct store *s, int64_t run_id, const struct store_held *h,
+    const char *state, int exit_status, const char *error, const char *metric,
     store_cell_decide_fn decide, void *arg);
 /*
  * The samples of one metric of run_id's cell: its done runs and run_id

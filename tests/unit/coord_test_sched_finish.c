@@ -1,14 +1,15 @@
 /*
- * coord_test_sched_finish.c: a run's last iteration's samples and its
- * finish are one commit. In the store (store_run_finish_with): a finish
- * the store refuses (a trigger here, as a real refusal would) writes none
- * of them, the earlier iterations' stay; samples the store refuses fail
- * it before any write; the add-a-boot question sees them. In the
- * scheduler: the last iteration's samples (its line's and its counters',
- * a log line between them) commit only with the finish; a finish refused
- * with them requeues the run without using up its attempts, says why in
- * the run's log, and once the
- * store takes it again the run is done with each sample once. SQLite, and
+ * coord_test_sched_finish.c: a run's last iteration's samples, the log
+ * lines after them and its finish are one commit. In the store
+ * (store_run_finish_with): a finish the store refuses (a trigger here, as
+ * a real refusal would) writes none of them, the earlier iterations' stay;
+ * samples or lines the store refuses fail it before any write; the
+ * add-a-boot question sees them. In the scheduler: the last iteration's
+ * samples (its line's and its counters', the counters' note between them)
+ * commit only with the finish; a finish refused with them requeues the run
+ * without using up its attempts, says why in the run's log, and once the
+ * store takes it again the run is done with each sample and the note once;
+ * more lines than are held are all stored, in their order. SQLite, and
  * with BF_TEST_PG_URL PostgreSQL (unit.coord_test_sched_finish@pg).
  */
 #include <math.h>
@@ -128,9 +129,11 @@ test_store(void)
 	struct store_sample s1[2] = { { "wall_s", 2.0, "s" }, { "vmstat.x", 5, "count" } };
 	struct store_sample bad = { "wall_s", NAN, "s" };
 	struct store_batch b[STORE_FINISH_BATCHES + 1];
+	struct store_logline l[STORE_FINISH_LOGS + 1];
+	struct store_log_line *lines = NULL;
 	struct seen seen = { 0, 0 };
 	int64_t job = 0;
-	size_t ns = 0, i;
+	size_t ns = 0, i, nlines = 0;
 	int r;
 
 	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
@@ -145,36 +148,67 @@ test_store(void)
 	for (i = 0; i < NELEM(b); i++)
 		b[i] = (struct store_batch){ .boot = c->boot, .iteration = 1, .samples = s1,
 		    .n = 2 };
-	/* refused by the store: neither the samples nor the end */
+	for (i = 0; i < NELEM(l); i++)
+		l[i] = (struct store_logline){ .stream = "coord", .line = i == 0 ?
+		    "counters: a note" : "counters: \xff" "another" };
+	T_EQ_INT(store_run_log_add(st, c->run_id, "stdout", "before"), 0);
+	/* refused by the store: neither the samples, nor the lines, nor the end */
 	T_EQ_INT(refuse_done(1), 0);
-	r = store_run_finish_with(st, c->run_id, b, 1, "done", 0, NULL, NULL, NULL, NULL);
+	r = store_run_finish_with(st, c->run_id, &(struct store_held){ b, 1, l, 2 }, "done",
+	    0, NULL, NULL, NULL, NULL);
 	T_CHECK(r != 0 && r != BF_ERR_STATE);
 	T_EQ_INT(fix_count(st, job, "running", &ns), 1);
 	T_EQ_INT(ns, 1);
+	T_EQ_INT(store_run_log(st, c->run_id, 0, 0, &lines, &nlines), 0);
+	T_EQ_INT(nlines, 1);
+	store_log_lines_free(lines, nlines);
 	T_EQ_INT(refuse_done(0), 0);
 	/* refused before any write */
-	T_EQ_INT(store_run_finish_with(st, c->run_id, b, NELEM(b), "done", 0, NULL, NULL,
-	    NULL, NULL), BF_ERR_INVALID);
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, NELEM(b), NULL,
+	    0 }, "done", 0, NULL, NULL, NULL, NULL), BF_ERR_INVALID);
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, 1, l, NELEM(l) },
+	    "done", 0, NULL, NULL, NULL, NULL), BF_ERR_INVALID);
+	l[1].stream = "stdin";
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, 1, l, 2 },
+	    "done", 0, NULL, NULL, NULL, NULL), BF_ERR_INVALID);
+	l[1].stream = "coord";
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, 1, NULL, 1 },
+	    "done", 0, NULL, NULL, NULL, NULL), BF_ERR_INVALID);
 	b[1].samples = &bad;
 	b[1].n = 1;
-	T_EQ_INT(store_run_finish_with(st, c->run_id, b, 2, "done", 0, NULL, NULL, NULL, NULL),
-	    BF_ERR_RANGE);
-	T_EQ_INT(store_run_finish_with(st, c->run_id, NULL, 1, "done", 0, NULL, NULL, NULL,
-	    NULL), BF_ERR_INVALID);
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, 2, NULL, 0 },
+	    "done", 0, NULL, NULL, NULL, NULL), BF_ERR_RANGE);
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ NULL, 1, NULL, 0 },
+	    "done", 0, NULL, NULL, NULL, NULL), BF_ERR_INVALID);
 	T_EQ_INT(fix_count(st, job, "running", &ns), 1);
 	T_EQ_INT(ns, 1);
-	/* taken: the decision sees the held samples with the others */
-	T_EQ_INT(store_run_finish_with(st, c->run_id, b, 1, "done", 0, NULL, "wall_s",
-	    decide_seen, &seen), 0);
+	/* taken: the decision sees the held samples with the others, and the
+	 * lines follow the run's earlier one, cleaned as store_run_log_add
+	 * cleans them */
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, 1, l, 2 }, "done",
+	    0, NULL, "wall_s", decide_seen, &seen), 0);
 	T_EQ_INT(seen.calls, 1);
 	T_EQ_INT(seen.n, 2);
 	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
 	T_EQ_INT(ns, 3);
+	T_EQ_INT(store_run_log(st, c->run_id, 0, 0, &lines, &nlines), 0);
+	T_EQ_INT(nlines, 3);
+	if (nlines == 3) {
+		T_EQ_STR(lines[0].line, "before");
+		T_EQ_STR(lines[1].line, "counters: a note");
+		T_EQ_STR(lines[1].stream, "coord");
+		/* not UTF-8: replaced, as store_run_log_add replaces it */
+		T_EQ_STR(lines[2].line, "counters: \xef\xbf\xbd" "another");
+	}
+	store_log_lines_free(lines, nlines);
 	/* finished: a second finish is refused, and adds nothing */
-	T_EQ_INT(store_run_finish_with(st, c->run_id, b, 1, "done", 0, NULL, NULL, NULL, NULL),
-	    BF_ERR_STATE);
+	T_EQ_INT(store_run_finish_with(st, c->run_id, &(struct store_held){ b, 1, l, 1 }, "done",
+	    0, NULL, NULL, NULL, NULL), BF_ERR_STATE);
 	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
 	T_EQ_INT(ns, 3);
+	T_EQ_INT(store_run_log(st, c->run_id, 0, 0, &lines, &nlines), 0);
+	T_EQ_INT(nlines, 3);
+	store_log_lines_free(lines, nlines);
 	store_claim_free(c);
 	store_close(st);
 }
@@ -191,8 +225,13 @@ run_attempt(struct store *st, int64_t job)
 	return a;
 }
 
+/*
+ * long: iteration 0 ends more than SINK_HOLD_MS after the hello, so its
+ * sample is written as it comes; otherwise it is a short iteration, held
+ * with the last one for the finish.
+ */
 static void
-test_sched(void)
+test_sched(int long_first)
 {
 	struct fake_rule rules[] = {
 		{ .match = "uname -m", .out = "x86_64\n" },
@@ -200,7 +239,8 @@ test_sched(void)
 		{ .match = " probe", .out = PROBE },
 		{ .match = " step", .out = HELLO ITER(0, 0.5) ITER(1, 0.6)
 		  "{\"type\":\"counters\",\"iteration\":1,\"metrics\":{\"vmstat.x\":7},"
-		  "\"notes\":[\"pmu.cycles: multiplexed\"]}\n" DONE_OK },
+		  "\"notes\":[\"pmu.cycles: multiplexed\"]}\n" DONE_OK,
+		  .pause_before = long_first ? 1 : 0, .pause_ms = 1100 },
 		{ .match = "true" },
 	};
 	struct fake_script fs;
@@ -210,7 +250,7 @@ test_sched(void)
 	json_t *j, *smp;
 	int64_t job = 0, run, attempt = 0;
 	size_t nlines = 0, i, ns = 0;
-	int said = 0, k;
+	int said = 0, notes = 0, k;
 	char buf[32];
 
 	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
@@ -223,10 +263,14 @@ test_sched(void)
 	for (k = 0; k < 300 && (attempt = run_attempt(st, job)) < 4; k++)
 		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
 	T_CHECK(attempt >= 4);
-	/* every attempt committed iteration 0's sample on its own; iteration
-	 * 1's (its line's, then the counters' after the notes' log line) went
-	 * only with the refused finishes: none of them committed */
-	T_CHECK(seen_count(0) >= 3);
+	/* long: every attempt committed iteration 0's sample on its own;
+	 * short: it went with the refused finishes too. Iteration 1's (its
+	 * line's, then the counters' after the notes' log line) went only
+	 * with the refused finishes: none of them committed */
+	if (long_first)
+		T_CHECK(seen_count(0) >= 3);
+	else
+		T_EQ_INT(seen_count(0), 0);
 	T_EQ_INT(seen_count(1), 0);
 	T_EQ_INT(refuse_done(0), 0);
 	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
@@ -235,6 +279,8 @@ test_sched(void)
 	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
 	T_EQ_INT(ns, 3);	/* wall_s of both iterations, the last one's counter */
 	T_EQ_INT(seen_count(1), 2);	/* with the finish that was taken */
+	if (!long_first)
+		T_EQ_INT(seen_count(0), 1);	/* so was the short one's */
 	j = fix_runs(st, job);
 	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
 	    "id"));
@@ -244,10 +290,68 @@ test_sched(void)
 			T_EQ_INT(json_integer_value(json_object_get(smp, "iteration")), 1);
 	json_decref(j);
 	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
-	for (i = 0; i < nlines; i++)
+	for (i = 0; i < nlines; i++) {
 		said |= strstr(lines[i].line, "storing a result failed") != NULL &&
 		    strstr(lines[i].line, "the finish is refused") != NULL;
+		/* the note came after the last iteration's line: it went with
+		 * each refused finish, and is there once, from the one taken */
+		notes += strcmp(lines[i].line, "counters: pmu.cycles: multiplexed") == 0;
+	}
 	T_CHECK(said);
+	T_EQ_INT(notes, 1);
+	store_log_lines_free(lines, nlines);
+	T_EQ_INT(fs.unmatched, 0);
+	store_close(st);
+}
+
+/*
+ * More log lines after the last iteration than the sink holds
+ * (STORE_FINISH_LOGS): every one is stored, once and in its order, and
+ * the run is done with its samples.
+ */
+#define NLOG (STORE_FINISH_LOGS + 3)
+#define LOGL(i) "{\"type\":\"log\",\"stream\":\"stdout\",\"line\":\"after " #i "\"}\n"
+static void
+test_logs(void)
+{
+	struct fake_rule rules[] = {
+		{ .match = "uname -m", .out = "x86_64\n" },
+		{ .match = "sha256sum", .out = shaline },
+		{ .match = " probe", .out = PROBE },
+		{ .match = " step", .out = HELLO ITER(0, 0.5) LOGL(0) LOGL(1) LOGL(2) LOGL(3)
+		  LOGL(4) LOGL(5) LOGL(6) LOGL(7) LOGL(8) LOGL(9) LOGL(10) DONE_OK },
+		{ .match = "true" },
+	};
+	struct fake_script fs;
+	struct store *st = fresh_store(NULL);
+	struct store_log_line *lines = NULL;
+	struct sched *s;
+	int64_t job = 0, run;
+	size_t nlines = 0, i, k = 0, ns = 0;
+	char buf[32], want[32];
+	json_t *j;
+
+	T_CHECK(NLOG == 11);	/* the lines of the step above */
+	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
+	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
+	    "\"repetitions\":{\"iterations\":1}}", &job), 0);
+	s = start(st, &fs, 30);
+	T_EQ_STR(wait_job(st, job, 20, buf, sizeof(buf)), "done");
+	T_EQ_INT(sched_stop(s), 0);
+	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
+	T_EQ_INT(ns, 1);
+	j = fix_runs(st, job);
+	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+	    "id"));
+	json_decref(j);
+	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
+	for (i = 0; i < nlines; i++) {
+		if (strncmp(lines[i].line, "after ", 6) != 0)
+			continue;
+		snprintf(want, sizeof(want), "after %zu", k++);
+		T_EQ_STR(lines[i].line, want);
+	}
+	T_EQ_INT(k, NLOG);
 	store_log_lines_free(lines, nlines);
 	T_EQ_INT(fs.unmatched, 0);
 	store_close(st);
@@ -324,8 +428,10 @@ main(void)
 	if (sched_fixture_setup() != 0)
 		return 1;
 	test_store();
-	test_sched();
+	test_sched(1);
+	test_sched(0);
 	test_late();
+	test_logs();
 	sched_fixture_done();
 	return t_done();
 }

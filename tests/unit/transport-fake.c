@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "transport-fake.h"
@@ -93,6 +94,9 @@ fake_exec(struct transport *t, const char *cmd, const void *in, size_t inlen,
 	for (p = r->out ? r->out : ""; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		if (r->drop_after > 0 && n == r->drop_after)
 			break;
+		if (r->pause_before > 0 && n == r->pause_before)
+			nanosleep(&(struct timespec){ r->pause_ms / 1000,
+			    (long)(r->pause_ms % 1000) * 1000000L }, NULL);
 		if ((ret = cb(arg, SSH_STDOUT, p, (size_t)(nl - p), 0)) != 0)
 			return ret;
 		n++;

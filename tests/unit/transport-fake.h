@@ -24,6 +24,8 @@ struct fake_rule {
 	int status;		/* the exit status */
 	const char *out;	/* capture: stdout; exec: lines, each ending in \n */
 	int drop_after;		/* exec: > 0, the link drops after that many lines */
+	int pause_before;	/* exec: > 0, pause_ms pass before that line (0-based) */
+	int pause_ms;
 	int used;		/* counted by the fake */
 };
 
