@@ -5,10 +5,15 @@
  *   bstat sum FILE            n mean sd cov% median p95 p99 min max
  *   bstat cmp FILE_A FILE_B   B vs baseline A: covA% covB% cov_ratio
  *                             meanA meanB diff% ci_lo% ci_hi% p
+ *   bstat covci FILE_A FILE_B the 95% interval of cov_ratio: lo hi, the
+ *                             2.5th and 97.5th percentiles of 2000
+ *                             bootstrap resamples of each side (a fixed
+ *                             seed: the same files give the same answer)
  *
  * FILEs hold one number per line; blank lines are skipped.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +81,58 @@ quant(const double *v, size_t n, double q)
 	return v[k - 1];
 }
 
+/* xorshift64*: the resampling's numbers, seeded, so covci repeats */
+static uint64_t
+rnd(uint64_t *st)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return *st * 2685821657736338717ULL;
+}
+
+/* CoV in percent of n draws from v[0..n) with replacement, into tmp. */
+static double
+cov_resampled(const double *v, size_t n, double *tmp, uint64_t *st)
+{
+	struct stats_summary s;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = v[rnd(st) % n];
+	return stats_summarize(tmp, n, &s) == 0 ? s.cov : NAN;
+}
+
+#define COVCI_B	2000
+static int
+covci(const double *va, size_t na, const double *vb, size_t nb)
+{
+	double *ra = NULL, *ta = NULL, *tb = NULL, ca, cb;
+	uint64_t st = 0x9e3779b97f4a7c15ULL;
+	size_t i, k = 0;
+	int r = 1;
+
+	if (na < 2 || nb < 2 || (ra = malloc(COVCI_B * sizeof(*ra))) == NULL ||
+	    (ta = malloc(na * sizeof(*ta))) == NULL || (tb = malloc(nb * sizeof(*tb))) == NULL)
+		goto out;
+	for (i = 0; i < COVCI_B; i++) {
+		ca = cov_resampled(va, na, ta, &st);
+		cb = cov_resampled(vb, nb, tb, &st);
+		if (isfinite(ca) && isfinite(cb) && ca > 0)
+			ra[k++] = cb / ca;
+	}
+	if (k == 0)
+		goto out;
+	qsort(ra, k, sizeof(*ra), cmp_double);
+	printf("%.4f %.4f\n", quant(ra, k, 0.025), quant(ra, k, 0.975));
+	r = 0;
+out:
+	free(ra);
+	free(ta);
+	free(tb);
+	return r;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -104,6 +161,17 @@ main(int argc, char **argv)
 		free(vb);
 		return 0;
 	}
-	fprintf(stderr, "usage: bstat sum FILE | bstat cmp FILE_A FILE_B\n");
+	if (argc == 4 && strcmp(argv[1], "covci") == 0) {
+		int r;
+
+		if (load(argv[2], &va, &na) != 0 || load(argv[3], &vb, &nb) != 0)
+			return 1;
+		r = covci(va, na, vb, nb);
+		free(va);
+		free(vb);
+		return r;
+	}
+	fprintf(stderr, "usage: bstat sum FILE | bstat cmp FILE_A FILE_B | "
+	    "bstat covci FILE_A FILE_B\n");
 	return 2;
 }
