@@ -21,19 +21,35 @@ fi
 echo "built in $(($(date +%s) - t0)) s"
 logs=$(mktemp -d /tmp/bf-vg.XXXXXX)
 defer "rm -rf '$logs'"
-n=0
-for src in "$BF_SRC"/tests/unit/*test_*.c; do
-	name=$(basename "$src" .c)
-	bin=$vb/bin/$name
-	[ -x "$bin" ] || { fail "$name was not built"; continue; }
-	n=$((n + 1))
+# BF_VALGRIND_JOBS at a time (default: the CPUs), as ctest -j runs the unit
+# tests: each has its own store and files. valgrind runs a process's
+# threads one at a time, so one of them uses one CPU.
+jobs=${BF_VALGRIND_JOBS:-$(nproc)}
+vg1() { # vg1 NAME BIN: one test under valgrind; its exit status in $logs/NAME.rc
+	local s rc
 	s=$(date +%s%N)
 	BF_SRC=$BF_SRC BF_BUILD=$vb BF_AGENT=$vb/bin/benchfleet-agent \
 	valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		--show-leak-kinds=definite,indirect --track-fds=no --trace-children=no \
-		--log-file="$logs/$name.vg" "$bin" >"$logs/$name.out" 2>&1
+		--log-file="$logs/$1.vg" "$2" >"$logs/$1.out" 2>&1
 	rc=$?
-	printf '%-24s exit %d  %6d ms\n' "$name" "$rc" $((($(date +%s%N) - s) / 1000000))
+	echo "$rc $((($(date +%s%N) - s) / 1000000))" >"$logs/$1.rc"
+}
+names=()
+for src in "$BF_SRC"/tests/unit/*test_*.c; do
+	name=$(basename "$src" .c)
+	bin=$vb/bin/$name
+	[ -x "$bin" ] || { fail "$name was not built"; continue; }
+	names+=("$name")
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	vg1 "$name" "$bin" &
+done
+wait
+n=0
+for name in "${names[@]}"; do
+	n=$((n + 1))
+	read -r rc ms <"$logs/$name.rc" 2>/dev/null || { rc=-1; ms=0; }
+	printf '%-24s exit %d  %6d ms\n' "$name" "$rc" "$ms"
 	T_CHECKS=$((T_CHECKS + 1))
 	if [ "$rc" != 0 ]; then
 		fail "$name under valgrind (exit $rc)"
