@@ -213,14 +213,15 @@ test_store(void)
 	store_close(st);
 }
 
+/* An integer field of the job's first run ("id", "attempt"). */
 static int64_t
-run_attempt(struct store *st, int64_t job)
+run0_int(struct store *st, int64_t job, const char *key)
 {
 	json_t *j = fix_runs(st, job);
 	int64_t a;
 
 	a = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
-	    "attempt"));
+	    key));
 	json_decref(j);
 	return a;
 }
@@ -260,7 +261,7 @@ test_sched(int long_first)
 	T_EQ_INT(watch_samples(), 0);
 	s = start(st, &fs, 30);
 	/* max_attempts is 3: a fourth attempt is one no refusal used up */
-	for (k = 0; k < 300 && (attempt = run_attempt(st, job)) < 4; k++)
+	for (k = 0; k < 300 && (attempt = run0_int(st, job, "attempt")) < 4; k++)
 		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
 	T_CHECK(attempt >= 4);
 	/* long: every attempt committed iteration 0's sample on its own;
@@ -329,7 +330,6 @@ test_logs(void)
 	int64_t job = 0, run;
 	size_t nlines = 0, i, k = 0, ns = 0;
 	char buf[32], want[32];
-	json_t *j;
 
 	T_CHECK(NLOG == 11);	/* the lines of the step above */
 	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
@@ -340,10 +340,7 @@ test_logs(void)
 	T_EQ_INT(sched_stop(s), 0);
 	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
 	T_EQ_INT(ns, 1);
-	j = fix_runs(st, job);
-	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
-	    "id"));
-	json_decref(j);
+	run = run0_int(st, job, "id");
 	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
 	for (i = 0; i < nlines; i++) {
 		if (strncmp(lines[i].line, "after ", 6) != 0)
@@ -391,14 +388,13 @@ test_late(void)
 	size_t nlines = 0, i, ns = 0;
 	int said = 0, k;
 	char buf[32];
-	json_t *j;
 
 	fake_script_init(&fs, rules, NELEM(rules), NULL, 0);
 	T_EQ_INT(fix_submit(st, rs, "{\"recipe\":\"echo\",\"machines\":{\"class\":\"fake\"},"
 	    "\"repetitions\":{\"iterations\":2}}", &job), 0);
 	T_EQ_INT(exec_retry(pg_url != NULL ? pg_on : sqlite_on), 0);
 	s = start(st, &fs, 30);
-	for (k = 0; k < 300 && (attempt = run_attempt(st, job)) < 4; k++)
+	for (k = 0; k < 300 && (attempt = run0_int(st, job, "attempt")) < 4; k++)
 		nanosleep(&(struct timespec){ 0, 20000000L }, NULL);
 	T_CHECK(attempt >= 4);
 	T_EQ_INT(fix_count(st, job, "done", NULL), 0);	/* never done without them */
@@ -408,10 +404,7 @@ test_late(void)
 	T_EQ_INT(sched_stop(s), 0);
 	T_EQ_INT(fix_count(st, job, "done", &ns), 1);
 	T_EQ_INT(ns, 2);
-	j = fix_runs(st, job);
-	run = json_integer_value(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
-	    "id"));
-	json_decref(j);
+	run = run0_int(st, job, "id");
 	T_EQ_INT(store_run_log(st, run, 0, 0, &lines, &nlines), 0);
 	for (i = 0; i < nlines; i++)
 		said |= strstr(lines[i].line, "storing a result failed") != NULL &&
