@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "fetch.h"
 #include "parse.h"
+#include "resolve.h"
 
 #ifndef BF_VERSION
 #define BF_VERSION "0"
@@ -334,139 +335,39 @@ addr_text(const struct sockaddr *sa, char *buf, size_t bufsz)
 	return buf;
 }
 
-/*
- * getaddrinfo(3) with a deadline. glibc's resolver waits as long as
- * resolv.conf says (5 s a try, 2 tries, per nameserver), and a name whose
- * nameserver never answers would hold a fetch slot that long. The lookup
- * runs on a detached thread; the caller waits BF_FETCH_RESOLVE_S for it,
- * and on timeout leaves it to finish and free itself. At most
- * BF_MAX_RESOLVING lookups run at once, abandoned ones included, so
- * slow names cannot pile up threads.
- */
-struct resolve_job {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int refs;		/* the thread's and the caller's */
-	int done;
-	int gai;
-	struct addrinfo *ai;	/* owned by the job until the caller takes it */
-	char host[256];
-	char port[8];
-};
-
-static pthread_mutex_t resolve_mu = PTHREAD_MUTEX_INITIALIZER;
-static int resolving;
-
-static void
-resolve_unref(struct resolve_job *j)
+/* The name's lookup, within BF_FETCH_RESOLVE_S (resolve.h): 0 and *aip
+ * (the caller frees it), or BF_ERR_INVALID with d set. */
+static int
+fetch_resolve(const char *host, const char *port, struct addrinfo **aip, struct bf_diag *d)
 {
-	int last;
-
-	pthread_mutex_lock(&j->mu);
-	last = --j->refs == 0;
-	pthread_mutex_unlock(&j->mu);
-	if (!last)
-		return;
-	if (j->ai != NULL)
-		freeaddrinfo(j->ai);
-	pthread_cond_destroy(&j->cv);
-	pthread_mutex_destroy(&j->mu);
-	free(j);
-}
-
-static void *
-resolve_main(void *arg)
-{
-	struct resolve_job *j = arg;
-	struct addrinfo hints, *ai = NULL;
-	int gai;
+	struct addrinfo hints;
+	int r, gai;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_protocol = IPPROTO_TCP;
-	gai = getaddrinfo(j->host, j->port, &hints, &ai);
-	pthread_mutex_lock(&j->mu);
-	j->gai = gai;
-	j->ai = gai == 0 ? ai : NULL;
-	j->done = 1;
-	pthread_cond_signal(&j->cv);
-	pthread_mutex_unlock(&j->mu);
-	pthread_mutex_lock(&resolve_mu);
-	resolving--;
-	pthread_mutex_unlock(&resolve_mu);
-	resolve_unref(j);
-	return NULL;
-}
-
-/* 0 and *aip (the caller frees it), or BF_ERR_INVALID with d set. */
-static int
-fetch_resolve(const char *host, const char *port, struct addrinfo **aip, struct bf_diag *d)
-{
-	struct resolve_job *j;
-	struct timespec ts;
-	pthread_attr_t attr;
-	pthread_t t;
-	int r, busy;
-
-	*aip = NULL;
-	if (strlen(host) >= sizeof(j->host) || strlen(port) >= sizeof(j->port)) {
-		bf_diag_set(d, "url", "the host or port is too long");
-		return BF_ERR_INVALID;
-	}
-	pthread_mutex_lock(&resolve_mu);
-	busy = resolving >= BF_MAX_RESOLVING;
-	if (!busy)
-		resolving++;
-	pthread_mutex_unlock(&resolve_mu);
-	if (busy) {
+	r = bf_resolve(host, port, &hints, BF_FETCH_RESOLVE_S * 1000, aip, &gai);
+	switch (r) {
+	case 0:
+		return 0;
+	case BF_ERR_TIMEOUT:
+		bf_diag_set(d, "url", "%s does not resolve within %d s", host, BF_FETCH_RESOLVE_S);
+		break;
+	case BF_ERR_NOTFOUND:
+		bf_diag_set(d, "url", "%s does not resolve: %s", host, gai_strerror(gai));
+		break;
+	case BF_ERR_STATE:
 		bf_diag_set(d, "url", "%s: %d lookups are already waiting for their nameserver",
 		    host, BF_MAX_RESOLVING);
-		return BF_ERR_INVALID;
+		break;
+	case BF_ERR_INVALID:
+		bf_diag_set(d, "url", "the host or port is too long");
+		break;
+	default:
+		return r;
 	}
-	if ((j = calloc(1, sizeof(*j))) == NULL) {
-		r = BF_ERR_ALLOC;
-		goto undo;
-	}
-	pthread_mutex_init(&j->mu, NULL);
-	pthread_cond_init(&j->cv, NULL);
-	j->refs = 2;
-	memcpy(j->host, host, strlen(host) + 1);
-	memcpy(j->port, port, strlen(port) + 1);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	r = pthread_create(&t, &attr, resolve_main, j);
-	pthread_attr_destroy(&attr);
-	if (r != 0) {
-		j->refs = 1;
-		resolve_unref(j);
-		r = BF_ERR_SYS;
-		goto undo;
-	}
-	bf_abstime(CLOCK_REALTIME, (int64_t)BF_FETCH_RESOLVE_S * 1000, &ts);
-	pthread_mutex_lock(&j->mu);
-	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &ts) == 0)
-		;
-	if (!j->done) {
-		bf_diag_set(d, "url", "%s does not resolve within %d s", host, BF_FETCH_RESOLVE_S);
-		r = BF_ERR_INVALID;
-	} else if (j->gai != 0) {
-		bf_diag_set(d, "url", "%s does not resolve: %s", host, gai_strerror(j->gai));
-		r = BF_ERR_INVALID;
-	} else {
-		*aip = j->ai;
-		j->ai = NULL;
-		r = 0;
-	}
-	pthread_mutex_unlock(&j->mu);
-	resolve_unref(j);
-	return r;
-undo:
-	pthread_mutex_lock(&resolve_mu);
-	resolving--;
-	pthread_mutex_unlock(&resolve_mu);
-	return r;
+	return BF_ERR_INVALID;
 }
 
 /* A host curl and getaddrinfo read alike: ASCII name or address only (an

@@ -140,5 +140,36 @@ rc=$?
 printf '{"recipe": "redis"}' >"$tmp/good.json"
 expect 3 "$dead/api/v1/jobs" -- --url "$dead" submit "$tmp/good.json"
 
+# --timeout bounds the name's lookup too. In a network and mount
+# namespace of its own: a nameserver on 127.0.0.1:53 that never answers,
+# and a resolv.conf that tells glibc to wait for it 4 s a try, 2 tries.
+# The CLI gives up at its 2 s and says why (exit 3, as for any coordinator
+# it cannot reach), where getaddrinfo alone would wait 8 s or more.
+checks=$((checks + 1))
+printf 'nameserver 127.0.0.1\noptions timeout:4 attempts:2\n' >"$tmp/resolv.conf"
+unshare -m -n bash -c '
+	ip link set lo up || exit 9
+	mount --bind "$1/resolv.conf" /etc/resolv.conf || exit 9
+	python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((\"127.0.0.1\", 53))
+print(\"ready\", flush=True)
+while True:
+    s.recvfrom(4096)
+" >"$1/dns.out" 2>&1 &
+	for i in $(seq 50); do grep -q ready "$1/dns.out" && break; sleep 0.1; done
+	t0=$(date +%s%N)
+	"$2" --timeout 2 --url http://coord.slow.test:8080 status >/dev/null 2>"$1/dns.err"
+	echo "rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))"
+	kill %1
+' _ "$tmp" "$BIN" >"$tmp/dns.res" 2>&1
+read -r rcs mss <"$tmp/dns.res"
+echo "slow nameserver, --timeout 2: $rcs $mss: $(cat "$tmp/dns.err" 2>/dev/null)"
+ms=${mss#ms=}
+[ "$rcs" = rc=3 ] && [ "${ms:-0}" -ge 1900 ] && [ "${ms:-99999}" -lt 4000 ] &&
+	grep -q "cannot resolve host coord.slow.test: no answer within" "$tmp/dns.err" ||
+	fail "a nameserver that never answers: $(cat "$tmp/dns.res") $(cat "$tmp/dns.err" 2>/dev/null)"
+
 echo "$checks checks, $fails failed"
 [ "$fails" = 0 ]
