@@ -15,7 +15,6 @@
 #include <sys/uio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <netdb.h>
@@ -202,16 +201,6 @@ http_plain_wait(struct http_plain_xfer *t, int fd, short events, int64_t deadlin
 	}
 }
 
-/* Is host an IPv4 or IPv6 address, which getaddrinfo reads without a
- * nameserver? */
-static int
-plain_is_address(const char *host)
-{
-	unsigned char a[16];
-
-	return inet_pton(AF_INET, host, a) == 1 || inet_pton(AF_INET6, host, a) == 1;
-}
-
 /* A new connection to the URL's host, within connect_ms and the deadline:
  * each address getaddrinfo gives is tried in turn. */
 static int
@@ -219,9 +208,9 @@ http_plain_connect(struct http_plain_xfer *t)
 {
 	struct http_plain *st = t->st;
 	struct addrinfo hints, *res = NULL, *ai;
-	int64_t cdl = t->deadline;
+	int64_t cdl = t->deadline, left;
 	socklen_t elen;
-	int fd = -1, err = ECONNREFUSED, gai, one = 1, r;
+	int fd = -1, err = ECONNREFUSED, gai, one = 1, r, sys = 0;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -231,26 +220,25 @@ http_plain_connect(struct http_plain_xfer *t)
 		cdl = t->start + t->h->connect_ms;
 	/* A name's lookup counts against the connect clock (resolve.h): a
 	 * nameserver that never answers would hold us resolv.conf's 10 s or
-	 * more. An address, or no clock at all, needs no thread. */
-	if (cdl == 0 || plain_is_address(st->host)) {
-		if ((gai = getaddrinfo(st->host, st->port, &hints, &res)) != 0) {
-			http_plain_err(t->h, "cannot resolve host %s: %s", st->host,
-			    gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
-			r = BF_ERR_LOST;
-			goto out;
-		}
-	} else if ((r = bf_resolve(st->host, st->port, &hints,
-	    (int)(cdl - bf_mono_ms() > 1 ? cdl - bf_mono_ms() : 1), &res, &gai)) != 0) {
-		if (r == BF_ERR_TIMEOUT) {
-			http_plain_err(t->h, "cannot resolve host %s: no answer within %lld ms",
-			    st->host, (long long)(bf_mono_ms() - t->start));
-		} else if (r == BF_ERR_NOTFOUND) {
-			http_plain_err(t->h, "cannot resolve host %s: %s", st->host,
-			    gai == EAI_SYSTEM ? "a system error" : gai_strerror(gai));
-		} else {
-			http_plain_err(t->h, "cannot resolve host %s: %s", st->host, bf_err_str(r));
-		}
-		r = r == BF_ERR_TIMEOUT ? BF_ERR_TIMEOUT : BF_ERR_LOST;
+	 * more. With no clock at all, getaddrinfo waits as long as it likes. */
+	if (cdl == 0) {
+		gai = getaddrinfo(st->host, st->port, &hints, &res);
+		sys = errno;
+		r = gai == 0 ? 0 : BF_ERR_NOTFOUND;
+	} else {
+		left = cdl - bf_mono_ms();
+		r = bf_resolve(st->host, st->port, &hints, (int)(left > 1 ? left : 1), &res, &gai);
+	}
+	if (r == BF_ERR_TIMEOUT) {
+		http_plain_err(t->h, "cannot resolve host %s: no answer within %lld ms",
+		    st->host, (long long)(bf_mono_ms() - t->start));
+		goto out;
+	} else if (r != 0) {
+		http_plain_err(t->h, "cannot resolve host %s: %s", st->host,
+		    r != BF_ERR_NOTFOUND ? bf_err_str(r) :
+		    gai != EAI_SYSTEM ? gai_strerror(gai) :
+		    sys != 0 ? strerror(sys) : "a system error");
+		r = BF_ERR_LOST;
 		goto out;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {

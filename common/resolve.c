@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <time.h>
 
 #include "caps.h"
@@ -70,15 +71,26 @@ resolve_main(void *arg)
 	return NULL;
 }
 
+/* Is host an IPv4 or IPv6 address, which getaddrinfo reads without a
+ * nameserver? */
+static int
+resolve_is_address(const char *host)
+{
+	unsigned char a[16];
+
+	return inet_pton(AF_INET, host, a) == 1 || inet_pton(AF_INET6, host, a) == 1;
+}
+
 int
 bf_resolve(const char *host, const char *port, const struct addrinfo *hints,
     int timeout_ms, struct addrinfo **aip, int *gai)
 {
 	struct resolve_job *j;
+	struct addrinfo h;
 	struct timespec ts;
 	pthread_attr_t attr;
 	pthread_t t;
-	int r, busy;
+	int r, g, busy;
 
 	*aip = NULL;
 	if (gai != NULL)
@@ -86,6 +98,25 @@ bf_resolve(const char *host, const char *port, const struct addrinfo *hints,
 	if (host == NULL || port == NULL || timeout_ms <= 0 ||
 	    strlen(host) >= sizeof(j->host) || strlen(port) >= sizeof(j->port))
 		return BF_ERR_INVALID;
+	memset(&h, 0, sizeof(h));
+	if (hints != NULL) {
+		h.ai_family = hints->ai_family;
+		h.ai_socktype = hints->ai_socktype;
+		h.ai_protocol = hints->ai_protocol;
+		h.ai_flags = hints->ai_flags;
+	} else {
+		h.ai_family = AF_UNSPEC;
+		h.ai_socktype = SOCK_STREAM;
+	}
+	/* an address asks no nameserver: no thread, no slot */
+	if (resolve_is_address(host)) {
+		if ((g = getaddrinfo(host, port, &h, aip)) == 0)
+			return 0;
+		*aip = NULL;
+		if (gai != NULL)
+			*gai = g;
+		return BF_ERR_NOTFOUND;
+	}
 	pthread_mutex_lock(&resolve_mu);
 	busy = resolving >= BF_MAX_RESOLVING;
 	if (!busy)
@@ -100,15 +131,7 @@ bf_resolve(const char *host, const char *port, const struct addrinfo *hints,
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	j->refs = 2;
-	if (hints != NULL) {
-		j->hints.ai_family = hints->ai_family;
-		j->hints.ai_socktype = hints->ai_socktype;
-		j->hints.ai_protocol = hints->ai_protocol;
-		j->hints.ai_flags = hints->ai_flags;
-	} else {
-		j->hints.ai_family = AF_UNSPEC;
-		j->hints.ai_socktype = SOCK_STREAM;
-	}
+	j->hints = h;
 	memcpy(j->host, host, strlen(host) + 1);
 	memcpy(j->port, port, strlen(port) + 1);
 	pthread_attr_init(&attr);

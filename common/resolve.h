@@ -5,7 +5,8 @@
  * a peer-bundle fetch slot in the coordinator (fetch.c), or a user at the
  * CLI whose --url names such a host.
  *
- * The lookup runs on a detached thread; the caller waits at most
+ * An IPv4 or IPv6 address is read at once, on the caller's thread. A
+ * name's lookup runs on a detached thread; the caller waits at most
  * timeout_ms for it and, on timeout, leaves it to finish and free itself.
  * At most BF_MAX_RESOLVING lookups run at once in a process, abandoned
  * ones included, so slow names cannot pile up threads.
@@ -21,7 +22,7 @@
  * Returns 0 and *aip (the caller frees it with freeaddrinfo), or:
  *   BF_ERR_NOTFOUND  getaddrinfo failed; *gai holds its code (gai_strerror)
  *   BF_ERR_TIMEOUT   no answer within timeout_ms
- *   BF_ERR_STATE     BF_MAX_RESOLVING lookups are already waiting
+ *   BF_ERR_STATE     BF_MAX_RESOLVING lookups of names are already waiting
  *   BF_ERR_INVALID   host over 255 or port over 7 bytes, or timeout_ms <= 0
  *   BF_ERR_ALLOC, BF_ERR_SYS
  * *gai is 0 unless BF_ERR_NOTFOUND. gai may be NULL.
