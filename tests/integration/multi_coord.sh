@@ -148,9 +148,22 @@ echo "killed c2 while it held run $held, $(($(date +%s) - t0)) s into the job"
 
 URL=$URL1
 st=$(wait_job "$id" "$LIMIT")
+t_done=$(date +%s%3N)
 check_eq "job done through c1 within ${LIMIT} s of the kill" "$st" done
 echo "job took $(($(date +%s) - t0)) s"
-sleep 0.5
+sse_runs() { # sse_runs FILE: "id state" of each run event
+	awk '/^event: run$/ { r = 1; next } r && /^data: / { sub(/^data: /, ""); print; r = 0 } /^$/ { r = 0 }' "$1" |
+		jq -r 'select(.job_id == '"$id"') | "\(.id) \(.state)"' 2>/dev/null
+}
+# The job's state is read from the store, where the last runs' done is
+# committed before their events go out (read back, through the privsep
+# pipe, to each stream): on a loaded machine that takes more than a
+# moment. Wait for them, up to 15 s, rather than for a fixed time.
+for _ in $(seq 150); do
+	[ "$(sse_runs "$work/c1.sse" | awk '$2 == "done" { print $1 }' | sort -u | wc -l)" -ge "$NRUNS" ] && break
+	sleep 0.1
+done
+echo "c1's stream had every run's done $(($(date +%s%3N) - t_done)) ms after the store said the job was done"
 kill "$POLL" 2>/dev/null
 
 # --- the store ---
@@ -189,10 +202,6 @@ check_eq "c2's run ${held:-none} was taken over and run again" \
 	"$(bf_sql "$work/c1" "select case when attempt > 1 then 'yes' else 'no' end from runs where id=${held:-0}")" yes
 
 # --- events across coordinators ---
-sse_runs() { # sse_runs FILE: "id state" of each run event
-	awk '/^event: run$/ { r = 1; next } r && /^data: / { sub(/^data: /, ""); print; r = 0 } /^$/ { r = 0 }' "$1" |
-		jq -r 'select(.job_id == '"$id"') | "\(.id) \(.state)"' 2>/dev/null
-}
 ev1=$(sse_runs "$work/c1.sse")
 ev2=$(sse_runs "$work/c2.sse")
 for rid in $c2done; do
@@ -205,6 +214,11 @@ for rid in $c1done; do
 done
 check_eq "c1's event stream shows every run done" \
 	"$(awk '$2 == "done" { print $1 }' <<<"$ev1" | sort -u | wc -l)" "$NRUNS"
+for rid in $(bf_sql "$work/c1" "select id from runs where job_id=$id order by id"); do
+	grep -q "^$rid done$" <<<"$ev1" && continue
+	echo "c1's stream lacks run $rid done: finished $(bf_sql "$work/c1" "select (finished_at * 1000)::bigint - $kill_ms from runs where id=$rid") ms after the kill," \
+		"attempt $(bf_sql "$work/c1" "select attempt from runs where id=$rid"), owners seen: $(awk -F'|' -v r="$rid" '$2 == r { print $3 }' "$work/owners" | sort -u | tr '\n' ' ')" >&2
+done
 
 # Serialization conflicts between the two are retried, counted, and none
 # of them ran out of attempts (the log would say so).
