@@ -115,12 +115,19 @@ r=$(api POST /api/v1/jobs '{"recipe":"cpu-loop","machines":{"class":"ps"},"matri
 check_eq "submit" "$(status_of "$r")" 201
 id=$(body_of "$r" | jq -r .id)
 check_eq "job $id" "$(wait_job "$id" 120)" done
-sleep 0.5
-kill "$SSE" 2>/dev/null
-runids=$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -r '[.runs[].id] | join(",")')
 sse_of() { # sse_of FILE TYPE: the data lines of TYPE events
 	awk -v t="$2" '$0 == "event: " t { r = 1; next } r && /^data: / { sub(/^data: /, ""); print; r = 0 } /^$/ { r = 0 }' "$1"
 }
+# The store says done before the runs' events have come through the
+# monitor's pipe: wait for both (up to 15 s), then 0.5 s more for any
+# second copy.
+for _ in $(seq 150); do
+	[ "$(sse_of "$work/sse1" run | jq -s --argjson j "$id" '[.[] | select(.job_id == $j and .state == "done")] | length')" -ge 2 ] && break
+	sleep 0.1
+done
+sleep 0.5
+kill "$SSE" 2>/dev/null
+runids=$(curl -fsS "$URL/api/v1/jobs/$id/runs" | jq -r '[.runs[].id] | join(",")')
 check_eq "run events: every run done" \
 	"$(sse_of "$work/sse1" run | jq -s -r --argjson j "$id" '[.[] | select(.job_id == $j and .state == "done") | .id] | unique | join(",")')" "$runids"
 check "run events: running seen" test "$(sse_of "$work/sse1" run | jq -s --argjson j "$id" '[.[] | select(.job_id == $j and .state == "running")] | length')" -ge 2
