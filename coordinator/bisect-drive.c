@@ -594,20 +594,34 @@ kside_add(struct kside *k, double v, int boot)
 
 static const char *const kside_names[3] = { "good", "bad", "mid" };
 
-/* Pool the rounds of step (rows [first, last]) per kernel; why[k * whysz]
- * gets the first error of kernel k's runs that did not end done. */
+/*
+ * The samples of the step whose rows are [first, last], per kernel: mid's
+ * from the step's own rounds; good's and bad's from every row so far, the
+ * earlier steps' too, since every step boots the same two kernels (built
+ * from the same commits by the same spec). A reference measured again at
+ * each step only narrows: with 2 boots a side Welch has about 1 degree of
+ * freedom, so a step of its own often cannot bound even a -97% change and
+ * costs another round of 3 kernels. Boot ids are distinct per row.
+ * why[k * whysz] gets the first error of kernel k's runs that did not end
+ * done; *ref_steps the steps whose good or bad boots were pooled.
+ */
 static int
 step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t first,
-    size_t last, const char *metric, struct kside k[3], char *why, size_t whysz)
+    size_t last, const char *metric, struct kside k[3], char *why, size_t whysz,
+    int64_t *ref_steps)
 {
 	struct store_runs *rs = NULL;
 	const struct store_run *run;
-	size_t i, j, q;
+	size_t i, j, q, n0[2];
+	int64_t counted = 0;
 	int r = 0, side;
 
 	for (side = 0; side < 3; side++)
 		why[side * whysz] = '\0';
-	for (i = first; i <= last && r == 0; i++) {
+	*ref_steps = 0;
+	for (i = 0; i <= last && r == 0; i++) {
+		n0[0] = k[0].n;
+		n0[1] = k[1].n;
 		if ((r = store_job_runs(env->st, s->steps[i].job_id, 1, &rs)) != 0)
 			break;
 		for (j = 0; j < rs->n && r == 0; j++) {
@@ -616,7 +630,7 @@ step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t 
 				if (run->req_kernel != NULL &&
 				    strcmp(run->req_kernel, kside_names[side]) == 0)
 					break;
-			if (side == 3)
+			if (side == 3 || (side == 2 && i < first))
 				continue;
 			if (strcmp(run->state, "done") != 0) {
 				/* the first failure of each kernel */
@@ -629,10 +643,16 @@ step_samples(const struct bisect_env *env, const struct bisect_state *s, size_t 
 			for (q = 0; q < run->nsamples && r == 0; q++)
 				if (strcmp(run->samples[q].metric, metric) == 0)
 					r = kside_add(&k[side], run->samples[q].value,
-					    (int)(s->steps[i].round * BF_MAX_BOOTS + run->boot));
+					    (int)(i * BF_MAX_BOOTS + run->boot));
 		}
 		store_runs_free(rs);
 		rs = NULL;
+		/* rows are in step order: count each step once */
+		if ((k[0].n > n0[0] || k[1].n > n0[1]) && (*ref_steps == 0 ||
+		    s->steps[i].step != counted)) {
+			counted = s->steps[i].step;
+			(*ref_steps)++;
+		}
 	}
 	return r;
 }
@@ -651,6 +671,7 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 	char *stext = NULL, why[3][300];
 	size_t first = last;
 	int64_t max_rounds = json_integer_value(json_object_get(s->spec, "max_rounds"));
+	int64_t ref_steps = 0;
 	double thr = json_number_value(json_object_get(s->spec, "threshold_pct"));
 	int r, i;
 
@@ -661,7 +682,8 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 		r = drive_fail(env, s, "the stored spec has no metric or direction");
 		goto out;
 	}
-	if ((r = step_samples(env, s, first, last, metric, k, why[0], sizeof(why[0]))) != 0)
+	if ((r = step_samples(env, s, first, last, metric, k, why[0], sizeof(why[0]),
+	    &ref_steps)) != 0)
 		goto out;
 	g = (struct bisect_samples){ k[0].v, k[0].boot, k[0].n };
 	b = (struct bisect_samples){ k[1].v, k[1].boot, k[1].n };
@@ -681,7 +703,8 @@ drive_classify(const struct bisect_env *env, struct bisect_state *s, size_t last
 	if ((stats = bisect_class_json(&c)) == NULL ||
 	    json_object_set_new(stats, "job", json_integer((json_int_t)e->job_id)) != 0 ||
 	    json_object_set_new(stats, "rounds", json_integer((json_int_t)(last - first + 1))) !=
-	    0 || (stext = json_dumps(stats, JSON_COMPACT)) == NULL) {
+	    0 || json_object_set_new(stats, "reference_steps", json_integer((json_int_t)ref_steps))
+	    != 0 || (stext = json_dumps(stats, JSON_COMPACT)) == NULL) {
 		r = BF_ERR_ALLOC;
 		goto out;
 	}

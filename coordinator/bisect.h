@@ -20,7 +20,8 @@
  * oldest first) with `benchfleet-agent build`'s argv commands; then each
  * step is a job measuring kernels good, bad and mid (the midpoint of the
  * open interval, git bisect's skip rule around skipped commits) on
- * boots_per_round interleaved boots. Its verdict pools the step's rounds
+ * boots_per_round interleaved boots. Its verdict pools mid's boots of the
+ * step's rounds, and good's and bad's of every step so far
  * (bisect_classify); an inconclusive mid gets another round (a new job)
  * up to max_rounds, then is skipped. The store holds every decision.
  */
@@ -69,8 +70,8 @@ int bisect_check_rev(const char *s, const char *field, struct bf_diag *d);
 json_t *bisect_step_job(const json_t *spec, int64_t id, int64_t step, int64_t round,
     const char *good, const char *bad, const char *mid);
 
-/* The samples of one kernel over a step's rounds (boot ids distinct across
- * rounds). */
+/* The samples of one kernel: mid's over a step's rounds, good's and bad's
+ * over the steps so far (boot ids distinct across rounds and steps). */
 struct bisect_samples {
 	const double *v;
 	const int *boot;

@@ -177,8 +177,8 @@ for i in $(seq 1440); do	# 40 min: a cold run builds 4 kernels
 done
 t2=$(date +%s.%N)
 echo "$v" | jq '{state, message, first_bad, machine_s, interval, steps: [.steps[] |
-	{step, round, index, subject, verdict, job, stats: (.stats | {why, bad_vs_good, mid_vs_good,
-	mid_vs_bad, good: .good.mean, bad: .bad.mean, mid: .mid.mean, n: .mid.n})}]}'
+	{step, round, index, subject, verdict, job, stats: (.stats | {why, reference_steps, bad_vs_good, mid_vs_good,
+	mid_vs_bad, good: .good.mean, bad: .bad.mean, mid: .mid.mean, n: .mid.n, good_n: .good.n, bad_n: .bad.n})}]}'
 check_eq "the bisection is done" "$st" done
 if [ "$st" != done ]; then
 	# what the runs that did not finish say, for the next reader of a red run
@@ -206,6 +206,9 @@ check "bad vs good is a regression beyond the threshold, its CI below -5% (the b
 check "each step has means and n for good, bad and mid" \
 	jq -e '[.steps[].stats | .good.mean > 0 and .bad.mean > 0 and .mid.mean > 0 and .mid.n >= 2] | all' <<<"$v"
 check "the machine time is counted" jq -e '.machine_s > 0' <<<"$v"
+check "step 1 compares against good's and bad's boots of both steps" \
+	jq -e '[.steps[] | select(.step == 1 and .verdict != "more") | .stats |
+		.reference_steps == 2 and .good.n >= 4 and .bad.n >= 4] == [true]' <<<"$v"
 jobs=$(jq -r '[.steps[].job] | join(" ")' <<<"$v")
 for j in $jobs; do
 	js=$(curl -fsS "$URL/api/v1/jobs/$j/runs")

@@ -555,11 +555,21 @@ test_drive_finds(void)
 		json_t *st0 = json_object_get(json_array_get(steps, 0), "stats");
 		double pct = json_real_value(json_object_get(json_object_get(st0, "bad_vs_good"),
 		    "pct"));
+		json_t *st1 = json_object_get(json_array_get(steps, 1), "stats");
 
 		T_CHECK(pct < -39 && pct > -41);
 		T_EQ_INT(json_integer_value(json_object_get(json_object_get(st0, "mid"), "n")), 2);
 		T_CHECK(json_is_real(json_object_get(json_object_get(st0, "mid_vs_good"),
 		    "lo95")));
+		T_EQ_INT(json_integer_value(json_object_get(json_object_get(st0, "good"), "n")), 2);
+		T_EQ_INT(json_integer_value(json_object_get(st0, "reference_steps")), 1);
+		/* step 1 pools good's and bad's boots of step 0 with its own;
+		 * mid (c1) is its own */
+		T_EQ_INT(json_integer_value(json_object_get(json_object_get(st1, "good"), "n")), 4);
+		T_EQ_INT(json_integer_value(json_object_get(json_object_get(st1, "bad"), "n")), 4);
+		T_EQ_INT(json_integer_value(json_object_get(json_object_get(st1, "mid"), "n")), 2);
+		T_EQ_INT(json_integer_value(json_object_get(st1, "reference_steps")), 2);
+		T_EQ_INT(json_integer_value(json_object_get(st1, "rounds")), 1);
 	}
 	json_decref(v);
 	/* the log went out live: a bisection event per change, the last done */
