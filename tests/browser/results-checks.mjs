@@ -48,10 +48,15 @@ export async function resultsChecks(page, { check, apiGet, url, jobId, baseline,
 	await page.selectOption('#baseline', other);
 	await page.waitForURL((u) => u.hash === `#/job/${jobId}/results?baseline=${other}`, { timeout: 3000 }).catch(() => {});
 	check('results: the baseline picked is in the URL, readable', page.url().endsWith(`#/job/${jobId}/results?baseline=${other}`), page.url());
-	await page.reload();
-	await page.waitForSelector('svg.change', { timeout: 10000 }).catch(() => {});
 	const again = await apiGet(`/jobs/${jobId}/report?format=json&columns=none&baseline=${encodeURIComponent(other)}`);
 	const first = again.metrics[0];
+	await page.reload();
+	// The reloaded page reads the report again before it draws: on a
+	// loaded CI box that took more than the 10 s an svg.change was once
+	// given (an empty list, CI 2026-12-07). Wait for this metric's rows.
+	await page.waitForFunction((name) => document.querySelectorAll(
+		`section.metric[data-metric="${name}"] svg.change text.rowlabel`).length > 0,
+		first.name, { timeout: 30000 }).catch(() => {});
 	const vs = await page.$$eval(`section.metric[data-metric="${first.name}"] svg.change text.rowlabel`, (ts) => ts.map((t) => t.dataset.label));
 	check('results: after a reload the page keeps that baseline', (await page.inputValue('#baseline')) === other &&
 		JSON.stringify(vs) === JSON.stringify(first.rows.filter((r) => r.compare && r.compare.pct_change != null).map((r) => `${r.cell} vs ${r.baseline_cell || 'baseline'}`)),
