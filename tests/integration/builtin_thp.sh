@@ -19,8 +19,8 @@ defer "echo '$orig' > '$thp'"
 work=$(mktemp -d /tmp/bf-bthp.XXXXXX)
 defer "rm -rf '$work'"
 fleet=$work/fleet
-bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfh \
-	--subnet 10.99.0 --bridge bfbrh --force || { echo "fleet did not come up"; exit 1; }
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfth \
+	--subnet 10.99.0 --bridge bfbrth --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 start_daemon "$work" --known-hosts "$fleet/known_hosts" || exit 1
 defer stop_daemon
@@ -37,7 +37,7 @@ for rc in page-touch dtlb-touch zero-page-thrash lat-pagefault btree gups ebizzy
 		"$(jq -r --arg n "$rc" '.recipes[] | select(.name==$n) | .params.thp.from_knob.knob' <<<"$recipes")" thp_enabled
 done
 
-r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"names":["bfh1"]},
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"names":["bfth1"]},
 	"matrix":{"thp_enabled":["madvise","never"]},"repetitions":{"iterations":2}}')
 check_eq "page-touch: submit" "$(status_of "$r")" 201
 id=$(body_of "$r" | jq -r .id)
@@ -69,7 +69,7 @@ check_eq "THP restored after the job" "$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp")"
 rep=$(curl -fsS "$URL/api/v1/jobs/$id/report?format=json")
 check_eq "report: the madvise expectation holds" \
 	"$(jq '[.warnings[] | select(test("expectation"))] | length' <<<"$rep")" 0
-r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfh1"]},
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfth1"]},
 	"params":{"mb":1},"matrix":{"thp_enabled":["madvise"]},"repetitions":{"iterations":1}}')
 check_eq "1 MiB page-touch: submit" "$(status_of "$r")" 201
 sid=$(body_of "$r" | jq -r .id)
@@ -79,7 +79,7 @@ check_contains "1 MiB page-touch: the expectation fails, named" \
 	"$(jq -c '.warnings' <<<"$srep")" "expectation vmstat.thp_fault_alloc"
 
 # An explicit param wins over the knob's mapping.
-r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"names":["bfh1"]},
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","preset":"test","machines":{"names":["bfth1"]},
 	"params":{"thp":"nohugepage"},"knobs":{"thp_enabled":"madvise"},"repetitions":{"iterations":1}}')
 check_eq "explicit thp: submit" "$(status_of "$r")" 201
 eid=$(body_of "$r" | jq -r .id)
@@ -88,12 +88,12 @@ erun=$(curl -fsS "$URL/api/v1/jobs/$eid/runs" | jq -c '.runs[0]')
 check_eq "explicit thp: recorded" "$(jq -r .values.thp <<<"$erun")" nohugepage
 check_eq "explicit thp: no huge page" \
 	"$(jq '[.samples[] | select(.metric=="vmstat.thp_fault_alloc" and .value != 0)] | length' <<<"$erun")" 0
-r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfh1"]},"params":{"thp":"always"}}')
+r=$(api POST /api/v1/jobs '{"recipe":"page-touch","machines":{"names":["bfth1"]},"params":{"thp":"always"}}')
 check_eq "bad thp value refused" "$(status_of "$r")" 400
 check_contains "bad thp value named" "$(body_of "$r")" "params.thp"
 
 # Threads: gups over two disjoint slices, lat-pagefault's lmbench mode.
-r=$(api POST /api/v1/jobs '{"recipe":"gups","preset":"test","machines":{"names":["bfh1"]},
+r=$(api POST /api/v1/jobs '{"recipe":"gups","preset":"test","machines":{"names":["bfth1"]},
 	"params":{"threads":2,"mode":"disjoint"},"knobs":{"thp_enabled":"madvise"},"repetitions":{"iterations":1}}')
 check_eq "gups threads: submit" "$(status_of "$r")" 201
 gid=$(body_of "$r" | jq -r .id)
@@ -103,7 +103,7 @@ check_eq "gups threads: values" "$(jq -r '"\(.values.threads) \(.values.mode) \(
 check "gups threads: a rate" test "$(jq '[.samples[] | select(.metric=="gups" and .value > 0)] | length' <<<"$grun")" -eq 1
 check "gups threads: its table in huge pages" test \
 	"$(jq '[.samples[] | select(.metric=="vmstat.thp_fault_alloc" and .value > 0)] | length' <<<"$grun")" -eq 1
-r=$(api POST /api/v1/jobs '{"recipe":"lat-pagefault","preset":"test","machines":{"names":["bfh1"]},
+r=$(api POST /api/v1/jobs '{"recipe":"lat-pagefault","preset":"test","machines":{"names":["bfth1"]},
 	"matrix":{"mode":["file","lmbench"]},"params":{"passes":1},"repetitions":{"iterations":2}}')
 check_eq "lat-pagefault modes: submit" "$(status_of "$r")" 201
 lid=$(body_of "$r" | jq -r .id)
@@ -113,7 +113,7 @@ for m in file lmbench; do
 	check_eq "lat-pagefault $m: two pagefault_us samples" \
 		"$(jq --arg m "$m" '[.runs[] | select(.axes.mode==$m) | .samples[] | select(.metric=="pagefault_us" and .value > 0)] | length' <<<"$lruns")" 2
 done
-r=$(api POST /api/v1/jobs '{"recipe":"lat-pagefault","machines":{"names":["bfh1"]},"params":{"mode":"lmbenchx"}}')
+r=$(api POST /api/v1/jobs '{"recipe":"lat-pagefault","machines":{"names":["bfth1"]},"params":{"mode":"lmbenchx"}}')
 check_eq "lat-pagefault bad mode refused" "$(status_of "$r")" 400
 
 # The real services in madvise cells: neither redis nor memcached is told
@@ -130,7 +130,7 @@ check_eq "lat-pagefault bad mode refused" "$(status_of "$r")" 400
 # windows, none in the never cells'.
 check_eq "redis: jemalloc_thp follows thp_enabled" \
 	"$(jq -r '.recipes[] | select(.name=="redis") | .params.jemalloc_thp.from_knob.map.madvise' <<<"$recipes")" always
-r=$(api POST /api/v1/jobs '{"machines":{"names":["bfh1"]},"matrix":{"thp_enabled":["madvise","never"]},
+r=$(api POST /api/v1/jobs '{"machines":{"names":["bfth1"]},"matrix":{"thp_enabled":["madvise","never"]},
 	"suite":[{"recipe":"redis","preset":"test","params":{"instances":1}},
 	         {"recipe":"memcached","preset":"test","params":{"instances":1,"seconds":2,"valsize":4096}},
 	         {"recipe":"xsbench","preset":"test"}],"repetitions":{"iterations":1}}')

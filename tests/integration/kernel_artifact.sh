@@ -80,8 +80,8 @@ git -C "$C/linux" show v6.1-deb:kernel/bounds.c >"$work/p/a/kernel/bounds.c"
 check "the patch was made" grep -q '^+#error bf-broken-build' "$C/linux/series/0001-bf-break.patch"
 
 fleet=$work/fleet
-bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfk \
-	--subnet 10.89.0 --bridge bfbrk --force || { echo "fleet did not come up"; exit 1; }
+bash "$BF_SRC/tools/netns-fleet" up --dir "$fleet" --hosts 1 --prefix bfka \
+	--subnet 10.123.0 --bridge bfbrka --force || { echo "fleet did not come up"; exit 1; }
 defer "bash '$BF_SRC/tools/netns-fleet' down --dir '$fleet'"
 # The VM target, started now: it boots while the failing build runs.
 VM=$BF_SRC/tests/vm/vm

@@ -14,7 +14,7 @@ set -uo pipefail
 work=$(mktemp -d /tmp/bf-rcol.XXXXXX)
 defer "rm -rf '$work'"
 for lab in a b; do
-	case $lab in a) sub=10.93.0 ;; b) sub=10.94.0 ;; esac
+	case $lab in a) sub=10.93.0 ;; b) sub=10.98.0 ;; esac
 	bash "$BF_SRC/tools/netns-fleet" up --dir "$work/$lab/fleet" --hosts 2 \
 		--prefix bfq$lab --subnet $sub --bridge bfbrq$lab --force ||
 		{ echo "fleet $lab did not come up"; exit 1; }
