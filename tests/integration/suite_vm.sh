@@ -142,7 +142,7 @@ if browser_ready; then
 	t0=$(date +%s%N)
 	BF_URL=$URL BF_JOB=$id BF_ART=$BF_BUILD/suite-vm-artifacts timeout 120 \
 		node "$BF_SRC/tests/browser/bootrec.test.mjs" 2>&1 | tee "$work/bootrec.log"
-	check_eq "the boot record on the job page (browser)" "${PIPESTATUS[0]}" 0
+	check_browser "the boot record on the job page (browser)" "${PIPESTATUS[0]}" "$work/bootrec.log"
 	echo "boot record browser check: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 else
 	fail "no browser for the boot record check"

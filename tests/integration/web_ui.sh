@@ -43,7 +43,7 @@ done < "$fleet/hosts.tsv"
 # --- the browser ---
 BF_URL=$URL BF_MACHINES="${names[*]}" BF_CLASS=web BF_ART=$art BF_BOOTFAIL_HOST=$bootfail_host \
 	timeout 600 node "$browser/dashboard.test.mjs" 2>&1 | tee "$work/browser.log"
-check_eq "browser test" "${PIPESTATUS[0]}" 0
+check_browser "browser test" "${PIPESTATUS[0]}" "$work/browser.log"
 grep '^latency' "$work/browser.log"
 check_eq "screenshots at both sizes" "$(ls "$art"/*-1280x800.png "$art"/*-390x844.png 2>/dev/null | wc -l)" 24
 
@@ -203,7 +203,7 @@ check_eq "a submitter may" "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 
 	-H "Authorization: Bearer $submitter" -d '{"recipe":"echo","machines":{"class":"web"}}' "$URL/api/v1/jobs?dry_run=1")" 200
 BF_URL=$URL BF_VIEWER_TOKEN=$viewer BF_SUBMITTER_TOKEN=$submitter BF_CLASS=web BF_ART=$art \
 	timeout 300 node "$browser/auth.test.mjs" 2>&1 | tee "$work/auth.log"
-check_eq "browser auth test" "${PIPESTATUS[0]}" 0
+check_browser "browser auth test" "${PIPESTATUS[0]}" "$work/auth.log"
 stop_daemon
 check_sanitizers "$work/daemon.log"
 finish

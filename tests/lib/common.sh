@@ -20,7 +20,8 @@ on_exit() {
 trap on_exit EXIT
 defer() { _cleanups+=("$*"); }
 
-fail() { T_FAILS=$((T_FAILS + 1)); echo "FAIL: $*" >&2; }
+T_FAILED=()
+fail() { T_FAILS=$((T_FAILS + 1)); T_FAILED+=("${*:0:300}"); echo "FAIL: $*" >&2; }
 ok() { T_CHECKS=$((T_CHECKS + 1)); }
 check() { # check DESCRIPTION COMMAND...
 	local what=$1; shift
@@ -31,12 +32,21 @@ check_eq() { # check_eq DESCRIPTION GOT WANT
 	T_CHECKS=$((T_CHECKS + 1))
 	[ "$2" == "$3" ] || fail "$1: got '$2', want '$3'"
 }
+check_browser() { # check_browser DESCRIPTION EXIT LOG: a browser script exited 0; if not, its FAIL lines
+	T_CHECKS=$((T_CHECKS + 1))
+	[ "$2" = 0 ] || fail "$1: exit $2; $(grep '^FAIL' "$3" | head -n 6 | cut -c1-240 | paste -sd';')"
+}
 check_contains() { # check_contains DESCRIPTION HAYSTACK NEEDLE
 	T_CHECKS=$((T_CHECKS + 1))
 	case "$2" in *"$3"*) ;; *) fail "$1: '$3' not in: ${2:0:400}" ;; esac
 }
+# finish: the count, then each failed check again: a long test's output is
+# cut in the middle when shown (CI keeps its head and tail), and the tail
+# then still says what failed.
 finish() {
+	local f
 	echo "$T_CHECKS checks, $T_FAILS failed"
+	for f in "${T_FAILED[@]}"; do echo "  failed: $f"; done
 	[ "$T_FAILS" = 0 ]
 }
 
