@@ -45,9 +45,16 @@ function settle(page) {
 
 export async function a11yChecks(page, { check, url, jobId, liveJobId, shot }) {
 	await page.emulateMedia({ colorScheme: 'dark' });
-	for (const [hash, name] of [['#/', 'fleet'], [`#/job/${liveJobId}`, 'job'], [`#/job/${jobId}/results?baseline=passes:1`, 'results'], ['#/jobs', 'history']]) {
+	// Each page's data drawn first (the results page reads a report before
+	// it draws: under load that took longer than settle's 3 s, and the
+	// contrast check then saw 15 texts, CI 2026-12-07), then settled.
+	for (const [hash, name, drawn] of [['#/', 'fleet', '#machines tr[data-machine]'],
+		[`#/job/${liveJobId}`, 'job', '#grid .cell .run'],
+		[`#/job/${jobId}/results?baseline=passes:1`, 'results', 'section.metric svg.bars'],
+		['#/jobs', 'history', '#history tbody tr[data-job]']]) {
 		await page.goto(`${url}/${hash}`);
 		await page.waitForSelector('#live[data-state="live"]', { timeout: 10000 });
+		await page.waitForSelector(drawn, { timeout: 30000 }).catch(() => {});
 		await settle(page);
 		const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 		const list = await page.evaluate(texts);

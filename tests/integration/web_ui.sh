@@ -180,13 +180,17 @@ check_eq "slots come back after streams close" "$code" 200
 api DELETE /api/v1/machines/sse-wake >/dev/null
 
 # A stop with streams open is prompt: waiters are woken, not waited out.
+# A stream left parked would hold the stop until its next heartbeat, 15 s
+# after it opened (BF_SSE_HEARTBEAT_S); woken, the stop takes about 1 s
+# here, and 3.5-7 s with three busy loops and a build beside it (ASan's exit
+# included), so the line is at 10 s.
 for i in 1 2 3; do curl -sN "$URL/api/v1/events" >/dev/null 2>&1 & done
 sleep 0.5
 t0=$(date +%s%N)
 stop_daemon
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 echo "stop with 3 streams open: $ms ms"
-check "stop with streams open takes under 3 s ($ms ms)" test "$ms" -lt 3000
+check "stop with streams open takes under 10 s, not a heartbeat's 15 ($ms ms)" test "$ms" -lt 10000
 wait 2>/dev/null
 
 # --- with tokens: the prompt, Bearer on every request, 403 for a viewer ---
