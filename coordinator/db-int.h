@@ -41,12 +41,15 @@ struct db_ops {
 	size_t (*col_bytes)(struct db_stmt *st, int i);
 	const void *(*col_blob)(struct db_stmt *st, int i);
 	int (*notify)(struct db *db, const char *channel, const char *payload);
+	/* Apply db->node to the session (NULL: the engine has no use for it). */
+	int (*set_node)(struct db *db);
 };
 
 struct db {
 	const struct db_ops *ops;
 	void *be;			/* sqlite3 *, PGconn * */
 	char *target;
+	char *node;			/* db_set_node's, owned; NULL until set */
 	int changes;
 	struct db_stmt *stmts;		/* every live statement */
 };

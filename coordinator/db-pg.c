@@ -121,11 +121,32 @@ pg_setup(PGconn *c, struct bf_diag *d)
 	return r;
 }
 
+/* db->node as the session's benchfleet.node (a placeholder setting: any
+ * name with a dot is one), read by the notify triggers. */
+static int
+pg_node_apply(struct db *db)
+{
+	const char *vals[1] = { db->node };
+	PGresult *res;
+	int r = 0;
+
+	if (db->node == NULL)
+		return 0;
+	res = PQexecParams(PG(db), "SELECT set_config('benchfleet.node', $1, false)", 1, NULL,
+	    vals, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		r = pg_fail_res(res, PG(db));
+	PQclear(res);
+	return r;
+}
+
 /* The server went away (restart, idle kill): reconnect outside a
  * transaction. A transaction that was open is lost, as it would be. */
 static int
 pg_alive(struct db *db)
 {
+	int r;
+
 	if (PQstatus(PG(db)) == CONNECTION_OK)
 		return 0;
 	PQreset(PG(db));
@@ -133,7 +154,19 @@ pg_alive(struct db *db)
 		db_seterr(PQerrorMessage(PG(db)));
 		return BF_ERR_DB;
 	}
-	return pg_setup(PG(db), NULL);
+	if ((r = pg_setup(PG(db), NULL)) != 0)
+		return r;
+	return pg_node_apply(db);
+}
+
+static int
+pg_set_node(struct db *db)
+{
+	int r;
+
+	if ((r = pg_alive(db)) != 0)
+		return r;
+	return pg_node_apply(db);
 }
 
 /* ?N -> $N and a bare ? -> the next $k, outside quotes. *np: highest index. */
@@ -576,6 +609,7 @@ const struct db_ops db_pg_ops = {
 	.col_bytes = pg_col_bytes,
 	.col_blob = pg_col_blob,
 	.notify = pg_notify,
+	.set_node = pg_set_node,
 };
 
 /* --- notifications: a connection of its own that LISTENs --- */

@@ -106,6 +106,7 @@ db_close(struct db *db)
 	while (db->stmts != NULL)
 		db_finalize(db->stmts);
 	db->ops->close(db);
+	free(db->node);
 	free(db->target);
 	free(db);
 }
@@ -274,4 +275,18 @@ int
 db_notify(struct db *db, const char *channel, const char *payload)
 {
 	return db->ops->notify(db, channel, payload);
+}
+
+int
+db_set_node(struct db *db, const char *node)
+{
+	char *n;
+
+	if (db == NULL || node == NULL)
+		return BF_ERR_INVALID;
+	if ((n = strdup(node)) == NULL)
+		return BF_ERR_ALLOC;
+	free(db->node);
+	db->node = n;
+	return db->ops->set_node != NULL ? db->ops->set_node(db) : 0;
 }

@@ -86,6 +86,13 @@ const void *db_col_blob(struct db_stmt *st, int i);
  * is delivered at once). A no-op returning 0 on SQLite. */
 int db_notify(struct db *db, const char *channel, const char *payload);
 /*
+ * The name this connection's writes are announced under: on PostgreSQL the
+ * session setting benchfleet.node, which the store's notify triggers put in
+ * each notification (store-schema.c, step 18), kept across reconnects. A
+ * no-op returning 0 on SQLite. node is copied.
+ */
+int db_set_node(struct db *db, const char *node);
+/*
  * A second connection that LISTENs on channel: db_listen_wait() waits up to
  * timeout_ms and calls cb for each notification received; it reconnects
  * (and LISTENs again) when the server went away. Not for SQLite.

@@ -58,12 +58,63 @@ struct events {
 static uint64_t events_publish_from(struct events *ev, const char *type, json_t *data,
     int local);
 static uint64_t events_ring_put(struct events *ev, const char *type, char *text);
+static void run_pub(struct events *ev, int64_t run_id, int local);
+static void job_pub(struct events *ev, int64_t job_id, int local);
 
-/* A notification from another coordinator: publish it here as well. */
+/*
+ * What the relay heard in one wait: the runs and jobs the store's notify
+ * triggers named (store-schema.c, step 18), each once, read and published
+ * after the wait (runs first, then their jobs' counts).
+ */
+#define RELAY_BATCH	64
+
+struct relay_batch {
+	struct events *ev;
+	int64_t runs[RELAY_BATCH], jobs[RELAY_BATCH];
+	size_t nruns, njobs;
+};
+
+static void
+relay_flush(struct relay_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nruns; i++)
+		run_pub(b->ev, b->runs[i], 0);
+	for (i = 0; i < b->njobs; i++)
+		job_pub(b->ev, b->jobs[i], 0);
+	b->nruns = b->njobs = 0;
+}
+
+/* Add id to a[*n] once; a full batch is published first. */
+static void
+relay_add(struct relay_batch *b, int64_t *a, size_t *n, int64_t id)
+{
+	size_t i;
+
+	if (id <= 0)
+		return;
+	for (i = 0; i < *n; i++)
+		if (a[i] == id)
+			return;
+	if (*n == RELAY_BATCH)
+		relay_flush(b);
+	a[(*n)++] = id;
+}
+
+/*
+ * A notification from the store. Another coordinator's event (t: the
+ * event's type, d: its data) is published here as well. A trigger's
+ * reference (run_ref, job_ref: a row whose change committed) is read from
+ * the store and published as the run and job events its writer publishes
+ * itself after its commit. The writer's own notes are skipped: its hub has
+ * them (a note whose writer set no node is everyone's).
+ */
 static void
 relay_one(const char *payload, void *arg)
 {
-	struct events *ev = arg;
+	struct relay_batch *b = arg;
+	struct events *ev = b->ev;
 	const char *node, *type;
 	json_t *o, *d;
 
@@ -72,19 +123,30 @@ relay_one(const char *payload, void *arg)
 	node = json_string_value(json_object_get(o, "n"));
 	type = json_string_value(json_object_get(o, "t"));
 	d = json_object_get(o, "d");
-	if (node != NULL && type != NULL && json_is_object(d) &&
-	    strcmp(node, store_node(ev->st)) != 0)
+	if (type == NULL || !json_is_object(d) ||
+	    (node != NULL && strcmp(node, store_node(ev->st)) == 0))
+		goto out;
+	if (strcmp(type, "run_ref") == 0) {
+		relay_add(b, b->runs, &b->nruns, json_integer_value(json_object_get(d, "id")));
+		relay_add(b, b->jobs, &b->njobs, json_integer_value(json_object_get(d, "job_id")));
+	} else if (strcmp(type, "job_ref") == 0) {
+		relay_add(b, b->jobs, &b->njobs, json_integer_value(json_object_get(d, "id")));
+	} else if (node != NULL) {
 		events_publish_from(ev, type, json_incref(d), 0);
+	}
+out:
 	json_decref(o);
 }
 
 static void *
 relay_main(void *arg)
 {
-	struct events *ev = arg;
+	struct relay_batch b = { .ev = arg };
 
-	while (!atomic_load(&ev->relay_stop))
-		db_listen_wait(ev->listener, 500, relay_one, ev);
+	while (!atomic_load(&b.ev->relay_stop)) {
+		db_listen_wait(b.ev->listener, 500, relay_one, &b);
+		relay_flush(&b);
+	}
 	return NULL;
 }
 
@@ -210,8 +272,11 @@ events_publish_from(struct events *ev, const char *type, json_t *data, int local
 	if ((text = json_dumps(data, JSON_COMPACT)) == NULL)
 		goto out;
 	/* Tell the other coordinators of a shared store (NOTIFY); an event
-	 * too large for a notification stays local. */
-	if (local && store_is_shared(ev->st) &&
+	 * too large for a notification stays local. Run and job events need
+	 * no note: the store's triggers sent one in the commit they follow
+	 * (relay_one). */
+	if (local && store_is_shared(ev->st) && strcmp(type, "run") != 0 &&
+	    strcmp(type, "job") != 0 &&
 	    (env = json_pack("{s:s, s:s, s:O}", "n", store_node(ev->st), "t", type, "d",
 	    data)) != NULL) {
 		if ((note = json_dumps(env, JSON_COMPACT)) != NULL && strlen(note) < 7900)
@@ -310,13 +375,21 @@ out:
 void
 events_run(struct events *ev, int64_t run_id)
 {
+	run_pub(ev, run_id, 1);
+}
+
+/* The run as the store has it now; local: published by its writer (0:
+ * relayed from a trigger's note). */
+static void
+run_pub(struct events *ev, int64_t run_id, int local)
+{
 	static const char *const keys[] = { "id", "job_id", "cell_index", "label", "boot",
 	    "state", "machine", "hostname", "error", "started_at", "finished_at", NULL };
 	json_t *full = NULL;
 
 	if (ev == NULL || ev->st == NULL || api_view_run_get(ev->st, run_id, &full) != 0)
 		goto out;
-	events_publish(ev, "run", pick(full, keys));
+	events_publish_from(ev, "run", pick(full, keys), local);
 out:
 	json_decref(full);
 }
@@ -394,6 +467,12 @@ static pthread_mutex_t events_job_mu = PTHREAD_MUTEX_INITIALIZER;
 void
 events_job(struct events *ev, int64_t job_id)
 {
+	job_pub(ev, job_id, 1);
+}
+
+static void
+job_pub(struct events *ev, int64_t job_id, int local)
+{
 	static const char *const keys[] = { "id", "recipe", "name", "state", "runs_total",
 	    "runs_done", "runs_failed", "runs_running", "runs_queued", NULL };
 	json_t *full = NULL, *o = NULL;
@@ -409,7 +488,7 @@ events_job(struct events *ev, int64_t job_id)
 	    json_object_set_new(o, "eta_s", job_eta(ev, job_id,
 	    json_string_value(json_object_get(full, "state")))) != 0)
 		goto out;
-	events_publish(ev, "job", o);
+	events_publish_from(ev, "job", o, local);
 	o = NULL;
 out:
 	if (locked)

@@ -398,6 +398,10 @@ static const char *const store_migrations[] = {
 	" stats TEXT,"
 	" PRIMARY KEY (bisection_id, step, round));"
 	"PRAGMA user_version = 17;",
+	/* 18: PostgreSQL's notify triggers (below). One coordinator per
+	 * SQLite file has nobody to tell: the version moves so that both
+	 * lists stay one for one. */
+	"PRAGMA user_version = 18;",
 };
 
 /*
@@ -670,6 +674,44 @@ static const char *const store_migrations_pg[] = {
 	" stats TEXT,"
 	" PRIMARY KEY (bisection_id, step, round));"
 	"UPDATE bf_schema SET version = 17;",
+	/* 18: a change of a run's or a job's state goes out to the other
+	 * coordinators (LISTEN benchfleet, events.c) in the transaction
+	 * that makes it: PostgreSQL delivers a NOTIFY at commit, so a
+	 * writer killed between its commit and its own publish no longer
+	 * loses the event for everyone else. The note names the row (the
+	 * listeners read it) and the writer (benchfleet.node, db_set_node),
+	 * whose own listener skips it. The run columns are those of a run
+	 * event (events.c, events_run). A queued run cancelled has no note
+	 * of its own: a cancel changes every queued run of a job at once,
+	 * and its job's note (runs_cancelled) is what pages read the runs
+	 * again on, as on the cancelling coordinator. OR REPLACE: the step
+	 * runs again on its own result (a store a test set back). */
+	"CREATE OR REPLACE FUNCTION bf_notify_run() RETURNS trigger LANGUAGE plpgsql AS $$"
+	" BEGIN"
+	"  PERFORM pg_notify('benchfleet', json_build_object("
+	"   'n', current_setting('benchfleet.node', true), 't', 'run_ref',"
+	"   'd', json_build_object('id', NEW.id, 'job_id', NEW.job_id))::text);"
+	"  RETURN NULL;"
+	" END $$;"
+	"CREATE OR REPLACE TRIGGER runs_notify AFTER UPDATE ON runs FOR EACH ROW"
+	" WHEN (NOT (OLD.state = 'queued' AND NEW.state = 'cancelled') AND"
+	"  (OLD.state IS DISTINCT FROM NEW.state OR OLD.machine IS DISTINCT FROM NEW.machine"
+	"  OR OLD.hostname IS DISTINCT FROM NEW.hostname OR OLD.error IS DISTINCT FROM NEW.error"
+	"  OR OLD.started_at IS DISTINCT FROM NEW.started_at"
+	"  OR OLD.finished_at IS DISTINCT FROM NEW.finished_at))"
+	" EXECUTE FUNCTION bf_notify_run();"
+	"CREATE OR REPLACE FUNCTION bf_notify_job() RETURNS trigger LANGUAGE plpgsql AS $$"
+	" BEGIN"
+	"  PERFORM pg_notify('benchfleet', json_build_object("
+	"   'n', current_setting('benchfleet.node', true), 't', 'job_ref',"
+	"   'd', json_build_object('id', NEW.id))::text);"
+	"  RETURN NULL;"
+	" END $$;"
+	"CREATE OR REPLACE TRIGGER jobs_notify_ins AFTER INSERT ON jobs FOR EACH ROW"
+	" EXECUTE FUNCTION bf_notify_job();"
+	"CREATE OR REPLACE TRIGGER jobs_notify_upd AFTER UPDATE OF state ON jobs FOR EACH ROW"
+	" WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION bf_notify_job();"
+	"UPDATE bf_schema SET version = 18;",
 };
 #undef STEP13_COLS
 #undef STEP13_BACKFILL

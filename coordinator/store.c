@@ -836,6 +836,12 @@ store_open(const char *target, struct store **out, struct bf_diag *d)
 		}
 		goto out;
 	}
+	/* the name the notify triggers announce this coordinator's writes
+	 * under (store-schema.c, step 18) */
+	if ((r = db_set_node(s->db, s->node)) != 0) {
+		bf_diag_set(d, NULL, "store %s: %s", where, db_last_error());
+		goto out;
+	}
 	if ((r = store_schema_migrate(s, where, d)) != 0)
 		goto out;
 	*out = s;
@@ -862,6 +868,7 @@ int
 store_set_node(struct store *s, const char *node)
 {
 	char *n;
+	int r;
 
 	if (s == NULL || store_check_str(node, "node", BF_MAX_NAME, 1, NULL) != 0)
 		return BF_ERR_INVALID;
@@ -870,8 +877,9 @@ store_set_node(struct store *s, const char *node)
 	store_lock(s);
 	free(s->node);
 	s->node = n;
+	r = db_set_node(s->db, n);
 	store_unlock(s);
-	return 0;
+	return r;
 }
 
 const char *

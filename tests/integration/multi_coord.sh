@@ -10,7 +10,8 @@
 # every sample exactly once, no execution ever concurrent with another of
 # the same run, one execution per iteration for the runs c2 never held,
 # and both coordinators' event streams showing the runs the other one
-# executed (LISTEN/NOTIFY between coordinators).
+# executed (LISTEN/NOTIFY between coordinators), and a change committed
+# behind both of them too (the store's notify triggers).
 set -uo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 . "$BF_SRC/tests/lib/pg.sh"
@@ -219,6 +220,19 @@ for rid in $(bf_sql "$work/c1" "select id from runs where job_id=$id order by id
 	echo "c1's stream lacks run $rid done: finished $(bf_sql "$work/c1" "select (finished_at * 1000)::bigint - $kill_ms from runs where id=$rid") ms after the kill," \
 		"attempt $(bf_sql "$work/c1" "select attempt from runs where id=$rid"), owners seen: $(awk -F'|' -v r="$rid" '$2 == r { print $3 }' "$work/owners" | sort -u | tr '\n' ' ')" >&2
 done
+
+# A change committed by a writer that never published it (a coordinator
+# killed between its commit and its events; psql here) still reaches c1's
+# stream: the store's trigger sends its note in the commit (schema step 18).
+hr=$(bf_sql "$work/c1" "select min(id) from runs where job_id=$id")
+bf_sql "$work/c1" "update runs set error = 'set by hand $hr' where id = $hr" >/dev/null
+for _ in $(seq 100); do
+	grep -q "set by hand $hr" "$work/c1.sse" && break
+	sleep 0.05
+done
+check_eq "c1's stream shows a run change committed behind every coordinator" \
+	"$(awk '/^event: run$/ { r = 1; next } r && /^data: / { sub(/^data: /, ""); print; r = 0 }' "$work/c1.sse" |
+		jq -r 'select(.id == '"$hr"' and .error == "set by hand '"$hr"'") | .state' 2>/dev/null)" done
 
 # Serialization conflicts between the two are retried, counted, and none
 # of them ran out of attempts (the log would say so).

@@ -9,7 +9,7 @@
 #define BF_COORD_FIXTURE_H
 
 /* The store's schema version after every step: bump with each new step. */
-#define FIX_SCHEMA_LATEST	17
+#define FIX_SCHEMA_LATEST	18
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,8 +146,9 @@ fix_open_fresh(const struct fix_where *w, const char *name)
 }
 
 /* Undo schema step 14 (kernel builds, machine roles; issue 18). */
-/* Undo schema step 17 (bisections; issue 18). Step 16 (samples WITHOUT
- * ROWID on SQLite) needs no undo: it runs again on its own result. */
+/* Undo schema step 17 (bisections; issue 18). Steps 16 (samples WITHOUT
+ * ROWID on SQLite) and 18 (PostgreSQL's notify triggers) need no undo:
+ * each runs again on its own result. */
 #define FIX_UNDO_STEP17 "DROP TABLE bisection_steps; DROP TABLE bisections; "
 /* Undo schema step 17, 15 (machines.spread), then 14 (kernel builds). */
 #define FIX_UNDO_STEP15 FIX_UNDO_STEP17 "ALTER TABLE jobs DROP COLUMN spread; ALTER TABLE jobs DROP COLUMN" \

@@ -2,7 +2,11 @@
  * coord_test_events.c: the event hub: publish and wait, resume by id, ring
  * overflow, ids of another daemon, log rate limiting and cleaning,
  * publishers and subscribers on many threads, cancel and free waking
- * waiters, and the machine/run/job events read from a real store.
+ * waiters, and the machine/run/job events read from a real store. Under
+ * unit.coord_test_events@pg also two coordinators of one PostgreSQL store:
+ * a change committed by one reaches the other's hub through the store's
+ * notify triggers, a change written behind both reaches both, and no
+ * event arrives twice.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -15,10 +19,13 @@
 #include <jansson.h>
 
 #include "caps.h"
+#include "coord_fixture.h"
 #include "err.h"
 #include "events.h"
 #include "store.h"
 #include "t.h"
+
+static struct fix_where where;
 
 static double
 now_s(void)
@@ -476,14 +483,165 @@ test_store_events(void)
 		T_CHECK(0);
 }
 
+/*
+ * Events of ev after *after until one of type for id (field "id", or
+ * "name" when id is 0) with want in field key (NULL: any) arrives, or
+ * timeout_ms pass. Counts every event of that type and id into *n (when
+ * given) and returns 1 when the wanted one came. *after moves on.
+ */
+static int
+wait_for(struct events *ev, uint64_t *after, const char *type, int64_t id, const char *key,
+    const char *want, int timeout_ms, int *n)
+{
+	struct events_rec r[16];
+	double end = now_s() + timeout_ms / 1000.0;
+	int got = 0, k, i;
+	json_t *j;
+
+	while (!got && now_s() < end) {
+		k = events_wait(ev, *after, 100, NULL, r, 16);
+		for (i = 0; i < k && !got; i++) {
+			*after = r[i].id;
+			if (strcmp(r[i].type, type) != 0 || (j = json_loads(r[i].data, 0, NULL)) == NULL)
+				continue;
+			if (json_integer_value(json_object_get(j, "id")) == id) {
+				if (n != NULL)
+					(*n)++;
+				if (key == NULL || (json_string_value(json_object_get(j, key)) != NULL &&
+				    strcmp(json_string_value(json_object_get(j, key)), want) == 0))
+					got = 1;
+			}
+			json_decref(j);
+		}
+		events_recs_clear(r, k > 0 ? (size_t)k : 0);
+	}
+	return got;
+}
+
+/* Every event of ev after *after for timeout_ms: how many of type for id. */
+static int
+count_for(struct events *ev, uint64_t *after, const char *type, int64_t id, int timeout_ms)
+{
+	int n = 0;
+
+	(void)wait_for(ev, after, type, id, "no such key", "", timeout_ms, &n);
+	return n;
+}
+
+static void
+test_store_notify(void)
+{
+	struct store *a = NULL, *b = NULL;
+	struct events *eva = NULL, *evb = NULL;
+	struct store_machine m;
+	struct store_run_new rn[3];
+	struct store_claim *c = NULL;
+	struct db *raw = NULL;
+	uint64_t aa, ab;
+	int64_t jid = 0, rid = 0;
+	char sql[160];
+	const char *t;
+	int i;
+
+	if (where.pg_url == NULL)
+		return;		/* one coordinator per SQLite file: nobody to tell */
+	if ((t = fix_fresh(&where, "notify")) == NULL) {
+		T_CHECK(0);
+		return;
+	}
+	T_EQ_INT(store_open(t, &a, NULL), 0);
+	T_EQ_INT(store_open(t, &b, NULL), 0);
+	if (a == NULL || b == NULL)
+		goto out;
+	T_EQ_INT(store_set_node(a, "coord-a"), 0);
+	T_EQ_INT(store_set_node(b, "coord-b"), 0);
+	T_EQ_INT(events_new(a, &eva), 0);
+	T_EQ_INT(events_new(b, &evb), 0);
+	if (eva == NULL || evb == NULL)
+		goto out;
+	usleep(200000);		/* both relays LISTEN */
+	aa = events_last_id(eva);
+	ab = events_last_id(evb);
+	memset(&m, 0, sizeof(m));
+	m.name = "n1";
+	m.host = "127.0.0.1";
+	m.port = 22;
+	m.klass = "demo";
+	T_EQ_INT(store_machine_add(a, &m, NULL), 0);
+	memset(rn, 0, sizeof(rn));
+	for (i = 0; i < 3; i++) {
+		rn[i].cell_index = (size_t)i;
+		rn[i].label = "x=1";
+		rn[i].axes_json = "{}";
+		rn[i].values_json = "{}";
+		rn[i].run_order = i;
+		rn[i].iterations = 1;
+		rn[i].timeout_s = 600;
+	}
+	/* A writes and publishes nothing itself (as a coordinator killed
+	 * right after its commits): B hears of each from the store. */
+	T_EQ_INT(store_job_create(a, "demo", "j", "{}", "demo", NULL, rn, 3, &jid), 0);
+	T_CHECK(wait_for(evb, &ab, "job", jid, "state", "queued", 5000, NULL));
+	T_EQ_INT(store_run_claim(a, "n1", "demo", 60, &c), 0);
+	T_CHECK(c != NULL);
+	if (c == NULL)
+		goto out;
+	rid = c->run_id;
+	T_CHECK(wait_for(evb, &ab, "run", rid, "state", "running", 5000, NULL));
+	T_EQ_INT(store_run_finish(a, rid, "done", 0, NULL), 0);
+	T_CHECK(wait_for(evb, &ab, "run", rid, "state", "done", 5000, NULL));
+	/* the job's counts follow the run's note */
+	T_CHECK(wait_for(evb, &ab, "job", jid, NULL, NULL, 5000, NULL));
+	/* A's own hub skips its own notes: nothing of run rid there */
+	T_EQ_INT(count_for(eva, &aa, "run", rid, 700), 0);
+
+	/* A publishes as a live writer does: its hub has the event once, and
+	 * B has no second copy (no NOTIFY of its own beside the trigger's). */
+	ab = events_last_id(evb);
+	aa = events_last_id(eva);
+	events_run(eva, rid);
+	T_EQ_INT(count_for(eva, &aa, "run", rid, 100), 1);
+	T_EQ_INT(count_for(evb, &ab, "run", rid, 700), 0);
+
+	/* Written behind both (no benchfleet.node: everyone's note). */
+	T_EQ_INT(db_open(t, &raw, NULL), 0);
+	snprintf(sql, sizeof(sql), "UPDATE runs SET error = 'written by hand' WHERE id = %lld",
+	    (long long)rid);
+	T_EQ_INT(raw != NULL ? db_exec_script(raw, sql) : -1, 0);
+	T_CHECK(wait_for(eva, &aa, "run", rid, "error", "written by hand", 5000, NULL));
+	T_CHECK(wait_for(evb, &ab, "run", rid, "error", "written by hand", 5000, NULL));
+	/* a column no event shows: no note */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET kernel = 'k' WHERE id = %lld", (long long)rid);
+	T_EQ_INT(raw != NULL ? db_exec_script(raw, sql) : -1, 0);
+	T_EQ_INT(count_for(evb, &ab, "run", rid, 700), 0);
+
+	/* A cancel: one job note, none per queued run */
+	T_EQ_INT(store_job_cancel(a, jid), 0);
+	T_CHECK(wait_for(evb, &ab, "job", jid, "state", "cancelled", 5000, NULL));
+	T_EQ_INT(count_for(evb, &ab, "run", rid + 1, 500) + count_for(evb, &ab, "run", rid + 2, 200), 0);
+out:
+	db_close(raw);
+	store_claim_free(c);
+	events_free(eva);
+	events_free(evb);
+	store_close(a);
+	store_close(b);
+	fix_remove(&where, "notify");
+}
+
 int
 main(void)
 {
+	if (fix_where_init(&where, "events") != 0)
+		return 1;
 	test_null();
 	test_publish_wait();
 	test_ring();
 	test_log();
 	test_threads();
 	test_store_events();
+	test_store_notify();
+	if (rmdir(where.dir) != 0)
+		T_CHECK(0);
 	return t_done();
 }

@@ -6,7 +6,8 @@
  * same columns, and a store made by schema 6 opening with every sample
  * intact. Steps 9, 10, 11, 12 and 13 (snapshots, fingerprints,
  * artifacts, suites, the jobs' run counters) each
- * migrate a store of the step before. Step 8 has its own: coord_test_store_plan.c;
+ * migrate a store of the step before. Step 18 (PostgreSQL's notify
+ * triggers) has its own: coord_test_store_notify.c. Step 8 has its own: coord_test_store_plan.c;
  * step 14 (kernel builds) coord_test_store_kbuild.c.
  */
 #include <stdint.h>
