@@ -364,6 +364,36 @@ has_keys(json_t *o, const char *const *keys)
 	return json_object_size(o) == n;
 }
 
+/* Machine mname of class demo and a job of 3 runs on it, the first labelled
+ * label (the others x=1); the job's id, 0 on failure. */
+static int64_t
+demo_job(struct store *st, char *mname, const char *label)
+{
+	struct store_machine m;
+	struct store_run_new rn[3];
+	int64_t jid = 0;
+	int i;
+
+	memset(&m, 0, sizeof(m));
+	m.name = mname;
+	m.host = "127.0.0.1";
+	m.port = 22;
+	m.klass = "demo";
+	T_EQ_INT(store_machine_add(st, &m, NULL), 0);
+	memset(rn, 0, sizeof(rn));
+	for (i = 0; i < 3; i++) {
+		rn[i].cell_index = (size_t)i;
+		rn[i].label = i == 0 ? label : "x=1";
+		rn[i].axes_json = "{}";
+		rn[i].values_json = "{}";
+		rn[i].run_order = i;
+		rn[i].iterations = 5;
+		rn[i].timeout_s = 600;
+	}
+	T_EQ_INT(store_job_create(st, "demo", "j", "{}", "demo", NULL, rn, 3, &jid), 0);
+	return jid;
+}
+
 /* The shapes of events.h, read from a real store. */
 static void
 test_store_events(void)
@@ -377,15 +407,13 @@ test_store_events(void)
 	char dir[] = "/tmp/bf-events-XXXXXX", path[128];
 	struct store *st = NULL;
 	struct events *ev = NULL;
-	struct store_machine m;
-	struct store_run_new rn[3];
 	struct store_claim *c = NULL;
 	struct events_rec r[8];
 	struct bf_diag d;
 	json_t *j;
 	uint64_t first;
 	int64_t jid = 0;
-	int i, n;
+	int n;
 
 	if (mkdtemp(dir) == NULL) {
 		T_CHECK(0);
@@ -395,23 +423,7 @@ test_store_events(void)
 	bf_diag_clear(&d);
 	T_EQ_INT(store_open(path, &st, &d), 0);
 	T_EQ_INT(events_new(st, &ev), 0);
-	memset(&m, 0, sizeof(m));
-	m.name = "m1";
-	m.host = "127.0.0.1";
-	m.port = 22;
-	m.klass = "demo";
-	T_EQ_INT(store_machine_add(st, &m, NULL), 0);
-	memset(rn, 0, sizeof(rn));
-	for (i = 0; i < 3; i++) {
-		rn[i].cell_index = (size_t)i;
-		rn[i].label = i == 0 ? "<img src=x onerror=alert(1)>" : "x=1";
-		rn[i].axes_json = "{}";
-		rn[i].values_json = "{}";
-		rn[i].run_order = i;
-		rn[i].iterations = 5;
-		rn[i].timeout_s = 600;
-	}
-	T_EQ_INT(store_job_create(st, "demo", "j", "{}", "demo", NULL, rn, 3, &jid), 0);
+	jid = demo_job(st, "m1", "<img src=x onerror=alert(1)>");
 	first = events_last_id(ev);
 	events_machine(ev, "m1");
 	events_machine(ev, "nosuch");		/* nothing */
@@ -533,15 +545,12 @@ test_store_notify(void)
 {
 	struct store *a = NULL, *b = NULL;
 	struct events *eva = NULL, *evb = NULL;
-	struct store_machine m;
-	struct store_run_new rn[3];
 	struct store_claim *c = NULL;
 	struct db *raw = NULL;
 	uint64_t aa, ab;
 	int64_t jid = 0, rid = 0;
 	char sql[160];
 	const char *t;
-	int i;
 
 	if (where.pg_url == NULL)
 		return;		/* one coordinator per SQLite file: nobody to tell */
@@ -562,25 +571,9 @@ test_store_notify(void)
 	usleep(200000);		/* both relays LISTEN */
 	aa = events_last_id(eva);
 	ab = events_last_id(evb);
-	memset(&m, 0, sizeof(m));
-	m.name = "n1";
-	m.host = "127.0.0.1";
-	m.port = 22;
-	m.klass = "demo";
-	T_EQ_INT(store_machine_add(a, &m, NULL), 0);
-	memset(rn, 0, sizeof(rn));
-	for (i = 0; i < 3; i++) {
-		rn[i].cell_index = (size_t)i;
-		rn[i].label = "x=1";
-		rn[i].axes_json = "{}";
-		rn[i].values_json = "{}";
-		rn[i].run_order = i;
-		rn[i].iterations = 1;
-		rn[i].timeout_s = 600;
-	}
 	/* A writes and publishes nothing itself (as a coordinator killed
 	 * right after its commits): B hears of each from the store. */
-	T_EQ_INT(store_job_create(a, "demo", "j", "{}", "demo", NULL, rn, 3, &jid), 0);
+	jid = demo_job(a, "n1", "x=1");
 	T_CHECK(wait_for(evb, &ab, "job", jid, "state", "queued", 5000, NULL));
 	T_EQ_INT(store_run_claim(a, "n1", "demo", 60, &c), 0);
 	T_CHECK(c != NULL);

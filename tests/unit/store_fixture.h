@@ -109,6 +109,20 @@ exec_on(const char *name, const char *sql)
 	db_close(db);
 }
 
+/* before and after the same JSON (keys sorted), after holding needle. */
+static inline void
+check_same_json(const json_t *before, const json_t *after, const char *needle)
+{
+	char *bt = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+	char *at = json_dumps(after, JSON_COMPACT | JSON_SORT_KEYS);
+
+	T_CHECK(bt != NULL && at != NULL && strstr(at, needle) != NULL);
+	if (bt != NULL && at != NULL)
+		T_EQ_STR(at, bt);
+	free(bt);
+	free(at);
+}
+
 /* Rows of table in the store called name (a fixed table name, never input). */
 static inline int
 count_rows(const char *name, const char *table, size_t *n)
