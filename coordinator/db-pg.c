@@ -159,13 +159,12 @@ pg_alive(struct db *db)
 	return pg_node_apply(db);
 }
 
+/* A reconnect (pg_alive) applies the node itself. */
 static int
 pg_set_node(struct db *db)
 {
-	int r;
-
-	if ((r = pg_alive(db)) != 0)
-		return r;
+	if (PQstatus(PG(db)) != CONNECTION_OK)
+		return pg_alive(db);
 	return pg_node_apply(db);
 }
 

@@ -36,53 +36,47 @@ count_triggers(const char *name, const char *prefix)
 	return n;
 }
 
+/* notify.db's notify triggers: runs_notify, jobs_notify_ins and _upd. */
+static int
+notify_triggers(void)
+{
+	return count_triggers("notify.db", "runs_notify") + count_triggers("notify.db", "jobs_notify");
+}
+
 /* Step 18: PostgreSQL's notify triggers on a store of step 17, its runs
  * and samples as they were; on SQLite only the version moves. */
 static void
 test_migrate_notify(void)
 {
 	struct store_sample sm[1] = { { "ops", 77.25, "ops/s" } };
-	struct store_claim *c = NULL;
 	struct store *s;
 	json_t *before = NULL, *after = NULL;
 	int64_t job;
 
 	if ((s = open_fresh("notify.db")) == NULL)
 		return;
-	T_EQ_INT(count_triggers("notify.db", "runs_notify") + count_triggers("notify.db", "jobs_notify"),
-	    where.pg_url != NULL ? 3 : 0);
+	T_EQ_INT(notify_triggers(), where.pg_url != NULL ? 3 : 0);
 	T_EQ_INT(add_machine(s, "n1", "demo"), 0);
 	job = add_job(s, "demo", NULL, 2, 1);
-	T_EQ_INT(store_run_claim(s, "n1", "demo", 60, &c), 0);
-	if (c != NULL) {
-		T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
-		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
-	}
-	store_claim_free(c);
-	c = NULL;
+	done_run_with(s, "n1", "demo", sm);
 	T_EQ_INT(api_view_job_cells_get(s, job, &before), 0);
 	store_close(s);
 	if (where.pg_url != NULL)
 		exec_on("notify.db", "DROP FUNCTION bf_notify_run() CASCADE;"
 		    " DROP FUNCTION bf_notify_job() CASCADE;");
 	force_version("notify.db", 17);
-	T_EQ_INT(count_triggers("notify.db", "runs_notify") + count_triggers("notify.db", "jobs_notify"),
-	    0);
+	T_EQ_INT(notify_triggers(), 0);
 
 	s = NULL;
 	T_EQ_INT(store_open(target("notify.db"), &s, NULL), 0);
 	if (s == NULL)
 		goto out;
 	T_EQ_INT(store_schema_version(s), FIX_SCHEMA_LATEST);
-	T_EQ_INT(count_triggers("notify.db", "runs_notify") + count_triggers("notify.db", "jobs_notify"),
-	    where.pg_url != NULL ? 3 : 0);
+	T_EQ_INT(notify_triggers(), where.pg_url != NULL ? 3 : 0);
 	T_EQ_INT(api_view_job_cells_get(s, job, &after), 0);
 	check_same_json(before, after, "77.25");
 	/* and the store goes on: the other run */
-	T_EQ_INT(store_run_claim(s, "n1", "demo", 60, &c), 0);
-	T_CHECK(c != NULL);
-	if (c != NULL)
-		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	done_run_with(s, "n1", "demo", sm);
 	store_close(s);
 	/* A store set back once more migrates again (the step runs on its own
 	 * result: OR REPLACE). */
@@ -90,10 +84,8 @@ test_migrate_notify(void)
 	s = NULL;
 	T_EQ_INT(store_open(target("notify.db"), &s, NULL), 0);
 	T_EQ_INT(s != NULL ? store_schema_version(s) : -1, FIX_SCHEMA_LATEST);
-	T_EQ_INT(count_triggers("notify.db", "runs_notify") + count_triggers("notify.db", "jobs_notify"),
-	    where.pg_url != NULL ? 3 : 0);
+	T_EQ_INT(notify_triggers(), where.pg_url != NULL ? 3 : 0);
 out:
-	store_claim_free(c);
 	json_decref(before);
 	json_decref(after);
 	store_close(s);

@@ -109,6 +109,23 @@ exec_on(const char *name, const char *sql)
 	db_close(db);
 }
 
+/* Claim the next run of klass on machine, give it the one sample sm and
+ * finish it done. */
+static inline void
+done_run_with(struct store *s, const char *machine, const char *klass,
+    const struct store_sample *sm)
+{
+	struct store_claim *c = NULL;
+
+	T_EQ_INT(store_run_claim(s, machine, klass, 60, &c), 0);
+	T_CHECK(c != NULL);
+	if (c != NULL) {
+		T_EQ_INT(store_samples_add(s, c->run_id, c->boot, 0, sm, 1), 0);
+		T_EQ_INT(store_run_finish(s, c->run_id, "done", 0, NULL), 0);
+	}
+	store_claim_free(c);
+}
+
 /* before and after the same JSON (keys sorted), after holding needle. */
 static inline void
 check_same_json(const json_t *before, const json_t *after, const char *needle)
