@@ -608,6 +608,24 @@ test_store_notify(void)
 	T_EQ_INT(raw != NULL ? db_exec_script(raw, sql) : -1, 0);
 	T_EQ_INT(count_for(evb, &ab, "run", rid, 700), 0);
 
+	/* Forged notes on the channel (anyone who may NOTIFY): an id that is
+	 * not an integer, a row that does not exist, a type nobody publishes
+	 * as a reference, and a note that is not JSON publish nothing. */
+	ab = events_last_id(evb);
+	T_EQ_INT(raw != NULL ? db_notify(raw, "benchfleet",
+	    "{\"t\":\"run_ref\",\"d\":{\"id\":\"1; DROP TABLE runs\",\"job_id\":-5}}") : -1, 0);
+	T_EQ_INT(raw != NULL ? db_notify(raw, "benchfleet",
+	    "{\"t\":\"run_ref\",\"d\":{\"id\":999999,\"job_id\":999999}}") : -1, 0);
+	T_EQ_INT(raw != NULL ? db_notify(raw, "benchfleet", "{\"t\":\"job_ref\",\"d\":[1]}") : -1, 0);
+	T_EQ_INT(raw != NULL ? db_notify(raw, "benchfleet", "not json") : -1, 0);
+	{
+		struct events_rec r[4];
+		int k = events_wait(evb, ab, 700, NULL, r, 4);
+
+		T_EQ_INT(k, 0);
+		events_recs_clear(r, k > 0 ? (size_t)k : 0);
+	}
+
 	/* A cancel: one job note, none per queued run */
 	T_EQ_INT(store_job_cancel(a, jid), 0);
 	T_CHECK(wait_for(evb, &ab, "job", jid, "state", "cancelled", 5000, NULL));
